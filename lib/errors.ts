@@ -1,0 +1,152 @@
+/**
+ * The typed errors a caller catches. Each has a string-literal `code`; misuse
+ * of the API (a wrong argument type) throws the built-in `TypeError` or
+ * `RangeError` instead.
+ *
+ * @module
+ */
+
+/** Where in a source file something was found; lines and columns count from 1. */
+export interface SourceLocation {
+  readonly file: string;
+  readonly line?: number;
+  readonly column?: number;
+}
+
+/**
+ * @param location A location, possibly without line and column.
+ * @returns `file:line:col`, `file:line`, or `file`.
+ */
+export function formatLocation(location: SourceLocation): string {
+  let out = location.file;
+  if (location.line !== undefined) {
+    out += `:${location.line}`;
+    if (location.column !== undefined) out += `:${location.column}`;
+  }
+  return out;
+}
+
+/** A skill definition that breaks the data model (SPEC §2). */
+export class SkillDefinitionError extends Error {
+  override readonly name = "SkillDefinitionError";
+  readonly code = "INVALID_SKILL" as const;
+  /** The skill's name when it is known and valid, otherwise `undefined`. */
+  readonly skill: string | undefined;
+  /** The field path, e.g. `inline_tools[2].writes`; `""` for the whole value. */
+  readonly field: string;
+  /** What is wrong, without the skill, field and location. */
+  readonly reason: string;
+  /** Where the offending value is, when the skill was loaded from a file. */
+  readonly location: SourceLocation | undefined;
+
+  /**
+   * @param details What is wrong and where.
+   */
+  constructor(
+    details: {
+      skill: string | undefined;
+      field: string;
+      reason: string;
+      location?: SourceLocation | undefined;
+    },
+  ) {
+    const who = details.skill === undefined ? "Invalid skill" : `Invalid skill "${details.skill}"`;
+    const where = details.field === "" ? "" : ` at ${details.field}`;
+    const at = details.location === undefined ? "" : ` (${formatLocation(details.location)})`;
+    super(`${who}${where}: ${details.reason}${at}`);
+    this.skill = details.skill;
+    this.field = details.field;
+    this.reason = details.reason;
+    this.location = details.location;
+  }
+}
+
+/** The codes of {@linkcode SkillResolutionError}. */
+export type SkillResolutionCode = "UNKNOWN_SKILL" | "CYCLE" | "NAME_MISMATCH";
+
+/** Resolution failed: an unknown include, a cycle, or a lookup that answered with another skill. */
+export class SkillResolutionError extends Error {
+  override readonly name: string = "SkillResolutionError";
+  readonly code: SkillResolutionCode;
+  /** The include path from the root to the skill that failed, inclusive. */
+  readonly path: readonly string[];
+
+  /**
+   * @param code Which condition failed.
+   * @param message The whole message.
+   * @param path The include path from the root, ending at the failing skill.
+   */
+  constructor(code: SkillResolutionCode, message: string, path: readonly string[]) {
+    super(message);
+    this.code = code;
+    this.path = Object.freeze([...path]);
+  }
+}
+
+/**
+ * A skill includes itself, directly or through others. The message lists the
+ * resolution path from the root to the repeated skill:
+ * `Cycle detected in skill includes: local/a -> local/b -> local/a`.
+ */
+export class SkillCycleError extends SkillResolutionError {
+  override readonly name: string = "SkillCycleError";
+  declare readonly code: "CYCLE";
+
+  /**
+   * @param path The include path from the root; its last name appears earlier in it.
+   */
+  constructor(path: readonly string[]) {
+    super("CYCLE", `Cycle detected in skill includes: ${path.join(" -> ")}`, path);
+  }
+}
+
+/** A resource path that is empty, absolute, escapes its root, or holds a forbidden character. */
+export class InvalidResourcePathError extends Error {
+  override readonly name = "InvalidResourcePathError";
+  readonly code = "INVALID_RESOURCE_PATH" as const;
+  /** The path as given. */
+  readonly path: string;
+
+  /**
+   * @param path The rejected input.
+   * @param reason Why it was rejected.
+   */
+  constructor(path: string, reason: string) {
+    super(`Invalid resource path ${JSON.stringify(path)}: ${reason}`);
+    this.path = path;
+  }
+}
+
+/** The operations the safety gate decides. */
+export type GateOperation = "read" | "list";
+
+/** The safety gate refused an operation on a resource. */
+export class ExecutionError extends Error {
+  override readonly name = "ExecutionError";
+  readonly code = "ACCESS_REFUSED" as const;
+  /** The refused (normalised) path. */
+  readonly path: string;
+  readonly operation: GateOperation;
+  readonly global_safety: boolean;
+  readonly skill_safety: boolean;
+
+  /**
+   * @param message The whole message.
+   * @param details The refused request.
+   */
+  constructor(
+    message: string,
+    details: {
+      path: string;
+      operation: GateOperation;
+      global_safety: boolean;
+      skill_safety: boolean;
+    },
+  ) {
+    super(message);
+    this.path = details.path;
+    this.operation = details.operation;
+    this.global_safety = details.global_safety;
+    this.skill_safety = details.skill_safety;
+  }
+}

@@ -1,0 +1,475 @@
+/**
+ * Include resolution (SPEC §3): a skill's tool set flattened into one ordered,
+ * de-duplicated list, exactly as the seed's recursive algorithm defines it, in
+ * linear time and without recursion.
+ *
+ * @module
+ */
+import { SkillCycleError, SkillResolutionError } from "./errors.ts";
+import { OrderedMap, type OrderedMapBuilder } from "./ordered_map.ts";
+import {
+  includeName,
+  type InlineTool,
+  type Skill,
+  type SkillInclude,
+  type ToolOverrides,
+} from "./skill.ts";
+
+/** Where a resolved entry came from. */
+export type ResolvedToolKind = "tool_ref" | "inline" | "mcp" | "agent_skill";
+
+/** One tool of a resolved skill (frozen). */
+export interface ResolvedToolEntry {
+  /** The key: a tool name, `{skill}/_anon_{i}`, `mcp:{server}/{tool}` or `agent_skill:{path}`. */
+  readonly name: string;
+  readonly kind: ResolvedToolKind;
+  /** The skill whose declaration wrote this entry last. */
+  readonly source_skill: string;
+  readonly is_inline: boolean;
+  /** The inline definition, for `kind: "inline"`; otherwise `null`. */
+  readonly inline_tool: InlineTool | null;
+  /** `overrides[name]` of the source skill for a tool ref; otherwise `{}`. */
+  readonly overrides: ToolOverrides;
+}
+
+/** The resolved tool set: entries keyed by name, in first-appearance order. */
+export type ResolvedTools = OrderedMap<string, ResolvedToolEntry>;
+
+/**
+ * Where included skills are found: a map, a plain record (own keys only), or a
+ * function returning `undefined` for an unknown name.
+ */
+export type SkillLookup =
+  | ReadonlyMap<string, Skill>
+  | Readonly<Record<string, Skill>>
+  | ((name: string) => Skill | undefined | null);
+
+/** The capabilities of a resolved tool set (counted from its entries). */
+export interface CapabilitySummary {
+  readonly total_tools: number;
+  readonly read_only_tools: number;
+  readonly write_tools: number;
+  readonly checkpointable_tools: number;
+  readonly has_side_effects: boolean;
+  /** The union of the inline tools' side effects, sorted. */
+  readonly side_effects: readonly string[];
+  readonly mcp_tools: number;
+  /** The number of distinct MCP servers among the entries. */
+  readonly mcp_servers: number;
+  readonly agent_skills: number;
+}
+
+const NO_OVERRIDES: ToolOverrides = Object.freeze({});
+const NONE: readonly never[] = Object.freeze([]);
+
+/**
+ * Flatten `skill`'s tool set: includes depth-first in declaration order, then
+ * its tool refs, inline tools, MCP tools and Agent Skill folders. A key seen
+ * again keeps its first position and takes the last metadata. The result is
+ * the one the seed's naive recursion gives, computed in
+ * O(skills + includes + declared tools) time with explicit stacks.
+ *
+ * @param skill The root skill.
+ * @param lookup Where included skills are found.
+ * @returns The entries keyed by name, in order.
+ * @throws {SkillCycleError} When a skill includes itself through the path from the root.
+ * @throws {SkillResolutionError} `UNKNOWN_SKILL` when an include is not found;
+ *   `NAME_MISMATCH` when the lookup answers a name with a differently named skill.
+ *   The first error met in depth-first order is the one thrown.
+ * @example
+ * ```ts
+ * import { resolveTools } from "./resolve.ts";
+ * import assert from "node:assert/strict";
+ *
+ * const catalog = new Map([
+ *   ["local/files", { name: "local/files", tool_refs: ["read_file", "write_file"] }],
+ * ]);
+ * const tools = resolveTools(
+ *   { name: "local/pdf", includes: ["local/files"], tool_refs: ["read_file"] },
+ *   catalog,
+ * );
+ * assert.deepEqual([...tools.keys()], ["read_file", "write_file"]);
+ * assert.equal(tools.get("read_file")?.source_skill, "local/pdf");
+ * ```
+ * @example A cycle
+ * ```ts
+ * import { resolveTools, SkillCycleError } from "../mod.ts";
+ * import assert from "node:assert/strict";
+ *
+ * const catalog = {
+ *   "local/a": { name: "local/a", includes: ["local/b"] },
+ *   "local/b": { name: "local/b", includes: ["local/a"] },
+ * };
+ * assert.throws(() => resolveTools(catalog["local/a"], catalog), {
+ *   name: "SkillCycleError",
+ *   message: "Cycle detected in skill includes: local/a -> local/b -> local/a",
+ * });
+ * ```
+ */
+export function resolveTools(skill: Skill, lookup: SkillLookup): ResolvedTools {
+  const find = lookupFunction(lookup);
+  const graph = walkIncludes(skill, find);
+  const builder = OrderedMap.builder<string, ResolvedToolEntry>();
+  // Forward: a skill entered a second time adds no key, so one visit each fixes every position.
+  const first = new FirstWriters(builder);
+  for (const id of graph.postOrder) writeOwnKeys(graph.skills[id]!, first, false);
+  if (first.repeated.size > 0) {
+    // Backward: the naive order reversed, each skill once, until every repeated key is settled.
+    const last = new LastWriters(builder, first.repeated);
+    for (const id of reverseOrder(graph)) {
+      writeOwnKeys(graph.skills[id]!, last, true);
+      if (last.pending.size === 0) break;
+    }
+  }
+  return builder.freeze();
+}
+
+/**
+ * The seed's API as a class. It holds no state; one instance can serve any
+ * number of resolutions.
+ *
+ * | method                    | cost                                   |
+ * | ------------------------- | -------------------------------------- |
+ * | `resolveTools`            | O(skills + includes + declared tools)  |
+ * | `computeCapabilitySummary`| O(entries + side effects · log)        |
+ */
+export class SkillResolver {
+  /**
+   * See {@linkcode resolveTools}.
+   *
+   * @param skill The root skill.
+   * @param lookup Where included skills are found.
+   * @returns The entries keyed by name, in order.
+   */
+  resolveTools(skill: Skill, lookup: SkillLookup): ResolvedTools {
+    return resolveTools(skill, lookup);
+  }
+
+  /**
+   * See {@linkcode computeCapabilitySummary}.
+   *
+   * @param skill The root skill the entries were resolved from.
+   * @param entries The resolved entries.
+   * @returns The summary.
+   */
+  computeCapabilitySummary(
+    skill: Skill,
+    entries: ResolvedTools | Iterable<ResolvedToolEntry>,
+  ): CapabilitySummary {
+    return computeCapabilitySummary(skill, entries);
+  }
+}
+
+/**
+ * Summarise the capabilities of a resolved tool set: counts of read-only,
+ * writing and checkpointable inline tools, their side effects, and the MCP and
+ * Agent Skill sources.
+ *
+ * @param skill The root skill the entries were resolved from (the seed's
+ *   signature; the summary is computed from `entries` alone).
+ * @param entries The resolved entries: the map {@linkcode resolveTools}
+ *   returns, or any iterable of entries.
+ * @returns A frozen summary.
+ * @throws {TypeError} When `entries` is not iterable.
+ * @example
+ * ```ts
+ * import { computeCapabilitySummary, resolveTools } from "./resolve.ts";
+ * import assert from "node:assert/strict";
+ *
+ * const skill = {
+ *   name: "local/net",
+ *   inline_tools: [{ read_only: true, side_effects: ["network"] }],
+ *   mcp_servers: [{ server: "github", tools: ["create_issue", "list_issues"] }],
+ * };
+ * const summary = computeCapabilitySummary(skill, resolveTools(skill, {}));
+ * assert.equal(summary.total_tools, 3);
+ * assert.equal(summary.read_only_tools, 1);
+ * assert.deepEqual(summary.side_effects, ["network"]);
+ * assert.equal(summary.mcp_servers, 1);
+ * ```
+ */
+export function computeCapabilitySummary(
+  _skill: Skill,
+  entries: ResolvedTools | Iterable<ResolvedToolEntry>,
+): CapabilitySummary {
+  const list = entries instanceof OrderedMap ? entries.values() : entries;
+  let total = 0, readOnly = 0, writes = 0, checkpointable = 0, mcp = 0, agentSkills = 0;
+  const sideEffects = new Set<string>();
+  const servers = new Set<string>();
+  for (const entry of list) {
+    total++;
+    if (entry.kind === "mcp") {
+      mcp++;
+      // Keys are mcp:{server}/{tool}; a server name holds no "/".
+      const slash = entry.name.indexOf("/", 4);
+      servers.add(entry.name.slice(4, slash < 0 ? undefined : slash));
+    } else if (entry.kind === "agent_skill") {
+      agentSkills++;
+    }
+    const tool = entry.inline_tool;
+    if (tool === null) continue;
+    if (tool.read_only === true) readOnly++;
+    if (tool.writes === true) writes++;
+    if (tool.checkpointable === true) checkpointable++;
+    for (const effect of tool.side_effects ?? NONE) sideEffects.add(effect);
+  }
+  return Object.freeze({
+    total_tools: total,
+    read_only_tools: readOnly,
+    write_tools: writes,
+    checkpointable_tools: checkpointable,
+    has_side_effects: sideEffects.size > 0,
+    side_effects: Object.freeze([...sideEffects].sort()),
+    mcp_tools: mcp,
+    mcp_servers: servers.size,
+    agent_skills: agentSkills,
+  });
+}
+
+function lookupFunction(lookup: SkillLookup): (name: string) => Skill | undefined | null {
+  if (typeof lookup === "function") return lookup;
+  if (typeof lookup !== "object" || lookup === null) {
+    throw new TypeError("lookup must be a Map, a record of skills or a function");
+  }
+  if (typeof (lookup as ReadonlyMap<string, Skill>).get === "function") {
+    const map = lookup as ReadonlyMap<string, Skill>;
+    return (name) => map.get(name);
+  }
+  const record = lookup as Readonly<Record<string, Skill>>;
+  return (name) => (Object.hasOwn(record, name) ? record[name] : undefined);
+}
+
+/** The skills reachable from a root, numbered in discovery order (the root is 0). */
+interface IncludeGraph {
+  /** Skills by number. */
+  readonly skills: readonly Skill[];
+  /** Each skill's includes, as numbers, in declaration order. */
+  readonly includes: readonly (readonly number[])[];
+  /** Every skill once, includes before includers: the naive first-visit order. */
+  readonly postOrder: readonly number[];
+}
+
+interface Frame {
+  readonly id: number;
+  readonly includes: readonly SkillInclude[];
+  next: number;
+}
+
+/**
+ * Depth-first over the include graph, entering each skill once; checks cycles
+ * and unknown includes in the order the naive recursion meets them (lookup,
+ * then name, then the path).
+ */
+function walkIncludes(root: Skill, find: (name: string) => Skill | undefined | null): IncludeGraph {
+  const ids = new Map<string, number>([[root.name, 0]]);
+  const skills: Skill[] = [root];
+  const done: boolean[] = [false];
+  const includes: number[][] = [[]];
+  const postOrder: number[] = [];
+  const stack: Frame[] = [{ id: 0, includes: root.includes ?? NONE, next: 0 }];
+  while (stack.length > 0) {
+    const frame = stack[stack.length - 1]!;
+    if (frame.next === frame.includes.length) {
+      stack.pop();
+      done[frame.id] = true;
+      postOrder.push(frame.id);
+      continue;
+    }
+    const name = includeName(frame.includes[frame.next++]!);
+    const known = ids.get(name);
+    if (known !== undefined && done[known]) {
+      includes[frame.id]!.push(known);
+      continue;
+    }
+    const child = find(name);
+    if (child === undefined || child === null) {
+      const path = pathTo(name, stack, skills);
+      throw new SkillResolutionError(
+        "UNKNOWN_SKILL",
+        `Unknown skill "${name}" included by "${skills[frame.id]!.name}" (path: ${
+          path.join(" -> ")
+        })`,
+        path,
+      );
+    }
+    if (child.name !== name) {
+      const path = pathTo(name, stack, skills);
+      throw new SkillResolutionError(
+        "NAME_MISMATCH",
+        `Lookup answered "${name}" with a skill named "${child.name}" (path: ${path.join(" -> ")})`,
+        path,
+      );
+    }
+    // A known skill that is not done is on the current path.
+    if (known !== undefined) throw new SkillCycleError(pathTo(name, stack, skills));
+    const id = skills.length;
+    ids.set(name, id);
+    skills.push(child);
+    done.push(false);
+    includes.push([]);
+    includes[frame.id]!.push(id);
+    stack.push({ id, includes: child.includes ?? NONE, next: 0 });
+  }
+  return { skills, includes, postOrder };
+}
+
+/** The include path from the root through the current stack to `name`. */
+function pathTo(name: string, stack: readonly Frame[], skills: readonly Skill[]): string[] {
+  const path = stack.map((frame) => skills[frame.id]!.name);
+  path.push(name);
+  return path;
+}
+
+/**
+ * The naive order reversed: a skill's own declarations, then its includes
+ * last to first, each skill entered once (a later visit would write nothing new).
+ *
+ * @returns Skill numbers in that order.
+ */
+function reverseOrder(graph: IncludeGraph): number[] {
+  const entered = new Uint8Array(graph.skills.length);
+  const order: number[] = [];
+  const stack = [0];
+  while (stack.length > 0) {
+    const id = stack.pop()!;
+    if (entered[id] === 1) continue;
+    entered[id] = 1;
+    order.push(id);
+    for (const include of graph.includes[id]!) if (entered[include] === 0) stack.push(include);
+  }
+  return order;
+}
+
+/** Receives each key a skill writes, with what its entry would hold. */
+interface KeySink {
+  write(
+    key: string,
+    kind: ResolvedToolKind,
+    source: string,
+    inline: InlineTool | null,
+    overrides: ToolOverrides,
+  ): void;
+}
+
+/**
+ * Forward pass: each key at its first position, with the entry of the first
+ * declaration met. A key declared once in the whole graph is done then: every
+ * naive write of it comes from that one declaration.
+ */
+class FirstWriters implements KeySink {
+  /** Keys declared more than once; their last writer is found walking backward. */
+  readonly repeated: Set<string> = new Set();
+  constructor(readonly builder: OrderedMapBuilder<string, ResolvedToolEntry>) {}
+  write(
+    key: string,
+    kind: ResolvedToolKind,
+    source: string,
+    inline: InlineTool | null,
+    overrides: ToolOverrides,
+  ): void {
+    const size = this.builder.size;
+    this.builder.set(key, entry(key, kind, source, inline, overrides));
+    if (this.builder.size === size) this.repeated.add(key);
+  }
+}
+
+/** Backward pass: for a repeated key, the first writer met is the naive order's last writer. */
+class LastWriters implements KeySink {
+  readonly pending: Set<string>;
+  constructor(
+    readonly builder: OrderedMapBuilder<string, ResolvedToolEntry>,
+    repeated: ReadonlySet<string>,
+  ) {
+    this.pending = new Set(repeated);
+  }
+  write(
+    key: string,
+    kind: ResolvedToolKind,
+    source: string,
+    inline: InlineTool | null,
+    overrides: ToolOverrides,
+  ): void {
+    if (!this.pending.delete(key)) return;
+    this.builder.set(key, entry(key, kind, source, inline, overrides));
+  }
+}
+
+function entry(
+  name: string,
+  kind: ResolvedToolKind,
+  source_skill: string,
+  inline_tool: InlineTool | null,
+  overrides: ToolOverrides,
+): ResolvedToolEntry {
+  return Object.freeze({
+    name,
+    kind,
+    source_skill,
+    is_inline: kind === "inline",
+    inline_tool,
+    overrides,
+  });
+}
+
+/**
+ * Write the keys `skill` itself declares, in the seed's step order (tool refs,
+ * inline tools, MCP tools, Agent Skills) or exactly reversed.
+ */
+function writeOwnKeys(skill: Skill, sink: KeySink, reversed: boolean): void {
+  if (reversed) {
+    writeAgentSkills(skill, sink, true);
+    writeMcpTools(skill, sink, true);
+    writeInlineTools(skill, sink, true);
+    writeToolRefs(skill, sink, true);
+  } else {
+    writeToolRefs(skill, sink, false);
+    writeInlineTools(skill, sink, false);
+    writeMcpTools(skill, sink, false);
+    writeAgentSkills(skill, sink, false);
+  }
+}
+
+function writeToolRefs(skill: Skill, sink: KeySink, reversed: boolean): void {
+  const refs = skill.tool_refs ?? NONE;
+  const overrides = skill.overrides;
+  const n = refs.length;
+  for (let j = 0; j < n; j++) {
+    const name = refs[reversed ? n - 1 - j : j]!;
+    const own = overrides !== undefined && Object.hasOwn(overrides, name)
+      ? overrides[name]!
+      : NO_OVERRIDES;
+    sink.write(name, "tool_ref", skill.name, null, own);
+  }
+}
+
+function writeInlineTools(skill: Skill, sink: KeySink, reversed: boolean): void {
+  const tools = skill.inline_tools ?? NONE;
+  const n = tools.length;
+  for (let j = 0; j < n; j++) {
+    const i = reversed ? n - 1 - j : j;
+    sink.write(`${skill.name}/_anon_${i}`, "inline", skill.name, tools[i]!, NO_OVERRIDES);
+  }
+}
+
+function writeMcpTools(skill: Skill, sink: KeySink, reversed: boolean): void {
+  const servers = skill.mcp_servers ?? NONE;
+  const n = servers.length;
+  for (let j = 0; j < n; j++) {
+    const server = servers[reversed ? n - 1 - j : j]!;
+    const tools = server.tools ?? NONE;
+    const m = tools.length;
+    for (let k = 0; k < m; k++) {
+      const tool = tools[reversed ? m - 1 - k : k]!;
+      sink.write(`mcp:${server.server}/${tool}`, "mcp", skill.name, null, NO_OVERRIDES);
+    }
+  }
+}
+
+function writeAgentSkills(skill: Skill, sink: KeySink, reversed: boolean): void {
+  const paths = skill.agent_skills ?? NONE;
+  const n = paths.length;
+  for (let j = 0; j < n; j++) {
+    const path = paths[reversed ? n - 1 - j : j]!;
+    sink.write(`agent_skill:${path}`, "agent_skill", skill.name, null, NO_OVERRIDES);
+  }
+}

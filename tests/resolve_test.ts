@@ -1,0 +1,439 @@
+import { describe, it } from "node:test";
+import assert from "node:assert/strict";
+import { fc, runs } from "./_fc.ts";
+import { type Catalog, catalogArbitrary, deepFreeze, lookupForms } from "./_catalogs.ts";
+import { referenceResolve, referenceWriteLog } from "./_reference_resolver.ts";
+import {
+  computeCapabilitySummary,
+  type ResolvedToolEntry,
+  resolveTools,
+  type Skill,
+  SkillCycleError,
+  SkillResolutionError,
+  SkillResolver,
+} from "../mod.ts";
+
+type Outcome =
+  | { ok: true; entries: ResolvedToolEntry[] }
+  | { ok: false; error: { class: string; code: string; message: string; path: readonly string[] } };
+
+function outcome(run: () => Iterable<ResolvedToolEntry>): Outcome {
+  try {
+    return { ok: true, entries: [...run()] };
+  } catch (e) {
+    if (!(e instanceof SkillResolutionError)) throw e;
+    return {
+      ok: false,
+      error: { class: e.constructor.name, code: e.code, message: e.message, path: e.path },
+    };
+  }
+}
+
+function resolveCatalog(c: Catalog, form: "map" | "record" | "fn" = "map"): Outcome {
+  return outcome(() => resolveTools(c.root, lookupForms(c.skills)[form]).values());
+}
+
+function referenceCatalog(c: Catalog): Outcome {
+  return outcome(() => referenceResolve(c.root, lookupForms(c.skills).fn));
+}
+
+/** Independent check: is a cycle reachable from the root (Kahn's algorithm on the reachable part)? */
+function cycleReachable(c: Catalog): boolean {
+  const reach = new Set([c.root.name]);
+  const todo = [c.root.name];
+  while (todo.length > 0) {
+    for (const next of c.edges.get(todo.pop()!) ?? []) {
+      if (!reach.has(next)) {
+        reach.add(next);
+        todo.push(next);
+      }
+    }
+  }
+  const indegree = new Map([...reach].map((n) => [n, 0]));
+  for (const n of reach) {
+    for (const m of c.edges.get(n) ?? []) indegree.set(m, indegree.get(m)! + 1);
+  }
+  const free = [...reach].filter((n) => indegree.get(n) === 0);
+  let removed = 0;
+  while (free.length > 0) {
+    const n = free.pop()!;
+    removed++;
+    for (const m of c.edges.get(n) ?? []) {
+      indegree.set(m, indegree.get(m)! - 1);
+      if (indegree.get(m) === 0) free.push(m);
+    }
+  }
+  return removed < reach.size;
+}
+
+const anyCatalog = catalogArbitrary();
+const knownCatalog = catalogArbitrary({ unknown: false });
+const dagCatalog = catalogArbitrary({ cycles: false, unknown: false, maxSkills: 12 });
+
+describe("resolveTools against the naive reference", () => {
+  it("returns the reference's entries or throws its error, for every lookup form", () => {
+    fc.assert(
+      fc.property(
+        anyCatalog,
+        fc.constantFrom("map", "record", "fn") as fc.Arbitrary<"map" | "record" | "fn">,
+        (c, form) => {
+          assert.deepEqual(resolveCatalog(c, form), referenceCatalog(c));
+        },
+      ),
+      runs(300),
+    );
+  });
+
+  it("agrees with the reference on DAGs full of diamonds", () => {
+    fc.assert(
+      fc.property(dagCatalog, (c) => {
+        const got = resolveCatalog(c);
+        assert.equal(got.ok, true);
+        assert.deepEqual(got, referenceCatalog(c));
+      }),
+      runs(300),
+    );
+  });
+
+  it("keeps keys unique, in the order of first appearance in the naive write log", () => {
+    fc.assert(
+      fc.property(knownCatalog, (c) => {
+        fc.pre(!cycleReachable(c));
+        const keys = [...resolveTools(c.root, lookupForms(c.skills).map).keys()];
+        assert.equal(new Set(keys).size, keys.length);
+        const firstSeen: string[] = [];
+        for (const { name } of referenceWriteLog(c.root, lookupForms(c.skills).fn)) {
+          if (!firstSeen.includes(name)) firstSeen.push(name);
+        }
+        assert.deepEqual(keys, firstSeen);
+      }),
+      runs(200),
+    );
+  });
+
+  it("takes each entry's metadata from the last writer in the naive write log", () => {
+    fc.assert(
+      fc.property(dagCatalog, (c) => {
+        const log = referenceWriteLog(c.root, lookupForms(c.skills).fn);
+        for (const entry of resolveTools(c.root, lookupForms(c.skills).record).values()) {
+          const last = log.findLast((w) => w.name === entry.name)!;
+          assert.deepEqual(entry, last);
+        }
+      }),
+      runs(200),
+    );
+  });
+
+  it("throws SkillCycleError iff a cycle is reachable, with .path a real walk ending in a repeat", () => {
+    fc.assert(
+      fc.property(knownCatalog, (c) => {
+        const got = resolveCatalog(c);
+        assert.equal(!got.ok && got.error.class === "SkillCycleError", cycleReachable(c));
+        if (got.ok) return;
+        const { path } = got.error;
+        assert.equal(path[0], c.root.name);
+        for (let i = 1; i < path.length; i++) {
+          assert.ok(c.edges.get(path[i - 1]!)!.includes(path[i]!), `${path[i - 1]} -> ${path[i]}`);
+        }
+        assert.ok(path.slice(0, -1).includes(path.at(-1)!));
+        assert.equal(new Set(path.slice(0, -1)).size, path.length - 1);
+      }),
+      runs(300),
+    );
+  });
+
+  it("is deterministic and never mutates its input (deep-frozen inputs work)", () => {
+    fc.assert(
+      fc.property(anyCatalog, (c) => {
+        const before = JSON.stringify(c.skills);
+        deepFreeze(c.skills);
+        const first = resolveCatalog(c, "record");
+        const second = resolveCatalog(c, "record");
+        assert.deepEqual(second, first);
+        assert.equal(JSON.stringify(c.skills), before);
+      }),
+      runs(200),
+    );
+  });
+
+  it("returns frozen entries in a frozen map", () => {
+    fc.assert(
+      fc.property(dagCatalog, (c) => {
+        const tools = resolveTools(c.root, lookupForms(c.skills).map);
+        assert.ok(Object.isFrozen(tools));
+        for (const entry of tools.values()) {
+          assert.ok(Object.isFrozen(entry));
+          assert.ok(Object.isFrozen(entry.overrides) || entry.kind === "tool_ref");
+        }
+      }),
+      runs(100),
+    );
+  });
+});
+
+describe("computeCapabilitySummary", () => {
+  it("counts equal counts recomputed from the entries", () => {
+    fc.assert(
+      fc.property(dagCatalog, (c) => {
+        const entries = [...resolveTools(c.root, lookupForms(c.skills).map).values()];
+        const summary = new SkillResolver().computeCapabilitySummary(c.root, entries);
+        const inline = entries.filter((e) => e.inline_tool !== null).map((e) => e.inline_tool!);
+        const effects = [...new Set(inline.flatMap((t) => t.side_effects ?? []))].sort();
+        const mcp = entries.filter((e) => e.kind === "mcp");
+        assert.deepEqual(summary, {
+          total_tools: entries.length,
+          read_only_tools: inline.filter((t) => t.read_only).length,
+          write_tools: inline.filter((t) => t.writes).length,
+          checkpointable_tools: inline.filter((t) => t.checkpointable).length,
+          has_side_effects: effects.length > 0,
+          side_effects: effects,
+          mcp_tools: mcp.length,
+          mcp_servers: new Set(mcp.map((e) => e.name.split("/")[0])).size,
+          agent_skills: entries.filter((e) => e.kind === "agent_skill").length,
+        });
+        assert.deepEqual(
+          computeCapabilitySummary(c.root, resolveTools(c.root, lookupForms(c.skills).map)),
+          summary,
+        );
+      }),
+      runs(200),
+    );
+  });
+});
+
+function catalogOf(...skills: Skill[]): Map<string, Skill> {
+  return new Map(skills.map((s) => [s.name, s]));
+}
+
+function summaryOf(tools: Iterable<ResolvedToolEntry>): [string, string, string][] {
+  return [...tools].map((e) => [e.name, e.kind, e.source_skill]);
+}
+
+describe("the seed, section by section", () => {
+  it("resolves includes depth-first before the skill's own tools", () => {
+    const catalog = catalogOf(
+      { name: "local/deep", tool_refs: ["deep_tool"] },
+      { name: "local/a", includes: ["local/deep"], tool_refs: ["a_tool"] },
+      { name: "local/b", tool_refs: ["b_tool"] },
+    );
+    const root: Skill = {
+      name: "local/root",
+      includes: ["local/a", { name: "local/b" }],
+      tool_refs: ["own"],
+    };
+    assert.deepEqual([...resolveTools(root, catalog).keys()], [
+      "deep_tool",
+      "a_tool",
+      "b_tool",
+      "own",
+    ]);
+  });
+
+  it("replaces an included tool by a tool ref of the same name, keeping its position", () => {
+    const catalog = catalogOf(
+      { name: "local/files", tool_refs: ["read_file", "write_file"] },
+    );
+    const root: Skill = {
+      name: "local/root",
+      includes: ["local/files"],
+      tool_refs: ["grep", "read_file"],
+    };
+    assert.deepEqual(summaryOf(resolveTools(root, catalog).values()), [
+      ["read_file", "tool_ref", "local/root"],
+      ["write_file", "tool_ref", "local/files"],
+      ["grep", "tool_ref", "local/root"],
+    ]);
+  });
+
+  it("keys anonymous tools {skill}/_anon_{i} in definition order", () => {
+    const tool0 = { description: "Format a table", read_only: true };
+    const tool1 = { description: "Write", writes: true, side_effects: ["filesystem"] };
+    const tools = resolveTools({ name: "local/t", inline_tools: [tool0, tool1] }, {});
+    assert.deepEqual([...tools.values()], [
+      {
+        name: "local/t/_anon_0",
+        kind: "inline",
+        source_skill: "local/t",
+        is_inline: true,
+        inline_tool: tool0,
+        overrides: {},
+      },
+      {
+        name: "local/t/_anon_1",
+        kind: "inline",
+        source_skill: "local/t",
+        is_inline: true,
+        inline_tool: tool1,
+        overrides: {},
+      },
+    ]);
+  });
+
+  it("keys MCP tools mcp:{server}/{tool}; a server without a tool list contributes nothing", () => {
+    const tools = resolveTools({
+      name: "local/m",
+      mcp_servers: [{ server: "github", tools: ["create_issue", "list"] }, { server: "fs" }, {
+        server: "x",
+        tools: [],
+      }],
+    }, {});
+    assert.deepEqual(summaryOf(tools.values()), [
+      ["mcp:github/create_issue", "mcp", "local/m"],
+      ["mcp:github/list", "mcp", "local/m"],
+    ]);
+  });
+
+  it("keys Agent Skill folders agent_skill:{path}", () => {
+    const tools = resolveTools({ name: "local/s", agent_skills: ["skills/pdf", "skills/csv"] }, {});
+    assert.deepEqual([...tools.keys()], ["agent_skill:skills/pdf", "agent_skill:skills/csv"]);
+    assert.equal(tools.get("agent_skill:skills/pdf")?.is_inline, false);
+  });
+
+  it("applies overrides to the skill's own tool refs only", () => {
+    const catalog = catalogOf({
+      name: "local/inc",
+      tool_refs: ["read_file", "grep"],
+      overrides: { grep: { timeout_s: 1 } },
+    });
+    const root: Skill = {
+      name: "local/root",
+      includes: ["local/inc"],
+      tool_refs: ["read_file", "__proto__"],
+      overrides: { read_file: { timeout_s: 5 }, unused: { x: 1 }, ["__proto__"]: { y: 2 } },
+    };
+    // A literal `["__proto__"]: …` key is an own property, as JSON.parse and YAML make it.
+    const tools = resolveTools(root, catalog);
+    assert.deepEqual(tools.get("read_file")?.overrides, { timeout_s: 5 });
+    assert.deepEqual(tools.get("grep")?.overrides, { timeout_s: 1 });
+    assert.deepEqual(tools.get("__proto__")?.overrides, { y: 2 });
+    assert.equal(tools.has("unused"), false);
+  });
+
+  it("names the whole path in the cycle message", () => {
+    const catalog = catalogOf(
+      { name: "local/a", includes: ["local/b"] },
+      { name: "local/b", includes: ["local/c"] },
+      { name: "local/c", includes: ["local/a"] },
+    );
+    const root: Skill = { name: "local/root", includes: ["local/a"] };
+    assert.throws(() => resolveTools(root, catalog), (e: unknown) => {
+      assert.ok(e instanceof SkillCycleError);
+      assert.ok(e instanceof SkillResolutionError);
+      assert.ok(e instanceof Error);
+      assert.equal(e.name, "SkillCycleError");
+      assert.equal(e.code, "CYCLE");
+      assert.equal(
+        e.message,
+        "Cycle detected in skill includes: local/root -> local/a -> local/b -> local/c -> local/a",
+      );
+      assert.deepEqual(e.path, ["local/root", "local/a", "local/b", "local/c", "local/a"]);
+      return true;
+    });
+    assert.throws(
+      () =>
+        resolveTools(
+          { name: "local/self", includes: ["local/self"] },
+          catalogOf({ name: "local/self" }),
+        ),
+      {
+        message: "Cycle detected in skill includes: local/self -> local/self",
+      },
+    );
+  });
+
+  it("names an unknown include, its includer and the path", () => {
+    const catalog = catalogOf({ name: "local/a", includes: ["local/b", "local/x"] }, {
+      name: "local/b",
+    });
+    assert.throws(
+      () => resolveTools({ name: "local/root", includes: ["local/a"] }, catalog),
+      (e: unknown) => {
+        assert.ok(e instanceof SkillResolutionError);
+        assert.equal(e.code, "UNKNOWN_SKILL");
+        assert.equal(
+          e.message,
+          'Unknown skill "local/x" included by "local/a" (path: local/root -> local/a -> local/x)',
+        );
+        assert.deepEqual(e.path, ["local/root", "local/a", "local/x"]);
+        return true;
+      },
+    );
+  });
+
+  it("reads a record lookup by own keys only", () => {
+    assert.throws(
+      () => resolveTools({ name: "local/r", includes: ["toString", "constructor"] }, {}),
+      {
+        message: 'Unknown skill "toString" included by "local/r" (path: local/r -> toString)',
+      },
+    );
+  });
+
+  it("refuses a lookup that answers with another skill", () => {
+    assert.throws(
+      () => resolveTools({ name: "local/r", includes: ["local/a"] }, () => ({ name: "local/b" })),
+      {
+        name: "SkillResolutionError",
+        message:
+          'Lookup answered "local/a" with a skill named "local/b" (path: local/r -> local/a)',
+      },
+    );
+  });
+
+  it("rejects a lookup that is neither a map, a record nor a function", () => {
+    assert.throws(() => resolveTools({ name: "local/r" }, null as never), {
+      name: "TypeError",
+      message: "lookup must be a Map, a record of skills or a function",
+    });
+  });
+});
+
+describe("resolveTools at scale (correctness, not timing)", () => {
+  it("resolves a 1,000,000-skill include chain without recursion", () => {
+    const n = 1_000_000;
+    const skills = new Map<string, Skill>();
+    for (let i = 0; i < n; i++) {
+      skills.set(`chain/s${i}`, {
+        name: `chain/s${i}`,
+        ...(i + 1 < n ? { includes: [`chain/s${i + 1}`] } : {}),
+        tool_refs: ["shared", `t${i}`],
+      });
+    }
+    const tools = resolveTools(skills.get("chain/s0")!, skills);
+    assert.equal(tools.size, n + 1);
+    const keys = [...tools.keys()];
+    assert.deepEqual(keys.slice(0, 3), ["shared", `t${n - 1}`, `t${n - 2}`]);
+    assert.deepEqual(keys.slice(-2), ["t1", "t0"]);
+    assert.equal(tools.get("shared")?.source_skill, "chain/s0");
+    assert.equal(tools.get(`t${n - 1}`)?.source_skill, `chain/s${n - 1}`);
+  });
+
+  it("resolves a 40-level diamond ladder (2^40 naive paths)", () => {
+    const depth = 40;
+    const skills = new Map<string, Skill>();
+    for (let i = 1; i <= depth; i++) {
+      for (const side of ["a", "b"]) {
+        const below = i < depth ? { includes: [`ladder/a${i + 1}`, `ladder/b${i + 1}`] } : {};
+        skills.set(`ladder/${side}${i}`, {
+          name: `ladder/${side}${i}`,
+          ...below,
+          tool_refs: ["shared", `${side}${i}`],
+        });
+      }
+    }
+    const root: Skill = {
+      name: "ladder/root",
+      includes: ["ladder/a1", "ladder/b1"],
+      tool_refs: ["top"],
+    };
+    const tools = resolveTools(root, skills);
+    const expected = ["shared"];
+    for (let i = depth; i >= 1; i--) expected.push(`a${i}`, `b${i}`);
+    expected.push("top");
+    assert.deepEqual([...tools.keys()], expected);
+    assert.equal(tools.get("shared")?.source_skill, "ladder/b1");
+    const cycle = new Map(skills);
+    cycle.set("ladder/b40", { name: "ladder/b40", includes: ["ladder/a1"] });
+    assert.throws(() => resolveTools(root, cycle), SkillCycleError);
+  });
+});
