@@ -14,9 +14,11 @@
  */
 export { OrderedMap, OrderedMapBuilder } from "./lib/ordered_map.ts";
 export {
+  AgentSkillError,
   ExecutionError,
   formatLocation,
   InvalidResourcePathError,
+  ResourceNotFoundError,
   SkillCycleError,
   SkillDefinitionError,
   SkillResolutionError,
@@ -39,3 +41,31 @@ export type {
   ResolvedTools,
   SkillLookup,
 } from "./lib/resolve.ts";
+export {
+  classifyResource,
+  effectiveClass,
+  normalizeResourcePath,
+  RESOURCE_CLASSES,
+} from "./lib/resource_path.ts";
+export type { ResourceClass } from "./lib/resource_path.ts";
+export { assertAccess, decideAccess, isGateOpen } from "./lib/gate.ts";
+export type { SafetyFlags } from "./lib/gate.ts";
+export {
+  agentSkillNameProblem,
+  allowedTools,
+  validateAgentSkillFrontmatter,
+} from "./lib/agent_skill.ts";
+export type { AgentSkillFrontmatter } from "./lib/agent_skill.ts";
+export { createBundle, memoryFile } from "./lib/bundle.ts";
+export type { BundleInput, ResourceFile, SkillBundle } from "./lib/bundle.ts";
+export { mediaTypeOf } from "./lib/media_type.ts";
+export { activateSkill, renderActivation } from "./lib/activate.ts";
+export type { Activation, ManifestEntry, ResourceManifest } from "./lib/activate.ts";
+export {
+  DEFAULT_BYTE_LIMIT,
+  DEFAULT_LINE_LIMIT,
+  readResource,
+  renderResourceRead,
+} from "./lib/read.ts";
+export type { ReadOptions, ResourceRead } from "./lib/read.ts";
+export { decodeBase64, encodeBase64 } from "./lib/base64.ts";

@@ -49,66 +49,85 @@ export function floorResolve(root: Skill, lookup: ReadonlyMap<string, Skill>): M
 }
 
 /**
- * The seed's recursion on Immutable.js: memoised per skill (each skill's
- * flattened map computed once and merged into its includers), so it is
- * polynomial, not exponential, on diamonds; depth-first recursion like the seed.
+ * The same linear algorithm as `resolveTools` (one post-order walk fixing
+ * first positions, one reversed walk finding last writers), with Immutable.js
+ * `OrderedMap` (`withMutations`) as the ordered map instead of ours.
  */
 export function immutableResolve(
   root: Skill,
   lookup: ReadonlyMap<string, Skill>,
 ): ImmutableOrderedMap<string, ResolvedToolEntry> {
-  const memo = new Map<string, ImmutableOrderedMap<string, ResolvedToolEntry>>();
-  const onPath = new Set<string>();
-  function visit(skill: Skill): ImmutableOrderedMap<string, ResolvedToolEntry> {
-    const cached = memo.get(skill.name);
-    if (cached !== undefined) return cached;
-    if (onPath.has(skill.name)) throw new Error(`Cycle at ${skill.name}`);
-    onPath.add(skill.name);
-    let out = ImmutableOrderedMap<string, ResolvedToolEntry>();
-    for (const include of skill.includes ?? []) {
-      const child = lookup.get(nameOf(include));
-      if (child === undefined) throw new Error(`Unknown ${nameOf(include)}`);
-      out = out.merge(visit(child));
+  // Post-order walk, each skill once.
+  const done = new Set<string>();
+  const onPath = new Set<string>([root.name]);
+  const post: Skill[] = [];
+  const stack: { skill: Skill; next: number }[] = [{ skill: root, next: 0 }];
+  while (stack.length > 0) {
+    const frame = stack[stack.length - 1]!;
+    const includes = frame.skill.includes ?? [];
+    if (frame.next === includes.length) {
+      stack.pop();
+      onPath.delete(frame.skill.name);
+      done.add(frame.skill.name);
+      post.push(frame.skill);
+      continue;
     }
-    out = out.withMutations((m) => {
-      const put = (
-        name: string,
-        kind: ResolvedToolEntry["kind"],
-        inline: ResolvedToolEntry["inline_tool"],
-        overrides: ToolOverrides,
-      ) =>
-        m.set(
-          name,
-          Object.freeze({
-            name,
-            kind,
-            source_skill: skill.name,
-            is_inline: kind === "inline",
-            inline_tool: inline,
-            overrides,
-          }),
-        );
-      for (const ref of skill.tool_refs ?? []) {
-        put(
-          ref,
-          "tool_ref",
-          null,
-          skill.overrides && Object.hasOwn(skill.overrides, ref) ? skill.overrides[ref]! : {},
-        );
-      }
-      (skill.inline_tools ?? []).forEach((tool, i) =>
-        put(`${skill.name}/_anon_${i}`, "inline", tool, {})
-      );
-      for (const server of skill.mcp_servers ?? []) {
-        for (const tool of server.tools ?? []) put(`mcp:${server.server}/${tool}`, "mcp", null, {});
-      }
-      for (const path of skill.agent_skills ?? []) {
-        put(`agent_skill:${path}`, "agent_skill", null, {});
-      }
-    });
-    onPath.delete(skill.name);
-    memo.set(skill.name, out);
-    return out;
+    const name = nameOf(includes[frame.next++]!);
+    if (done.has(name)) continue;
+    if (onPath.has(name)) throw new Error(`Cycle at ${name}`);
+    const child = lookup.get(name);
+    if (child === undefined) throw new Error(`Unknown ${name}`);
+    onPath.add(name);
+    stack.push({ skill: child, next: 0 });
   }
-  return visit(root);
+  const own = (skill: Skill, reversed: boolean): [string, ResolvedToolEntry][] => {
+    const out: [string, ResolvedToolEntry][] = [];
+    const put = (
+      name: string,
+      kind: ResolvedToolEntry["kind"],
+      inline: ResolvedToolEntry["inline_tool"],
+      overrides: ToolOverrides,
+    ) =>
+      out.push([
+        name,
+        Object.freeze({
+          name,
+          kind,
+          source_skill: skill.name,
+          is_inline: kind === "inline",
+          inline_tool: inline,
+          overrides,
+        }),
+      ]);
+    for (const ref of skill.tool_refs ?? []) {
+      put(ref, "tool_ref", null, skill.overrides?.[ref] ?? {});
+    }
+    (skill.inline_tools ?? []).forEach((tool, i) =>
+      put(`${skill.name}/_anon_${i}`, "inline", tool, {})
+    );
+    for (const server of skill.mcp_servers ?? []) {
+      for (const tool of server.tools ?? []) put(`mcp:${server.server}/${tool}`, "mcp", null, {});
+    }
+    for (const path of skill.agent_skills ?? []) {
+      put(`agent_skill:${path}`, "agent_skill", null, {});
+    }
+    return reversed ? out.reverse() : out;
+  };
+  const settled = new Set<string>();
+  return ImmutableOrderedMap<string, ResolvedToolEntry>().withMutations((m) => {
+    for (const skill of post) for (const [key, entry] of own(skill, false)) m.set(key, entry);
+    const entered = new Set<string>();
+    const back: Skill[] = [root];
+    while (back.length > 0) {
+      const skill = back.pop()!;
+      if (entered.has(skill.name)) continue;
+      entered.add(skill.name);
+      for (const [key, entry] of own(skill, true)) {
+        if (settled.has(key)) continue;
+        settled.add(key);
+        m.set(key, entry);
+      }
+      for (const include of skill.includes ?? []) back.push(lookup.get(nameOf(include))!);
+    }
+  });
 }

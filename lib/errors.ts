@@ -117,6 +117,51 @@ export class InvalidResourcePathError extends Error {
   }
 }
 
+/** A resource path that names no file of the skill. */
+export class ResourceNotFoundError extends Error {
+  override readonly name = "ResourceNotFoundError";
+  readonly code = "RESOURCE_NOT_FOUND" as const;
+  /** The (normalised) path. */
+  readonly path: string;
+  /** The skill's name. */
+  readonly skill: string;
+
+  /**
+   * @param skill The skill's name.
+   * @param path The normalised path.
+   */
+  constructor(skill: string, path: string) {
+    super(`No resource ${JSON.stringify(path)} in skill ${JSON.stringify(skill)}`);
+    this.skill = skill;
+    this.path = path;
+  }
+}
+
+/** An Agent Skill's SKILL.md that breaks the Agent Skills rules (SPEC §5). */
+export class AgentSkillError extends Error {
+  override readonly name = "AgentSkillError";
+  readonly code = "INVALID_AGENT_SKILL" as const;
+  /** The frontmatter field at fault, or `""` for the file as a whole. */
+  readonly field: string;
+  /** What is wrong, without the location. */
+  readonly reason: string;
+  /** Where, when the SKILL.md came from a file. */
+  readonly location: SourceLocation | undefined;
+
+  /**
+   * @param field The field at fault, or `""`.
+   * @param reason What is wrong.
+   * @param location Where, when known.
+   */
+  constructor(field: string, reason: string, location?: SourceLocation) {
+    const at = location === undefined ? "" : ` (${formatLocation(location)})`;
+    super(`Invalid SKILL.md${field === "" ? "" : ` at ${field}`}: ${reason}${at}`);
+    this.field = field;
+    this.reason = reason;
+    this.location = location;
+  }
+}
+
 /** The operations the safety gate decides. */
 export type GateOperation = "read" | "list";
 

@@ -1,0 +1,259 @@
+import { describe, it } from "node:test";
+import assert from "node:assert/strict";
+import { fc, runs } from "./_fc.ts";
+import {
+  createBundle,
+  decodeBase64,
+  encodeBase64,
+  type ReadOptions,
+  readResource,
+  renderResourceRead,
+  ResourceNotFoundError,
+  type ResourceRead,
+  type SkillBundle,
+} from "../mod.ts";
+import { encodeBase64Table } from "../lib/base64.ts";
+
+function bundleWith(files: Record<string, Uint8Array | string>): SkillBundle {
+  return createBundle({ frontmatter: { name: "pdf", description: "d" }, instructions: "", files });
+}
+
+/** Follow next_offset from 0 to the end; returns every page. */
+function allPages(bundle: SkillBundle, path: string, options: ReadOptions = {}): ResourceRead[] {
+  const pages = [readResource(bundle, path, options)];
+  for (let next = pages[0]!.next_offset; next !== null; next = pages.at(-1)!.next_offset) {
+    assert.ok(pages.length < 100_000, "pagination does not end");
+    pages.push(readResource(bundle, path, { ...options, offset: next }));
+  }
+  return pages;
+}
+
+function concatBytes(parts: Uint8Array[]): Uint8Array {
+  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+  let at = 0;
+  for (const p of parts) {
+    out.set(p, at);
+    at += p.length;
+  }
+  return out;
+}
+
+const textUnit = fc.constantFrom(
+  "a",
+  "b",
+  " ",
+  "\n",
+  "\r\n",
+  "\r",
+  "é",
+  "中",
+  "😀",
+  "\uFEFF",
+  "\t",
+  "\u2028",
+);
+const text = fc.oneof(
+  fc.string({ unit: textUnit, maxLength: 200 }),
+  fc.tuple(fc.string({ unit: textUnit, maxLength: 20 }), fc.nat(70_000)).map(([s, n]) =>
+    s + "x".repeat(n) + s
+  ),
+);
+const limit = fc.option(fc.integer({ min: 1, max: 7 }), { nil: undefined });
+
+describe("readResource: text", () => {
+  it("reassembles any text exactly from its pages", () => {
+    fc.assert(
+      fc.property(text, limit, (content, lim) => {
+        const bundle = bundleWith({ "references/a.md": content });
+        const pages = allPages(bundle, "references/a.md", lim === undefined ? {} : { limit: lim });
+        for (const page of pages) assert.equal(page.encoding, "utf-8");
+        assert.equal(pages.map((p) => p.content).join(""), content);
+        const lines = content === ""
+          ? 0
+          : content.split("\n").length - (content.endsWith("\n") ? 1 : 0);
+        assert.match(pages[0]!.range, new RegExp(` of ${lines}$`));
+        assert.equal(pages[0]!.size, new TextEncoder().encode(content).length);
+      }),
+      runs(300),
+    );
+  });
+
+  it("pages by lines: ranges, next_offset and defaults", () => {
+    const content = Array.from({ length: 4500 }, (_, i) => `line ${i}`).join("\n");
+    const bundle = bundleWith({ "references/big.md": content });
+    const first = readResource(bundle, "references/big.md");
+    assert.equal(first.range, "lines 1-2000 of 4500");
+    assert.equal(first.next_offset, 2000);
+    const middle = readResource(bundle, "references/big.md", { offset: 3071, limit: 3 });
+    assert.equal(middle.content, "line 3071\nline 3072\nline 3073\n");
+    assert.equal(middle.range, "lines 3072-3074 of 4500");
+    const last = readResource(bundle, "references/big.md", { offset: 4499 });
+    assert.equal(last.content, "line 4499");
+    assert.equal(last.next_offset, null);
+  });
+
+  it("finds any line of a long file (line checkpoints)", () => {
+    const lines = Array.from({ length: 5000 }, (_, i) => `${i}:${"é".repeat(i % 7)}\r\n`);
+    const bundle = bundleWith({ "assets/log.txt": lines.join("") });
+    fc.assert(
+      fc.property(fc.nat(5100), fc.integer({ min: 1, max: 3000 }), (offset, lim) => {
+        const page = readResource(bundle, "assets/log.txt", { offset, limit: lim });
+        assert.equal(page.content, lines.slice(offset, offset + lim).join(""));
+      }),
+      runs(200),
+    );
+  });
+
+  it("returns an empty last page past the end, never an error", () => {
+    fc.assert(
+      fc.property(text, fc.nat(1_000_000), (content, extra) => {
+        const bundle = bundleWith({ "a.txt": content });
+        const total = readResource(bundle, "a.txt").range.split(" of ")[1];
+        const page = readResource(bundle, "a.txt", { offset: Number(total) + extra });
+        assert.equal(page.content, "");
+        assert.equal(page.next_offset, null);
+        assert.equal(page.range, `lines none of ${total}`);
+      }),
+      runs(100),
+    );
+  });
+});
+
+describe("readResource: binary", () => {
+  const binary = fc.tuple(fc.constantFrom(0x00, 0xff, 0xc3), fc.uint8Array({ maxLength: 3000 }))
+    .map(([head, rest]) => Uint8Array.of(head, ...rest, ...(head === 0xc3 ? [0xff] : [])));
+  const anyBytes = fc.uint8Array({ maxLength: 500 });
+
+  it("reassembles any binary file exactly from its base64 pages", () => {
+    fc.assert(
+      fc.property(
+        binary,
+        fc.option(fc.integer({ min: 1, max: 200 }), { nil: undefined }),
+        (bytes, lim) => {
+          const bundle = bundleWith({ "assets/blob.bin": bytes });
+          const pages = allPages(
+            bundle,
+            "assets/blob.bin",
+            lim === undefined ? {} : { limit: lim },
+          );
+          for (const page of pages) assert.equal(page.encoding, "base64");
+          assert.deepEqual(concatBytes(pages.map((p) => decodeBase64(p.content))), bytes);
+          // limits are multiples of 3, so the base64 texts concatenate too
+          assert.deepEqual(decodeBase64(pages.map((p) => p.content).join("")), bytes);
+        },
+      ),
+      runs(300),
+    );
+  });
+
+  it("classifies strict UTF-8 without NUL as text and anything else as base64", () => {
+    fc.assert(
+      fc.property(anyBytes, (bytes) => {
+        let isText = !bytes.includes(0);
+        try {
+          new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+        } catch {
+          isText = false;
+        }
+        const pages = allPages(bundleWith({ "assets/x": bytes }), "assets/x", { limit: 4 });
+        assert.equal(pages[0]!.encoding, isText ? "utf-8" : "base64");
+        const back = isText
+          ? new TextEncoder().encode(pages.map((p) => p.content).join(""))
+          : concatBytes(pages.map((p) => decodeBase64(p.content)));
+        assert.deepEqual(back, bytes);
+      }),
+      runs(300),
+    );
+  });
+
+  it("pages by bytes with inclusive ranges and a limit rounded down to a multiple of 3", () => {
+    const bytes = Uint8Array.from({ length: 100 }, (_, i) => (i === 0 ? 0 : i));
+    const bundle = bundleWith({ "assets/b.bin": bytes });
+    const page = readResource(bundle, "assets/b.bin", { offset: 10, limit: 20 });
+    assert.equal(page.range, "bytes 10-27 of 100");
+    assert.equal(page.next_offset, 28);
+    assert.deepEqual(decodeBase64(page.content), bytes.subarray(10, 28));
+    assert.equal(readResource(bundle, "assets/b.bin", { limit: 1 }).range, "bytes 0-2 of 100");
+    assert.equal(readResource(bundle, "assets/b.bin").range, "bytes 0-99 of 100");
+    const past = readResource(bundle, "assets/b.bin", { offset: 100 });
+    assert.deepEqual([past.range, past.next_offset, past.content], ["bytes none of 100", null, ""]);
+  });
+});
+
+describe("readResource: requests", () => {
+  const bundle = bundleWith({ "references/a.md": "hello\n", "SKILL.md": "---\n" });
+
+  it("renders the [SKILL_RESOURCE_READ] envelope", () => {
+    assert.equal(
+      renderResourceRead(readResource(bundle, "./references//a.md")),
+      [
+        "[SKILL_RESOURCE_READ]",
+        "skill: pdf",
+        "path: references/a.md",
+        "class: references",
+        "encoding: utf-8",
+        "size: 6",
+        "range: lines 1-1 of 1",
+        "next_offset: none",
+        "---",
+        "hello\n",
+        "[/SKILL_RESOURCE_READ]",
+      ].join("\n"),
+    );
+  });
+
+  it("names a missing file after the gate has let the path through", () => {
+    assert.throws(() => readResource(bundle, "references/nope.md"), (e: unknown) => {
+      assert.ok(e instanceof ResourceNotFoundError);
+      assert.equal(e.message, 'No resource "references/nope.md" in skill "pdf"');
+      return true;
+    });
+    assert.throws(() => readResource(bundle, "secret/nope.md"), {
+      name: "ExecutionError",
+      message:
+        'Refused to read non-standard resource "secret/nope.md": global safety is true, skill safety is true (both must be false)',
+    });
+  });
+
+  it("rejects offsets and limits that are not whole numbers in range", () => {
+    for (
+      const [options, message] of [
+        [{ offset: -1 }, "offset must be a whole number of at least 0, got -1"],
+        [{ offset: 1.5 }, "offset must be a whole number of at least 0, got 1.5"],
+        [{ limit: 0 }, "limit must be a whole number of at least 1, got 0"],
+        [{ limit: Number.NaN }, "limit must be a whole number of at least 1, got NaN"],
+      ] as const
+    ) {
+      assert.throws(() => readResource(bundle, "references/a.md", options), {
+        name: "RangeError",
+        message,
+      });
+    }
+  });
+});
+
+describe("base64", () => {
+  it("the table encoder and the runtime's encoder agree with btoa", () => {
+    fc.assert(
+      fc.property(fc.uint8Array({ maxLength: 300 }), (bytes) => {
+        const expected = btoa(String.fromCharCode(...bytes));
+        assert.equal(encodeBase64Table(bytes), expected);
+        assert.equal(encodeBase64(bytes), expected);
+        assert.deepEqual(decodeBase64(expected), bytes);
+      }),
+      runs(300),
+    );
+  });
+
+  it("encodes inputs larger than one slice", () => {
+    const bytes = Uint8Array.from({ length: 3 * 1024 * 1024 + 7 }, (_, i) => (i * 31) & 255);
+    const text = encodeBase64Table(bytes);
+    assert.equal(text, encodeBase64(bytes));
+    assert.deepEqual(decodeBase64(text), bytes);
+  });
+
+  it("rejects text that is not base64", () => {
+    assert.throws(() => decodeBase64("a"), { name: "SyntaxError", message: "Invalid base64 text" });
+    assert.throws(() => decodeBase64("ab$d"), SyntaxError);
+  });
+});
