@@ -11,13 +11,29 @@ function nameOf(include: SkillInclude): string {
   return typeof include === "string" ? include : include.name;
 }
 
+const NONE: ToolOverrides = {};
+
+/** One plain (unfrozen) entry object with the fields of a resolved entry. */
+function plain(
+  name: string,
+  kind: ResolvedToolEntry["kind"],
+  source_skill: string,
+  inline_tool: ResolvedToolEntry["inline_tool"],
+  overrides: ToolOverrides,
+): ResolvedToolEntry {
+  return { name, kind, source_skill, is_inline: kind === "inline", inline_tool, overrides };
+}
+
 /**
  * The floor: walk every reachable skill once (lookup plus a visited set), create
  * one plain entry object per declared tool and insert it into a native `Map`.
  * No ordering rule, no cycle or error checks, no freezing.
  */
-export function floorResolve(root: Skill, lookup: ReadonlyMap<string, Skill>): Map<string, object> {
-  const out = new Map<string, object>();
+export function floorResolve(
+  root: Skill,
+  lookup: ReadonlyMap<string, Skill>,
+): Map<string, ResolvedToolEntry> {
+  const out = new Map<string, ResolvedToolEntry>();
   const seen = new Set<string>([root.name]);
   const stack: Skill[] = [root];
   while (stack.length > 0) {
@@ -28,21 +44,24 @@ export function floorResolve(root: Skill, lookup: ReadonlyMap<string, Skill>): M
       seen.add(name);
       stack.push(lookup.get(name)!);
     }
-    for (const ref of skill.tool_refs ?? []) out.set(ref, { name: ref, source_skill: skill.name });
+    for (const ref of skill.tool_refs ?? []) {
+      const overrides = skill.overrides?.[ref] ?? NONE;
+      out.set(ref, plain(ref, "tool_ref", skill.name, null, overrides));
+    }
     const inline = skill.inline_tools ?? [];
     for (let i = 0; i < inline.length; i++) {
       const key = `${skill.name}/_anon_${i}`;
-      out.set(key, { name: key, source_skill: skill.name, inline_tool: inline[i] });
+      out.set(key, plain(key, "inline", skill.name, inline[i]!, NONE));
     }
     for (const server of skill.mcp_servers ?? []) {
       for (const tool of server.tools ?? []) {
         const key = `mcp:${server.server}/${tool}`;
-        out.set(key, { name: key, source_skill: skill.name });
+        out.set(key, plain(key, "mcp", skill.name, null, NONE));
       }
     }
     for (const path of skill.agent_skills ?? []) {
       const key = `agent_skill:${path}`;
-      out.set(key, { name: key, source_skill: skill.name });
+      out.set(key, plain(key, "agent_skill", skill.name, null, NONE));
     }
   }
   return out;

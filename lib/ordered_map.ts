@@ -285,7 +285,15 @@ export class OrderedMapBuilder<K, V> {
 
 const PRIVATE: unique symbol = Symbol("OrderedMap.private");
 
-function adopt<K, V>(map: Map<K, V>): OrderedMap<K, V> {
+/**
+ * Internal (not exported from `mod.ts`): wrap `map` as an immutable
+ * {@linkcode OrderedMap} without copying. The caller hands over ownership and
+ * must never touch `map` again; the resolver uses this to skip a copy.
+ *
+ * @param map A map nobody else holds.
+ * @returns The frozen map backed by it.
+ */
+export function adopt<K, V>(map: Map<K, V>): OrderedMap<K, V> {
   // The constructor is private to the class body; this module is its only other caller.
   const Ctor = OrderedMap as unknown as new (
     map: Map<K, V>,

@@ -6,7 +6,7 @@
  * @module
  */
 import { SkillCycleError, SkillResolutionError } from "./errors.ts";
-import { OrderedMap, type OrderedMapBuilder } from "./ordered_map.ts";
+import { adopt, OrderedMap } from "./ordered_map.ts";
 import {
   includeName,
   type InlineTool,
@@ -109,19 +109,20 @@ const NONE: readonly never[] = Object.freeze([]);
 export function resolveTools(skill: Skill, lookup: SkillLookup): ResolvedTools {
   const find = lookupFunction(lookup);
   const graph = walkIncludes(skill, find);
-  const builder = OrderedMap.builder<string, ResolvedToolEntry>();
+  // A private Map, handed to the OrderedMap at the end without a copy.
+  const entries = new Map<string, ResolvedToolEntry>();
   // Forward: a skill entered a second time adds no key, so one visit each fixes every position.
-  const first = new FirstWriters(builder);
+  const first = new FirstWriters(entries);
   for (const id of graph.postOrder) writeOwnKeys(graph.skills[id]!, first, false);
   if (first.repeated.size > 0) {
     // Backward: the naive order reversed, each skill once, until every repeated key is settled.
-    const last = new LastWriters(builder, first.repeated);
+    const last = new LastWriters(entries, first.repeated);
     for (const id of reverseOrder(graph)) {
       writeOwnKeys(graph.skills[id]!, last, true);
       if (last.pending.size === 0) break;
     }
   }
-  return builder.freeze();
+  return adopt(entries);
 }
 
 /**
@@ -359,7 +360,7 @@ interface KeySink {
 class FirstWriters implements KeySink {
   /** Keys declared more than once; their last writer is found walking backward. */
   readonly repeated: Set<string> = new Set();
-  constructor(readonly builder: OrderedMapBuilder<string, ResolvedToolEntry>) {}
+  constructor(readonly entries: Map<string, ResolvedToolEntry>) {}
   write(
     key: string,
     kind: ResolvedToolKind,
@@ -367,21 +368,18 @@ class FirstWriters implements KeySink {
     inline: InlineTool | null,
     overrides: ToolOverrides,
   ): void {
-    const size = this.builder.size;
-    this.builder.set(key, entry(key, kind, source, inline, overrides));
-    if (this.builder.size === size) this.repeated.add(key);
+    if (this.entries.has(key)) this.repeated.add(key);
+    else this.entries.set(key, entry(key, kind, source, inline, overrides));
   }
 }
 
 /** Backward pass: for a repeated key, the first writer met is the naive order's last writer. */
 class LastWriters implements KeySink {
-  readonly pending: Set<string>;
   constructor(
-    readonly builder: OrderedMapBuilder<string, ResolvedToolEntry>,
-    repeated: ReadonlySet<string>,
-  ) {
-    this.pending = new Set(repeated);
-  }
+    readonly entries: Map<string, ResolvedToolEntry>,
+    /** Repeated keys not yet settled; emptied as the walk goes (the forward pass's set, reused). */
+    readonly pending: Set<string>,
+  ) {}
   write(
     key: string,
     kind: ResolvedToolKind,
@@ -390,7 +388,7 @@ class LastWriters implements KeySink {
     overrides: ToolOverrides,
   ): void {
     if (!this.pending.delete(key)) return;
-    this.builder.set(key, entry(key, kind, source, inline, overrides));
+    this.entries.set(key, entry(key, kind, source, inline, overrides));
   }
 }
 

@@ -1,0 +1,131 @@
+/**
+ * SKILL.md: split the frontmatter from the body, parse the frontmatter with
+ * the `yaml` package as data only (core schema, no custom tags, bounded
+ * aliases, unique keys) and check it against the Agent Skills rules. Errors
+ * carry the line and column in the file.
+ *
+ * This module imports `yaml`, so it is not part of `mod.ts`'s import graph;
+ * it is exported from the `./load` entry point.
+ *
+ * @module
+ */
+import { LineCounter, parseDocument } from "yaml";
+import { type AgentSkillFrontmatter, validateAgentSkillFrontmatter } from "./agent_skill.ts";
+import { AgentSkillError, type SourceLocation } from "./errors.ts";
+
+/** The most aliases a frontmatter may expand (a guard against alias bombs). */
+export const MAX_ALIAS_COUNT = 100;
+
+/** A parsed SKILL.md. */
+export interface SkillMd {
+  readonly frontmatter: AgentSkillFrontmatter;
+  /** Everything after the closing `---` line. */
+  readonly body: string;
+  /** The 1-based line of the file where the body starts. */
+  readonly bodyLine: number;
+}
+
+/** Options of {@linkcode parseSkillMd}. */
+export interface ParseSkillMdOptions {
+  /** The file's path, named in errors. */
+  readonly file?: string;
+  /** The folder name the frontmatter `name` must equal. */
+  readonly folder?: string;
+}
+
+const OPEN = /^\uFEFF?---[ \t]*\r?\n/;
+const CLOSE = /^---[ \t]*\r?$/m;
+
+/**
+ * Parse a SKILL.md file's text.
+ *
+ * @param text The whole file.
+ * @param options Its path and folder name.
+ * @returns The validated frontmatter and the body.
+ * @throws {AgentSkillError} When the frontmatter is missing, unclosed, not
+ *   YAML, not a mapping, or breaks an Agent Skills rule; with file, line and column.
+ * @example
+ * ```ts
+ * import { parseSkillMd } from "./skill_md.ts";
+ * import assert from "node:assert/strict";
+ *
+ * const md = parseSkillMd("---\nname: pdf\ndescription: Fill PDF forms\n---\n# PDF\n", { folder: "pdf" });
+ * assert.equal(md.frontmatter.description, "Fill PDF forms");
+ * assert.equal(md.body, "# PDF\n");
+ * assert.throws(() => parseSkillMd("---\nname: PDF\ndescription: x\n---\n", { file: "pdf/SKILL.md" }), {
+ *   message: 'Invalid SKILL.md at name: "P" is not allowed (lowercase letters, digits and hyphens only) (pdf/SKILL.md:2:1)',
+ * });
+ * ```
+ */
+export function parseSkillMd(text: string, options: ParseSkillMdOptions = {}): SkillMd {
+  const { file, folder } = options;
+  const at = (line: number, column: number): SourceLocation | undefined =>
+    file === undefined ? undefined : { file, line, column };
+  const open = OPEN.exec(text);
+  if (open === null) {
+    throw new AgentSkillError(
+      "",
+      'SKILL.md must start with a frontmatter block opened by "---"',
+      at(1, 1),
+    );
+  }
+  const rest = text.slice(open[0].length);
+  const close = CLOSE.exec(rest);
+  if (close === null) {
+    throw new AgentSkillError("", 'the frontmatter is not closed by a "---" line', at(1, 1));
+  }
+  const source = rest.slice(0, close.index);
+  const afterClose = close.index + close[0].length;
+  const body = rest.slice(afterClose).replace(/^\n/, "");
+  const bodyLine = 2 + countLines(source) + 1;
+  // Line 1 of the YAML source is line 2 of the file.
+  const lines = new LineCounter();
+  const doc = parseDocument(source, {
+    schema: "core",
+    customTags: [],
+    uniqueKeys: true,
+    strict: true,
+    prettyErrors: false,
+    lineCounter: lines,
+  });
+  const position = (offset: number): SourceLocation | undefined => {
+    const { line, col } = lines.linePos(offset);
+    return at(line + 1, col);
+  };
+  const [error] = doc.errors;
+  if (error !== undefined) {
+    throw new AgentSkillError(
+      "",
+      `YAML error: ${firstLine(error.message)}`,
+      position(error.pos[0]),
+    );
+  }
+  let data: unknown;
+  try {
+    data = doc.toJS({ maxAliasCount: MAX_ALIAS_COUNT });
+  } catch (e) {
+    throw new AgentSkillError("", `YAML error: ${firstLine((e as Error).message)}`, at(2, 1));
+  }
+  if (data === null || data === undefined) data = {};
+  const locate = (field: string): SourceLocation | undefined => {
+    const key = field.split(".")[0]!;
+    const contents = doc.contents as
+      | { items?: { key?: { value?: unknown; range?: number[] } }[] }
+      | null;
+    const item = contents?.items?.find((i) => i.key?.value === key);
+    const offset = item?.key?.range?.[0];
+    return offset === undefined ? at(2, 1) : position(offset);
+  };
+  const frontmatter = validateAgentSkillFrontmatter(data, folder, locate);
+  return Object.freeze({ frontmatter, body, bodyLine });
+}
+
+function countLines(text: string): number {
+  let n = 0;
+  for (let i = text.indexOf("\n"); i >= 0; i = text.indexOf("\n", i + 1)) n++;
+  return n;
+}
+
+function firstLine(message: string): string {
+  return message.split("\n")[0]!.trim();
+}

@@ -1,0 +1,184 @@
+import { after, before, describe, it } from "node:test";
+import assert from "node:assert/strict";
+import {
+  closeSync,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+  writeSync,
+} from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import {
+  activateSkill,
+  AgentSkillError,
+  decodeBase64,
+  ExecutionError,
+  readResource,
+  renderActivation,
+} from "../mod.ts";
+import { loadSkillFolder } from "../lib/load.ts";
+
+const PNG = Uint8Array.of(0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13);
+const BIG = 50 * 1024 * 1024;
+
+/** The byte at position i of the 50 MiB file. */
+const bigByte = (i: number): number => (i * 2654435761) >>> 24;
+
+let temp = "";
+let skillDir = "";
+
+function write(path: string, content: string | Uint8Array): void {
+  mkdirSync(join(path, ".."), { recursive: true });
+  writeFileSync(path, content);
+}
+
+before(() => {
+  temp = mkdtempSync(join(tmpdir(), "skillset-load-"));
+  skillDir = join(temp, "pdf");
+  write(
+    join(skillDir, "SKILL.md"),
+    "---\nname: pdf\ndescription: Fill PDF forms\n---\n# PDF\nSee references/forms.md.\n",
+  );
+  write(join(skillDir, "LICENSE.txt"), "MIT\n");
+  write(join(skillDir, "references/forms.md"), "# Forms\nline 2\n");
+  write(join(skillDir, "assets/template.txt"), "Dear {name},\n");
+  write(join(skillDir, "assets/logo.png"), PNG);
+  write(join(skillDir, "scripts/fill.py"), "import sys\nprint('never run')\n");
+  write(join(skillDir, "canvas-fonts/a.ttf"), Uint8Array.of(0, 1, 0, 0));
+  write(join(temp, "outside/secret.txt"), "top secret\n");
+  symlinkSync("../canvas-fonts/a.ttf", join(skillDir, "references/font-link.ttf"));
+  symlinkSync("../../outside/secret.txt", join(skillDir, "references/escape.md"));
+  symlinkSync("loop-b", join(skillDir, "references/loop-a"));
+  symlinkSync("loop-a", join(skillDir, "references/loop-b"));
+  symlinkSync("missing.md", join(skillDir, "references/broken.md"));
+  symlinkSync("../references", join(skillDir, "assets/linked-folder"));
+  // 50 MiB binary, written in chunks
+  const fd = openSync(join(skillDir, "assets/big.bin"), "w");
+  const chunk = new Uint8Array(1024 * 1024);
+  for (let at = 0; at < BIG; at += chunk.length) {
+    for (let i = 0; i < chunk.length; i++) chunk[i] = bigByte(at + i);
+    writeSync(fd, chunk);
+  }
+  closeSync(fd);
+});
+
+after(() => rmSync(temp, { recursive: true, force: true }));
+
+const closed = {};
+const open = { global_safety: false, skill_safety: false };
+
+describe("loadSkillFolder on a real folder", () => {
+  it("lists files by class, hides the gated folder and links that leave the root", () => {
+    const skill = loadSkillFolder(skillDir);
+    assert.equal(skill.name, "pdf");
+    assert.equal(skill.instructions, "# PDF\nSee references/forms.md.\n");
+    const manifest = activateSkill(skill, closed).resources;
+    assert.deepEqual(manifest.root.map((e) => e.path), ["LICENSE.txt"]);
+    assert.deepEqual(manifest.references.map((e) => e.path), ["references/forms.md"]);
+    assert.deepEqual(manifest.assets, [
+      { path: "assets/big.bin", size: BIG, media_type: "application/octet-stream" },
+      { path: "assets/logo.png", size: PNG.length, media_type: "image/png" },
+      { path: "assets/template.txt", size: 13, media_type: "text/plain" },
+    ]);
+    assert.deepEqual(manifest.scripts.map((e) => e.path), ["scripts/fill.py"]);
+    assert.equal(manifest.nonstandard, undefined);
+    const openManifest = activateSkill(skill, open).resources;
+    assert.deepEqual(openManifest.nonstandard?.map((e) => e.path), [
+      "canvas-fonts/a.ttf",
+      "references/font-link.ttf",
+    ]);
+    const all = Object.values(openManifest).flat().map((e) => e.path);
+    assert.ok(!all.includes("references/escape.md"));
+    const text = renderActivation(activateSkill(skill, closed));
+    assert.ok(text.includes("[asset] assets/logo.png"));
+    assert.ok(!text.includes("canvas-fonts") && !text.includes("font-link"));
+  });
+
+  it("reports link loops, broken links and linked folders as warnings", () => {
+    const { warnings } = loadSkillFolder(skillDir);
+    assert.deepEqual([...warnings].sort(), [
+      "assets/linked-folder: a linked folder; not followed",
+      "references/broken.md: a broken symbolic link; skipped",
+      "references/loop-a: a symbolic link loop; skipped",
+      "references/loop-b: a symbolic link loop; skipped",
+    ]);
+  });
+
+  it("reads a text asset decoded and a binary asset as base64", () => {
+    const skill = loadSkillFolder(skillDir);
+    const text = readResource(skill, "assets/template.txt");
+    assert.deepEqual([text.encoding, text.content, text.class], [
+      "utf-8",
+      "Dear {name},\n",
+      "assets",
+    ]);
+    const png = readResource(skill, "assets/logo.png");
+    assert.equal(png.encoding, "base64");
+    assert.deepEqual(decodeBase64(png.content), PNG);
+    const script = readResource(skill, "scripts/fill.py");
+    assert.equal(script.content, "import sys\nprint('never run')\n");
+  });
+
+  it("refuses a non-standard read while either switch is on, and allows it when both are off", () => {
+    const skill = loadSkillFolder(skillDir);
+    assert.throws(() => readResource(skill, "canvas-fonts/a.ttf", { global_safety: false }), {
+      name: "ExecutionError",
+      message:
+        'Refused to read non-standard resource "canvas-fonts/a.ttf": global safety is false, skill safety is true (both must be false)',
+    });
+    assert.equal(readResource(skill, "canvas-fonts/a.ttf", open).content, "AAEAAA==");
+  });
+
+  it("treats a references/ link into a non-standard folder as non-standard", () => {
+    const skill = loadSkillFolder(skillDir);
+    assert.throws(() => readResource(skill, "references/font-link.ttf", closed), {
+      message:
+        'Refused to read non-standard resource "references/font-link.ttf": global safety is true, skill safety is true (both must be false)',
+    });
+    const page = readResource(skill, "references/font-link.ttf", open);
+    assert.deepEqual([page.class, page.content], ["nonstandard", "AAEAAA=="]);
+  });
+
+  it("never reads a link out of the root, whatever the switches", () => {
+    const skill = loadSkillFolder(skillDir);
+    for (const flags of [closed, open]) {
+      assert.throws(() => readResource(skill, "references/escape.md", flags), (e: unknown) => {
+        assert.ok(e instanceof ExecutionError);
+        assert.equal(
+          e.message,
+          'Refused to read "references/escape.md": it is a link whose real path is outside the skill folder',
+        );
+        return true;
+      });
+    }
+  });
+
+  it("pages a 50 MiB binary file without reading it whole", () => {
+    const skill = loadSkillFolder(skillDir);
+    const offset = 30 * 1024 * 1024 + 1;
+    const page = readResource(skill, "assets/big.bin", { offset, limit: 3000 });
+    assert.equal(page.range, `bytes ${offset}-${offset + 2999} of ${BIG}`);
+    const bytes = decodeBase64(page.content);
+    assert.equal(bytes.length, 3000);
+    for (let i = 0; i < bytes.length; i++) assert.equal(bytes[i], bigByte(offset + i));
+    const last = readResource(skill, "assets/big.bin", { offset: BIG - 2 });
+    assert.deepEqual([last.next_offset, decodeBase64(last.content).length], [null, 2]);
+  });
+
+  it("accepts a lower-case skill.md and rejects a folder without one", () => {
+    const lower = join(temp, "lower");
+    write(join(lower, "skill.md"), "---\nname: lower\ndescription: d\n---\nbody\n");
+    assert.equal(loadSkillFolder(lower).instructions, "body\n");
+    const none = join(temp, "none");
+    mkdirSync(none);
+    assert.throws(() => loadSkillFolder(none), (e: unknown) => {
+      assert.ok(e instanceof AgentSkillError);
+      assert.equal(e.message, `Invalid SKILL.md: no SKILL.md in the folder (${none})`);
+      return true;
+    });
+  });
+});

@@ -1,0 +1,63 @@
+import { describe, it } from "node:test";
+import assert from "node:assert/strict";
+import { AgentSkillError } from "../mod.ts";
+import { parseSkillMd } from "../lib/load.ts";
+import { SKILL_MD_CASES } from "./_skill_md_cases.ts";
+
+describe("parseSkillMd: the Agent Skills rules", () => {
+  it("has a passing and a failing case for every rule (at least 25 cases)", () => {
+    assert.ok(SKILL_MD_CASES.length >= 25);
+    assert.ok(SKILL_MD_CASES.filter((c) => c.error === null).length >= 8);
+  });
+
+  for (const c of SKILL_MD_CASES) {
+    it(`${c.error === null ? "accepts" : "rejects"}: ${c.label}`, () => {
+      const file = `${c.folder}/SKILL.md`;
+      if (c.error === null) {
+        const md = parseSkillMd(c.text, { file, folder: c.folder });
+        assert.equal(md.frontmatter.name, c.folder.normalize("NFKC"));
+        assert.match(md.body, /^# Instructions\n$|^body\r\n$/);
+        return;
+      }
+      assert.throws(() => parseSkillMd(c.text, { file, folder: c.folder }), (e: unknown) => {
+        assert.ok(e instanceof AgentSkillError, String(e));
+        assert.equal(e.code, "INVALID_AGENT_SKILL");
+        const bare = e.message.replace(/ \([^()]*SKILL\.md(:\d+:\d+)?\)$/, "");
+        if (c.prefix === true) assert.ok(bare.startsWith(c.error!), bare);
+        else assert.equal(bare, c.error);
+        assert.equal(e.location?.file, file);
+        if (c.line !== undefined) assert.equal(e.location?.line, c.line, e.message);
+        return true;
+      });
+    });
+  }
+
+  it("expands a bounded number of aliases only", () => {
+    const bomb = [
+      "---",
+      "name: pdf",
+      "description: d",
+      'a: &a ["x","x","x","x","x","x","x","x","x","x"]',
+      "b: &b [*a,*a,*a,*a,*a,*a,*a,*a,*a,*a]",
+      "c: &c [*b,*b,*b,*b,*b,*b,*b,*b,*b,*b]",
+      "d: &d [*c,*c,*c,*c,*c,*c,*c,*c,*c,*c]",
+      "---",
+    ].join("\n");
+    assert.throws(() => parseSkillMd(bomb, { file: "pdf/SKILL.md" }), (e: unknown) => {
+      assert.ok(e instanceof AgentSkillError);
+      assert.match(e.message, /^Invalid SKILL\.md: YAML error: /);
+      return true;
+    });
+  });
+
+  it("reads tags as data, never as code", () => {
+    const text = "---\nname: pdf\ndescription: !!js/function 'function () { throw 1 }'\n---\n";
+    let result: unknown;
+    try {
+      result = parseSkillMd(text).frontmatter.description;
+    } catch (e) {
+      result = e;
+    }
+    assert.ok(typeof result === "string" || result instanceof AgentSkillError);
+  });
+});

@@ -1,0 +1,81 @@
+import { after, before, describe, it } from "node:test";
+import assert from "node:assert/strict";
+import { createServer, type Server } from "node:http";
+import { spawn } from "node:child_process";
+import { readFile } from "node:fs/promises";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, normalize, resolve } from "node:path";
+
+const ROOT = resolve(import.meta.dirname ?? ".", "..");
+const DENO = join(ROOT, "node_modules", ".bin", "deno");
+
+let server: Server;
+let port = 0;
+let temp = "";
+
+before(async () => {
+  // Serves the repository read-only, with .ts files as application/typescript.
+  server = createServer(async (request, response) => {
+    const path = normalize(decodeURIComponent(new URL(request.url ?? "/", "http://x").pathname));
+    const file = join(ROOT, path);
+    if (!file.startsWith(ROOT + "/") || file.includes("node_modules")) {
+      response.writeHead(403).end();
+      return;
+    }
+    try {
+      const body = await readFile(file);
+      response.writeHead(200, { "content-type": "application/typescript" }).end(body);
+    } catch {
+      response.writeHead(404).end();
+    }
+  });
+  await new Promise<void>((done) => server.listen(0, "127.0.0.1", done));
+  port = (server.address() as { port: number }).port;
+  temp = mkdtempSync(join(tmpdir(), "skillset-url-"));
+});
+
+after(() => {
+  server.close();
+  rmSync(temp, { recursive: true, force: true });
+});
+
+function run(
+  command: string,
+  args: string[],
+  cwd: string,
+): Promise<{ code: number; out: string; err: string }> {
+  return new Promise((done) => {
+    const child = spawn(command, args, { cwd, env: { ...process.env, NO_COLOR: "1" } });
+    let out = "", err = "";
+    child.stdout.on("data", (d) => (out += d));
+    child.stderr.on("data", (d) => (err += d));
+    child.on("close", (code) => done({ code: code ?? -1, out, err }));
+  });
+}
+
+describe("mod.ts imported by URL", () => {
+  it("runs in Deno with no import map, no config and no file system access", async () => {
+    const script = join(temp, "main.ts");
+    writeFileSync(
+      script,
+      `import { activateSkill, createBundle, readResource, resolveTools } from "http://127.0.0.1:${port}/mod.ts";
+const tools = resolveTools({ name: "local/a", includes: ["local/b"], tool_refs: ["x"] }, { "local/b": { name: "local/b", tool_refs: ["y", "x"] } });
+const bundle = createBundle({ frontmatter: { name: "pdf", description: "d" }, instructions: "hi", files: { "assets/a.bin": new Uint8Array([0, 255]) } });
+console.log(JSON.stringify({ keys: [...tools.keys()], assets: activateSkill(bundle).resources.assets.length, content: readResource(bundle, "assets/a.bin").content }));
+`,
+    );
+    const result = await run(DENO, [
+      "run",
+      "--no-config",
+      "--no-lock",
+      `--allow-import=127.0.0.1:${port}`,
+      "--deny-read",
+      "--deny-write",
+      "--deny-env",
+      script,
+    ], temp);
+    assert.equal(result.code, 0, result.err);
+    assert.deepEqual(JSON.parse(result.out), { keys: ["y", "x"], assets: 1, content: "AP8=" });
+  });
+});
