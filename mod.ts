@@ -69,3 +69,19 @@ export {
 } from "./lib/read.ts";
 export type { ReadOptions, ResourceRead } from "./lib/read.ts";
 export { decodeBase64, encodeBase64 } from "./lib/base64.ts";
+export {
+  handleSkillTool,
+  parseSkillToolInput,
+  skillToolDefinition,
+  toAnthropicTool,
+  toMcpTool,
+  toOpenAITool,
+} from "./lib/skill_tool.ts";
+export type {
+  JsonSchema,
+  SkillSummary,
+  SkillToolContext,
+  SkillToolDefinition,
+  SkillToolInput,
+  SkillToolResult,
+} from "./lib/skill_tool.ts";

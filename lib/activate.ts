@@ -141,7 +141,7 @@ export function renderActivation(activation: Activation): string {
     "[SKILL_ACTIVATED]",
     `skill: ${skill}`,
     "---",
-    instructions.replace(/\n+$/, ""),
+    instructions.replace(/^(\r?\n)+|(\r?\n)+$/g, ""),
     "---",
     `Bundled resources (read one with the skill tool: skill "${skill}", resource "<path>"; ` +
     "text comes back decoded, other files as base64, in pages):",

@@ -91,6 +91,7 @@ describe("normalizeResourcePath", () => {
         assert.ok(!normal.startsWith("/"));
         assert.ok(!normal.includes("\\"));
         assert.ok(!normal.split("/").includes(""));
+        // deno-lint-ignore no-control-regex
         assert.ok(!/[\u0000-\u001f\u007f-\u009f]/.test(normal));
         assert.equal(classifyResource(normalizeResourcePath(normal)), classifyResource(normal));
       }),

@@ -1,0 +1,322 @@
+/**
+ * The skill tool (SPEC §7): the one tool a model calls to activate a skill or
+ * read one of its bundled files. Its definition converts to the shapes of the
+ * MCP, OpenAI and Anthropic tool APIs; its handler turns every request into
+ * text and never throws for anything a model can send.
+ *
+ * @module
+ */
+import { activateSkill, renderActivation } from "./activate.ts";
+import type { SkillBundle } from "./bundle.ts";
+import type { SafetyFlags } from "./gate.ts";
+import { readResource, renderResourceRead } from "./read.ts";
+
+/** A JSON Schema object (plain data). */
+export type JsonSchema = { readonly [key: string]: unknown };
+
+/** The tool definition: a name, a description for the model and a JSON Schema for its input. */
+export interface SkillToolDefinition {
+  readonly name: "skill";
+  readonly description: string;
+  readonly input_schema: JsonSchema;
+}
+
+/** What the model sends. */
+export interface SkillToolInput {
+  readonly skill: string;
+  readonly resource?: string;
+  readonly offset?: number;
+  readonly limit?: number;
+}
+
+/** What the handler returns: text for the model, and whether it is an error. */
+export interface SkillToolResult {
+  readonly content: string;
+  readonly is_error: boolean;
+}
+
+/** Where the handler finds skills and their safety settings. */
+export interface SkillToolContext {
+  /** The skills: a list, a map by name, or a loader returning `undefined` for an unknown name. */
+  readonly skills:
+    | Iterable<SkillBundle>
+    | ReadonlyMap<string, SkillBundle>
+    | ((name: string) => SkillBundle | undefined);
+  /** The runtime's global safety; default true. */
+  readonly global_safety?: boolean;
+  /** Each skill's safety by name (default true): a map, a record or a function. */
+  readonly skill_safety?:
+    | ReadonlyMap<string, boolean>
+    | Readonly<Record<string, boolean>>
+    | ((name: string) => boolean | undefined);
+}
+
+/** A skill as the definition needs it: a name, or a name with a description. */
+export type SkillSummary = string | { readonly name: string; readonly description?: string };
+
+const FIELDS = ["skill", "resource", "offset", "limit"] as const;
+
+/**
+ * The definition of the `skill` tool for the given skills.
+ *
+ * @param skills The skills the model may use: names, bundles, or `{ name, description }`.
+ * @returns A frozen definition whose `input_schema.properties.skill.enum` lists their names.
+ * @throws {RangeError} When `skills` is empty.
+ * @example
+ * ```ts
+ * import { skillToolDefinition } from "./skill_tool.ts";
+ * import assert from "node:assert/strict";
+ *
+ * const tool = skillToolDefinition([{ name: "pdf", description: "Fill PDF forms" }]);
+ * assert.equal(tool.name, "skill");
+ * assert.deepEqual((tool.input_schema.properties as any).skill.enum, ["pdf"]);
+ * ```
+ */
+export function skillToolDefinition(skills: Iterable<SkillSummary>): SkillToolDefinition {
+  const listed: { name: string; description?: string }[] = [];
+  for (const s of skills) {
+    if (typeof s === "string") listed.push({ name: s });
+    else {
+      const description = "frontmatter" in s
+        ? (s as SkillBundle).frontmatter.description
+        : s.description;
+      listed.push(description === undefined ? { name: s.name } : { name: s.name, description });
+    }
+  }
+  if (listed.length === 0) throw new RangeError("skillToolDefinition needs at least one skill");
+  const names = [...new Set(listed.map((s) => s.name))];
+  const catalog = listed.map((s) =>
+    `- ${s.name}${s.description === undefined ? "" : `: ${s.description}`}`
+  );
+  const description = [
+    "Use a skill: a folder of instructions and bundled files for a task.",
+    "Call with only `skill` to activate it: you get its instructions and a manifest of its bundled files, " +
+    "grouped as references/ (documentation to read when needed), assets/ (templates, images, data) " +
+    "and scripts/ (source code), plus files at the top level.",
+    "Call with `skill` and `resource` (a path from the manifest) to read a file. Text comes back decoded; " +
+    "binary assets come back as base64. Long files come in pages: pass `offset` (a line for text, " +
+    "a byte for base64) and `limit`, and follow `next_offset` until it says none.",
+    "Scripts are only read as source: this tool never runs anything.",
+    "Files in non-standard folders (anything other than references/, assets/ and scripts/) are gated by the " +
+    "safety settings: they are not listed and cannot be read unless both the global and the skill's safety " +
+    "are off.",
+    "Available skills:",
+    ...catalog,
+  ].join("\n");
+  const input_schema: JsonSchema = {
+    type: "object",
+    properties: {
+      skill: { type: "string", enum: names, description: "The skill to activate or read from." },
+      resource: {
+        type: "string",
+        minLength: 1,
+        description:
+          "A file path inside the skill, as listed in its manifest (e.g. references/forms.md). " +
+          "Omit to activate the skill.",
+      },
+      offset: {
+        type: "integer",
+        minimum: 0,
+        maximum: Number.MAX_SAFE_INTEGER,
+        description: "Where the page starts: a line (text) or a byte (base64), from 0. Default 0.",
+      },
+      limit: {
+        type: "integer",
+        minimum: 1,
+        maximum: Number.MAX_SAFE_INTEGER,
+        description: "Page size: lines for text (default 2000), bytes for base64 " +
+          "(default 49152, rounded down to a multiple of 3).",
+      },
+    },
+    required: ["skill"],
+    additionalProperties: false,
+  };
+  return deepFreeze({ name: "skill", description, input_schema });
+}
+
+/**
+ * Handle one call of the `skill` tool: activate a skill, or read one page of a
+ * bundled file through the safety gate. Anything wrong with the request —
+ * invalid input, an unknown skill or file, a refusal — comes back as text with
+ * `is_error: true`; the handler never throws.
+ *
+ * @param input What the model sent (any JSON value).
+ * @param context The skills and the safety settings.
+ * @returns The activation, the `[SKILL_RESOURCE_READ]` envelope, or an error text.
+ * @example
+ * ```ts
+ * import { createBundle, handleSkillTool } from "../mod.ts";
+ * import assert from "node:assert/strict";
+ *
+ * const pdf = createBundle({
+ *   frontmatter: { name: "pdf", description: "Fill PDF forms" },
+ *   instructions: "Fill the form.",
+ *   files: { "assets/form.txt": "Name: ____\n", "secret/key.txt": "k" },
+ * });
+ * const context = { skills: [pdf] };
+ * assert.equal(handleSkillTool({ skill: "pdf" }, context).is_error, false);
+ * const refused = handleSkillTool({ skill: "pdf", resource: "secret/key.txt" }, context);
+ * assert.deepEqual(refused, {
+ *   content: 'Refused to read non-standard resource "secret/key.txt": global safety is true, skill safety is true (both must be false)',
+ *   is_error: true,
+ * });
+ * ```
+ */
+export function handleSkillTool(input: unknown, context: SkillToolContext): SkillToolResult {
+  try {
+    const request = parseSkillToolInput(input);
+    const bundle = findSkill(context, request.skill);
+    if (bundle === undefined) {
+      return failure(`Unknown skill ${JSON.stringify(request.skill)}`);
+    }
+    const flags: SafetyFlags = {
+      global_safety: context.global_safety !== false,
+      skill_safety: skillSafety(context, request.skill),
+    };
+    if (request.resource === undefined) {
+      return success(renderActivation(activateSkill(bundle, flags)));
+    }
+    const page = readResource(bundle, request.resource, {
+      ...flags,
+      ...(request.offset === undefined ? {} : { offset: request.offset }),
+      ...(request.limit === undefined ? {} : { limit: request.limit }),
+    });
+    return success(renderResourceRead(page));
+  } catch (e) {
+    return failure(e instanceof Error ? e.message : `Unexpected error: ${String(e)}`);
+  }
+}
+
+/**
+ * Check a model's input against the same rules as the definition's schema.
+ *
+ * @param input Any value.
+ * @returns The typed input.
+ * @throws {TypeError} Naming the first field that breaks a rule.
+ */
+export function parseSkillToolInput(input: unknown): SkillToolInput {
+  if (typeof input !== "object" || input === null || Array.isArray(input)) {
+    throw new TypeError('Invalid input: expected an object with a "skill" field');
+  }
+  const fields = input as Record<string, unknown>;
+  for (const key of Object.keys(fields)) {
+    if (!(FIELDS as readonly string[]).includes(key)) {
+      throw new TypeError(
+        `Invalid input: unknown field ${JSON.stringify(key)} (known: ${FIELDS.join(", ")})`,
+      );
+    }
+  }
+  if (!Object.hasOwn(fields, "skill")) throw new TypeError('Invalid input: "skill" is required');
+  const { skill, resource, offset, limit } = fields;
+  if (typeof skill !== "string") throw new TypeError('Invalid input: "skill" must be a string');
+  const out: { skill: string; resource?: string; offset?: number; limit?: number } = { skill };
+  if (Object.hasOwn(fields, "resource")) {
+    if (typeof resource !== "string" || resource === "") {
+      throw new TypeError('Invalid input: "resource" must be a non-empty string');
+    }
+    out.resource = resource;
+  }
+  if (Object.hasOwn(fields, "offset")) out.offset = integer(offset, "offset", 0);
+  if (Object.hasOwn(fields, "limit")) out.limit = integer(limit, "limit", 1);
+  return out;
+}
+
+/**
+ * @param definition The skill tool's definition.
+ * @returns An MCP `tools/list` entry.
+ */
+export function toMcpTool(definition: SkillToolDefinition): {
+  name: string;
+  description: string;
+  inputSchema: JsonSchema;
+} {
+  return {
+    name: definition.name,
+    description: definition.description,
+    inputSchema: definition.input_schema,
+  };
+}
+
+/**
+ * @param definition The skill tool's definition.
+ * @returns An OpenAI function tool.
+ */
+export function toOpenAITool(definition: SkillToolDefinition): {
+  type: "function";
+  function: { name: string; description: string; parameters: JsonSchema };
+} {
+  return {
+    type: "function",
+    function: {
+      name: definition.name,
+      description: definition.description,
+      parameters: definition.input_schema,
+    },
+  };
+}
+
+/**
+ * @param definition The skill tool's definition.
+ * @returns An Anthropic tool.
+ */
+export function toAnthropicTool(definition: SkillToolDefinition): {
+  name: string;
+  description: string;
+  input_schema: JsonSchema;
+} {
+  return {
+    name: definition.name,
+    description: definition.description,
+    input_schema: definition.input_schema,
+  };
+}
+
+function integer(value: unknown, name: string, min: number): number {
+  if (typeof value !== "number" || !Number.isSafeInteger(value) || value < min) {
+    throw new TypeError(`Invalid input: "${name}" must be a whole number of at least ${min}`);
+  }
+  return value;
+}
+
+function findSkill(context: SkillToolContext, name: string): SkillBundle | undefined {
+  const { skills } = context;
+  if (typeof skills === "function") return skills(name) ?? undefined;
+  if (isMap(skills)) return skills.get(name);
+  for (const bundle of skills) if (bundle.name === name) return bundle;
+  return undefined;
+}
+
+function skillSafety(context: SkillToolContext, name: string): boolean {
+  const table = context.skill_safety;
+  let value: boolean | undefined;
+  if (table === undefined) value = undefined;
+  else if (typeof table === "function") value = table(name);
+  else if (isMap(table)) value = table.get(name);
+  else value = Object.hasOwn(table, name) ? table[name] : undefined;
+  return value !== false;
+}
+
+function isMap<V>(value: unknown): value is ReadonlyMap<string, V> {
+  return typeof value === "object" && value !== null &&
+    typeof (value as ReadonlyMap<string, V>).get === "function" &&
+    typeof (value as ReadonlyMap<string, V>).has === "function";
+}
+
+function success(content: string): SkillToolResult {
+  return Object.freeze({ content, is_error: false });
+}
+
+function failure(content: string): SkillToolResult {
+  return Object.freeze({ content, is_error: true });
+}
+
+function deepFreeze<T>(value: T): T {
+  const stack: unknown[] = [value];
+  while (stack.length > 0) {
+    const item = stack.pop();
+    if (typeof item !== "object" || item === null || Object.isFrozen(item)) continue;
+    Object.freeze(item);
+    for (const key of Object.keys(item)) stack.push((item as Record<string, unknown>)[key]);
+  }
+  return value;
+}

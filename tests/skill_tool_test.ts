@@ -1,0 +1,270 @@
+import { describe, it } from "node:test";
+import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import { Ajv } from "ajv";
+import { fc, runs } from "./_fc.ts";
+import {
+  createBundle,
+  handleSkillTool,
+  type ResourceClass,
+  skillToolDefinition,
+  toAnthropicTool,
+  toMcpTool,
+  toOpenAITool,
+} from "../mod.ts";
+import { scriptedTranscript } from "../examples/agent_loop.ts";
+
+const pdf = createBundle({
+  frontmatter: { name: "pdf", description: "Fill PDF forms" },
+  instructions: "Fill the form.",
+  files: {
+    "LICENSE.txt": "MIT\n",
+    "references/forms.md": "a\nb\nc\n",
+    "assets/logo.png": new Uint8Array([0, 1, 2]),
+    "scripts/fill.py": "print()\n",
+    "canvas-fonts/a.ttf": new Uint8Array([9]),
+  },
+});
+const csv = createBundle({
+  frontmatter: { name: "csv", description: "Tables" },
+  instructions: "CSV.",
+});
+const definition = skillToolDefinition([pdf, csv]);
+const ajv = new Ajv({ strict: true, allErrors: true });
+const validateInput = ajv.compile(definition.input_schema);
+
+/** Rejections of the request itself, as opposed to answers about the skill's files. */
+const inputRejected = (content: string) =>
+  content.startsWith("Invalid input:") || content.startsWith("Unknown skill");
+
+describe("skillToolDefinition", () => {
+  it("has a valid JSON Schema whose skill enum lists the skills", () => {
+    assert.equal(ajv.validateSchema(definition.input_schema), true);
+    assert.deepEqual(
+      (definition.input_schema as { properties: { skill: { enum: string[] } } }).properties.skill
+        .enum,
+      [
+        "pdf",
+        "csv",
+      ],
+    );
+    assert.ok(Object.isFrozen(definition.input_schema));
+    assert.throws(() => skillToolDefinition([]), { name: "RangeError" });
+  });
+
+  it("tells the model about activation, the manifest groups, assets, scripts and gated folders", () => {
+    const d = definition.description;
+    assert.match(d, /activate/);
+    assert.match(d, /instructions and a manifest/);
+    assert.match(d, /references\//);
+    assert.match(d, /assets\//);
+    assert.match(d, /scripts\//);
+    assert.match(d, /base64/);
+    assert.match(d, /never runs anything/);
+    assert.match(d, /non-standard folders .* gated by the\s+safety settings/s);
+    assert.match(d, /- pdf: Fill PDF forms/);
+  });
+
+  it("converts to the MCP, OpenAI and Anthropic tool shapes", () => {
+    const shapes: [unknown, object][] = [
+      [toMcpTool(definition), {
+        type: "object",
+        required: ["name", "description", "inputSchema"],
+        additionalProperties: false,
+        properties: {
+          name: { const: "skill" },
+          description: { type: "string" },
+          inputSchema: { type: "object" },
+        },
+      }],
+      [toOpenAITool(definition), {
+        type: "object",
+        required: ["type", "function"],
+        additionalProperties: false,
+        properties: {
+          type: { const: "function" },
+          function: {
+            type: "object",
+            required: ["name", "description", "parameters"],
+            additionalProperties: false,
+            properties: {
+              name: { const: "skill" },
+              description: { type: "string" },
+              parameters: { type: "object" },
+            },
+          },
+        },
+      }],
+      [toAnthropicTool(definition), {
+        type: "object",
+        required: ["name", "description", "input_schema"],
+        additionalProperties: false,
+        properties: {
+          name: { type: "string", pattern: "^[a-zA-Z0-9_-]{1,64}$" },
+          description: { type: "string" },
+          input_schema: {
+            type: "object",
+            required: ["type"],
+            properties: { type: { const: "object" } },
+          },
+        },
+      }],
+    ];
+    for (const [tool, shape] of shapes) {
+      assert.equal(ajv.validate(shape, tool), true, JSON.stringify(ajv.errors));
+      assert.doesNotThrow(() => JSON.parse(JSON.stringify(tool)));
+    }
+    assert.equal(toMcpTool(definition).inputSchema, definition.input_schema);
+  });
+});
+
+describe("handleSkillTool", () => {
+  const context = { skills: [pdf, csv] };
+  const valid = fc.record({
+    skill: fc.constantFrom("pdf", "csv"),
+    resource: fc.constantFrom("references/forms.md", "assets/logo.png", "nope.md", "../x", "a\\b"),
+    offset: fc.oneof(fc.nat(10), fc.constant(Number.MAX_SAFE_INTEGER)),
+    limit: fc.oneof(fc.integer({ min: 1, max: 10 }), fc.constant(Number.MAX_SAFE_INTEGER)),
+  }, { requiredKeys: ["skill"] });
+  const bad: Record<string, unknown[]> = {
+    skill: ["other", "", 1, null, ["pdf"], undefined],
+    resource: ["", 1, null, {}],
+    offset: [-1, 1.5, "1", 2 ** 53, Number.MAX_SAFE_INTEGER + 2, null, true],
+    limit: [0, -1, 2.5, "10", 2 ** 53, null],
+    extra: ["x", 1],
+    __proto__: [1],
+  };
+  /** A valid input, then at most one field broken (or an unknown field added). */
+  const nearValid = fc.tuple(
+    valid,
+    fc.option(fc.constantFrom(...Object.keys(bad)), { nil: undefined }),
+    fc.nat(),
+  )
+    .map(([input, field, i]) => {
+      const out: Record<string, unknown> = { ...input };
+      if (field !== undefined) {
+        const value = bad[field]![i % bad[field]!.length];
+        if (value === undefined) delete out[field];
+        else {Object.defineProperty(out, field, {
+            value,
+            enumerable: true,
+            writable: true,
+            configurable: true,
+          });}
+      }
+      return out;
+    });
+
+  it("accepts exactly the inputs the schema accepts", () => {
+    fc.assert(
+      fc.property(fc.oneof(nearValid, fc.jsonValue()), (input) => {
+        const result = handleSkillTool(input, context);
+        assert.equal(
+          !inputRejected(result.content),
+          validateInput(input),
+          `${JSON.stringify(input)} -> ${result.content}`,
+        );
+      }),
+      runs(500),
+    );
+  });
+
+  it("never throws, whatever it is sent", () => {
+    fc.assert(
+      fc.property(
+        fc.anything({ withBigInt: true, withMap: true, withSet: true, withNullPrototype: true }),
+        (input) => {
+          const result = handleSkillTool(input, context);
+          assert.equal(typeof result.content, "string");
+          assert.equal(typeof result.is_error, "boolean");
+        },
+      ),
+      runs(300),
+    );
+    const throwing = {
+      skills: (): never => {
+        throw new Error("loader exploded");
+      },
+    };
+    assert.deepEqual(handleSkillTool({ skill: "pdf" }, throwing), {
+      content: "loader exploded",
+      is_error: true,
+    });
+  });
+
+  it("returns every refusal of the gate matrix as an error with the gate's message", () => {
+    const paths: Record<ResourceClass, string> = {
+      root: "LICENSE.txt",
+      references: "references/forms.md",
+      assets: "assets/logo.png",
+      scripts: "scripts/fill.py",
+      nonstandard: "canvas-fonts/a.ttf",
+    };
+    for (const g of [true, false]) {
+      for (const s of [true, false]) {
+        for (const [c, path] of Object.entries(paths)) {
+          const result = handleSkillTool({ skill: "pdf", resource: path }, {
+            skills: new Map([["pdf", pdf]]),
+            global_safety: g,
+            skill_safety: { pdf: s },
+          });
+          const refused = c === "nonstandard" && (g || s);
+          assert.equal(result.is_error, refused, `${c} ${g} ${s}`);
+          if (refused) {
+            assert.equal(
+              result.content,
+              `Refused to read non-standard resource "${path}": global safety is ${g}, skill safety is ${s} (both must be false)`,
+            );
+          } else {
+            assert.ok(
+              result.content.startsWith("[SKILL_RESOURCE_READ]\nskill: pdf\npath: " + path),
+            );
+          }
+        }
+        const activation = handleSkillTool({ skill: "pdf" }, {
+          skills: [pdf],
+          global_safety: g,
+          skill_safety: () => s,
+        });
+        assert.equal(activation.content.includes("canvas-fonts"), !g && !s);
+      }
+    }
+  });
+
+  it("names the field at fault", () => {
+    const cases: [unknown, string][] = [
+      [null, 'Invalid input: expected an object with a "skill" field'],
+      [{}, 'Invalid input: "skill" is required'],
+      [{ skill: 1 }, 'Invalid input: "skill" must be a string'],
+      [{ skill: "zip" }, 'Unknown skill "zip"'],
+      [{ skill: "pdf", resource: "" }, 'Invalid input: "resource" must be a non-empty string'],
+      [
+        { skill: "pdf", resource: "a", offset: -1 },
+        'Invalid input: "offset" must be a whole number of at least 0',
+      ],
+      [
+        { skill: "pdf", resource: "a", limit: 0 },
+        'Invalid input: "limit" must be a whole number of at least 1',
+      ],
+      [
+        { skill: "pdf", path: "a" },
+        'Invalid input: unknown field "path" (known: skill, resource, offset, limit)',
+      ],
+      [
+        { skill: "pdf", resource: "references/none.md" },
+        'No resource "references/none.md" in skill "pdf"',
+      ],
+    ];
+    for (const [input, content] of cases) {
+      assert.deepEqual(handleSkillTool(input, context), { content, is_error: true });
+    }
+  });
+
+  it("plays the scripted agent example to its checked-in transcript", () => {
+    const expected = readFileSync(
+      new URL("../examples/agent_loop.expected.txt", import.meta.url),
+      "utf8",
+    );
+    assert.equal(scriptedTranscript(), expected);
+  });
+});
