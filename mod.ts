@@ -85,3 +85,5 @@ export type {
   SkillToolInput,
   SkillToolResult,
 } from "./lib/skill_tool.ts";
+export { includeGraph } from "./lib/include_graph.ts";
+export type { GraphEdge, GraphNode, IncludeGraph } from "./lib/include_graph.ts";

@@ -100,7 +100,7 @@ describe("loadSkillFolder on a real folder", () => {
 
   it("reports link loops, broken links and linked folders as warnings", () => {
     const { warnings } = loadSkillFolder(skillDir);
-    assert.deepEqual([...warnings].sort(), [
+    assert.deepEqual(warnings.map((w) => `${w.path}: ${w.message}`).sort(), [
       "assets/linked-folder: a linked folder; not followed",
       "references/broken.md: a broken symbolic link; skipped",
       "references/loop-a: a symbolic link loop; skipped",

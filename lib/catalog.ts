@@ -1,0 +1,209 @@
+/**
+ * Catalogs: skills in YAML or JSON files (one skill or a list per document),
+ * or a folder of such files read in sorted order. Every error names the file,
+ * line and column. Uses `node:fs` and `yaml`; exported from `./load`.
+ *
+ * @module
+ */
+import { readdirSync, readFileSync, type Stats, statSync } from "node:fs";
+import { dirname, extname, join, resolve } from "node:path";
+import { isMap, isPair, isScalar, isSeq, LineCounter, type Node, parseAllDocuments } from "yaml";
+import { formatLocation, SkillDefinitionError, type SourceLocation } from "./errors.ts";
+import { OrderedMap } from "./ordered_map.ts";
+import { parseSkill, type Skill } from "./skill.ts";
+import { MAX_ALIAS_COUNT } from "./skill_md.ts";
+
+/** The largest catalog file read. */
+export const MAX_CATALOG_FILE_BYTES = 4 * 1024 * 1024;
+/** The file extensions read from a catalog folder. */
+export const CATALOG_EXTENSIONS: readonly string[] = Object.freeze([".yaml", ".yml", ".json"]);
+
+/** A place in a file, with line and column. */
+export type Position = Required<SourceLocation>;
+
+/** A loaded catalog. */
+export interface Catalog {
+  /** Where it was loaded from (absolute). */
+  readonly path: string;
+  /** The folder Agent Skill paths are relative to. */
+  readonly base: string;
+  /** The skills by name, in file order. */
+  readonly skills: OrderedMap<string, Skill>;
+  /** Where each skill is defined (its `name` value). */
+  readonly locations: ReadonlyMap<string, SourceLocation>;
+  /** Locates a field of a skill, e.g. `["overrides", "read_file"]`. */
+  locate(skill: string, path: readonly (string | number)[]): SourceLocation | undefined;
+}
+
+/**
+ * Load a catalog file or folder.
+ *
+ * @param path A `.yaml`, `.yml` or `.json` file, or a folder of them.
+ * @returns The catalog.
+ * @throws {SkillDefinitionError} For a missing or unreadable file, a file over
+ *   the size limit, a YAML syntax error, an alias bomb, an invalid skill or a
+ *   duplicate skill name; with file, line and column.
+ */
+export function loadCatalog(path: string): Catalog {
+  const absolute = resolve(path);
+  const stat = statOrFail(absolute);
+  const files = stat.isDirectory() ? catalogFiles(absolute) : [absolute];
+  const base = stat.isDirectory() ? absolute : dirname(absolute);
+  const skills = OrderedMap.builder<string, Skill>();
+  const locations = new Map<string, SourceLocation>();
+  const locators = new Map<
+    string,
+    (path: readonly (string | number)[]) => SourceLocation | undefined
+  >();
+  for (const file of files) {
+    for (const { skill, locate } of parseCatalogFile(file)) {
+      const here = locate(["name"]) ?? { file };
+      const first = locations.get(skill.name);
+      if (first !== undefined) {
+        throw new SkillDefinitionError({
+          skill: skill.name,
+          field: "name",
+          reason: `duplicate skill name; first defined at ${formatLocation(first)}`,
+          location: here,
+        });
+      }
+      skills.set(skill.name, skill);
+      locations.set(skill.name, here);
+      locators.set(skill.name, locate);
+    }
+  }
+  return Object.freeze({
+    path: absolute,
+    base,
+    skills: skills.freeze(),
+    locations,
+    locate: (skill: string, at: readonly (string | number)[]) => locators.get(skill)?.(at),
+  });
+}
+
+/**
+ * Parse one catalog file's text.
+ *
+ * @param text The YAML or JSON text.
+ * @param file Its path, named in errors.
+ * @returns Each skill with a locator for its fields.
+ * @throws {SkillDefinitionError} For a YAML error, an alias bomb or an invalid skill.
+ */
+export function parseCatalogText(
+  text: string,
+  file: string,
+): { skill: Skill; locate: (path: readonly (string | number)[]) => Position | undefined }[] {
+  const lines = new LineCounter();
+  const at = (offset: number): Position => {
+    const { line, col } = lines.linePos(offset);
+    return { file, line, column: col };
+  };
+  const docs = parseAllDocuments(text, {
+    schema: "core",
+    customTags: [],
+    uniqueKeys: true,
+    prettyErrors: false,
+    lineCounter: lines,
+  });
+  const out: ReturnType<typeof parseCatalogText> = [];
+  for (const doc of "empty" in docs ? [] : docs) {
+    const [error] = doc.errors;
+    if (error !== undefined) {
+      throw new SkillDefinitionError({
+        skill: undefined,
+        field: "",
+        reason: `YAML error: ${error.message.split("\n")[0]!.trim()}`,
+        location: at(error.pos[0]),
+      });
+    }
+    let data: unknown;
+    try {
+      data = doc.toJS({ maxAliasCount: MAX_ALIAS_COUNT });
+    } catch (e) {
+      throw new SkillDefinitionError({
+        skill: undefined,
+        field: "",
+        reason: `YAML error: ${(e as Error).message.split("\n")[0]!.trim()}`,
+        location: { file },
+      });
+    }
+    if (data === null || data === undefined) continue;
+    const list = Array.isArray(data);
+    const items: unknown[] = list ? (data as unknown[]) : [data];
+    items.forEach((item, index) => {
+      const prefix = list ? [index] : [];
+      const locate = (path: readonly (string | number)[]): Position | undefined => {
+        const offset = nodeOffset(doc.contents, [...prefix, ...path]);
+        return offset === undefined ? undefined : at(offset);
+      };
+      out.push({ skill: parseSkill(item, { file, locate }), locate });
+    });
+  }
+  return out;
+}
+
+/**
+ * Parse one catalog file.
+ *
+ * @param file The file's path.
+ * @returns Each skill with a locator.
+ * @throws {SkillDefinitionError} As {@linkcode parseCatalogText}, and for a file
+ *   that is missing or over {@linkcode MAX_CATALOG_FILE_BYTES}.
+ */
+export function parseCatalogFile(file: string): ReturnType<typeof parseCatalogText> {
+  const size = statOrFail(file).size;
+  if (size > MAX_CATALOG_FILE_BYTES) {
+    throw new SkillDefinitionError({
+      skill: undefined,
+      field: "",
+      reason: `the file is ${size} bytes; the limit is ${MAX_CATALOG_FILE_BYTES}`,
+      location: { file },
+    });
+  }
+  return parseCatalogText(readFileSync(file, "utf8"), file);
+}
+
+/**
+ * @param dir A catalog folder.
+ * @returns Its `.yaml`, `.yml` and `.json` files, sorted by name.
+ */
+export function catalogFiles(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true })
+    .filter((e) => e.isFile() && CATALOG_EXTENSIONS.includes(extname(e.name).toLowerCase()))
+    .map((e) => e.name)
+    .sort()
+    .map((name) => join(dir, name));
+}
+
+/** The offset of the node at `path`: for a mapping key, the key itself. */
+function nodeOffset(root: Node | null, path: readonly (string | number)[]): number | undefined {
+  let node: unknown = root;
+  let offset: number | undefined = (root as { range?: number[] } | null)?.range?.[0];
+  for (const part of path) {
+    if (isMap(node)) {
+      const pair = node.items.find((p) => isPair(p) && isScalar(p.key) && p.key.value === part);
+      if (pair === undefined) return offset;
+      offset = (pair.key as { range?: number[] }).range?.[0] ?? offset;
+      node = pair.value;
+    } else if (isSeq(node) && typeof part === "number") {
+      node = node.items[part];
+      offset = (node as { range?: number[] } | undefined)?.range?.[0] ?? offset;
+    } else {
+      return offset;
+    }
+  }
+  return offset;
+}
+
+function statOrFail(path: string): Stats {
+  try {
+    return statSync(path);
+  } catch {
+    throw new SkillDefinitionError({
+      skill: undefined,
+      field: "",
+      reason: `no such file or folder`,
+      location: { file: path },
+    });
+  }
+}

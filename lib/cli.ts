@@ -1,0 +1,570 @@
+#!/usr/bin/env -S npx tsx
+/**
+ * The `skillset` command line: resolve, graph, validate, activate, read,
+ * to-prompt. Runs under `npx tsx`, `deno run -A` and `bun`.
+ *
+ * Exit codes: 0 ok, 1 invalid input or refused access, 2 bad usage.
+ *
+ * @module
+ */
+import { readdirSync, readFileSync, realpathSync } from "node:fs";
+import { join, resolve } from "node:path";
+import process from "node:process";
+import { fileURLToPath } from "node:url";
+import { activateSkill, renderActivation } from "./activate.ts";
+import { type Catalog, loadCatalog } from "./catalog.ts";
+import {
+  AgentSkillError,
+  ExecutionError,
+  formatLocation,
+  InvalidResourcePathError,
+  ResourceNotFoundError,
+  SkillDefinitionError,
+  SkillResolutionError,
+  type SourceLocation,
+} from "./errors.ts";
+import { type IncludeGraph, includeGraph } from "./include_graph.ts";
+import { readResource, renderResourceRead } from "./read.ts";
+import { computeCapabilitySummary, type ResolvedToolEntry, resolveTools } from "./resolve.ts";
+import { isSkillFolder, type LoadedSkill, loadSkillFolder } from "./skill_folder.ts";
+import { type Diagnostic, formatDiagnostic, validatePaths } from "./validate.ts";
+
+/** Where the CLI writes, and whether it may colour its output. */
+export interface CliIO {
+  readonly stdout: (text: string) => void;
+  readonly stderr: (text: string) => void;
+  /** Colour on: a TTY without `NO_COLOR`. */
+  readonly color: boolean;
+}
+
+/** Bad usage: exit code 2. */
+class UsageError extends Error {
+  override readonly name = "UsageError";
+}
+
+interface FlagSpec {
+  /** Flags that take a value. */
+  readonly values: readonly string[];
+  /** Positional arguments: [required, maximum]. */
+  readonly positional: readonly [number, number];
+  readonly usage: string;
+  readonly help: string;
+}
+
+const SAFETY = "--global-safety true|false  --skill-safety true|false (both default true)";
+
+const COMMANDS: Readonly<Record<string, FlagSpec>> = {
+  resolve: {
+    values: [],
+    positional: [2, 2],
+    usage: "skillset resolve <catalog> <skill> [--json]",
+    help:
+      "Resolve a skill's tool set: the entries table (name, kind, source skill, overrides) and the\n" +
+      "capability summary. <catalog> is a YAML/JSON file or a folder of them.",
+  },
+  graph: {
+    values: ["--format"],
+    positional: [1, 2],
+    usage: "skillset graph <catalog> [skill] [--format mermaid|dot] [--json]",
+    help:
+      "Print the include graph (of the whole catalog, or what [skill] reaches). Edges on a cycle are\n" +
+      "marked; includes the catalog lacks appear as missing nodes.",
+  },
+  validate: {
+    values: [],
+    positional: [1, Infinity],
+    usage: "skillset validate <path>... [--json]",
+    help: "Check catalogs and Agent Skill folders (or folders of them). Prints\n" +
+      "file:line:col: error|warning: message. Exits 1 when there is an error.",
+  },
+  activate: {
+    values: ["--global-safety", "--skill-safety"],
+    positional: [1, 1],
+    usage: `skillset activate <skill-dir> [${SAFETY}] [--json]`,
+    help:
+      "Print a skill's instructions and the manifest of its bundled files, grouped by class.\n" +
+      "Non-standard folders are listed only when both safety switches are false.",
+  },
+  read: {
+    values: ["--offset", "--limit", "--global-safety", "--skill-safety"],
+    positional: [2, 2],
+    usage: `skillset read <skill-dir> <path> [--offset N] [--limit N] [${SAFETY}] [--json]`,
+    help: "Read one page of a bundled file in the [SKILL_RESOURCE_READ] envelope: text by lines\n" +
+      "(default 2000), anything else as base64 by bytes (default 49152).",
+  },
+  "to-prompt": {
+    values: [],
+    positional: [1, Infinity],
+    usage: "skillset to-prompt <skill-dir>... [--json]",
+    help:
+      "Print the <available_skills> block for a system prompt (a folder of skill folders works too).",
+  },
+};
+
+const TOOL_HELP = `skillset — resolve skills' tool sets and gate access to their bundled files
+
+Usage: skillset <command> [arguments] [--json]
+
+Commands:
+${Object.values(COMMANDS).map((c) => `  ${c.usage}`).join("\n")}
+
+Options:
+  --json       machine-readable output
+  --help, -h   help for the tool or a command
+  --version    print the version
+
+Exit codes: 0 ok, 1 invalid input or refused access, 2 bad usage.`;
+
+/**
+ * Run the CLI.
+ *
+ * @param argv The arguments after the program name.
+ * @param io Where to write.
+ * @returns The exit code.
+ */
+export function main(argv: readonly string[], io: CliIO = processIO()): number {
+  try {
+    return run(argv, io);
+  } catch (e) {
+    if (e instanceof UsageError) {
+      io.stderr(`skillset: ${e.message}\n`);
+      return 2;
+    }
+    io.stderr(`${describeError(e, io)}\n`);
+    return 1;
+  }
+}
+
+function run(argv: readonly string[], io: CliIO): number {
+  const [command, ...rest] = argv;
+  if (command === undefined || command === "--help" || command === "-h" || command === "help") {
+    const topic = command === "help" ? rest[0] : undefined;
+    io.stdout(`${topic !== undefined && COMMANDS[topic] ? commandHelp(topic) : TOOL_HELP}\n`);
+    return command === undefined ? 2 : 0;
+  }
+  if (command === "--version") {
+    io.stdout(`${version()}\n`);
+    return 0;
+  }
+  const spec = Object.hasOwn(COMMANDS, command) ? COMMANDS[command] : undefined;
+  if (spec === undefined) {
+    throw new UsageError(`unknown command "${command}" (try: skillset --help)`);
+  }
+  const args = parseArgs(command, spec, rest);
+  if (args.help) {
+    io.stdout(`${commandHelp(command)}\n`);
+    return 0;
+  }
+  const [first = "", second = ""] = args.positional;
+  switch (command) {
+    case "resolve":
+      return resolveCommand(first, second, args.json, io);
+    case "graph":
+      return graphCommand(
+        first,
+        args.positional[1],
+        args.flags.get("--format") ?? "mermaid",
+        args.json,
+        io,
+      );
+    case "validate":
+      return validateCommand(args.positional, args.json, io);
+    case "activate":
+      return activateCommand(first, safety(args.flags), args.json, io);
+    case "read":
+      return readCommand(first, second, args.flags, args.json, io);
+    default:
+      return toPromptCommand(args.positional, args.json, io);
+  }
+}
+
+interface Args {
+  readonly positional: readonly string[];
+  readonly flags: ReadonlyMap<string, string>;
+  readonly json: boolean;
+  readonly help: boolean;
+}
+
+function parseArgs(command: string, spec: FlagSpec, argv: readonly string[]): Args {
+  const positional: string[] = [];
+  const flags = new Map<string, string>();
+  let json = false, help = false, rest = false;
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    if (rest || !arg.startsWith("-") || arg === "-") {
+      positional.push(arg);
+    } else if (arg === "--") {
+      rest = true;
+    } else if (arg === "--json") {
+      json = true;
+    } else if (arg === "--help" || arg === "-h") {
+      help = true;
+    } else {
+      const eq = arg.indexOf("=");
+      const name = eq < 0 ? arg : arg.slice(0, eq);
+      if (!spec.values.includes(name)) {
+        throw new UsageError(`${command}: unknown option "${name}"\nusage: ${spec.usage}`);
+      }
+      const value = eq < 0 ? argv[++i] : arg.slice(eq + 1);
+      if (value === undefined) {
+        throw new UsageError(`${command}: ${name} needs a value\nusage: ${spec.usage}`);
+      }
+      flags.set(name, value);
+    }
+  }
+  const [min, max] = spec.positional;
+  if (!help && (positional.length < min || positional.length > max)) {
+    throw new UsageError(
+      `${command}: expected ${min === max ? min : `${min} or more`} argument${
+        max === 1 ? "" : "s"
+      }, got ${positional.length}\nusage: ${spec.usage}`,
+    );
+  }
+  return { positional, flags, json, help };
+}
+
+function commandHelp(command: string): string {
+  const spec = COMMANDS[command]!;
+  return `usage: ${spec.usage}\n\n${spec.help}`;
+}
+
+function safety(
+  flags: ReadonlyMap<string, string>,
+): { global_safety: boolean; skill_safety: boolean } {
+  return {
+    global_safety: bool(flags, "--global-safety"),
+    skill_safety: bool(flags, "--skill-safety"),
+  };
+}
+
+function bool(flags: ReadonlyMap<string, string>, name: string): boolean {
+  const value = flags.get(name);
+  if (value === undefined || value === "true") return true;
+  if (value === "false") return false;
+  throw new UsageError(`${name} takes true or false, got "${value}"`);
+}
+
+function count(flags: ReadonlyMap<string, string>, name: string, min: number): number | undefined {
+  const value = flags.get(name);
+  if (value === undefined) return undefined;
+  if (!/^\d+$/.test(value) || !Number.isSafeInteger(Number(value)) || Number(value) < min) {
+    throw new UsageError(`${name} takes a whole number of at least ${min}, got "${value}"`);
+  }
+  return Number(value);
+}
+
+// ---- commands ----------------------------------------------------------------
+
+function resolveCommand(catalogPath: string, name: string, json: boolean, io: CliIO): number {
+  const catalog = loadCatalog(catalogPath);
+  const skill = catalog.skills.get(name);
+  if (skill === undefined) throw unknownSkill(name, catalog);
+  const tools = resolveTools(skill, catalog.skills);
+  const summary = computeCapabilitySummary(skill, tools);
+  if (json) {
+    io.stdout(`${JSON.stringify({ entries: [...tools.values()], summary }, null, 2)}\n`);
+    return 0;
+  }
+  const rows = [...tools.values()].map((e, i) => [
+    String(i + 1),
+    e.name,
+    e.kind,
+    e.source_skill,
+    describeOverrides(e),
+  ]);
+  const out = [
+    bold(`${name}: ${tools.size} tool${tools.size === 1 ? "" : "s"}`, io),
+    "",
+    ...table([["#", "name", "kind", "source skill", "overrides"], ...rows]).map((l) => `  ${l}`),
+    "",
+    bold("Capabilities", io),
+    ...table([
+      ["total tools", String(summary.total_tools)],
+      ["read-only tools", String(summary.read_only_tools)],
+      ["write tools", String(summary.write_tools)],
+      ["checkpointable tools", String(summary.checkpointable_tools)],
+      ["side effects", summary.has_side_effects ? summary.side_effects.join(", ") : "none"],
+      [
+        "MCP tools",
+        `${summary.mcp_tools} from ${summary.mcp_servers} server${
+          summary.mcp_servers === 1 ? "" : "s"
+        }`,
+      ],
+      ["Agent Skills", String(summary.agent_skills)],
+    ]).map((l) => `  ${l}`),
+  ];
+  io.stdout(`${out.join("\n")}\n`);
+  return 0;
+}
+
+function describeOverrides(entry: ResolvedToolEntry): string {
+  return Object.keys(entry.overrides).length === 0 ? "-" : JSON.stringify(entry.overrides);
+}
+
+function graphCommand(
+  catalogPath: string,
+  root: string | undefined,
+  format: string,
+  json: boolean,
+  io: CliIO,
+): number {
+  if (format !== "mermaid" && format !== "dot") {
+    throw new UsageError(`--format takes mermaid or dot, got "${format}"`);
+  }
+  const catalog = loadCatalog(catalogPath);
+  if (root !== undefined && !catalog.skills.has(root)) throw unknownSkill(root, catalog);
+  const graph = includeGraph(catalog.skills, root);
+  if (json) io.stdout(`${JSON.stringify(graph, null, 2)}\n`);
+  else io.stdout(`${format === "dot" ? toDot(graph) : toMermaid(graph)}\n`);
+  return 0;
+}
+
+function toMermaid(graph: IncludeGraph): string {
+  const id = new Map(graph.nodes.map((n, i) => [n.name, `n${i}`]));
+  const lines = ["flowchart TD"];
+  for (const n of graph.nodes) {
+    const label = n.missing ? `${n.name} (missing)` : n.name;
+    lines.push(
+      `  ${id.get(n.name)}["${label.replaceAll('"', "#quot;")}"]${n.missing ? ":::missing" : ""}`,
+    );
+  }
+  for (const e of graph.edges) {
+    lines.push(`  ${id.get(e.from)} ${e.cycle ? "-->|cycle|" : "-->"} ${id.get(e.to)}`);
+  }
+  const cycleEdges = graph.edges.flatMap((e, i) => (e.cycle ? [i] : []));
+  if (cycleEdges.length > 0) {
+    lines.push(`  linkStyle ${cycleEdges.join(",")} stroke:red,stroke-width:2px`);
+  }
+  if (graph.nodes.some((n) => n.missing)) {
+    lines.push("  classDef missing stroke-dasharray: 5 5,color:#a00");
+  }
+  return lines.join("\n");
+}
+
+function toDot(graph: IncludeGraph): string {
+  const q = (s: string) => JSON.stringify(s);
+  const lines = ["digraph includes {", "  rankdir=TB;"];
+  for (const n of graph.nodes) {
+    lines.push(
+      n.missing
+        ? `  ${q(n.name)} [label=${q(`${n.name} (missing)`)}, style=dashed, color=red];`
+        : `  ${q(n.name)};`,
+    );
+  }
+  for (const e of graph.edges) {
+    lines.push(`  ${q(e.from)} -> ${q(e.to)}${e.cycle ? ' [color=red, label="cycle"]' : ""};`);
+  }
+  lines.push("}");
+  return lines.join("\n");
+}
+
+function validateCommand(paths: readonly string[], json: boolean, io: CliIO): number {
+  const diagnostics = validatePaths(paths);
+  const errors = diagnostics.filter((d) => d.severity === "error").length;
+  const warnings = diagnostics.length - errors;
+  if (json) {
+    io.stdout(`${JSON.stringify({ diagnostics, errors, warnings }, null, 2)}\n`);
+  } else {
+    for (const d of diagnostics) io.stdout(`${colorDiagnostic(d, io)}\n`);
+    io.stdout(
+      `${errors} error${errors === 1 ? "" : "s"}, ${warnings} warning${
+        warnings === 1 ? "" : "s"
+      }\n`,
+    );
+  }
+  return errors > 0 ? 1 : 0;
+}
+
+function colorDiagnostic(d: Diagnostic, io: CliIO): string {
+  const text = formatDiagnostic(d);
+  if (!io.color) return text;
+  const label = `${d.severity}:`;
+  const colored = d.severity === "error" ? `\x1b[31m${label}\x1b[0m` : `\x1b[33m${label}\x1b[0m`;
+  return text.replace(`: ${label} `, `: ${colored} `);
+}
+
+function activateCommand(
+  dir: string,
+  flags: { global_safety: boolean; skill_safety: boolean },
+  json: boolean,
+  io: CliIO,
+): number {
+  const skill = loadSkillFolder(dir);
+  warnAbout(skill, io);
+  const activation = activateSkill(skill, flags);
+  io.stdout(`${json ? JSON.stringify(activation, null, 2) : renderActivation(activation)}\n`);
+  return 0;
+}
+
+function readCommand(
+  dir: string,
+  path: string,
+  flags: ReadonlyMap<string, string>,
+  json: boolean,
+  io: CliIO,
+): number {
+  const offset = count(flags, "--offset", 0);
+  const limit = count(flags, "--limit", 1);
+  const skill = loadSkillFolder(dir);
+  const page = readResource(skill, path, {
+    ...safety(flags),
+    ...(offset === undefined ? {} : { offset }),
+    ...(limit === undefined ? {} : { limit }),
+  });
+  io.stdout(`${json ? JSON.stringify(page, null, 2) : renderResourceRead(page)}\n`);
+  return 0;
+}
+
+function toPromptCommand(paths: readonly string[], json: boolean, io: CliIO): number {
+  const skills: LoadedSkill[] = [];
+  for (const path of paths) {
+    if (isSkillFolder(path)) {
+      skills.push(loadSkillFolder(path));
+      continue;
+    }
+    const children = skillFoldersIn(path);
+    if (children.length === 0) {
+      throw new AgentSkillError("", "no SKILL.md in the folder or its sub-folders", {
+        file: resolve(path),
+      });
+    }
+    for (const child of children) skills.push(loadSkillFolder(child));
+  }
+  const entries = skills.map((s) => ({
+    name: s.name,
+    description: s.frontmatter.description,
+    location: s.skillMdPath,
+  }));
+  if (json) {
+    io.stdout(`${JSON.stringify(entries, null, 2)}\n`);
+    return 0;
+  }
+  const lines = ["<available_skills>"];
+  for (const e of entries) {
+    lines.push(
+      "<skill>",
+      `<name>${xml(e.name)}</name>`,
+      `<description>${xml(e.description)}</description>`,
+      `<location>${xml(e.location)}</location>`,
+      "</skill>",
+    );
+  }
+  lines.push("</available_skills>");
+  io.stdout(`${lines.join("\n")}\n`);
+  return 0;
+}
+
+function skillFoldersIn(dir: string): string[] {
+  let names: string[];
+  try {
+    names = readdirSync(dir, { withFileTypes: true }).filter((e) => e.isDirectory()).map((e) =>
+      e.name
+    ).sort();
+  } catch {
+    throw new AgentSkillError("", "no such folder", { file: resolve(dir) });
+  }
+  return names.map((n) => join(dir, n)).filter(isSkillFolder);
+}
+
+// ---- output helpers ---------------------------------------------------------
+
+/** Escape text for XML element content and attributes. */
+function xml(text: string): string {
+  return text.replace(/[&<>"']/g, (c) => XML_ENTITIES[c]!);
+}
+
+const XML_ENTITIES: Readonly<Record<string, string>> = {
+  "&": "&amp;",
+  "<": "&lt;",
+  ">": "&gt;",
+  '"': "&quot;",
+  "'": "&apos;",
+};
+
+function table(rows: readonly (readonly string[])[]): string[] {
+  const widths: number[] = [];
+  for (const row of rows) {
+    row.forEach((cell, i) => (widths[i] = Math.max(widths[i] ?? 0, [...cell].length)));
+  }
+  return rows.map((row) =>
+    row.map((
+      cell,
+      i,
+    ) => (i === row.length - 1 ? cell : cell + " ".repeat(widths[i]! - [...cell].length))).join(
+      "  ",
+    )
+  );
+}
+
+function bold(text: string, io: CliIO): string {
+  return io.color ? `\x1b[1m${text}\x1b[0m` : text;
+}
+
+function warnAbout(skill: LoadedSkill, io: CliIO): void {
+  for (const w of skill.warnings) {
+    io.stderr(`${join(skill.location, w.path)}: warning: ${w.message}\n`);
+  }
+}
+
+function unknownSkill(name: string, catalog: Catalog): SkillResolutionError {
+  return new SkillResolutionError(
+    "UNKNOWN_SKILL",
+    `Unknown skill "${name}" in catalog ${catalog.path} (it has: ${
+      [...catalog.skills.keys()].join(", ")
+    })`,
+    [name],
+  );
+}
+
+/** The error as one clear line: `file:line:col: error: message` when it has a place. */
+function describeError(e: unknown, io: CliIO): string {
+  const label = io.color ? "\x1b[31merror:\x1b[0m" : "error:";
+  if (e instanceof SkillDefinitionError || e instanceof AgentSkillError) {
+    return placed(e.message, e.location, label);
+  }
+  if (
+    e instanceof SkillResolutionError || e instanceof ExecutionError ||
+    e instanceof InvalidResourcePathError || e instanceof ResourceNotFoundError ||
+    e instanceof RangeError
+  ) {
+    return `skillset: ${label} ${e.message}`;
+  }
+  const code = (e as { code?: unknown })?.code;
+  if (e instanceof Error && typeof code === "string") return `skillset: ${label} ${e.message}`;
+  return `skillset: ${label} internal error: ${e instanceof Error ? e.message : String(e)}`;
+}
+
+function placed(message: string, location: SourceLocation | undefined, label: string): string {
+  if (location === undefined) return `skillset: ${label} ${message}`;
+  const where = formatLocation(location);
+  const suffix = ` (${where})`;
+  const bare = message.endsWith(suffix) ? message.slice(0, -suffix.length) : message;
+  return `${where}: ${label} ${bare}`;
+}
+
+function version(): string {
+  const pkg = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8"));
+  return `skillset ${pkg.version}`;
+}
+
+function processIO(): CliIO {
+  const env = process.env;
+  return {
+    stdout: (text) => void process.stdout.write(text),
+    stderr: (text) => void process.stderr.write(text),
+    color: process.stdout.isTTY === true &&
+      (env["NO_COLOR"] === undefined || env["NO_COLOR"] === ""),
+  };
+}
+
+function isMain(): boolean {
+  const script = process.argv[1];
+  if (script === undefined) return false;
+  try {
+    return realpathSync(script) === realpathSync(fileURLToPath(import.meta.url));
+  } catch {
+    return false;
+  }
+}
+
+if (isMain()) process.exitCode = main(process.argv.slice(2));
