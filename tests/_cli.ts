@@ -1,0 +1,51 @@
+/**
+ * Runs the real `skillset` CLI as a subprocess, under the runtime running the
+ * tests: Node (through tsx), Deno or Bun.
+ *
+ * @module
+ */
+import { spawnSync } from "node:child_process";
+import { join, resolve } from "node:path";
+import process from "node:process";
+import { pathToFileURL } from "node:url";
+
+export const ROOT = resolve(import.meta.dirname ?? ".", "..");
+const CLI = join(ROOT, "lib", "cli.ts");
+const TSX = join(ROOT, "node_modules", "tsx", "dist", "loader.mjs");
+
+/** The runtime running this test file. */
+export const RUNTIME: "node" | "deno" | "bun" = "Deno" in globalThis
+  ? "deno"
+  : "Bun" in globalThis
+  ? "bun"
+  : "node";
+
+function command(): [string, string[]] {
+  switch (RUNTIME) {
+    case "deno":
+      return [process.execPath, ["run", "-A", `--config=${join(ROOT, "deno.json")}`, CLI]];
+    case "bun":
+      return [process.execPath, [CLI]];
+    default:
+      // tsx by path: the working directory may be a temporary folder without node_modules.
+      return [process.execPath, ["--import", pathToFileURL(TSX).href, CLI]];
+  }
+}
+
+export interface CliResult {
+  readonly code: number;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+/** Run `skillset ...args` in `cwd` (the repository by default), without colour. */
+export function cli(args: readonly string[], cwd: string = ROOT): CliResult {
+  const [bin, pre] = command();
+  const result = spawnSync(bin, [...pre, ...args], {
+    cwd,
+    encoding: "utf8",
+    env: { ...process.env, NO_COLOR: "1", FORCE_COLOR: "0" },
+    maxBuffer: 64 * 1024 * 1024,
+  });
+  return { code: result.status ?? -1, stdout: result.stdout, stderr: result.stderr };
+}
