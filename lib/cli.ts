@@ -51,7 +51,7 @@ interface FlagSpec {
   readonly help: string;
 }
 
-const SAFETY = "--global-safety true|false  --skill-safety true|false (both default true)";
+const SAFETY = "[--global-safety true|false] [--skill-safety true|false]";
 
 const COMMANDS: Readonly<Record<string, FlagSpec>> = {
   resolve: {
@@ -80,17 +80,18 @@ const COMMANDS: Readonly<Record<string, FlagSpec>> = {
   activate: {
     values: ["--global-safety", "--skill-safety"],
     positional: [1, 1],
-    usage: `skillset activate <skill-dir> [${SAFETY}] [--json]`,
+    usage: `skillset activate <skill-dir> ${SAFETY} [--json]`,
     help:
       "Print a skill's instructions and the manifest of its bundled files, grouped by class.\n" +
-      "Non-standard folders are listed only when both safety switches are false.",
+      "Non-standard folders are listed only when both safety switches are false (each defaults to true).",
   },
   read: {
     values: ["--offset", "--limit", "--global-safety", "--skill-safety"],
     positional: [2, 2],
-    usage: `skillset read <skill-dir> <path> [--offset N] [--limit N] [${SAFETY}] [--json]`,
+    usage: `skillset read <skill-dir> <path> [--offset N] [--limit N] ${SAFETY} [--json]`,
     help: "Read one page of a bundled file in the [SKILL_RESOURCE_READ] envelope: text by lines\n" +
-      "(default 2000), anything else as base64 by bytes (default 49152).",
+      "(default 2000), anything else as base64 by bytes (default 49152). Non-standard folders are\n" +
+      "readable only when both safety switches are false (each defaults to true).",
   },
   "to-prompt": {
     values: [],

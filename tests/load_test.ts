@@ -7,9 +7,11 @@ import {
   openSync,
   rmSync,
   symlinkSync,
+  unlinkSync,
   writeFileSync,
   writeSync,
 } from "node:fs";
+import { spawnSync } from "node:child_process";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import {
@@ -179,6 +181,49 @@ describe("loadSkillFolder on a real folder", () => {
       assert.ok(e instanceof AgentSkillError);
       assert.equal(e.message, `Invalid SKILL.md: no SKILL.md in the folder (${none})`);
       return true;
+    });
+  });
+
+  it("passes over odd names and special files with warnings", () => {
+    const dir = join(temp, "odd");
+    write(join(dir, "SKILL.md"), "---\nname: odd\ndescription: d\n---\n");
+    write(join(dir, "assets", "back\\slash.txt"), "x");
+    spawnSync("mkfifo", [join(dir, "assets", "pipe")]);
+    const skill = loadSkillFolder(dir);
+    assert.deepEqual(skill.warnings.map((w) => `${w.path}: ${w.message}`).sort(), [
+      'assets/back\\slash.txt: Invalid resource path "assets/back\\\\slash.txt": it contains a backslash; skipped',
+      "assets/pipe: not a regular file; skipped",
+    ]);
+    assert.deepEqual([...skill.files.keys()], ["SKILL.md"]);
+  });
+
+  it("refuses a SKILL.md over 1 MiB", () => {
+    const dir = join(temp, "huge");
+    write(
+      join(dir, "SKILL.md"),
+      `---\nname: huge\ndescription: d\n---\n${"x".repeat(1024 * 1024)}`,
+    );
+    assert.throws(() => loadSkillFolder(dir), {
+      name: "AgentSkillError",
+      message: `Invalid SKILL.md: SKILL.md is 1048610 bytes; the limit is 1048576 (${
+        join(dir, "SKILL.md")
+      })`,
+    });
+  });
+
+  it("re-checks the real path at read time: a file swapped for a link out is refused", () => {
+    const dir = join(temp, "swap");
+    write(join(dir, "SKILL.md"), "---\nname: swap\ndescription: d\n---\n");
+    write(join(dir, "references", "a.md"), "fine\n");
+    const skill = loadSkillFolder(dir);
+    assert.equal(readResource(skill, "references/a.md").content, "fine\n");
+    const fresh = loadSkillFolder(dir); // no cached index for this bundle's file
+    unlinkSync(join(dir, "references", "a.md"));
+    symlinkSync(join(temp, "outside", "secret.txt"), join(dir, "references", "a.md"));
+    assert.throws(() => readResource(fresh, "references/a.md"), {
+      name: "ExecutionError",
+      message:
+        'Refused to read "references/a.md": it is a link whose real path is outside the skill folder',
     });
   });
 });

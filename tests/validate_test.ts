@@ -1,0 +1,122 @@
+import { after, before, describe, it } from "node:test";
+import assert from "node:assert/strict";
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import {
+  type Diagnostic,
+  formatDiagnostic,
+  loadCatalog,
+  MAX_CATALOG_FILE_BYTES,
+  parseCatalogText,
+  validatePaths,
+} from "../lib/load.ts";
+import { SkillDefinitionError } from "../mod.ts";
+
+let temp = "";
+const t = (...parts: string[]) => join(temp, ...parts);
+function write(path: string, content: string): string {
+  mkdirSync(join(path, ".."), { recursive: true });
+  writeFileSync(path, content);
+  return path;
+}
+const lines = (ds: Diagnostic[]) => ds.map((d) => formatDiagnostic(d).replaceAll(temp, "T"));
+
+before(() => {
+  temp = mkdtempSync(join(tmpdir(), "skillset-validate-"));
+});
+after(() => rmSync(temp, { recursive: true, force: true }));
+
+describe("validatePaths", () => {
+  it("reports a missing path and a folder with nothing to validate", () => {
+    mkdirSync(t("empty"));
+    assert.deepEqual(lines(validatePaths([t("missing"), t("empty")])), [
+      "T/missing: error: no such file or folder",
+      "T/empty: warning: nothing to validate (no catalog files and no skill folders)",
+    ]);
+  });
+
+  it("takes a SKILL.md path, a folder of skill folders with catalogs, and visits each skill once", () => {
+    write(t("mixed", "one", "SKILL.md"), "---\nname: one\ndescription: d\n---\nbody\n");
+    write(t("mixed", "two", "SKILL.md"), "---\nname: wrong\ndescription: d\n---\n");
+    write(t("mixed", "c.yaml"), "name: m/a\nagent_skills: [one]\n");
+    assert.deepEqual(lines(validatePaths([t("mixed"), t("mixed", "one", "SKILL.md")])), [
+      'T/mixed/two/SKILL.md:2:1: error: Invalid SKILL.md at name: "wrong" must equal the folder name "two"',
+    ]);
+  });
+
+  it("checks links: invalid, outside the folder, into a folder, and not-a-link text", () => {
+    const dir = t("links", "doc");
+    write(join(dir, "references", "a.md"), "a");
+    write(t("links", "outside.md"), "secret");
+    symlinkSync("../../outside.md", join(dir, "references", "out.md"));
+    write(
+      join(dir, "SKILL.md"),
+      [
+        "---",
+        "name: doc",
+        "description: d",
+        "---",
+        "[abs](/etc/passwd) [web](https://example.com/x) [anchor](#top) [up](../x.md)",
+        "[folder](references) [out](references/out.md) [ok](references/a.md#part) [enc](references/a%2Emd)",
+        "Paths in prose: references/a.md, references/gone.md. And see scripts/none.sh!",
+      ].join("\n"),
+    );
+    assert.deepEqual(lines(validatePaths([dir])), [
+      'T/links/doc/SKILL.md:5:69: warning: Link to "../x.md" is not a path inside the skill: Invalid resource path "../x.md": it contains ".." and could leave the skill folder',
+      'T/links/doc/SKILL.md:6:28: warning: Link to "references/out.md" leads outside the skill folder; it is never readable',
+      'T/links/doc/SKILL.md:7:34: warning: Link to "references/gone.md" points to a missing file',
+      'T/links/doc/SKILL.md:7:62: warning: Link to "scripts/none.sh" points to a missing file',
+    ]);
+  });
+
+  it("reports a catalog that fails to parse once, with its place", () => {
+    const file = write(t("bad", "c.yaml"), "name: a/b\nincludes: 3\n");
+    assert.deepEqual(lines(validatePaths([file])), [
+      'T/bad/c.yaml:2:1: error: Invalid skill "a/b" at includes: expected a list, got number 3',
+    ]);
+  });
+});
+
+describe("catalogs", () => {
+  it("refuses a file over the size limit", () => {
+    const file = write(
+      t("big.yaml"),
+      `name: a/b\ndescription: "${"x".repeat(MAX_CATALOG_FILE_BYTES)}"\n`,
+    );
+    assert.throws(() => loadCatalog(file), (e: unknown) => {
+      assert.ok(e instanceof SkillDefinitionError);
+      assert.match(
+        e.message,
+        /^Invalid skill: the file is \d+ bytes; the limit is 4194304 \(.*big\.yaml\)$/,
+      );
+      return true;
+    });
+  });
+
+  it("reads several documents, skips empty ones, and locates nested fields", () => {
+    const text = "---\nname: a/one\n---\n---\n- name: a/two\n  inline_tools:\n    - writes: yes\n";
+    assert.throws(() => parseCatalogText(text, "c.yaml"), {
+      message:
+        'Invalid skill "a/two" at inline_tools[0].writes: expected true or false, got "yes" (c.yaml:7:7)',
+    });
+    assert.deepEqual(
+      parseCatalogText("---\nname: a/one\n---\n", "c.yaml").map((s) => s.skill.name),
+      ["a/one"],
+    );
+  });
+
+  it("resolves Agent Skill paths relative to a catalog folder", () => {
+    write(t("folder-cat", "b.yaml"), "name: f/b\n");
+    write(t("folder-cat", "a.json"), '{"name": "f/a", "includes": ["f/b"]}');
+    write(t("folder-cat", "notes.txt"), "ignored");
+    const catalog = loadCatalog(t("folder-cat"));
+    assert.equal(catalog.base, t("folder-cat"));
+    assert.deepEqual([...catalog.skills.keys()], ["f/a", "f/b"]);
+    assert.deepEqual(catalog.locations.get("f/b"), {
+      file: t("folder-cat", "b.yaml"),
+      line: 1,
+      column: 1,
+    });
+  });
+});
