@@ -6,7 +6,7 @@
  * @module
  */
 import { SkillCycleError, SkillResolutionError } from "./errors.ts";
-import { adopt, OrderedMap } from "./ordered_map.ts";
+import { adopt, type OrderedMap } from "./ordered_map.ts";
 import {
   includeName,
   type InlineTool,
@@ -155,7 +155,7 @@ export class SkillResolver {
    */
   computeCapabilitySummary(
     skill: Skill,
-    entries: ResolvedTools | Iterable<ResolvedToolEntry>,
+    entries: ReadonlyMap<string, ResolvedToolEntry> | Iterable<ResolvedToolEntry>,
   ): CapabilitySummary {
     return computeCapabilitySummary(skill, entries);
   }
@@ -191,9 +191,14 @@ export class SkillResolver {
  */
 export function computeCapabilitySummary(
   _skill: Skill,
-  entries: ResolvedTools | Iterable<ResolvedToolEntry>,
+  entries: ReadonlyMap<string, ResolvedToolEntry> | Iterable<ResolvedToolEntry>,
 ): CapabilitySummary {
-  const list = entries instanceof OrderedMap ? entries.values() : entries;
+  // A map (ours, from another copy of this module, or a Map) iterates pairs: take its values.
+  // Arrays and sets have values() too, yielding their elements.
+  const values = (entries as { values?: () => Iterable<ResolvedToolEntry> }).values;
+  const list: Iterable<ResolvedToolEntry> = typeof values === "function"
+    ? values.call(entries)
+    : (entries as Iterable<ResolvedToolEntry>);
   let total = 0, readOnly = 0, writes = 0, checkpointable = 0, mcp = 0, agentSkills = 0;
   const sideEffects = new Set<string>();
   const servers = new Set<string>();

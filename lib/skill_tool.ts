@@ -6,6 +6,7 @@
  *
  * @module
  */
+import { deepFreeze } from "./_deep_freeze.ts";
 import { activateSkill, renderActivation } from "./activate.ts";
 import type { SkillBundle } from "./bundle.ts";
 import type { SafetyFlags } from "./gate.ts";
@@ -308,15 +309,4 @@ function success(content: string): SkillToolResult {
 
 function failure(content: string): SkillToolResult {
   return Object.freeze({ content, is_error: true });
-}
-
-function deepFreeze<T>(value: T): T {
-  const stack: unknown[] = [value];
-  while (stack.length > 0) {
-    const item = stack.pop();
-    if (typeof item !== "object" || item === null || Object.isFrozen(item)) continue;
-    Object.freeze(item);
-    for (const key of Object.keys(item)) stack.push((item as Record<string, unknown>)[key]);
-  }
-  return value;
 }

@@ -137,14 +137,4 @@ export function lookupForms(skills: readonly Skill[]): {
   };
 }
 
-/** Deep-freeze plain data in place, without recursion. */
-export function deepFreeze<T>(value: T): T {
-  const stack: unknown[] = [value];
-  while (stack.length > 0) {
-    const item = stack.pop();
-    if (typeof item !== "object" || item === null || Object.isFrozen(item)) continue;
-    Object.freeze(item);
-    for (const key of Object.keys(item)) stack.push((item as Record<string, unknown>)[key]);
-  }
-  return value;
-}
+export { deepFreeze } from "../lib/_deep_freeze.ts";

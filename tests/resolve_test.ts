@@ -191,8 +191,18 @@ describe("computeCapabilitySummary", () => {
           mcp_servers: new Set(mcp.map((e) => e.name.split("/")[0])).size,
           agent_skills: entries.filter((e) => e.kind === "agent_skill").length,
         });
+        const tools = resolveTools(c.root, lookupForms(c.skills).map);
+        assert.deepEqual(computeCapabilitySummary(c.root, tools), summary);
+        // any container of entries: a Map of them, a Set, a generator
+        assert.deepEqual(computeCapabilitySummary(c.root, new Map(tools)), summary);
+        assert.deepEqual(computeCapabilitySummary(c.root, new Set(entries)), summary);
         assert.deepEqual(
-          computeCapabilitySummary(c.root, resolveTools(c.root, lookupForms(c.skills).map)),
+          computeCapabilitySummary(
+            c.root,
+            (function* () {
+              yield* entries;
+            })(),
+          ),
           summary,
         );
       }),
