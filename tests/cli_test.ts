@@ -13,6 +13,7 @@ import {
   SkillResolutionError,
 } from "../mod.ts";
 import { type Diagnostic, loadCatalog } from "../lib/load.ts";
+import { main } from "../lib/cli.ts";
 
 let temp = "";
 const t = (...parts: string[]) => join(temp, ...parts);
@@ -457,5 +458,28 @@ describe("skillset resolve --json on generated catalogs", () => {
       }),
       runs(12),
     );
+  });
+});
+
+describe("skillset colour", () => {
+  function capture(args: string[], color: boolean): { code: number; out: string; err: string } {
+    let out = "", err = "";
+    const code = main(args, { stdout: (s) => (out += s), stderr: (s) => (err += s), color });
+    return { code, out, err };
+  }
+
+  it("colours labels only when asked (a TTY without NO_COLOR)", () => {
+    const file = write(t("colour.yaml"), "name: c/a\ntool_refs: [x]\noverrides: {y: {}}\n");
+    const plain = capture(["validate", file], false);
+    assert.equal(
+      plain.out,
+      `${file}:3:13: warning: Override "y" of "c/a" matches no tool ref of that skill; it changes nothing\n0 errors, 1 warning\n`,
+    );
+    const colored = capture(["validate", file], true);
+    assert.ok(colored.out.includes("\x1b[33mwarning:\x1b[0m"));
+    assert.ok(capture(["resolve", file, "c/a"], true).out.startsWith("\x1b[1mc/a: 1 tool\x1b[0m"));
+    assert.ok(capture(["resolve", file, "c/zz"], true).err.includes("\x1b[31merror:\x1b[0m"));
+    // the subprocess runs without a TTY: no colour
+    assert.ok(!cli(["validate", file]).stdout.includes("\x1b["));
   });
 });
