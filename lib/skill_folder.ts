@@ -7,11 +7,9 @@
 import {
   closeSync,
   type Dirent,
-  existsSync,
   fstatSync,
   openSync,
   readdirSync,
-  readFileSync,
   readSync,
   realpathSync,
   type Stats,
@@ -46,14 +44,17 @@ export interface LoadWarning {
 /** The largest SKILL.md the loader reads. */
 export const MAX_SKILL_MD_BYTES = 1024 * 1024;
 
+/** The instruction file names, in order of preference. */
+const SKILL_MD_NAMES = ["SKILL.md", "skill.md"] as const;
+
 /**
  * @param dir A folder.
  * @returns The path of its `SKILL.md` (preferred) or `skill.md`, or `null`.
  */
 export function findSkillMd(dir: string): string | null {
-  const names = safeReaddir(dir)?.map((d) => d.name) ?? [];
-  for (const name of ["SKILL.md", "skill.md"]) {
-    if (names.includes(name)) return join(dir, name);
+  for (const name of SKILL_MD_NAMES) {
+    const path = join(dir, name);
+    if (safeStat(path)?.isFile() === true) return path;
   }
   return null;
 }
@@ -62,7 +63,8 @@ export function findSkillMd(dir: string): string | null {
  * Load an Agent Skill folder. Lists every file with its size up front (one
  * `readdir` per folder, one `stat` per file) and reads bytes only when a read
  * asks, re-checking then that the file's real path is inside the folder's
- * real path.
+ * real path. SKILL.md is read the same way, so it cannot be a link out of the
+ * folder either.
  *
  * A symbolic link is classified by its requested and its real path (the
  * stricter class wins); one whose real path leaves the folder is kept only to
@@ -71,29 +73,41 @@ export function findSkillMd(dir: string): string | null {
  *
  * @param dir The skill folder.
  * @returns The bundle.
- * @throws {AgentSkillError} When the folder has no SKILL.md or it breaks the Agent Skills rules.
+ * @throws {AgentSkillError} When the folder is missing, has no SKILL.md, or
+ *   its SKILL.md is too large, leads outside the folder or breaks the Agent
+ *   Skills rules.
  */
 export function loadSkillFolder(dir: string): LoadedSkill {
   const location = resolve(dir);
-  const skillMdPath = findSkillMd(location);
-  if (skillMdPath === null) {
+  let root: string;
+  try {
+    root = realpathSync(location);
+  } catch {
+    throw new AgentSkillError("", "no such folder", { file: location });
+  }
+  const { files, warnings } = listFiles(root);
+  const name = SKILL_MD_NAMES.find((n) => files.has(n));
+  if (name === undefined) {
     throw new AgentSkillError("", "no SKILL.md in the folder", { file: location });
   }
-  const bytes = statSync(skillMdPath).size;
-  if (bytes > MAX_SKILL_MD_BYTES) {
+  const skillMdPath = join(location, name);
+  const file = files.get(name)!;
+  if (file.outside_root === true) {
+    throw new AgentSkillError("", "SKILL.md is a link that leads outside the skill folder", {
+      file: skillMdPath,
+    });
+  }
+  if (file.size > MAX_SKILL_MD_BYTES) {
     throw new AgentSkillError(
       "",
-      `SKILL.md is ${bytes} bytes; the limit is ${MAX_SKILL_MD_BYTES}`,
+      `SKILL.md is ${file.size} bytes; the limit is ${MAX_SKILL_MD_BYTES}`,
       {
         file: skillMdPath,
       },
     );
   }
-  const md = parseSkillMd(readFileSync(skillMdPath, "utf8"), {
-    file: skillMdPath,
-    folder: basename(location),
-  });
-  const { files, warnings } = listFiles(location);
+  const text = new TextDecoder().decode(file.read(0, MAX_SKILL_MD_BYTES));
+  const md = parseSkillMd(text, { file: skillMdPath, folder: basename(location) });
   return Object.freeze({
     name: md.frontmatter.name,
     frontmatter: md.frontmatter,
@@ -111,14 +125,13 @@ export function loadSkillFolder(dir: string): LoadedSkill {
  * @returns Whether it holds a SKILL.md (or skill.md).
  */
 export function isSkillFolder(dir: string): boolean {
-  return existsSync(dir) && findSkillMd(dir) !== null;
+  return findSkillMd(dir) !== null;
 }
 
-function listFiles(location: string): {
+function listFiles(root: string): {
   files: OrderedMap<string, ResourceFile>;
   warnings: LoadWarning[];
 } {
-  const root = realpathSync(location);
   const files = OrderedMap.builder<string, ResourceFile>();
   const warnings: LoadWarning[] = [];
   const folders = [""];

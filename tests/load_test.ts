@@ -226,4 +226,19 @@ describe("loadSkillFolder on a real folder", () => {
         'Refused to read "references/a.md": it is a link whose real path is outside the skill folder',
     });
   });
+
+  it("refuses a SKILL.md that is a link out of the folder, and a missing folder", () => {
+    const dir = join(temp, "linked-md");
+    mkdirSync(dir);
+    write(join(temp, "outside", "SKILL.md"), "---\nname: linked-md\ndescription: d\n---\n");
+    symlinkSync(join(temp, "outside", "SKILL.md"), join(dir, "SKILL.md"));
+    assert.throws(() => loadSkillFolder(dir), {
+      message: `Invalid SKILL.md: SKILL.md is a link that leads outside the skill folder (${
+        join(dir, "SKILL.md")
+      })`,
+    });
+    assert.throws(() => loadSkillFolder(join(temp, "no-such")), {
+      message: `Invalid SKILL.md: no such folder (${join(temp, "no-such")})`,
+    });
+  });
 });
