@@ -48,7 +48,7 @@ export {
   RESOURCE_CLASSES,
 } from "./lib/resource_path.ts";
 export type { ResourceClass } from "./lib/resource_path.ts";
-export { assertAccess, decideAccess, isGateOpen } from "./lib/gate.ts";
+export { assertAccess, decideAccess, isGateOpen, mayAccess } from "./lib/gate.ts";
 export type { SafetyFlags } from "./lib/gate.ts";
 export {
   agentSkillNameProblem,

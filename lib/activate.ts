@@ -6,7 +6,7 @@
  * @module
  */
 import type { SkillBundle } from "./bundle.ts";
-import { decideAccess, isGateOpen, type SafetyFlags } from "./gate.ts";
+import { isGateOpen, mayAccess, type SafetyFlags } from "./gate.ts";
 import { mediaTypeOf } from "./media_type.ts";
 import { effectiveClass, type ResourceClass } from "./resource_path.ts";
 
@@ -75,7 +75,7 @@ export function activateSkill(bundle: SkillBundle, flags: SafetyFlags = {}): Act
   for (const file of bundle.files.values()) {
     if (file.outside_root === true || INSTRUCTION_FILES.has(file.path)) continue;
     const resourceClass = effectiveClass(file.path, file.real_path);
-    if (decideAccess(file.path, resourceClass, flags, "list") !== null) continue;
+    if (!mayAccess(resourceClass, flags)) continue;
     groups[resourceClass].push(
       Object.freeze({ path: file.path, size: file.size, media_type: mediaTypeOf(file.path) }),
     );

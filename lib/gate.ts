@@ -33,6 +33,15 @@ export function isGateOpen(flags: SafetyFlags): boolean {
 }
 
 /**
+ * @param resourceClass A resource's class (for a link: the stricter of both paths).
+ * @param flags The two switches.
+ * @returns Whether resources of that class may be listed and read under `flags`.
+ */
+export function mayAccess(resourceClass: ResourceClass, flags: SafetyFlags): boolean {
+  return resourceClass !== "nonstandard" || isGateOpen(flags);
+}
+
+/**
  * Decide one operation on one resource. A pure function of its arguments.
  *
  * @param path The normalised path (named in the refusal).
@@ -58,7 +67,7 @@ export function decideAccess(
   flags: SafetyFlags,
   operation: GateOperation,
 ): ExecutionError | null {
-  if (resourceClass !== "nonstandard" || isGateOpen(flags)) return null;
+  if (mayAccess(resourceClass, flags)) return null;
   const global_safety = flags.global_safety !== false;
   const skill_safety = flags.skill_safety !== false;
   return new ExecutionError(

@@ -71,6 +71,20 @@ export function normalizeResourcePath(input: string): string {
 }
 
 /**
+ * Whether `name`, a single file or folder name, can be appended to a
+ * normalised folder path and leave it normalised — a fast check for listing
+ * folders; when it says no, {@linkcode normalizeResourcePath} says why.
+ *
+ * @param name One path segment (no `/`).
+ * @param topLevel Whether it sits at the top of the skill folder (where a drive-like `C:` is refused).
+ * @returns True when `folder/name` needs no normalisation and is valid.
+ */
+export function isPlainName(name: string, topLevel: boolean): boolean {
+  return name !== "" && name !== "." && name !== ".." && !name.includes("/") &&
+    !name.includes("\\") && !CONTROL.test(name) && !(topLevel && DRIVE.test(name));
+}
+
+/**
  * Classify a normalised path: files at the top level are `root`; the folders
  * `references/`, `assets/` and `scripts/` (exact, case-sensitive names) give
  * their class; any other top-level folder is `nonstandard`.

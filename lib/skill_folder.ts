@@ -19,7 +19,7 @@ import { basename, join, relative, resolve, sep } from "node:path";
 import type { ResourceFile, SkillBundle } from "./bundle.ts";
 import { AgentSkillError, ExecutionError, InvalidResourcePathError } from "./errors.ts";
 import { OrderedMap, type OrderedMapBuilder } from "./ordered_map.ts";
-import { normalizeResourcePath } from "./resource_path.ts";
+import { isPlainName, normalizeResourcePath } from "./resource_path.ts";
 import { parseSkillMd } from "./skill_md.ts";
 
 /** A bundle loaded from a folder, with what the loader passed over. */
@@ -137,22 +137,24 @@ function listFiles(root: string): {
   const folders = [""];
   while (folders.length > 0) {
     const folder = folders.pop()!;
-    const entries = safeReaddir(join(root, folder));
+    const entries = safeReaddir(folder === "" ? root : fullPath(root, folder));
     if (entries === null) {
       warnings.push({ path: folder, message: "folder could not be read; skipped" });
       continue;
     }
     for (const entry of entries) {
       const raw = folder === "" ? entry.name : `${folder}/${entry.name}`;
-      let path: string;
-      try {
-        path = normalizeResourcePath(raw);
-      } catch (e) {
-        if (!(e instanceof InvalidResourcePathError)) throw e;
-        warnings.push({ path: raw, message: `${e.message}; skipped` });
-        continue;
+      let path = raw;
+      if (!isPlainName(entry.name, folder === "")) {
+        try {
+          path = normalizeResourcePath(raw);
+        } catch (e) {
+          if (!(e instanceof InvalidResourcePathError)) throw e;
+          warnings.push({ path: raw, message: `${e.message}; skipped` });
+          continue;
+        }
       }
-      const full = join(root, path);
+      const full = fullPath(root, path);
       if (entry.isDirectory()) {
         folders.push(path);
       } else if (entry.isFile()) {
@@ -167,6 +169,11 @@ function listFiles(root: string): {
     }
   }
   return { files: files.freeze(), warnings };
+}
+
+/** The file-system path of a normalised resource path under `root` (cheaper than `join`). */
+function fullPath(root: string, path: string): string {
+  return `${root}${sep}${sep === "/" ? path : path.replaceAll("/", sep)}`;
 }
 
 function addLink(

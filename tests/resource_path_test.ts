@@ -1,6 +1,7 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { fc, runs } from "./_fc.ts";
+import { isPlainName } from "../lib/resource_path.ts";
 import {
   classifyResource,
   effectiveClass,
@@ -117,5 +118,28 @@ describe("classifyResource", () => {
     assert.equal(effectiveClass("secret/x", "assets/y"), "nonstandard");
     assert.equal(effectiveClass("assets/x", undefined), "assets");
     assert.equal(effectiveClass("LICENSE", "other/LICENSE"), "nonstandard");
+  });
+});
+
+describe("isPlainName", () => {
+  it("says yes only when appending the name needs no normalisation and is valid", () => {
+    const name = fc.oneof(
+      fc.constantFrom("", ".", "..", "a", "C:", "c:x", "a\\b", "x\u0000", "é", "..a", "a.."),
+      fc.string({ maxLength: 4 }),
+    );
+    fc.assert(
+      fc.property(fc.constantFrom("", "references", "a/b"), name, (folder, n) => {
+        const raw = folder === "" ? n : `${folder}/${n}`;
+        let normal: string | null;
+        try {
+          normal = normalizeResourcePath(raw);
+        } catch {
+          normal = null;
+        }
+        if (isPlainName(n, folder === "")) assert.equal(normal, raw);
+        else if (!n.includes("/") && n !== "" && n !== ".") assert.equal(normal, null, raw);
+      }),
+      runs(500),
+    );
   });
 });
