@@ -38,7 +38,9 @@ export function agentSkillNameProblem(name: string): string | null {
   const normal = name.normalize("NFKC");
   const length = [...normal].length;
   if (length < 1 || length > 64) return `must be 1 to 64 characters, got ${length}`;
-  for (const char of normal) {
+  // Fast path for the common ASCII names; the loop below decides everything else.
+  const ascii = /^[a-z0-9-]+$/.test(normal);
+  for (const char of ascii ? "" : normal) {
     const ok = char === "-" || /^\p{Nd}$/u.test(char) ||
       (/^\p{L}$/u.test(char) && char.toLowerCase() === char);
     if (!ok) {
