@@ -59,7 +59,6 @@ function validatePath(path: string, out: Diagnostic[], seen: Set<string>): void 
     validateSkillFolder(path, out, seen);
     return;
   }
-  const before = out.length;
   let found = false;
   if (catalogFiles(path).length > 0) {
     found = true;
@@ -71,7 +70,7 @@ function validatePath(path: string, out: Diagnostic[], seen: Set<string>): void 
       validateSkillFolder(child, out, seen);
     }
   }
-  if (!found && out.length === before) {
+  if (!found) {
     out.push({
       file: path,
       severity: "warning",
