@@ -22,6 +22,7 @@ export {
   SkillCycleError,
   SkillDefinitionError,
   SkillResolutionError,
+  withoutLocation,
 } from "./lib/errors.ts";
 export type { GateOperation, SkillResolutionCode, SourceLocation } from "./lib/errors.ts";
 export { formatFieldPath, includeName, isSkillName, parseSkill } from "./lib/skill.ts";

@@ -22,6 +22,7 @@ import {
   SkillDefinitionError,
   SkillResolutionError,
   type SourceLocation,
+  withoutLocation,
 } from "./errors.ts";
 import { type IncludeGraph, includeGraph } from "./include_graph.ts";
 import { readResource, renderResourceRead } from "./read.ts";
@@ -537,10 +538,7 @@ function describeError(e: unknown, io: CliIO): string {
 
 function placed(message: string, location: SourceLocation | undefined, label: string): string {
   if (location === undefined) return `skillset: ${label} ${message}`;
-  const where = formatLocation(location);
-  const suffix = ` (${where})`;
-  const bare = message.endsWith(suffix) ? message.slice(0, -suffix.length) : message;
-  return `${where}: ${label} ${bare}`;
+  return `${formatLocation(location)}: ${label} ${withoutLocation(message, location)}`;
 }
 
 function version(): string {

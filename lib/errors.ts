@@ -26,6 +26,17 @@ export function formatLocation(location: SourceLocation): string {
   return out;
 }
 
+/**
+ * @param message An error message that may end with ` (file:line:col)`.
+ * @param location The location it names, if any.
+ * @returns The message without that suffix, for printing the place first.
+ */
+export function withoutLocation(message: string, location: SourceLocation | undefined): string {
+  if (location === undefined) return message;
+  const suffix = ` (${formatLocation(location)})`;
+  return message.endsWith(suffix) ? message.slice(0, -suffix.length) : message;
+}
+
 /** A skill definition that breaks the data model (SPEC §2). */
 export class SkillDefinitionError extends Error {
   override readonly name = "SkillDefinitionError";

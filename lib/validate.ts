@@ -13,6 +13,7 @@ import {
   InvalidResourcePathError,
   SkillDefinitionError,
   type SourceLocation,
+  withoutLocation,
 } from "./errors.ts";
 import { includeGraph } from "./include_graph.ts";
 import { isSkillFolder, type LoadedSkill, loadSkillFolder } from "./skill_folder.ts";
@@ -277,12 +278,7 @@ function fromError(
   location: SourceLocation | undefined,
   fallback: string,
 ): Diagnostic {
-  const where = location ?? { file: fallback };
-  const suffix = location === undefined ? "" : ` (${formatLocation(location)})`;
-  const message = suffix !== "" && error.message.endsWith(suffix)
-    ? error.message.slice(0, -suffix.length)
-    : error.message;
-  return at(where, "error", message);
+  return at(location ?? { file: fallback }, "error", withoutLocation(error.message, location));
 }
 
 /**
