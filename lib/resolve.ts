@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { SkillCycleError, SkillResolutionError } from "./errors.ts";
+import { SkillCycleError, SkillDefinitionError, SkillResolutionError } from "./errors.ts";
 import { adopt, type OrderedMap } from "./ordered_map.ts";
 import {
   includeName,
@@ -267,6 +267,7 @@ interface Frame {
  * then name, then the path).
  */
 function walkIncludes(root: Skill, find: (name: string) => Skill | undefined | null): IncludeGraph {
+  checkShape(root);
   const ids = new Map<string, number>([[root.name, 0]]);
   const skills: Skill[] = [root];
   const done: boolean[] = [false];
@@ -308,6 +309,7 @@ function walkIncludes(root: Skill, find: (name: string) => Skill | undefined | n
     }
     // A known skill that is not done is on the current path.
     if (known !== undefined) throw new SkillCycleError(pathTo(name, stack, skills));
+    checkShape(child);
     const id = skills.length;
     ids.set(name, id);
     skills.push(child);
@@ -317,6 +319,66 @@ function walkIncludes(root: Skill, find: (name: string) => Skill | undefined | n
     stack.push({ id, includes: child.includes ?? NONE, next: 0 });
   }
   return { skills, includes, postOrder };
+}
+
+/**
+ * A cheap structural check (O(declarations)) of a skill handed over in code
+ * rather than through {@linkcode parseSkill}: the lists are lists of the right
+ * things, so nothing is silently misread (a string iterated as characters).
+ *
+ * @throws {SkillDefinitionError} Naming the skill and the field.
+ */
+function checkShape(skill: Skill): void {
+  const s = skill as unknown as Record<string, unknown>;
+  if (!isObject(s)) shapeError(undefined, "", `expected a skill object, got ${String(s)}`);
+  if (!isString(s["name"])) shapeError(undefined, "name", "expected a string");
+  checkList(s, "includes", isInclude, "a skill name or { name }");
+  checkList(s, "tool_refs", isString, "a string");
+  checkList(s, "inline_tools", isObject, "an inline tool object");
+  checkList(s, "mcp_servers", isMcpServer, "{ server, tools? } with string tool names");
+  checkList(s, "agent_skills", isString, "a string");
+  const overrides = s["overrides"];
+  if (overrides === undefined) return;
+  if (!isObject(overrides)) shapeError(s["name"], "overrides", "expected a mapping");
+  for (const key of Object.keys(overrides)) {
+    if (!isObject(overrides[key])) shapeError(s["name"], `overrides.${key}`, "expected a mapping");
+  }
+}
+
+function checkList(
+  s: Record<string, unknown>,
+  field: string,
+  ok: (item: unknown) => boolean,
+  what: string,
+): void {
+  const value = s[field];
+  if (value === undefined) return;
+  if (!Array.isArray(value)) shapeError(s["name"], field, "expected a list");
+  for (let i = 0; i < value.length; i++) {
+    if (!ok(value[i])) shapeError(s["name"], `${field}[${i}]`, `expected ${what}`);
+  }
+}
+
+function shapeError(skill: unknown, field: string, reason: string): never {
+  throw new SkillDefinitionError({ skill: isString(skill) ? skill : undefined, field, reason });
+}
+
+function isString(value: unknown): value is string {
+  return typeof value === "string";
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+function isInclude(value: unknown): boolean {
+  return isString(value) || (isObject(value) && isString(value["name"]));
+}
+
+function isMcpServer(value: unknown): boolean {
+  if (!isObject(value) || !isString(value["server"])) return false;
+  const tools = value["tools"];
+  return tools === undefined || (Array.isArray(tools) && tools.every(isString));
 }
 
 /** The include path from the root through the current stack to `name`. */

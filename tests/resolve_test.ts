@@ -447,3 +447,57 @@ describe("resolveTools at scale (correctness, not timing)", () => {
     assert.throws(() => resolveTools(root, cycle), SkillCycleError);
   });
 });
+
+describe("resolveTools on malformed skills handed over in code", () => {
+  it("names the skill and field instead of misreading them", () => {
+    const cases: [unknown, string][] = [
+      [null, "Invalid skill: expected a skill object, got null"],
+      [{ name: 3 }, "Invalid skill at name: expected a string"],
+      [
+        { name: "a/r", tool_refs: "read_file" },
+        'Invalid skill "a/r" at tool_refs: expected a list',
+      ],
+      [
+        { name: "a/r", tool_refs: ["x", 1] },
+        'Invalid skill "a/r" at tool_refs[1]: expected a string',
+      ],
+      [
+        { name: "a/r", includes: [{ nam: "a/b" }] },
+        'Invalid skill "a/r" at includes[0]: expected a skill name or { name }',
+      ],
+      [
+        { name: "a/r", inline_tools: ["t"] },
+        'Invalid skill "a/r" at inline_tools[0]: expected an inline tool object',
+      ],
+      [
+        { name: "a/r", mcp_servers: [{ server: "s", tools: "t" }] },
+        'Invalid skill "a/r" at mcp_servers[0]: expected { server, tools? } with string tool names',
+      ],
+      [
+        { name: "a/r", agent_skills: [{}] },
+        'Invalid skill "a/r" at agent_skills[0]: expected a string',
+      ],
+      [{ name: "a/r", overrides: [] }, 'Invalid skill "a/r" at overrides: expected a mapping'],
+      [
+        { name: "a/r", overrides: { x: 5 } },
+        'Invalid skill "a/r" at overrides.x: expected a mapping',
+      ],
+    ];
+    for (const [skill, message] of cases) {
+      assert.throws(() => resolveTools(skill as Skill, {}), {
+        name: "SkillDefinitionError",
+        message,
+      });
+    }
+    // an included skill is checked when it is entered
+    assert.throws(
+      () =>
+        resolveTools({ name: "a/r", includes: ["a/b"] }, {
+          "a/b": { name: "a/b", tool_refs: "x" } as never,
+        }),
+      {
+        message: 'Invalid skill "a/b" at tool_refs: expected a list',
+      },
+    );
+  });
+});
