@@ -4,7 +4,7 @@
  *
  * ```ts
  * import { OrderedMap } from "./mod.ts";
- * import assert from "node:assert/strict";
+ * import { assert } from "./lib/_assert.ts";
  *
  * const m = OrderedMap.from([["read", 1], ["write", 2], ["read", 3]]);
  * assert.deepEqual(m.toArray(), [["read", 3], ["write", 2]]);

@@ -47,7 +47,7 @@ const INSTRUCTION_FILES: ReadonlySet<string> = new Set(["SKILL.md", "skill.md"])
  * @example
  * ```ts
  * import { activateSkill, createBundle } from "../mod.ts";
- * import assert from "node:assert/strict";
+ * import { assert } from "./_assert.ts";
  *
  * const bundle = createBundle({
  *   frontmatter: { name: "pdf", description: "Fill PDF forms" },
@@ -123,7 +123,7 @@ const HEADINGS: Readonly<Record<ResourceClass, string>> = {
  * @example
  * ```ts
  * import { activateSkill, createBundle, renderActivation } from "../mod.ts";
- * import assert from "node:assert/strict";
+ * import { assert } from "./_assert.ts";
  *
  * const bundle = createBundle({
  *   frontmatter: { name: "pdf", description: "Fill PDF forms" },

@@ -64,7 +64,7 @@ export function agentSkillNameProblem(name: string): string | null {
  * @example
  * ```ts
  * import { validateAgentSkillFrontmatter } from "./agent_skill.ts";
- * import assert from "node:assert/strict";
+ * import { assert } from "./_assert.ts";
  *
  * const fm = validateAgentSkillFrontmatter({ name: "pdf", description: "Fill PDF forms" }, "pdf");
  * assert.equal(fm.name, "pdf");

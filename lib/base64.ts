@@ -26,7 +26,7 @@ const SLICE = 3 * 1024 * 1024;
  * @example
  * ```ts
  * import { encodeBase64 } from "./base64.ts";
- * import assert from "node:assert/strict";
+ * import { assert } from "./_assert.ts";
  *
  * assert.equal(encodeBase64(new TextEncoder().encode("Man")), "TWFu");
  * assert.equal(encodeBase64(new Uint8Array([0xff])), "/w==");

@@ -69,7 +69,7 @@ export interface BundleInput {
  * @example
  * ```ts
  * import { createBundle } from "./bundle.ts";
- * import assert from "node:assert/strict";
+ * import { assert } from "./_assert.ts";
  *
  * const bundle = createBundle({
  *   frontmatter: { name: "pdf", description: "Fill PDF forms" },

@@ -22,7 +22,7 @@ export interface SafetyFlags {
  * @example
  * ```ts
  * import { isGateOpen } from "./gate.ts";
- * import assert from "node:assert/strict";
+ * import { assert } from "./_assert.ts";
  *
  * assert.equal(isGateOpen({ global_safety: false, skill_safety: false }), true);
  * assert.equal(isGateOpen({ global_safety: false }), false);
@@ -52,7 +52,7 @@ export function mayAccess(resourceClass: ResourceClass, flags: SafetyFlags): boo
  * @example
  * ```ts
  * import { decideAccess } from "./gate.ts";
- * import assert from "node:assert/strict";
+ * import { assert } from "./_assert.ts";
  *
  * assert.equal(decideAccess("assets/a.png", "assets", {}, "read"), null);
  * assert.equal(

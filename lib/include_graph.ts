@@ -37,7 +37,7 @@ export interface IncludeGraph {
  * @example
  * ```ts
  * import { includeGraph } from "./include_graph.ts";
- * import assert from "node:assert/strict";
+ * import { assert } from "./_assert.ts";
  *
  * const skills = new Map([
  *   ["a/x", { name: "a/x", includes: ["a/y", "a/gone"] }],

@@ -7,7 +7,7 @@
  * ```ts
  * import { loadCatalog, loadSkillFolder } from "./load.ts";
  * import { activateSkill, resolveTools } from "../mod.ts";
- * import assert from "node:assert/strict";
+ * import { assert } from "./_assert.ts";
  *
  * const catalog = loadCatalog(new URL("../examples/catalog.yaml", import.meta.url).pathname);
  * const tools = resolveTools(catalog.skills.get("local/pdf-tools")!, catalog.skills);

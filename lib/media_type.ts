@@ -66,7 +66,7 @@ const TYPES: ReadonlyMap<string, string> = new Map([
  * @example
  * ```ts
  * import { mediaTypeOf } from "./media_type.ts";
- * import assert from "node:assert/strict";
+ * import { assert } from "./_assert.ts";
  *
  * assert.equal(mediaTypeOf("references/forms.MD"), "text/markdown");
  * assert.equal(mediaTypeOf("assets/blob"), "application/octet-stream");

@@ -28,7 +28,7 @@
  * @example
  * ```ts
  * import { OrderedMap } from "./ordered_map.ts";
- * import assert from "node:assert/strict";
+ * import { assert } from "./_assert.ts";
  *
  * const tools = OrderedMap.from([["read", 1], ["write", 2], ["read", 3]]);
  * assert.deepEqual([...tools.keys()], ["read", "write"]);
@@ -60,7 +60,7 @@ export class OrderedMap<K, V> implements ReadonlyMap<K, V> {
    * @example
    * ```ts
    * import { OrderedMap } from "./ordered_map.ts";
-   * import assert from "node:assert/strict";
+   * import { assert } from "./_assert.ts";
    *
    * const m = OrderedMap.from([["a", 1], ["b", 2], ["a", 9]]);
    * assert.deepEqual(m.toArray(), [["a", 9], ["b", 2]]);
@@ -77,7 +77,7 @@ export class OrderedMap<K, V> implements ReadonlyMap<K, V> {
    * @example
    * ```ts
    * import { OrderedMap } from "./ordered_map.ts";
-   * import assert from "node:assert/strict";
+   * import { assert } from "./_assert.ts";
    *
    * assert.equal(OrderedMap.empty<string, number>().size, 0);
    * ```
@@ -95,7 +95,7 @@ export class OrderedMap<K, V> implements ReadonlyMap<K, V> {
    * @example
    * ```ts
    * import { OrderedMap } from "./ordered_map.ts";
-   * import assert from "node:assert/strict";
+   * import { assert } from "./_assert.ts";
    *
    * const b = OrderedMap.builder<string, number>();
    * b.set("x", 1).set("y", 2).set("x", 3);

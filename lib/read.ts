@@ -80,7 +80,7 @@ const indexes = new WeakMap<ResourceFile, TextIndex>();
  * @example
  * ```ts
  * import { createBundle, readResource } from "../mod.ts";
- * import assert from "node:assert/strict";
+ * import { assert } from "./_assert.ts";
  *
  * const bundle = createBundle({
  *   frontmatter: { name: "pdf", description: "Fill PDF forms" },
@@ -132,7 +132,7 @@ export function readResource(
  * @example
  * ```ts
  * import { renderResourceRead } from "./read.ts";
- * import assert from "node:assert/strict";
+ * import { assert } from "./_assert.ts";
  *
  * const text = renderResourceRead({
  *   skill: "pdf", path: "references/a.md", class: "references", encoding: "utf-8",

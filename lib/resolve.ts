@@ -79,7 +79,7 @@ const NONE: readonly never[] = Object.freeze([]);
  * @example
  * ```ts
  * import { resolveTools } from "./resolve.ts";
- * import assert from "node:assert/strict";
+ * import { assert } from "./_assert.ts";
  *
  * const catalog = new Map([
  *   ["local/files", { name: "local/files", tool_refs: ["read_file", "write_file"] }],
@@ -94,7 +94,7 @@ const NONE: readonly never[] = Object.freeze([]);
  * @example A cycle
  * ```ts
  * import { resolveTools, SkillCycleError } from "../mod.ts";
- * import assert from "node:assert/strict";
+ * import { assert } from "./_assert.ts";
  *
  * const catalog = {
  *   "local/a": { name: "local/a", includes: ["local/b"] },
@@ -175,7 +175,7 @@ export class SkillResolver {
  * @example
  * ```ts
  * import { computeCapabilitySummary, resolveTools } from "./resolve.ts";
- * import assert from "node:assert/strict";
+ * import { assert } from "./_assert.ts";
  *
  * const skill = {
  *   name: "local/net",

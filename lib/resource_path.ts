@@ -35,7 +35,7 @@ const DRIVE = /^[A-Za-z]:/;
  * @example
  * ```ts
  * import { normalizeResourcePath } from "./resource_path.ts";
- * import assert from "node:assert/strict";
+ * import { assert } from "./_assert.ts";
  *
  * assert.equal(normalizeResourcePath("./assets//logo.png"), "assets/logo.png");
  * assert.throws(() => normalizeResourcePath("references/../../etc/passwd"), {
@@ -94,7 +94,7 @@ export function isPlainName(name: string, topLevel: boolean): boolean {
  * @example
  * ```ts
  * import { classifyResource } from "./resource_path.ts";
- * import assert from "node:assert/strict";
+ * import { assert } from "./_assert.ts";
  *
  * assert.equal(classifyResource("assets/logo.png"), "assets");
  * assert.equal(classifyResource("References/x.md"), "nonstandard");

@@ -70,7 +70,7 @@ const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
  * @example
  * ```ts
  * import { isSkillName } from "./skill.ts";
- * import assert from "node:assert/strict";
+ * import { assert } from "./_assert.ts";
  *
  * assert.equal(isSkillName("local/pdf-tools"), true);
  * assert.equal(isSkillName("Local/pdf"), false);
@@ -138,7 +138,7 @@ export function formatFieldPath(path: Path): string {
  * @example
  * ```ts
  * import { parseSkill } from "./skill.ts";
- * import assert from "node:assert/strict";
+ * import { assert } from "./_assert.ts";
  *
  * const skill = parseSkill({ name: "local/pdf", tool_refs: ["read_file"] });
  * assert.deepEqual(skill.tool_refs, ["read_file"]);

@@ -47,7 +47,7 @@ const CLOSE = /^---[ \t]*\r?$/m;
  * @example
  * ```ts
  * import { parseSkillMd } from "./skill_md.ts";
- * import assert from "node:assert/strict";
+ * import { assert } from "./_assert.ts";
  *
  * const md = parseSkillMd("---\nname: pdf\ndescription: Fill PDF forms\n---\n# PDF\n", { folder: "pdf" });
  * assert.equal(md.frontmatter.description, "Fill PDF forms");

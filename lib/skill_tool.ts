@@ -66,7 +66,7 @@ const FIELDS = ["skill", "resource", "offset", "limit"] as const;
  * @example
  * ```ts
  * import { skillToolDefinition } from "./skill_tool.ts";
- * import assert from "node:assert/strict";
+ * import { assert } from "./_assert.ts";
  *
  * const tool = skillToolDefinition([{ name: "pdf", description: "Fill PDF forms" }]);
  * assert.equal(tool.name, "skill");
@@ -147,7 +147,7 @@ export function skillToolDefinition(skills: Iterable<SkillSummary>): SkillToolDe
  * @example
  * ```ts
  * import { createBundle, handleSkillTool } from "../mod.ts";
- * import assert from "node:assert/strict";
+ * import { assert } from "./_assert.ts";
  *
  * const pdf = createBundle({
  *   frontmatter: { name: "pdf", description: "Fill PDF forms" },
