@@ -52,12 +52,7 @@ describe("parseSkillMd: the Agent Skills rules", () => {
 
   it("reads tags as data, never as code", () => {
     const text = "---\nname: pdf\ndescription: !!js/function 'function () { throw 1 }'\n---\n";
-    let result: unknown;
-    try {
-      result = parseSkillMd(text).frontmatter.description;
-    } catch (e) {
-      result = e;
-    }
-    assert.ok(typeof result === "string" || result instanceof AgentSkillError);
+    // An unknown tag leaves the plain string: nothing is constructed or run.
+    assert.equal(parseSkillMd(text).frontmatter.description, "function () { throw 1 }");
   });
 });
