@@ -20,6 +20,7 @@ import type { ResourceFile, SkillBundle } from "./bundle.ts";
 import { AgentSkillError, ExecutionError, InvalidResourcePathError } from "./errors.ts";
 import { OrderedMap, type OrderedMapBuilder } from "./ordered_map.ts";
 import { isPlainName, normalizeResourcePath } from "./resource_path.ts";
+import type { SkillDiagnostic } from "./skill_diagnostic.ts";
 import { parseSkillMd } from "./skill_md.ts";
 
 /** A bundle loaded from a folder, with what the loader passed over. */
@@ -32,6 +33,18 @@ export interface LoadedSkill extends SkillBundle {
   readonly bodyLine: number;
   /** Entries the loader passed over: links that loop or break, linked folders, unreadable entries. */
   readonly warnings: readonly LoadWarning[];
+  /** The SKILL.md rule breaks a lenient load passed over (always empty when strict). */
+  readonly diagnostics: readonly SkillDiagnostic[];
+}
+
+/** Options of {@linkcode loadSkillFolder}. */
+export interface LoadSkillFolderOptions {
+  /**
+   * Load despite SKILL.md rule breaks, reporting them in `diagnostics`; a
+   * SKILL.md whose frontmatter cannot be parsed or has no description still
+   * throws. Default false.
+   */
+  readonly lenient?: boolean;
 }
 
 /** An entry of a skill folder that the loader passed over, and why. */
@@ -80,12 +93,13 @@ export function findSkillMd(dir: string): string | null {
  * are reported in `warnings`, not fatal.
  *
  * @param dir The skill folder.
+ * @param options `lenient: true` to load despite SKILL.md rule breaks.
  * @returns The bundle.
  * @throws {AgentSkillError} When the folder is missing, has no SKILL.md, or
  *   its SKILL.md is too large, leads outside the folder or breaks the Agent
  *   Skills rules.
  */
-export function loadSkillFolder(dir: string): LoadedSkill {
+export function loadSkillFolder(dir: string, options: LoadSkillFolderOptions = {}): LoadedSkill {
   const location = resolve(dir);
   let root: string;
   try {
@@ -115,7 +129,11 @@ export function loadSkillFolder(dir: string): LoadedSkill {
     );
   }
   const text = new TextDecoder().decode(file.read(0, MAX_SKILL_MD_BYTES));
-  const md = parseSkillMd(text, { file: skillMdPath, folder: basename(location) });
+  const md = parseSkillMd(text, {
+    file: skillMdPath,
+    folder: basename(location),
+    lenient: options.lenient === true,
+  });
   return Object.freeze({
     name: md.frontmatter.name,
     frontmatter: md.frontmatter,
@@ -125,6 +143,7 @@ export function loadSkillFolder(dir: string): LoadedSkill {
     skillMdPath,
     bodyLine: md.bodyLine,
     warnings: Object.freeze(warnings),
+    diagnostics: md.diagnostics,
   });
 }
 

@@ -12,6 +12,8 @@
 import { LineCounter, parseDocument } from "yaml";
 import { type AgentSkillFrontmatter, validateAgentSkillFrontmatter } from "./agent_skill.ts";
 import { AgentSkillError, type SourceLocation } from "./errors.ts";
+import { validateFrontmatterLeniently } from "./lenient_frontmatter.ts";
+import { diagnosticFromError, type SkillDiagnostic } from "./skill_diagnostic.ts";
 
 /** The most aliases a frontmatter may expand (a guard against alias bombs). */
 export const MAX_ALIAS_COUNT = 100;
@@ -23,6 +25,8 @@ export interface SkillMd {
   readonly body: string;
   /** The 1-based line of the file where the body starts. */
   readonly bodyLine: number;
+  /** The rule breaks a lenient parse passed over (always empty when strict). */
+  readonly diagnostics: readonly SkillDiagnostic[];
 }
 
 /** Options of {@linkcode parseSkillMd}. */
@@ -31,6 +35,12 @@ export interface ParseSkillMdOptions {
   readonly file?: string;
   /** The folder name the frontmatter `name` must equal. */
   readonly folder?: string;
+  /**
+   * Load despite rule breaks, reporting them in `diagnostics`; only a
+   * frontmatter that cannot be parsed or has no description still throws.
+   * Default false.
+   */
+  readonly lenient?: boolean;
 }
 
 const OPEN = /^\uFEFF?---[ \t]*\r?\n/;
@@ -116,9 +126,18 @@ export function parseSkillMd(text: string, options: ParseSkillMdOptions = {}): S
     const offset = item?.key?.range?.[0];
     return offset === undefined ? at(2, 1) : position(offset);
   };
-  const frontmatter = validateAgentSkillFrontmatter(data, folder, locate);
-  return Object.freeze({ frontmatter, body, bodyLine });
+  if (options.lenient !== true) {
+    const frontmatter = validateAgentSkillFrontmatter(data, folder, locate);
+    return Object.freeze({ frontmatter, body, bodyLine, diagnostics: NONE });
+  }
+  const { frontmatter, problems } = validateFrontmatterLeniently(data, folder, locate);
+  const diagnostics = problems.map((p) =>
+    diagnosticFromError("warning", p.code, p.error, file ?? "SKILL.md")
+  );
+  return Object.freeze({ frontmatter, body, bodyLine, diagnostics: Object.freeze(diagnostics) });
 }
+
+const NONE: readonly SkillDiagnostic[] = Object.freeze([]);
 
 function countLines(text: string): number {
   let n = 0;
