@@ -80,6 +80,7 @@ export {
 } from "./lib/skill_tool.ts";
 export type {
   JsonSchema,
+  SkillBundleSource,
   SkillSummary,
   SkillToolContext,
   SkillToolDefinition,

@@ -316,9 +316,54 @@ export function discoverSkills(
   const found: Found[] = [];
   const diagnostics: SkillDiagnostic[] = [];
   ordered.forEach((root, rank) =>
-    scanRoot(root, rank, { maxDepth, maxFolders, fs }, found, diagnostics)
+    scanRoot(
+      root,
+      { maxDepth, maxFolders, fs },
+      (folder, entry) => found.push(readSkill(root, rank, folder, entry, fs)),
+      diagnostics,
+    )
   );
   return settle(found, diagnostics, fs);
+}
+
+/**
+ * The skill folders under one folder, found by the same bounded scan as
+ * {@linkcode discoverSkills} but without reading any SKILL.md (for `validate`,
+ * which then loads each strictly).
+ *
+ * @param path The folder to scan (itself a skill folder, or a folder of them at any depth within the bounds).
+ * @param options Bounds and the file system; `precedence` does not apply.
+ * @returns The skill folders in scan order (shallower first, then code-unit
+ *   order) and what the scan met (bounds, links, unreadable folders).
+ * @throws {RangeError} When a bound is not a whole number.
+ * @example
+ * ```ts
+ * import { findSkillFolders } from "./discover.ts";
+ * import { assert } from "./_assert.ts";
+ *
+ * const examples = new URL("../examples", import.meta.url).pathname;
+ * assert.deepEqual(findSkillFolders(examples).folders, [`${examples}/skills/pdf`]);
+ * ```
+ */
+export function findSkillFolders(
+  path: string,
+  options: Omit<DiscoverOptions, "precedence"> = {},
+): { readonly folders: readonly string[]; readonly diagnostics: readonly SkillDiagnostic[] } {
+  const maxDepth = bound(options.maxDepth, DEFAULT_MAX_DEPTH, 0, "maxDepth");
+  const maxFolders = bound(options.maxFolders, DEFAULT_MAX_FOLDERS, 1, "maxFolders");
+  const folders: { path: string; depth: number }[] = [];
+  const diagnostics: SkillDiagnostic[] = [];
+  scanRoot(
+    { scope: "", path: resolve(path) },
+    { maxDepth, maxFolders, fs: options.fs ?? nodeDiscoveryFileSystem },
+    (folder) => folders.push({ path: folder.path, depth: folder.depth }),
+    diagnostics,
+  );
+  folders.sort((a, b) => a.depth - b.depth || compare(a.path, b.path));
+  return Object.freeze({
+    folders: Object.freeze(folders.map((f) => f.path)),
+    diagnostics: Object.freeze(diagnostics),
+  });
 }
 
 /** A skill folder met by the scan. */
@@ -389,9 +434,8 @@ function orderRoots(
 
 function scanRoot(
   root: SkillRoot,
-  rank: number,
   limits: Limits,
-  found: Found[],
+  onSkill: (folder: Folder, skillMd: DiscoveryEntry) => void,
   diagnostics: SkillDiagnostic[],
 ): void {
   const { fs, maxDepth, maxFolders } = limits;
@@ -450,7 +494,7 @@ function scanRoot(
     }
     const skillMd = skillMdEntry(entries);
     if (skillMd !== undefined) {
-      found.push(readSkill(root, rank, folder, skillMd, fs));
+      onSkill(folder, skillMd);
       continue;
     }
     const sorted = [...entries].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));

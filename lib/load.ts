@@ -38,6 +38,7 @@ export {
   DEFAULT_MAX_FOLDERS,
   discoverSkills,
   Discovery,
+  findSkillFolders,
   nodeDiscoveryFileSystem,
 } from "./discover.ts";
 export type {

@@ -230,8 +230,8 @@ function escapeXml(text: string): string {
   return text.replace(UNSAFE, (c) => ENTITIES.get(c) ?? `&#x${c.codePointAt(0)!.toString(16)};`);
 }
 
-// deno-lint-ignore no-control-regex
 const UNSAFE =
+  // deno-lint-ignore no-control-regex
   /[&<>"'\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
 
 const ENTITIES: ReadonlyMap<string, string> = new Map([

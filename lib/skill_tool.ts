@@ -36,13 +36,26 @@ export interface SkillToolResult {
   readonly is_error: boolean;
 }
 
+/**
+ * Anything that loads bundles by name, such as a discovery result
+ * (`discoverSkills` in `./load`), which loads each skill on first use.
+ */
+export interface SkillBundleSource {
+  /** The bundle of that name, or `undefined` for an unknown name. */
+  bundle(name: string): SkillBundle | undefined;
+}
+
 /** Where the handler finds skills and their safety settings. */
 export interface SkillToolContext {
-  /** The skills: a list, a map by name, or a loader returning `undefined` for an unknown name. */
+  /**
+   * The skills: a list, a map by name, a loader returning `undefined` for an
+   * unknown name, or a bundle source such as a discovery result.
+   */
   readonly skills:
     | Iterable<SkillBundle>
     | ReadonlyMap<string, SkillBundle>
-    | ((name: string) => SkillBundle | undefined);
+    | ((name: string) => SkillBundle | undefined)
+    | SkillBundleSource;
   /** The runtime's global safety; default true. */
   readonly global_safety?: boolean;
   /** Each skill's safety by name (default true): a map, a record or a function. */
@@ -282,6 +295,7 @@ function integer(value: unknown, name: string, min: number): number {
 function findSkill(context: SkillToolContext, name: string): SkillBundle | undefined {
   const { skills } = context;
   if (typeof skills === "function") return skills(name) ?? undefined;
+  if (isBundleSource(skills)) return skills.bundle(name) ?? undefined;
   if (isMap(skills)) return skills.get(name);
   for (const bundle of skills) if (bundle.name === name) return bundle;
   return undefined;
@@ -295,6 +309,11 @@ function skillSafety(context: SkillToolContext, name: string): boolean {
   else if (isMap(table)) value = table.get(name);
   else value = Object.hasOwn(table, name) ? table[name] : undefined;
   return value !== false;
+}
+
+function isBundleSource(value: unknown): value is SkillBundleSource {
+  return typeof value === "object" && value !== null &&
+    typeof (value as SkillBundleSource).bundle === "function";
 }
 
 function isMap<V>(value: unknown): value is ReadonlyMap<string, V> {
