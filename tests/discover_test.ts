@@ -10,6 +10,7 @@ import {
   writeFileSync,
 } from "node:fs";
 import { spawnSync } from "node:child_process";
+import process from "node:process";
 import { tmpdir } from "node:os";
 import { join, sep } from "node:path";
 import { fc, runs } from "./_fc.ts";
@@ -319,5 +320,372 @@ describe("discoverSkills on generated trees", () => {
       ),
       runs(40),
     );
+  });
+});
+
+describe("discoverSkills on an anthropics-style layout", () => {
+  it("finds nested skills from a project root and a user root, with the project first", () => {
+    // Arrange: a repository laid out like anthropics/skills, and a user folder linking a store.
+    const base = fresh("layout");
+    const project = join(base, "project");
+    const home = join(base, "home");
+    write(join(project, "README.md"), "# Skills\n");
+    write(join(project, ".claude-plugin", "marketplace.json"), "{}\n");
+    write(join(project, "spec", "agent-skills-spec.md"), "# Spec\n");
+    write(join(project, "template", "SKILL.md"), skillMd("template-skill", "Replace me"));
+    write(
+      join(project, "skills", "canvas-design", "SKILL.md"),
+      skillMd("canvas-design", "Create visual art in .png and .pdf documents"),
+    );
+    write(join(project, "skills", "canvas-design", "canvas-fonts", "Lora.ttf"), "font");
+    write(
+      join(project, "skills", "algorithmic-art", "SKILL.md"),
+      skillMd(
+        "algorithmic-art",
+        "Generative art with p5.js",
+        "license: Complete terms in LICENSE.txt\n",
+      ),
+    );
+    write(join(project, "skills", "algorithmic-art", "templates", "viewer.html"), "<html>\n");
+    write(
+      join(project, "skills", "document-skills", "pdf", "SKILL.md"),
+      skillMd("pdf", "PDF toolkit"),
+    );
+    write(join(project, "skills", "document-skills", "pdf", "reference.md"), "# Reference\n");
+    write(join(project, "skills", "document-skills", "pdf", "scripts", "fill.py"), "print(1)\n");
+    write(
+      join(project, "skills", "document-skills", "docx", "SKILL.md"),
+      skillMd("docx", "Word files"),
+    );
+    write(join(home, ".agents", "skills", "pdf", "SKILL.md"), skillMd("pdf", "My own PDF skill"));
+    write(join(base, "store", "notes@1.2.0", "SKILL.md"), skillMd("notes", "Take notes"));
+    write(join(base, "store", "notes@1.2.0", "references", "style.md"), "# Style\n");
+    symlinkSync(join(base, "store", "notes@1.2.0"), join(home, ".agents", "skills", "notes"));
+
+    // Act
+    const found = discoverSkills([
+      { scope: "project", path: project },
+      { scope: "user", path: join(home, ".agents", "skills") },
+    ]);
+
+    // Assert
+    assert.deepEqual(
+      found.skills.map((s) => [s.scope, s.name, s.path.slice(base.length + 1)]),
+      [
+        ["project", "template-skill", join("project", "template")],
+        ["project", "algorithmic-art", join("project", "skills", "algorithmic-art")],
+        ["project", "canvas-design", join("project", "skills", "canvas-design")],
+        ["project", "docx", join("project", "skills", "document-skills", "docx")],
+        ["project", "pdf", join("project", "skills", "document-skills", "pdf")],
+        ["user", "notes", join("home", ".agents", "skills", "notes")],
+      ],
+    );
+    assert.deepEqual(
+      found.shadowed.map((s) => [s.name, s.scope, s.path, s.winner, s.same_scope]),
+      [[
+        "pdf",
+        "user",
+        join(home, ".agents", "skills", "pdf"),
+        { scope: "project", path: join(project, "skills", "document-skills", "pdf") },
+        false,
+      ]],
+    );
+    assert.equal(found.skill("notes")!.real_path, join(base, "store", "notes@1.2.0"));
+    assert.deepEqual(found.skill("template-skill")!.diagnostics.map((d) => d.code), [
+      "NAME_MISMATCH",
+    ]);
+    assert.deepEqual(found.skipped, []);
+    assert.deepEqual(found.diagnostics, []);
+    // The bundle of a linked skill is loaded from the folder discovery found, lazily.
+    const notes = found.bundle("notes")!;
+    assert.deepEqual([...notes.files.keys()].sort(), ["SKILL.md", "references/style.md"]);
+    assert.equal(found.bundle("notes"), notes);
+    assert.equal(found.bundle("missing"), undefined);
+    assert.ok(found.bundle("canvas-design")!.files.has("canvas-fonts/Lora.ttf"));
+  });
+});
+
+describe("discoverSkills: lenient SKILL.md", () => {
+  it("loads every rule break with a placed diagnostic and skips only what cannot be read", () => {
+    const root = fresh("lenient");
+    write(join(root, "long", "SKILL.md"), skillMd("long", "x".repeat(1100), "colour: red\n"));
+    write(join(root, "renamed", "SKILL.md"), skillMd("other-name", "Named differently"));
+    write(join(root, "nameless", "SKILL.md"), "---\ndescription: No name\n---\n");
+    write(join(root, "Upper", "SKILL.md"), skillMd("Upper", "Breaks the name rule"));
+    write(
+      join(root, "typed", "SKILL.md"),
+      skillMd("typed", "Typed wrong", "license: 3\nmetadata: [a]\n"),
+    );
+    write(join(root, "nodesc", "SKILL.md"), "---\nname: nodesc\n---\n");
+    write(join(root, "emptydesc", "SKILL.md"), '---\nname: emptydesc\ndescription: ""\n---\n');
+    write(join(root, "yaml", "SKILL.md"), "---\nname: yaml\ndescription: [unclosed\n---\n");
+    write(join(root, "nofront", "SKILL.md"), "# Just markdown\n");
+    write(join(root, "list", "SKILL.md"), "---\n- a\n---\n");
+
+    const found = discoverSkills([{ scope: "s", path: root }]);
+
+    const codes = (name: string) =>
+      found.skill(name)!.diagnostics.map((d) => [d.code, d.severity, d.line, d.column]);
+    assert.deepEqual(found.skills.map((s) => s.name).sort(), [
+      "Upper",
+      "long",
+      "nameless",
+      "other-name",
+      "typed",
+    ]);
+    assert.deepEqual(codes("long"), [
+      ["UNKNOWN_FIELD", "warning", 4, 1],
+      ["FRONTMATTER_RULE", "warning", 3, 1],
+    ]);
+    assert.equal(found.skill("long")!.description, "x".repeat(1100));
+    assert.deepEqual(found.skill("long")!.diagnostics[1], {
+      severity: "warning",
+      code: "FRONTMATTER_RULE",
+      path: join(root, "long", "SKILL.md"),
+      line: 3,
+      column: 1,
+      message: "Invalid SKILL.md at description: must be 1 to 1024 characters, got 1100",
+    });
+    assert.deepEqual(codes("other-name"), [["NAME_MISMATCH", "warning", 2, 1]]);
+    assert.deepEqual(codes("nameless"), [["FRONTMATTER_RULE", "warning", 2, 1]]);
+    assert.deepEqual(codes("Upper"), [["FRONTMATTER_RULE", "warning", 2, 1]]);
+    assert.deepEqual(codes("typed"), [
+      ["FRONTMATTER_RULE", "warning", 4, 1],
+      ["FRONTMATTER_RULE", "warning", 5, 1],
+    ]);
+    assert.deepEqual(found.skill("typed")!.frontmatter, {
+      name: "typed",
+      description: "Typed wrong",
+    });
+    assert.deepEqual(
+      found.skipped.map((
+        s,
+      ) => [s.path.slice(root.length + 1), s.diagnostics[0]!.code, s.diagnostics[0]!.severity]),
+      [
+        ["emptydesc", "SKILL_SKIPPED", "error"],
+        ["list", "SKILL_SKIPPED", "error"],
+        ["nodesc", "SKILL_SKIPPED", "error"],
+        ["nofront", "SKILL_SKIPPED", "error"],
+        ["yaml", "SKILL_SKIPPED", "error"],
+      ],
+    );
+    assert.equal(
+      found.skipped[2]!.diagnostics[0]!.message,
+      'Invalid SKILL.md at description: missing required field "description"',
+    );
+  });
+
+  it("keeps the strict loader strict and makes the lenient one opt-in", () => {
+    const root = fresh("strict");
+    write(join(root, "long", "SKILL.md"), skillMd("long", "x".repeat(1100)));
+    assert.throws(() => loadSkillFolder(join(root, "long")), {
+      name: "AgentSkillError",
+      message: `Invalid SKILL.md at description: must be 1 to 1024 characters, got 1100 (${
+        join(root, "long", "SKILL.md")
+      }:3:1)`,
+    });
+    const lenient = loadSkillFolder(join(root, "long"), { lenient: true });
+    assert.equal(lenient.frontmatter.description.length, 1100);
+    assert.deepEqual(lenient.diagnostics.map((d) => d.code), ["FRONTMATTER_RULE"]);
+    assert.deepEqual(parseSkillMd(skillMd("a", "b"), { folder: "a" }).diagnostics, []);
+    assert.throws(() => parseSkillMd("---\ndescription: d\n---\n", { lenient: true }), {
+      message: 'Invalid SKILL.md at name: missing required field "name"',
+    });
+  });
+});
+
+describe("discoverSkills: clashes and precedence", () => {
+  it("reports a same-scope clash as a conflict with a deterministic winner", () => {
+    const a = fresh("scope-a");
+    const b = fresh("scope-b");
+    write(join(a, "x", "deep", "pdf", "SKILL.md"), skillMd("pdf", "Deep"));
+    write(join(a, "y", "pdf", "SKILL.md"), skillMd("pdf", "Shallow"));
+    write(join(a, "z", "pdf", "SKILL.md"), skillMd("pdf", "Shallow too"));
+    write(join(b, "pdf", "SKILL.md"), skillMd("pdf", "Other scope"));
+
+    const found = discoverSkills([{ scope: "a", path: a }, { scope: "b", path: b }]);
+
+    assert.equal(found.skill("pdf")!.description, "Shallow");
+    assert.deepEqual(found.conflicts, [{
+      name: "pdf",
+      scope: "a",
+      paths: [join(a, "y", "pdf"), join(a, "z", "pdf"), join(a, "x", "deep", "pdf")],
+    }]);
+    assert.deepEqual(found.shadowed.map((s) => [s.description, s.same_scope]), [
+      ["Shallow too", true],
+      ["Deep", true],
+      ["Other scope", false],
+    ]);
+    assert.equal(
+      found.skill("pdf")!.diagnostics[0]!.message,
+      `3 skills of scope "a" are named "pdf"; this one is used, not "${join(a, "z", "pdf")}", "${
+        join(a, "x", "deep", "pdf")
+      }"`,
+    );
+    const reordered = discoverSkills([{ scope: "a", path: a }, { scope: "b", path: b }], {
+      precedence: ["b"],
+    });
+    assert.equal(reordered.skill("pdf")!.description, "Other scope");
+    assert.equal(reordered.shadowed.length, 3);
+  });
+
+  it("rejects bad roots and options with typed errors", () => {
+    const root = { scope: "s", path: "." };
+    assert.throws(() => discoverSkills("x" as never), {
+      name: "TypeError",
+      message: "Roots must be a list of { scope, path }",
+    });
+    assert.throws(() => discoverSkills([{ scope: "", path: "." }]), {
+      name: "TypeError",
+      message: "Each root must be { scope, path } with non-empty strings",
+    });
+    assert.throws(() => discoverSkills([root], { maxDepth: -1 }), {
+      name: "RangeError",
+      message: "maxDepth must be a whole number of at least 0, got -1",
+    });
+    assert.throws(() => discoverSkills([root], { maxFolders: 0.5 }), {
+      name: "RangeError",
+      message: "maxFolders must be a whole number of at least 1, got 0.5",
+    });
+    assert.throws(() => discoverSkills([root], { precedence: ["s", "s"] }), {
+      name: "RangeError",
+      message: 'Scope "s" is named twice in precedence',
+    });
+    assert.throws(() => discoverSkills([root], { precedence: ["t"] }), {
+      name: "RangeError",
+      message: 'Scope "t" in precedence has no root (scopes: "s")',
+    });
+  });
+});
+
+describe("discoverSkills: links, bounds and attacks", () => {
+  it("follows a link cycle once and says so, and reports broken links and missing roots", () => {
+    const root = fresh("cycle");
+    write(join(root, "a", "pdf", "SKILL.md"), skillMd("pdf", "PDF"));
+    symlinkSync(root, join(root, "a", "up"));
+    symlinkSync(join(root, "nowhere"), join(root, "broken"));
+    symlinkSync(join(root, "a", "pdf"), join(root, "again"));
+
+    const found = discoverSkills([{ scope: "s", path: root }, {
+      scope: "t",
+      path: join(root, "none"),
+    }]);
+
+    // The link is shallower than the folder, so the skill is reported where the link is.
+    assert.deepEqual(found.skills.map((s) => [s.path, s.real_path]), [
+      [join(root, "again"), join(root, "a", "pdf")],
+    ]);
+    assert.deepEqual(found.diagnostics.map((d) => [d.code, d.path]), [
+      ["BROKEN_LINK", join(root, "broken")],
+      ["SAME_FOLDER", join(root, "a", "pdf")],
+      ["LINK_CYCLE", join(root, "a", "up")],
+      ["ROOT_NOT_FOUND", join(root, "none")],
+    ]);
+  });
+
+  it("stops at its bounds with a diagnostic", () => {
+    const root = fresh("bounds");
+    write(join(root, "1", "2", "3", "deep", "SKILL.md"), skillMd("deep", "Deep"));
+    for (let i = 0; i < 5; i++) write(join(root, `w${i}`, "SKILL.md"), skillMd(`w${i}`, "Wide"));
+    const shallow = discoverSkills([{ scope: "s", path: root }], { maxDepth: 3 });
+    assert.equal(shallow.skill("deep"), undefined);
+    assert.deepEqual(shallow.diagnostics.map((d) => d.message), [
+      `1 folder deeper than 3 under "${root}" was not scanned, from "${
+        join(root, "1", "2", "3", "deep")
+      }" on (raise maxDepth to see them)`,
+    ]);
+    const narrow = discoverSkills([{ scope: "s", path: root }], { maxFolders: 4 });
+    assert.deepEqual(narrow.skills.map((s) => s.name), ["w0", "w1"]);
+    assert.deepEqual(narrow.diagnostics.map((d) => d.message), [
+      `Stopped after listing 4 folders under "${root}": 4 more were not scanned, from "${
+        join(root, "w2")
+      }" on (raise maxFolders to see them)`,
+    ]);
+    assert.deepEqual(
+      findSkillFolders(root, { maxDepth: 1 }).folders,
+      [0, 1, 2, 3, 4].map((i) => join(root, `w${i}`)),
+    );
+  });
+
+  it("refuses a SKILL.md that links outside its folder, so nothing of the target is shown", () => {
+    const root = fresh("md-link");
+    write(join(root, "secret.md"), skillMd("leak", "TOP SECRET description"));
+    mkdirSync(join(root, "skills", "leak"), { recursive: true });
+    symlinkSync(join(root, "secret.md"), join(root, "skills", "leak", "SKILL.md"));
+
+    const found = discoverSkills([{ scope: "s", path: join(root, "skills") }]);
+
+    assert.deepEqual(found.skills, []);
+    assert.deepEqual(found.skipped.map((s) => s.diagnostics[0]!.message), [
+      "Skipped: SKILL.md is a link that leads outside the skill folder",
+    ]);
+    assert.ok(!JSON.stringify(snapshot(found)).includes("TOP SECRET"));
+  });
+
+  it("does not hang on a SKILL.md that is a FIFO", { skip: process.platform === "win32" }, () => {
+    const root = fresh("fifo");
+    mkdirSync(join(root, "pipe"));
+    const made = spawnSync("mkfifo", [join(root, "pipe", "SKILL.md")]);
+    if (made.status !== 0) return;
+
+    const found = discoverSkills([{ scope: "s", path: root }]);
+
+    assert.deepEqual(
+      found.skipped.map((s) => [s.diagnostics[0]!.code, s.diagnostics[0]!.message]),
+      [
+        ["SKILL_MD_UNREADABLE", "Skipped: SKILL.md could not be read (not a regular file)"],
+      ],
+    );
+  });
+
+  it("refuses to load a skill whose link was swapped after discovery", () => {
+    const root = fresh("swap");
+    write(join(root, "store", "pdf", "SKILL.md"), skillMd("pdf", "PDF"));
+    write(join(root, "evil", "pdf", "SKILL.md"), skillMd("pdf", "Evil"));
+    write(join(root, "evil", "pdf", "references", "secret.md"), "secret\n");
+    mkdirSync(join(root, "skills"));
+    symlinkSync(join(root, "store", "pdf"), join(root, "skills", "pdf"));
+    const found = discoverSkills([{ scope: "s", path: join(root, "skills") }]);
+    // Swap the link to another folder after discovery.
+    symlinkSync(join(root, "evil", "pdf"), join(root, "skills", "next"));
+    renameSync(join(root, "skills", "next"), join(root, "skills", "pdf"));
+
+    assert.throws(() => found.bundle("pdf"), {
+      name: "AgentSkillError",
+      message:
+        `Invalid SKILL.md: the skill folder changed since discovery: it no longer leads to "${
+          join(root, "store", "pdf")
+        }" (${join(root, "skills", "pdf")})`,
+    });
+    const result = handleSkillTool({ skill: "pdf", resource: "references/secret.md" }, {
+      skills: found,
+    });
+    assert.equal(result.is_error, true);
+    assert.ok(!result.content.includes("secret\n"));
+  });
+
+  it("feeds the skill tool directly", () => {
+    const root = fresh("tool");
+    write(join(root, "pdf", "SKILL.md"), skillMd("pdf", "Fill PDF forms"));
+    write(join(root, "pdf", "references", "forms.md"), "# Forms\n");
+    const found = discoverSkills([{ scope: "s", path: root }]);
+
+    const tool = skillToolDefinition(found.skills);
+    const activated = handleSkillTool({ skill: "pdf" }, { skills: found });
+    const read = handleSkillTool({ skill: "pdf", resource: "references/forms.md" }, {
+      skills: found,
+    });
+
+    assert.deepEqual((tool.input_schema.properties as { skill: { enum: string[] } }).skill.enum, [
+      "pdf",
+    ]);
+    assert.equal(activated.is_error, false);
+    assert.match(activated.content, /references\/forms\.md/);
+    assert.match(read.content, /# Forms/);
+    assert.deepEqual(handleSkillTool({ skill: "nope" }, { skills: found }), {
+      content: 'Unknown skill "nope"',
+      is_error: true,
+    });
+    assert.ok(AgentSkillError);
   });
 });
