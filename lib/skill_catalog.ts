@@ -144,10 +144,10 @@ export function fitSkillCatalog(
   let kept = all.length;
   while (kept >= 0 && prefix[kept]! + lineLength(kept) > budget) kept--;
   if (kept < 0) {
+    let least = Infinity;
+    for (let k = 0; k <= all.length; k++) least = Math.min(least, prefix[k]! + lineLength(k));
     throw new RangeError(
-      `Budget ${budget} is too small for the <available_skills> block: it needs at least ${
-        prefix[0]! + lineLength(0)
-      } characters`,
+      `Budget ${budget} is too small for the <available_skills> block: it needs at least ${least} characters`,
     );
   }
   // Then the largest common cap (at least the floor) with which those skills fit.

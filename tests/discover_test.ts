@@ -184,7 +184,7 @@ function referenceScan(model: Model, place: number, maxDepth: number): {
   tooDeep: boolean;
 } {
   const root = PLACES[place]!;
-  const visited = new Set([root]);
+  const visited = new Set<string>([root]);
   const queue: [string, number][] = [[root, 0]];
   const skills = new Map<string, number>();
   let tooDeep = false;
@@ -244,7 +244,7 @@ describe("discoverSkills on generated trees", () => {
           const { kind, name } = model.skillAt.get(id)!;
           const skipped = found.skipped.includes(entry as never);
           assert.equal(skipped, kind === "broken" || kind === "nodesc", `status of ${id}`);
-          if (!skipped) assert.equal((entry as { name: string }).name, name);
+          if (!skipped) assert.equal((entry as unknown as { name: string }).name, name);
         }
 
         // Precedence: the winner of every name is first by (scope rank, depth, path); every loser is shadowed.
