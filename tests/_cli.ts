@@ -38,13 +38,20 @@ export interface CliResult {
   readonly stderr: string;
 }
 
-/** Run `skillset ...args` in `cwd` (the repository by default), without colour. */
-export function cli(args: readonly string[], cwd: string = ROOT): CliResult {
+/**
+ * Run `skillset ...args` in `cwd` (the repository by default), without
+ * colour, with `env` added to the environment.
+ */
+export function cli(
+  args: readonly string[],
+  cwd: string = ROOT,
+  env: Readonly<Record<string, string>> = {},
+): CliResult {
   const [bin, pre] = command();
   const result = spawnSync(bin, [...pre, ...args], {
     cwd,
     encoding: "utf8",
-    env: { ...process.env, NO_COLOR: "1", FORCE_COLOR: "0" },
+    env: { ...process.env, NO_COLOR: "1", FORCE_COLOR: "0", ...env },
     maxBuffer: 64 * 1024 * 1024,
   });
   return { code: result.status ?? -1, stdout: result.stdout, stderr: result.stderr };
