@@ -689,3 +689,60 @@ describe("discoverSkills: links, bounds and attacks", () => {
     assert.ok(AgentSkillError);
   });
 });
+
+describe("discoverSkills: what it cannot read", () => {
+  it("reports unreadable folders and SKILL.md files, repeats across roots and renamed skills", () => {
+    const root = fresh("unreadable");
+    write(join(root, "locked", "inner", "SKILL.md"), skillMd("inner", "Behind a locked folder"));
+    write(join(root, "big", "SKILL.md"), skillMd("big", "Big") + "x".repeat(1024 * 1024));
+    mkdirSync(join(root, "dangling"));
+    symlinkSync(join(root, "nowhere.md"), join(root, "dangling", "SKILL.md"));
+    write(join(root, "pdf", "SKILL.md"), skillMd("pdf", "PDF"));
+    const fs: DiscoveryFileSystem = {
+      ...nodeDiscoveryFileSystem,
+      readdir(dir) {
+        if (dir === join(root, "locked")) {
+          throw Object.assign(new Error("denied"), { code: "EACCES" });
+        }
+        return nodeDiscoveryFileSystem.readdir(dir);
+      },
+    };
+
+    const found = discoverSkills([{ scope: "a", path: root }, {
+      scope: "b",
+      path: join(root, "pdf"),
+    }], { fs });
+
+    assert.deepEqual(found.skills.map((s) => [s.name, s.scope]), [["pdf", "a"]]);
+    assert.deepEqual(
+      found.skipped.map((s) => [s.path, s.diagnostics[0]!.message]),
+      [
+        [join(root, "big"), "Skipped: SKILL.md is larger than the limit of 1048576 bytes"],
+        [join(root, "dangling"), "Skipped: SKILL.md is a broken link (ENOENT)"],
+      ],
+    );
+    assert.deepEqual(found.diagnostics.map((d) => [d.severity, d.code, d.message]), [
+      [
+        "warning",
+        "FOLDER_UNREADABLE",
+        `Folder "${join(root, "locked")}" could not be listed (EACCES); skipped`,
+      ],
+      [
+        "info",
+        "SAME_FOLDER",
+        `"${join(root, "pdf")}" (scope "b") is the skill folder "${
+          join(root, "pdf")
+        }" (scope "a") again; counted once`,
+      ],
+    ]);
+    // A skill renamed on disk after discovery is not loaded under its old name.
+    write(join(root, "pdf", "SKILL.md"), skillMd("other", "Renamed"));
+    assert.throws(() => found.bundle("pdf"), {
+      name: "AgentSkillError",
+      message:
+        `Invalid SKILL.md at name: the skill changed since discovery: its name is now "other", not "pdf" (${
+          join(root, "pdf", "SKILL.md")
+        })`,
+    });
+  });
+});
