@@ -13,6 +13,7 @@ import { LineCounter, parseDocument } from "yaml";
 import { type AgentSkillFrontmatter, validateAgentSkillFrontmatter } from "./agent_skill.ts";
 import { AgentSkillError, type SourceLocation } from "./errors.ts";
 import { validateFrontmatterLeniently } from "./lenient_frontmatter.ts";
+import { parsePlainFrontmatter } from "./_plain_frontmatter.ts";
 import { diagnosticFromError, type SkillDiagnostic } from "./skill_diagnostic.ts";
 
 /** The most aliases a frontmatter may expand (a guard against alias bombs). */
@@ -88,7 +89,31 @@ export function parseSkillMd(text: string, options: ParseSkillMdOptions = {}): S
   const afterClose = close.index + close[0].length;
   const body = rest.slice(afterClose).replace(/^\n/, "");
   const bodyLine = 2 + countLines(source) + 1;
-  // Line 1 of the YAML source is line 2 of the file.
+  // Line 1 of the frontmatter is line 2 of the file.
+  const plain = parsePlainFrontmatter(source);
+  const { data, locate } = plain === null ? parseYaml(source, at) : {
+    data: plain.data,
+    locate: (field: string): SourceLocation | undefined => {
+      const line = plain.lines.get(field.split(".")[0]!);
+      return at(line === undefined ? 2 : line + 2, 1);
+    },
+  };
+  if (options.lenient !== true) {
+    const frontmatter = validateAgentSkillFrontmatter(data, folder, locate);
+    return Object.freeze({ frontmatter, body, bodyLine, diagnostics: NONE });
+  }
+  const { frontmatter, problems } = validateFrontmatterLeniently(data, folder, locate);
+  const diagnostics = problems.map((p) =>
+    diagnosticFromError("warning", p.code, p.error, file ?? "SKILL.md")
+  );
+  return Object.freeze({ frontmatter, body, bodyLine, diagnostics: Object.freeze(diagnostics) });
+}
+
+/** Parse the frontmatter with the `yaml` package: the data, and where each field is. */
+function parseYaml(
+  source: string,
+  at: (line: number, column: number) => SourceLocation | undefined,
+): { data: unknown; locate: (field: string) => SourceLocation | undefined } {
   const lines = new LineCounter();
   const doc = parseDocument(source, {
     schema: "core",
@@ -126,15 +151,7 @@ export function parseSkillMd(text: string, options: ParseSkillMdOptions = {}): S
     const offset = item?.key?.range?.[0];
     return offset === undefined ? at(2, 1) : position(offset);
   };
-  if (options.lenient !== true) {
-    const frontmatter = validateAgentSkillFrontmatter(data, folder, locate);
-    return Object.freeze({ frontmatter, body, bodyLine, diagnostics: NONE });
-  }
-  const { frontmatter, problems } = validateFrontmatterLeniently(data, folder, locate);
-  const diagnostics = problems.map((p) =>
-    diagnosticFromError("warning", p.code, p.error, file ?? "SKILL.md")
-  );
-  return Object.freeze({ frontmatter, body, bodyLine, diagnostics: Object.freeze(diagnostics) });
+  return { data, locate };
 }
 
 const NONE: readonly SkillDiagnostic[] = Object.freeze([]);
