@@ -452,6 +452,10 @@ function toPromptCommand(
   io: CliIO,
 ): number {
   const discovery = discoverSkills(paths.map((path) => ({ scope: path, path })));
+  const missing = discovery.diagnostics.find((d) => d.code === "ROOT_NOT_FOUND");
+  if (missing !== undefined) {
+    throw new AgentSkillError("", "no such folder", { file: missing.path });
+  }
   reportDiscovery(discovery, io);
   if (discovery.skills.length === 0) {
     throw new AgentSkillError("", "no usable SKILL.md in the folder or its sub-folders", {

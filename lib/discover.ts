@@ -139,7 +139,28 @@ const nativeRealpath: (path: string) => string = typeof realpathSync.native === 
   ? (path) => realpathSync.native(path)
   : (path) => realpathSync(path);
 
-/** The `node:fs` file system (Node, Deno and Bun). */
+/**
+ * The `node:fs` file system (Node, Deno and Bun). Wrap it to observe or
+ * change what discovery sees.
+ *
+ * @example
+ * ```ts
+ * import { discoverSkills, nodeDiscoveryFileSystem } from "./discover.ts";
+ * import { assert } from "./_assert.ts";
+ *
+ * const listed: string[] = [];
+ * const fs = {
+ *   ...nodeDiscoveryFileSystem,
+ *   readdir(dir: string) {
+ *     listed.push(dir);
+ *     return [...nodeDiscoveryFileSystem.readdir(dir)].reverse();
+ *   },
+ * };
+ * const examples = new URL("../examples", import.meta.url).pathname;
+ * assert.equal(discoverSkills([{ scope: "s", path: examples }], { fs }).skills[0]?.name, "pdf");
+ * assert.equal(listed.length, 3);
+ * ```
+ */
 export const nodeDiscoveryFileSystem: DiscoveryFileSystem = Object.freeze({
   readdir: (dir: string): Dirent[] => readdirSync(dir, { withFileTypes: true }),
   realpath: nativeRealpath,
@@ -169,6 +190,26 @@ export const nodeDiscoveryFileSystem: DiscoveryFileSystem = Object.freeze({
  * order); every loser of a name clash is in `shadowed`, every unusable skill
  * folder in `skipped`, and every bound hit, broken link or unreadable folder
  * in `diagnostics`.
+ *
+ * | operation | cost |
+ * |---|---|
+ * | `skill(name)` | O(1) |
+ * | `bundle(name)`, first call | one `realpath` before and after listing the skill folder |
+ * | `bundle(name)`, later calls | O(1) (cached) |
+ *
+ * @example
+ * ```ts
+ * import { discoverSkills } from "./discover.ts";
+ * import { handleSkillTool } from "../mod.ts";
+ * import { assert } from "./_assert.ts";
+ *
+ * const found = discoverSkills([
+ *   { scope: "project", path: new URL("../examples", import.meta.url).pathname },
+ * ]);
+ * assert.equal(found.skill("pdf")?.description.startsWith("Fill in PDF forms"), true);
+ * const read = handleSkillTool({ skill: "pdf", resource: "references/forms.md" }, { skills: found });
+ * assert.equal(read.is_error, false);
+ * ```
  */
 export class Discovery {
   /** The skills to use, one per name, in precedence order. */

@@ -186,6 +186,15 @@ describe("skillset to-prompt over discovered skills", () => {
     ]);
   });
 
+  it("fails on a folder argument that does not exist", () => {
+    const r = run(["to-prompt", t("repo"), t("nowhere")]);
+    assert.deepEqual([r.code, r.stdout, r.stderr], [
+      1,
+      "",
+      `${t("nowhere")}: error: Invalid SKILL.md: no such folder\n`,
+    ]);
+  });
+
   it("fails when no usable skill is found", () => {
     const r = run(["to-prompt", t("repo", "skills", "vendor", "broken")]);
     assert.equal(r.code, 1);
