@@ -485,11 +485,10 @@ function reportDiscovery(discovery: Discovery, io: CliIO): void {
   for (const s of discovery.skills) printDiagnostics(s.diagnostics, io);
   for (const s of discovery.skipped) printDiagnostics(s.diagnostics, io);
   for (const s of discovery.shadowed) {
-    io.stderr(
-      `${s.skill_md}: warning: skill ${JSON.stringify(s.name)} is shadowed by ${
-        JSON.stringify(s.winner.path)
-      } (scope ${JSON.stringify(s.winner.scope)}); not listed\n`,
-    );
+    const message = `skill ${JSON.stringify(s.name)} is shadowed by ${
+      JSON.stringify(s.winner.path)
+    } (scope ${JSON.stringify(s.winner.scope)}); not listed`;
+    io.stderr(`${visible(s.skill_md)}: warning: ${visible(message)}\n`);
   }
 }
 
