@@ -29,7 +29,7 @@ import { type IncludeGraph, includeGraph } from "./include_graph.ts";
 import { readResource, renderResourceRead } from "./read.ts";
 import { computeCapabilitySummary, type ResolvedToolEntry, resolveTools } from "./resolve.ts";
 import { discoverSkills, type Discovery, type ShadowedSkill, type SkillRoot } from "./discover.ts";
-import type { SkillDiagnostic } from "./skill_diagnostic.ts";
+import { formatSkillDiagnostic, type SkillDiagnostic } from "./skill_diagnostic.ts";
 import { fitSkillCatalog } from "./skill_catalog.ts";
 import { type LoadedSkill, loadSkillFolder } from "./skill_folder.ts";
 import { type Diagnostic, formatDiagnostic, validatePaths } from "./validate.ts";
@@ -493,16 +493,12 @@ function reportDiscovery(discovery: Discovery, io: CliIO): void {
 }
 
 function printDiagnostics(diagnostics: readonly SkillDiagnostic[], io: CliIO): void {
-  for (const d of diagnostics) io.stderr(`${formatSkillDiagnostic(d)}\n`);
+  for (const d of diagnostics) io.stderr(`${describeDiagnostic(d)}\n`);
 }
 
-function formatSkillDiagnostic(d: SkillDiagnostic): string {
-  const location = formatLocation({
-    file: d.path,
-    ...(d.line === null ? {} : { line: d.line }),
-    ...(d.column === null ? {} : { column: d.column }),
-  });
-  return `${visible(location)}: ${d.severity}: ${visible(d.message)}`;
+/** A diagnostic on one line, with control and bidi characters made visible. */
+function describeDiagnostic(d: SkillDiagnostic): string {
+  return visible(formatSkillDiagnostic(d));
 }
 
 /** The conventional roots, highest precedence first. */
@@ -566,9 +562,9 @@ function listCommand(rootFlags: readonly string[], json: boolean, io: CliIO): nu
         })`,
       );
     }
-    for (const d of r.diagnostics) lines.push(`  ${formatSkillDiagnostic(d)}`);
+    for (const d of r.diagnostics) lines.push(`  ${describeDiagnostic(d)}`);
   }
-  for (const d of discovery.diagnostics) lines.push(`  ${formatSkillDiagnostic(d)}`);
+  for (const d of discovery.diagnostics) lines.push(`  ${describeDiagnostic(d)}`);
   const n = (count: number, what: string) => `${count} ${what}`;
   lines.push(
     "",

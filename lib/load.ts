@@ -52,6 +52,7 @@ export type {
   SkillRoot,
   SkippedSkill,
 } from "./discover.ts";
+export { formatSkillDiagnostic } from "./skill_diagnostic.ts";
 export type { SkillDiagnostic, SkillDiagnosticCode } from "./skill_diagnostic.ts";
 export { validateFrontmatterLeniently } from "./lenient_frontmatter.ts";
 export type { FrontmatterProblem, LenientFrontmatter } from "./lenient_frontmatter.ts";

@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { type AgentSkillError, withoutLocation } from "./errors.ts";
+import { type AgentSkillError, formatLocation, withoutLocation } from "./errors.ts";
 
 /** What a diagnostic is about. */
 export type SkillDiagnosticCode =
@@ -89,4 +89,32 @@ export function diagnosticFromError(
     column: at?.column ?? null,
     message: withoutLocation(error.message, at),
   });
+}
+
+/**
+ * @param d A diagnostic.
+ * @returns `path:line:col: severity: message` (`path: severity: message` when it has no place).
+ * @example
+ * ```ts
+ * import { formatSkillDiagnostic } from "./skill_diagnostic.ts";
+ * import { assert } from "./_assert.ts";
+ *
+ * const text = formatSkillDiagnostic({
+ *   severity: "warning",
+ *   code: "UNKNOWN_FIELD",
+ *   path: "skills/pdf/SKILL.md",
+ *   line: 4,
+ *   column: 1,
+ *   message: 'Invalid SKILL.md at colour: unknown field "colour"',
+ * });
+ * assert.equal(text, 'skills/pdf/SKILL.md:4:1: warning: Invalid SKILL.md at colour: unknown field "colour"');
+ * ```
+ */
+export function formatSkillDiagnostic(d: SkillDiagnostic): string {
+  const location = formatLocation({
+    file: d.path,
+    ...(d.line === null ? {} : { line: d.line }),
+    ...(d.column === null ? {} : { column: d.column }),
+  });
+  return `${location}: ${d.severity}: ${d.message}`;
 }
