@@ -67,8 +67,14 @@ export type { AgentSkillFrontmatter } from "./lib/agent_skill.ts";
 export { createBundle, memoryFile, openResource } from "./lib/bundle.ts";
 export type { BundleInput, ResourceFile, ResourceHandle, SkillBundle } from "./lib/bundle.ts";
 export { mediaTypeOf } from "./lib/media_type.ts";
-export { activateSkill, renderActivation } from "./lib/activate.ts";
-export type { Activation, ManifestEntry, ResourceManifest } from "./lib/activate.ts";
+export { activateSkill, DEFAULT_MAX_MANIFEST_ENTRIES, renderActivation } from "./lib/activate.ts";
+export type {
+  ActivateOptions,
+  Activation,
+  ManifestEntry,
+  ManifestOmissions,
+  ResourceManifest,
+} from "./lib/activate.ts";
 export {
   DEFAULT_BYTE_LIMIT,
   DEFAULT_LINE_LIMIT,
