@@ -134,10 +134,10 @@ describe("attack 1: check-then-open race", () => {
     const expected = new Map([["references/a.md", "inside\n"], ["assets/b.md", "linked inside\n"]]);
     const tally = new Map([...expected.keys()].map((k) => [k, { read: 0, refused: 0 }]));
     const end = Date.now() + 2500;
-    while (Date.now() < end) {
+    for (let round = 0; Date.now() < end; round++) {
       for (const [path, content] of expected) {
         try {
-          assert.equal(readResource(skill, path).content, content);
+          assert.equal(readResource(skill, path, STATES[round % 4]).content, content);
           tally.get(path)!.read++;
         } catch (e) {
           if (!isTyped(e)) throw e;
@@ -177,6 +177,21 @@ describe("attack 1: check-then-open race", () => {
       name: "ExecutionError",
       message:
         'Refused to read "references/later.md": it is a link whose real path is outside the skill folder',
+    });
+  });
+});
+
+describe("attack 1b: a listed file is opened without following a link", () => {
+  it("a regular file replaced by any link is refused, even one that stays inside", () => {
+    const dir = skillFolder("nofollow", { "references/a.md": "a\n", "references/b.md": "b\n" });
+    const skill = loadSkillFolder(dir);
+    unlinkSync(join(dir, "references", "a.md"));
+    link("b.md", join(dir, "references", "a.md"));
+    assert.throws(() => readResource(skill, "references/a.md"), {
+      name: "ResourceReadError",
+      code: "NOT_A_REGULAR_FILE",
+      message:
+        'Cannot read "references/a.md": it is now a symbolic link, not the file that was listed',
     });
   });
 });
