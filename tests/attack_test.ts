@@ -11,7 +11,10 @@ import {
   linkSync,
   mkdirSync,
   mkdtempSync,
+  readFileSync,
+  realpathSync,
   rmSync,
+  statSync,
   symlinkSync,
   unlinkSync,
   writeFileSync,
@@ -20,15 +23,17 @@ import { spawnSync } from "node:child_process";
 import type { ChildProcess } from "node:child_process";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { join, sep } from "node:path";
 import process from "node:process";
 import {
   activateSkill,
   createBundle,
   decodeBase64,
+  effectiveClass,
   ExecutionError,
   handleSkillTool,
   InvalidResourcePathError,
+  mayAccess,
   type ReadOptions,
   readResource,
   renderActivation,
@@ -40,6 +45,7 @@ import {
   SkillFolderError,
 } from "../mod.ts";
 import { loadSkillFolder } from "../lib/load.ts";
+import { fc, runs } from "./_fc.ts";
 import { runChild, startChild } from "./_spawn.ts";
 
 let temp = "";
@@ -490,5 +496,102 @@ describe("attack 9: hard links", () => {
         "has 2 hard links: its content is shared with another name, perhaps outside the folder; listed",
     }]);
     assert.equal(readResource(skill, "references/hard.md").content, "shared\n");
+  });
+});
+
+describe("property: swaps between loading and reading", () => {
+  const PATHS = [
+    "a.txt",
+    "references/r.md",
+    "references/sub/s.md",
+    "assets/x.bin",
+    "scripts/run.sh",
+    "secret/k.txt",
+    "References/c.md",
+  ] as const;
+  type Kind =
+    | { readonly kind: "file" | "linkOut" | "fifo" | "dir" | "missing" }
+    | { readonly kind: "linkIn"; readonly to: number };
+  const kind: fc.Arbitrary<Kind> = fc.oneof(
+    fc.constantFrom(
+      ...(["file", "linkOut", "fifo", "dir", "missing"] as const).map((k) => ({ kind: k })),
+    ),
+    fc.nat(PATHS.length - 1).map((to) => ({ kind: "linkIn" as const, to })),
+  );
+  let runsDone = 0;
+
+  function make(root: string, path: string, what: Kind, version: number): void {
+    const full = join(root, path);
+    rmSync(full, { recursive: true, force: true });
+    mkdirSync(join(full, ".."), { recursive: true });
+    switch (what.kind) {
+      case "file":
+        writeFileSync(full, `${path} v${version}\n`);
+        break;
+      case "linkOut":
+        symlinkSync(join(temp, "outside", "secret.txt"), full);
+        break;
+      case "fifo":
+        spawnSync("mkfifo", [full]);
+        break;
+      case "dir":
+        mkdirSync(full);
+        break;
+      case "linkIn": {
+        const up = "../".repeat(path.split("/").length - 1);
+        symlinkSync(`${up}${PATHS[what.to]}`, full);
+        break;
+      }
+    }
+  }
+
+  /** What a read of `path` may return now: the bytes of a contained regular file and its class, or null. */
+  function reference(root: string, path: string): { content: string; real: string } | null {
+    let real: string;
+    try {
+      real = realpathSync(join(root, path));
+    } catch {
+      return null;
+    }
+    if (!real.startsWith(root + sep) || !statSync(real).isFile()) return null;
+    return { content: readFileSync(real, "utf8"), real: real.slice(root.length + 1) };
+  }
+
+  it("a read returns the bytes of a contained regular file the gate allows, or a typed error", () => {
+    fc.assert(
+      fc.property(
+        fc.array(kind, { minLength: PATHS.length, maxLength: PATHS.length }),
+        fc.array(fc.tuple(fc.nat(PATHS.length - 1), kind), { maxLength: 8 }),
+        (initial, swaps) => {
+          const base = join(temp, `prop-${runsDone++}`);
+          const root = join(base, "prop");
+          write(join(root, "SKILL.md"), "---\nname: prop\ndescription: d\n---\n");
+          initial.forEach((what, i) => make(root, PATHS[i]!, what, 0));
+          const skill = loadSkillFolder(root);
+          swaps.forEach(([i, what], v) => make(root, PATHS[i]!, what, v + 1));
+          const realRoot = realpathSync(root);
+          for (const path of PATHS) {
+            const expected = reference(realRoot, path);
+            for (const flags of STATES) {
+              let page: ResourceRead;
+              try {
+                page = readResource(skill, path, flags);
+              } catch (e) {
+                assert.ok(isTyped(e), `${path}: ${String(e)}`);
+                continue;
+              }
+              assert.ok(!page.content.includes("OUTSIDE"), `${path} read outside bytes`);
+              assert.notEqual(expected, null, `${path} was read but is not a contained file`);
+              assert.equal(page.content, expected!.content);
+              const resourceClass = effectiveClass(path, expected!.real);
+              assert.equal(page.class, resourceClass);
+              assert.ok(mayAccess(resourceClass, flags), `${path} read through a closed gate`);
+            }
+          }
+          rmSync(base, { recursive: true, force: true });
+        },
+      ),
+      runs(60),
+    );
   });
 });
