@@ -8,9 +8,12 @@ import {
   closeSync,
   constants,
   type Dirent,
+  existsSync,
   fstatSync,
+  lstatSync,
   openSync,
   readdirSync,
+  readlinkSync,
   readSync,
   realpathSync,
   type Stats,
@@ -210,7 +213,9 @@ function listFiles(root: string): {
       } else if (entry.isSymbolicLink()) {
         addLink(root, path, full, files, warnings);
       } else {
-        warnings.push({ path, message: `${kindOf(entry)}, not a regular file; skipped` });
+        // Some runtimes (Deno) do not say which kind of special file an entry is: ask lstat.
+        const kind = kindOf(safeLstat(full) ?? entry);
+        warnings.push({ path, message: `${kind}, not a regular file; skipped` });
       }
     }
   }
@@ -323,6 +328,25 @@ const O_RDONLY: number = constants?.O_RDONLY ?? 0;
 const O_NONBLOCK: number = constants?.O_NONBLOCK ?? 0;
 const O_NOFOLLOW: number = constants?.O_NOFOLLOW ?? 0;
 
+/**
+ * Where the kernel names an open file's path (Linux): the path of the file
+ * the handle holds, which no later swap of a link or folder can change.
+ */
+const FD_PATHS = existsSync("/proc/self/fd") ? "/proc/self/fd/" : null;
+
+/** The real path of the open file: the kernel's name for the handle where there is one, else the real path of `full` now. */
+function realPathOf(fd: number, full: string): string {
+  if (FD_PATHS !== null) {
+    try {
+      const path = readlinkSync(`${FD_PATHS}${fd}`);
+      if (path.startsWith("/")) return path;
+    } catch {
+      // Not available for this handle: resolve the path instead.
+    }
+  }
+  return realpath(full);
+}
+
 function diskFile(
   root: string,
   path: string,
@@ -350,8 +374,8 @@ function diskFile(
 
 /**
  * Open a listed file once and check the handle: a regular file, whose real
- * path (resolved after the open) is inside `root` and names the same device
- * and inode. A file listed as a regular file is opened without following a
+ * path (resolved after the open: on Linux the kernel's own name for the
+ * handle) is inside `root` and names the same device and inode. A file listed as a regular file is opened without following a
  * final link; a listed link is followed, and the checks after the open
  * decide. Any mismatch closes the handle and throws.
  */
@@ -378,7 +402,7 @@ function openVerified(
     }
     let real: string;
     try {
-      real = realpath(full);
+      real = realPathOf(fd, full);
     } catch {
       throw changed(path);
     }
@@ -491,6 +515,14 @@ function isInside(root: string, real: string): boolean {
 function safeReaddir(dir: string): Dirent[] | null {
   try {
     return readdirSync(dir, { withFileTypes: true });
+  } catch {
+    return null;
+  }
+}
+
+function safeLstat(file: string): Stats | null {
+  try {
+    return lstatSync(file);
   } catch {
     return null;
   }
