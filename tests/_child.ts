@@ -12,6 +12,8 @@
  *   `<target>` by a symbolic link to `<a>`, then to `<b>`, again and again;
  *   `<a>` or `<b>` may be `file:<text>` for a regular file holding `<text>`.
  *   Prints `{ ready: true }` when it starts flipping and `{ flips }` at the end.
+ * - `swap-property <temp>`: check the swap property (`tests/_swap_property.ts`);
+ *   prints `{ ok: true }`, or fails with fast-check's report.
  *
  * @module
  */
@@ -20,6 +22,7 @@ import { spawnSync } from "node:child_process";
 import process from "node:process";
 import { activateSkill, handleSkillTool, renderActivation } from "../mod.ts";
 import { loadSkillFolder } from "../lib/load.ts";
+import { checkSwapProperty } from "./_swap_property.ts";
 
 function errorOf(e: unknown): { name: string; code: unknown; message: string } {
   const error = e as Error & { code?: unknown };
@@ -66,6 +69,11 @@ switch (mode) {
       flips += 2;
     }
     print({ flips });
+    break;
+  }
+  case "swap-property": {
+    checkSwapProperty(args[0]!);
+    print({ ok: true });
     break;
   }
   default:

@@ -43,11 +43,17 @@ export interface ChildResult {
  *
  * @param args The mode and its arguments.
  * @param timeoutMs The child is killed after this long.
+ * @param env Variables added to the environment.
  * @returns Its exit code (null if killed) and output.
  */
-export function runChild(args: readonly string[], timeoutMs: number): ChildResult {
+export function runChild(
+  args: readonly string[],
+  timeoutMs: number,
+  env: Readonly<Record<string, string>> = {},
+): ChildResult {
   const [bin, all] = command(CHILD, args);
   const result = spawnSync(bin, all, {
+    env: { ...process.env, ...env },
     encoding: "utf8",
     timeout: timeoutMs,
     killSignal: "SIGKILL",

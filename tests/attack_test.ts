@@ -11,10 +11,7 @@ import {
   linkSync,
   mkdirSync,
   mkdtempSync,
-  readFileSync,
-  realpathSync,
   rmSync,
-  statSync,
   symlinkSync,
   unlinkSync,
   writeFileSync,
@@ -23,17 +20,15 @@ import { spawnSync } from "node:child_process";
 import type { ChildProcess } from "node:child_process";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
-import { join, sep } from "node:path";
+import { join } from "node:path";
 import process from "node:process";
 import {
   activateSkill,
   createBundle,
   decodeBase64,
-  effectiveClass,
   ExecutionError,
   handleSkillTool,
   InvalidResourcePathError,
-  mayAccess,
   type ReadOptions,
   readResource,
   renderActivation,
@@ -45,7 +40,7 @@ import {
   SkillFolderError,
 } from "../mod.ts";
 import { loadSkillFolder } from "../lib/load.ts";
-import { fc, runs } from "./_fc.ts";
+import { seed } from "./_fc.ts";
 import { runChild, startChild } from "./_spawn.ts";
 
 let temp = "";
@@ -104,6 +99,11 @@ function pageBytes(page: ResourceRead): number {
   return page.encoding === "base64"
     ? decodeBase64(page.content).length
     : new TextEncoder().encode(page.content).length;
+}
+
+/** The last line a child printed, as JSON (the lines before may be fast-check's seed). */
+function lastLine(stdout: string): Record<string, unknown> {
+  return JSON.parse(stdout.trim().split("\n").at(-1)!);
 }
 
 /** Resolves with the child's first output; rejects if it ends first. */
@@ -234,7 +234,7 @@ describe("attack 3: named pipes and devices", () => {
     link("assets/pipe", join(dir, "SKILL.md"));
     const result = runChild(["activate", dir], CHILD_TIMEOUT);
     assert.equal(result.code, 0, `the child hung or failed: ${result.stderr}`);
-    assert.deepEqual(JSON.parse(result.stdout).error, {
+    assert.deepEqual(lastLine(result.stdout).error, {
       name: "AgentSkillError",
       code: "INVALID_AGENT_SKILL",
       message: `Invalid SKILL.md: no SKILL.md in the folder (${dir})`,
@@ -252,7 +252,7 @@ describe("attack 3: named pipes and devices", () => {
     ) {
       const result = runChild(["fifo-read", dir, pipe!, path!], CHILD_TIMEOUT);
       assert.equal(result.code, 0, `the child hung or failed: ${result.stderr}`);
-      assert.deepEqual(JSON.parse(result.stdout), {
+      assert.deepEqual(lastLine(result.stdout), {
         content: `Cannot read ${JSON.stringify(path)}: it is a named pipe, not a regular file`,
         is_error: true,
       });
@@ -500,98 +500,14 @@ describe("attack 9: hard links", () => {
 });
 
 describe("property: swaps between loading and reading", () => {
-  const PATHS = [
-    "a.txt",
-    "references/r.md",
-    "references/sub/s.md",
-    "assets/x.bin",
-    "scripts/run.sh",
-    "secret/k.txt",
-    "References/c.md",
-  ] as const;
-  type Kind =
-    | { readonly kind: "file" | "linkOut" | "fifo" | "dir" | "missing" }
-    | { readonly kind: "linkIn"; readonly to: number };
-  const kind: fc.Arbitrary<Kind> = fc.oneof(
-    fc.constantFrom(
-      ...(["file", "linkOut", "fifo", "dir", "missing"] as const).map((k) => ({ kind: k })),
-    ),
-    fc.nat(PATHS.length - 1).map((to) => ({ kind: "linkIn" as const, to })),
-  );
-  let runsDone = 0;
-
-  function make(root: string, path: string, what: Kind, version: number): void {
-    const full = join(root, path);
-    rmSync(full, { recursive: true, force: true });
-    mkdirSync(join(full, ".."), { recursive: true });
-    switch (what.kind) {
-      case "file":
-        writeFileSync(full, `${path} v${version}\n`);
-        break;
-      case "linkOut":
-        symlinkSync(join(temp, "outside", "secret.txt"), full);
-        break;
-      case "fifo":
-        spawnSync("mkfifo", [full]);
-        break;
-      case "dir":
-        mkdirSync(full);
-        break;
-      case "linkIn": {
-        const up = "../".repeat(path.split("/").length - 1);
-        symlinkSync(`${up}${PATHS[what.to]}`, full);
-        break;
-      }
-    }
-  }
-
-  /** What a read of `path` may return now: the bytes of a contained regular file and its class, or null. */
-  function reference(root: string, path: string): { content: string; real: string } | null {
-    let real: string;
-    try {
-      real = realpathSync(join(root, path));
-    } catch {
-      return null;
-    }
-    if (!real.startsWith(root + sep) || !statSync(real).isFile()) return null;
-    return { content: readFileSync(real, "utf8"), real: real.slice(root.length + 1) };
-  }
-
   it("a read returns the bytes of a contained regular file the gate allows, or a typed error", () => {
-    fc.assert(
-      fc.property(
-        fc.array(kind, { minLength: PATHS.length, maxLength: PATHS.length }),
-        fc.array(fc.tuple(fc.nat(PATHS.length - 1), kind), { maxLength: 8 }),
-        (initial, swaps) => {
-          const base = join(temp, `prop-${runsDone++}`);
-          const root = join(base, "prop");
-          write(join(root, "SKILL.md"), "---\nname: prop\ndescription: d\n---\n");
-          initial.forEach((what, i) => make(root, PATHS[i]!, what, 0));
-          const skill = loadSkillFolder(root);
-          swaps.forEach(([i, what], v) => make(root, PATHS[i]!, what, v + 1));
-          const realRoot = realpathSync(root);
-          for (const path of PATHS) {
-            const expected = reference(realRoot, path);
-            for (const flags of STATES) {
-              let page: ResourceRead;
-              try {
-                page = readResource(skill, path, flags);
-              } catch (e) {
-                assert.ok(isTyped(e), `${path}: ${String(e)}`);
-                continue;
-              }
-              assert.ok(!page.content.includes("OUTSIDE"), `${path} read outside bytes`);
-              assert.notEqual(expected, null, `${path} was read but is not a contained file`);
-              assert.equal(page.content, expected!.content);
-              const resourceClass = effectiveClass(path, expected!.real);
-              assert.equal(page.class, resourceClass);
-              assert.ok(mayAccess(resourceClass, flags), `${path} read through a closed gate`);
-            }
-          }
-          rmSync(base, { recursive: true, force: true });
-        },
-      ),
-      runs(60),
+    // In a child process: the generated folders hold named pipes, and a regression must fail, not hang.
+    const result = runChild(["swap-property", temp], 5 * CHILD_TIMEOUT, { FC_SEED: String(seed) });
+    assert.equal(
+      result.code,
+      0,
+      `the property failed or hung:\n${result.stdout}\n${result.stderr}`,
     );
+    assert.match(result.stdout, /"ok":true/);
   });
 });
