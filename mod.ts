@@ -99,6 +99,7 @@ export type {
   SkillToolContext,
   SkillToolDefinition,
   SkillToolInput,
+  SkillToolOptions,
   SkillToolResult,
 } from "./lib/skill_tool.ts";
 export { includeGraph } from "./lib/include_graph.ts";

@@ -49,7 +49,17 @@ export interface Activation {
   readonly next_offset?: number | null;
 }
 
-/** Entries listed per class when no cap is given. */
+/**
+ * Entries listed per class when no cap is given.
+ *
+ * @example
+ * ```ts
+ * import { DEFAULT_MAX_MANIFEST_ENTRIES } from "./activate.ts";
+ * import { assert } from "./_assert.ts";
+ *
+ * assert.equal(DEFAULT_MAX_MANIFEST_ENTRIES, 500);
+ * ```
+ */
 export const DEFAULT_MAX_MANIFEST_ENTRIES = 500;
 
 /** Options of {@linkcode activateSkill}. */

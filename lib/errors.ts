@@ -222,6 +222,16 @@ export type ResourceReadCode =
  * leads outside the folder, changed while it was being opened or read, or the
  * file system refused. The message names only the path inside the skill
  * folder, never a host path.
+ *
+ * @example
+ * ```ts
+ * import { ResourceReadError } from "./errors.ts";
+ * import { assert } from "./_assert.ts";
+ *
+ * const e = new ResourceReadError("NOT_A_REGULAR_FILE", "assets/pipe", "it is a named pipe, not a regular file");
+ * assert.equal(e.message, 'Cannot read "assets/pipe": it is a named pipe, not a regular file');
+ * assert.equal(e.code, "NOT_A_REGULAR_FILE");
+ * ```
  */
 export class ResourceReadError extends Error {
   override readonly name = "ResourceReadError";
@@ -241,7 +251,19 @@ export class ResourceReadError extends Error {
   }
 }
 
-/** A skill folder that does not exist or is not a folder. */
+/**
+ * A skill folder that does not exist or is not a folder. The message names
+ * only the folder's last segment; `folder` holds it as it was given.
+ *
+ * @example
+ * ```ts
+ * import { SkillFolderError } from "./errors.ts";
+ * import { assert } from "./_assert.ts";
+ *
+ * const e = new SkillFolderError("/srv/skills/pdf", "pdf");
+ * assert.deepEqual([e.code, e.message, e.folder], ["NO_SUCH_FOLDER", 'No such folder "pdf"', "/srv/skills/pdf"]);
+ * ```
+ */
 export class SkillFolderError extends Error {
   override readonly name = "SkillFolderError";
   readonly code = "NO_SUCH_FOLDER" as const;

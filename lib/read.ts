@@ -26,7 +26,18 @@ import {
 export const DEFAULT_LINE_LIMIT = 2000;
 /** Bytes in a binary page when no limit is given (a multiple of 3, so pages concatenate as base64). */
 export const DEFAULT_BYTE_LIMIT = 49152;
-/** The most bytes of content in one page when no cap is given: 256 KiB. */
+/**
+ * The most bytes of content in one page when no cap is given: 256 KiB.
+ *
+ * @example
+ * ```ts
+ * import { DEFAULT_MAX_PAGE_BYTES, MIN_PAGE_BYTES } from "./read.ts";
+ * import { assert } from "./_assert.ts";
+ *
+ * assert.equal(DEFAULT_MAX_PAGE_BYTES, 256 * 1024);
+ * assert.equal(MIN_PAGE_BYTES, 4);
+ * ```
+ */
 export const DEFAULT_MAX_PAGE_BYTES = 262144;
 /** The smallest page cap: one UTF-8 character always fits. */
 export const MIN_PAGE_BYTES = 4;
