@@ -12,6 +12,8 @@
  *   `<target>` by a symbolic link to `<a>`, then to `<b>`, again and again;
  *   `<a>` or `<b>` may be `file:<text>` for a regular file holding `<text>`.
  *   Prints `{ ready: true }` when it starts flipping and `{ flips }` at the end.
+ * - `read <dir> <path>`: load and read one page; prints `{ ok }` (the page)
+ *   or `{ error }`.
  * - `swap-property <temp>`: check the swap property (`tests/_swap_property.ts`);
  *   prints `{ ok: true }`, or fails with fast-check's report.
  *
@@ -20,7 +22,7 @@
 import { renameSync, symlinkSync, unlinkSync, writeFileSync } from "node:fs";
 import { spawnSync } from "node:child_process";
 import process from "node:process";
-import { activateSkill, handleSkillTool, renderActivation } from "../mod.ts";
+import { activateSkill, handleSkillTool, readResource, renderActivation } from "../mod.ts";
 import { loadSkillFolder } from "../lib/load.ts";
 import { checkSwapProperty } from "./_swap_property.ts";
 
@@ -69,6 +71,14 @@ switch (mode) {
       flips += 2;
     }
     print({ flips });
+    break;
+  }
+  case "read": {
+    try {
+      print({ ok: readResource(loadSkillFolder(args[0]!), args[1]!) });
+    } catch (e) {
+      print({ error: errorOf(e) });
+    }
     break;
   }
   case "swap-property": {

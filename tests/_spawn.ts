@@ -43,17 +43,19 @@ export interface ChildResult {
  *
  * @param args The mode and its arguments.
  * @param timeoutMs The child is killed after this long.
- * @param env Variables added to the environment.
+ * @param options Variables added to the environment; the user and group to run as.
  * @returns Its exit code (null if killed) and output.
  */
 export function runChild(
   args: readonly string[],
   timeoutMs: number,
-  env: Readonly<Record<string, string>> = {},
+  options: { env?: Readonly<Record<string, string>>; uid?: number; gid?: number } = {},
 ): ChildResult {
   const [bin, all] = command(CHILD, args);
   const result = spawnSync(bin, all, {
-    env: { ...process.env, ...env },
+    env: { ...process.env, ...options.env },
+    ...(options.uid === undefined ? {} : { uid: options.uid }),
+    ...(options.gid === undefined ? {} : { gid: options.gid }),
     encoding: "utf8",
     timeout: timeoutMs,
     killSignal: "SIGKILL",

@@ -362,16 +362,21 @@ describe("attack 5: file-system failures are typed and name no host path", () =>
     );
   });
 
-  it("an unreadable file", { skip: isRoot ? "root reads any file" : false }, () => {
+  it("an unreadable file (as an unprivileged user)", () => {
     const dir = skillFolder("unreadable", { "references/a.md": "a\n" });
-    const skill = loadSkillFolder(dir);
+    chmodSync(temp, 0o755); // the child may run as nobody: let it reach the folder
     chmodSync(join(dir, "references", "a.md"), 0o000);
-    refusal(
-      skill,
-      "references/a.md",
-      "RESOURCE_UNREADABLE",
-      'Cannot read "references/a.md": permission denied',
+    const result = runChild(
+      ["read", dir, "references/a.md"],
+      CHILD_TIMEOUT,
+      isRoot ? { uid: 65534, gid: 65534 } : {},
     );
+    assert.equal(result.code, 0, result.stderr);
+    assert.deepEqual(lastLine(result.stdout).error, {
+      name: "ResourceReadError",
+      code: "RESOURCE_UNREADABLE",
+      message: 'Cannot read "references/a.md": permission denied',
+    });
   });
 
   it("invalid UTF-8 appearing after loading is read as base64, not thrown", () => {
@@ -502,7 +507,9 @@ describe("attack 9: hard links", () => {
 describe("property: swaps between loading and reading", () => {
   it("a read returns the bytes of a contained regular file the gate allows, or a typed error", () => {
     // In a child process: the generated folders hold named pipes, and a regression must fail, not hang.
-    const result = runChild(["swap-property", temp], 5 * CHILD_TIMEOUT, { FC_SEED: String(seed) });
+    const result = runChild(["swap-property", temp], 5 * CHILD_TIMEOUT, {
+      env: { FC_SEED: String(seed) },
+    });
     assert.equal(
       result.code,
       0,
