@@ -264,8 +264,10 @@ export class Discovery {
    *
    * @param name A skill name.
    * @returns The bundle, or `undefined` for a name discovery did not find.
-   * @throws {AgentSkillError} When the folder can no longer be loaded, or now
-   *   leads to another real folder or another skill than discovery saw.
+   * @throws {AgentSkillError} When the folder now leads to another real folder
+   *   or another skill than discovery saw, or its SKILL.md no longer loads.
+   * @throws {SkillFolderError} When the folder is gone.
+   * @throws {ResourceReadError} When its SKILL.md cannot be read as a regular file.
    */
   bundle(name: string): LoadedSkill | undefined {
     const cached = this.#bundles.get(name);
@@ -296,11 +298,10 @@ export class Discovery {
       real = undefined;
     }
     if (real !== skill.real_path) {
+      // The reason names no host path: it may reach a model through the skill tool.
       throw new AgentSkillError(
         "",
-        `the skill folder changed since discovery: it no longer leads to ${
-          JSON.stringify(skill.real_path)
-        }`,
+        "the skill folder changed since discovery: it now leads to another folder",
         { file: skill.path },
       );
     }

@@ -652,16 +652,18 @@ describe("discoverSkills: links, bounds and attacks", () => {
 
     assert.throws(() => found.bundle("pdf"), {
       name: "AgentSkillError",
-      message:
-        `Invalid SKILL.md: the skill folder changed since discovery: it no longer leads to "${
-          join(root, "store", "pdf")
-        }" (${join(root, "skills", "pdf")})`,
+      message: "Invalid SKILL.md: the skill folder changed since discovery: it now leads to " +
+        `another folder (${join(root, "skills", "pdf")})`,
     });
     const result = handleSkillTool({ skill: "pdf", resource: "references/secret.md" }, {
       skills: found,
     });
-    assert.equal(result.is_error, true);
-    assert.ok(!result.content.includes("secret\n"));
+    // The model sees neither the file nor a host path.
+    assert.deepEqual(result, {
+      content: "Invalid SKILL.md: the skill folder changed since discovery: it now leads to " +
+        "another folder (pdf)",
+      is_error: true,
+    });
   });
 
   it("feeds the skill tool directly", () => {
