@@ -119,6 +119,7 @@ export async function serveSkills(
 ): Promise<SkillServer> {
   const warn = options.onWarning ?? ((w: SkillWarning) => console.warn(`${w.path}: ${w.message}`));
   const files = new LoaderFiles(folders, options, warn);
+  files.prepare();
   const catalog = await SkillCatalog.load(files, {
     strict: true,
     onWarning: warn,
@@ -144,6 +145,7 @@ export async function serveSkills(
   const reload = (): Promise<SkillCatalogChanges> => {
     const run = queue.then(async () => {
       try {
+        files.prepare();
         const changes = await catalog.reload();
         files.commit();
         notify(servers, tools, files.current.skills, changes);
@@ -231,6 +233,7 @@ class LoaderFiles implements SkillFiles {
   readonly #warn: (warning: SkillWarning) => void;
   #current: Snapshot = { skills: new Map(), files: new Map(), dirs: new Map() };
   #pending: Snapshot | undefined;
+  #prepared: Snapshot | undefined;
 
   constructor(
     folders: readonly string[],
@@ -246,6 +249,11 @@ class LoaderFiles implements SkillFiles {
     return this.#current;
   }
 
+  /** Load the folders now, so the loader's own errors reach the caller unwrapped. */
+  prepare(): void {
+    this.#prepared = this.#load();
+  }
+
   commit(): void {
     if (this.#pending !== undefined) this.#current = this.#pending;
     this.#pending = undefined;
@@ -253,10 +261,14 @@ class LoaderFiles implements SkillFiles {
 
   abort(): void {
     this.#pending = undefined;
+    this.#prepared = undefined;
   }
 
   list(dir: string): Promise<SkillFileEntry[]> {
-    if (dir === "") this.#pending = this.#load();
+    if (dir === "") {
+      this.#pending = this.#prepared ?? this.#load();
+      this.#prepared = undefined;
+    }
     const children = (this.#pending ?? this.#current).dirs.get(dir);
     if (children === undefined) return Promise.reject(new Error(`No such folder "${dir}"`));
     return Promise.resolve([...children.values()]);
