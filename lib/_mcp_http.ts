@@ -75,7 +75,7 @@ export function isLoopbackHost(host: string): boolean {
  *
  * const served = await serveSkills([new URL("../examples/skills", import.meta.url).pathname]);
  * await assert.rejects(
- *   listenHttp(served.createServer, { host: "0.0.0.0", port: 0 }),
+ *   listenHttp(served.createServer, { host: "192.0.2.1", port: 0 }),
  *   { code: "REMOTE_NOT_ALLOWED" },
  * );
  * const http = await listenHttp(served.createServer, { host: "127.0.0.1", port: 0 });

@@ -213,11 +213,11 @@ describe("serveSkills", () => {
   });
 
   it("the CLI refuses a non-loopback --http address without --allow-remote", () => {
-    const result = cli(["serve", EXAMPLES, "--http", "0.0.0.0:8765"]);
+    const result = cli(["serve", EXAMPLES, "--http", "192.0.2.1:8765"]);
     assert.equal(result.code, 2);
     assert.equal(
       result.stderr,
-      'skillset: refused to serve on "0.0.0.0": not a loopback address (add --allow-remote to serve beyond this machine)\n',
+      'skillset: refused to serve on "192.0.2.1": not a loopback address (add --allow-remote to serve beyond this machine)\n',
     );
   });
 
