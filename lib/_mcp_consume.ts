@@ -119,6 +119,25 @@ export async function mcpSkillBundles(
  * | `load(name)` | `resources/read` of SKILL.md, once |
  * | `read(name, path)` | SKILL.md and the file, each once |
  * | `refresh(name)` | `skills/get` |
+ *
+ * @example
+ * ```ts
+ * import { Client, InMemoryTransport } from "@modelcontextprotocol/client";
+ * import { McpSkills, mcpSkillBundles, serveSkills } from "./mcp.ts";
+ * import { assert } from "./_assert.ts";
+ *
+ * const served = await serveSkills([new URL("../examples/skills", import.meta.url).pathname]);
+ * const [here, there] = InMemoryTransport.createLinkedPair();
+ * await served.server.connect(there);
+ * const client = new Client({ name: "host", version: "1.0.0" });
+ * await client.connect(here);
+ * const skills = await mcpSkillBundles(client, { origin: "ex" });
+ * assert.ok(skills instanceof McpSkills);
+ * assert.equal(skills.get("ex:pdf")?.loaded, false);
+ * const result = await skills.handleSkillTool({ skill: "ex:pdf", resource: "assets/template.txt" });
+ * assert.equal(result.is_error, false);
+ * await client.close();
+ * ```
  */
 export class McpSkills {
   /** The origin label. */

@@ -55,6 +55,8 @@ const MCP_SERVE = {
  * @param argv The arguments after the program name.
  * @param io Where to write.
  * @returns The exit code (for `serve`, once the server stops).
+ * @throws Never: errors become a message on stderr and exit code 1 or 2. (No runnable example:
+ *   importing this file from a doc test would run it as the program.)
  */
 export async function mainAsync(
   argv: readonly string[],

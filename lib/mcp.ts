@@ -27,7 +27,7 @@
  */
 export { McpSkillError } from "./_mcp_errors.ts";
 export type { McpSkillErrorCode } from "./_mcp_errors.ts";
-export { fingerprint, serveSkills, skillSafety, watchSkills } from "./_mcp_serve.ts";
+export { serveSkills, watchSkills } from "./_mcp_serve.ts";
 export type { ServeSkillsOptions, SkillSafety, SkillServer, WatchOptions } from "./_mcp_serve.ts";
 export { mcpSkillBundles, McpSkills } from "./_mcp_consume.ts";
 export type { McpSkillBundle, McpSkillBundlesOptions, McpSkillWarning } from "./_mcp_consume.ts";
