@@ -45,6 +45,10 @@ import {
 import { loadSkillFolder } from "../lib/load.ts";
 import { mcpSkillBundles, McpSkillError, serveSkills, type SkillServer } from "../lib/mcp.ts";
 import { splitCommand } from "../lib/_mcp_cli.ts";
+import { mainAsync } from "../lib/cli.ts";
+
+const MCP_SERVE_USAGE = "skillset serve <skill-dir>... [--http 127.0.0.1:PORT [--allow-remote]] " +
+  "[--watch] [--prefix <p>] [--page-size N] [--global-safety true|false] [--skill-safety true|false]";
 
 const EXAMPLES = join(ROOT, "examples", "skills");
 const TIME = 60_000;
@@ -181,6 +185,21 @@ describe("serveSkills", () => {
           roundTrip(client, { pdf: join(EXAMPLES, "pdf"), gen: join(generated, "gen") }),
           "HTTP round trip",
         );
+        if (era === "2026-07-28") {
+          // The CLI's own client negotiates over HTTP.
+          const read = cli([
+            "read",
+            "--mcp-url",
+            server.url,
+            "--origin",
+            "web",
+            "web:gen",
+            "top.txt",
+          ]);
+          assert.equal(read.code, 0, read.stderr);
+          assert.match(read.stdout, /^skill: web:gen$/m);
+          assert.match(read.stdout, /^top level$/m);
+        }
       } finally {
         await client.close();
         await server.stop();
@@ -695,6 +714,49 @@ describe("CLI with an MCP source", () => {
       /Refused to read non-standard resource "canvas-fonts\/NOTICE.txt"/,
     );
   });
+});
+
+describe("CLI usage errors of the MCP commands", () => {
+  const cases: [string[], string][] = [
+    [
+      ["activate", "--mcp-stdio", "x", "--mcp-url", "http://127.0.0.1:1/mcp", "pdf"],
+      "skillset: give exactly one of --mcp-stdio and --mcp-url\n",
+    ],
+    [
+      ["read", "--mcp-url", "not a url", "pdf", "a.md"],
+      'skillset: --mcp-url takes a URL, got "not a url"\n',
+    ],
+    [["activate", "--mcp-stdio", "", "pdf"], "skillset: --mcp-stdio needs a command\n"],
+    [
+      ["serve", EXAMPLES, "--http", "127.0.0.1"],
+      'skillset: --http takes HOST:PORT (e.g. 127.0.0.1:3000), got "127.0.0.1"\n',
+    ],
+    [
+      ["serve", EXAMPLES, "--page-size", "0"],
+      'skillset: --page-size takes a whole number of at least 1, got "0"\n',
+    ],
+    [
+      ["graph", "--mcp-url", "http://127.0.0.1:1/mcp"],
+      "skillset: graph: --mcp-stdio and --mcp-url work with activate, read and to-prompt\n",
+    ],
+    [
+      ["serve", EXAMPLES, "--bogus"],
+      `skillset: serve: unknown option "--bogus"\nusage: ${MCP_SERVE_USAGE}\n`,
+    ],
+  ];
+  for (const [argv, message] of cases) {
+    it(`exit 2: ${argv.join(" ")}`, async () => {
+      let out = "", err = "";
+      const io = {
+        stdout: (s: string) => (out += s),
+        stderr: (s: string) => (err += s),
+        color: false,
+      };
+      assert.equal(await mainAsync(argv, io), 2);
+      assert.equal(err, message);
+      assert.equal(out, "");
+    });
+  }
 });
 
 describe("splitCommand", () => {
