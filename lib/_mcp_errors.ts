@@ -17,7 +17,9 @@ export type McpSkillErrorCode =
   /** A skill name that no served entry has. */
   | "UNKNOWN_SKILL"
   /** An HTTP listen address that is not loopback, without `allowRemote`. */
-  | "REMOTE_NOT_ALLOWED";
+  | "REMOTE_NOT_ALLOWED"
+  /** The SDK refused to publish a skill (its frontmatter reader is stricter than this project's). */
+  | "CATALOG_REFUSED";
 
 /**
  * An error of the MCP side: serving (a duplicate skill name) or consuming (a

@@ -15,6 +15,7 @@ import {
   SKILL_LIMITS,
   SkillCatalog,
   type SkillCatalogChanges,
+  SkillCatalogError,
   type SkillFileEntry,
   type SkillFiles,
   type SkillWarning,
@@ -102,7 +103,8 @@ const INSTRUCTIONS = ["SKILL.md", "skill.md"];
  * @returns The catalog, a connected-ready server and a server factory.
  * @throws {McpSkillError} `DUPLICATE_SKILL` when two folders hold skills of the same name.
  * @throws {AgentSkillError} When a folder is missing or a skill breaks the Agent Skills rules.
- * @throws {SkillCatalogError} (from the SDK) When the SDK refuses a skill.
+ * @throws {McpSkillError} `CATALOG_REFUSED` when the SDK refuses a skill (its frontmatter
+ *   reader is stricter than this project's: no anchors, no multi-line quoted values).
  * @example
  * ```ts
  * import { serveSkills } from "./mcp.ts";
@@ -120,13 +122,15 @@ export async function serveSkills(
   const warn = options.onWarning ?? ((w: SkillWarning) => console.warn(`${w.path}: ${w.message}`));
   const files = new LoaderFiles(folders, options, warn);
   files.prepare();
-  const catalog = await SkillCatalog.load(files, {
-    strict: true,
-    onWarning: warn,
-    limits: { files: Infinity, bytes: Infinity },
-    ...(options.prefix === undefined ? {} : { prefix: options.prefix }),
-    ...(options.pageSize === undefined ? {} : { pageSize: options.pageSize }),
-  });
+  const catalog = await sdkCatalog(() =>
+    SkillCatalog.load(files, {
+      strict: true,
+      onWarning: warn,
+      limits: { files: Infinity, bytes: Infinity },
+      ...(options.prefix === undefined ? {} : { prefix: options.prefix }),
+      ...(options.pageSize === undefined ? {} : { pageSize: options.pageSize }),
+    })
+  );
   files.commit();
   const servers = new Set<WeakRef<McpServer>>();
   const tools = new WeakMap<McpServer, RegisteredTool>();
@@ -146,9 +150,9 @@ export async function serveSkills(
     const run = queue.then(async () => {
       try {
         files.prepare();
-        const changes = await catalog.reload();
+        const changes = await sdkCatalog(() => catalog.reload());
         files.commit();
-        notify(servers, tools, files.current.skills, changes);
+        notify(servers, tools, files.current.skills, changes, options);
         return changes;
       } catch (e) {
         files.abort();
@@ -167,6 +171,23 @@ export async function serveSkills(
     createServer,
     reload,
   });
+}
+
+/** Run an SDK catalog step, turning its `SkillCatalogError` into this module's typed error. */
+async function sdkCatalog<T>(step: () => Promise<T>): Promise<T> {
+  try {
+    return await step();
+  } catch (e) {
+    if (!(e instanceof SkillCatalogError)) throw e;
+    throw new McpSkillError(
+      "CATALOG_REFUSED",
+      `The MCP SDK refused the skills: ${
+        e.problems.map((p) => `${p.path}: ${p.message}`).join("; ")
+      }`,
+      undefined,
+      { cause: e },
+    );
+  }
 }
 
 function registerSkillTool(
@@ -198,6 +219,7 @@ function notify(
   tools: WeakMap<McpServer, RegisteredTool>,
   skills: ReadonlyMap<string, LoadedSkill>,
   changes: SkillCatalogChanges,
+  options: ServeSkillsOptions,
 ): void {
   const any = changes.added.length + changes.removed.length + changes.changed.length > 0;
   if (!any) return;
@@ -210,7 +232,11 @@ function notify(
     }
     if (!server.isConnected()) continue;
     const tool = tools.get(server);
-    if (tool !== undefined && definition !== undefined) {
+    if (tool === undefined && definition !== undefined) {
+      // The first skill arrived: the tool appears (the SDK announces tools/list_changed).
+      const added = registerSkillTool(server, () => skills, options);
+      if (added !== undefined) tools.set(server, added);
+    } else if (tool !== undefined && definition !== undefined) {
       tool.update({
         description: definition.description,
         paramsSchema: fromJsonSchema(definition.input_schema as Record<string, unknown>),
@@ -398,11 +424,12 @@ function skillFolders(folders: readonly string[]): string[] {
         .map((e) => e.name)
         .sort();
     } catch {
-      names = [];
+      // Not a readable folder: loaded as a skill, for the loader's clear error.
+      out.push(folder);
+      continue;
     }
-    const children = names.map((n) => join(folder, n)).filter(isSkillFolder);
-    // A folder with no skill at all is loaded as one, for the loader's clear error.
-    out.push(...(children.length === 0 ? [folder] : children));
+    // A folder without skills serves none (yet: --watch picks up skills added later).
+    out.push(...names.map((n) => join(folder, n)).filter(isSkillFolder));
   }
   return out;
 }

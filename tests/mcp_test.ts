@@ -416,6 +416,43 @@ describe("serveSkills", () => {
     assert.match(warnings[0]!.message, /^Skill "heavy" is not published: 2 files \/ \d+ bytes/);
   });
 
+  it("a skill the SDK's frontmatter reader refuses is a typed error, not a crash", async () => {
+    const root = temp();
+    put(root, "anch/SKILL.md", "---\nname: anch\ndescription: &d Uses an anchor\n---\nBody\n");
+    await assert.rejects(serveSkills([root], { onWarning: () => {} }), {
+      name: "McpSkillError",
+      code: "CATALOG_REFUSED",
+      message: "The MCP SDK refused the skills: anch/SKILL.md: SKILL.md frontmatter: line 3: " +
+        "anchors, aliases and tags are not supported (skill skipped)",
+    });
+  });
+
+  it("an empty folder serves no skill and no tool; the tool appears with the first skill", async () => {
+    const root = temp();
+    const warnings: SkillWarning[] = [];
+    const served = await serveSkills([root], { onWarning: (w) => warnings.push(w) });
+    assert.deepEqual(warnings.map((w) => w.message), [
+      "no skills found (a skill is a folder containing SKILL.md)",
+    ]);
+    const client = await connectInMemory(served.createServer());
+    try {
+      assert.deepEqual((await client.listTools()).tools, []);
+      put(root, "first/SKILL.md", skillMd("first"));
+      const changes = await served.reload();
+      assert.deepEqual(changes.added, ["skill://first/SKILL.md"]);
+      assert.deepEqual((await client.listTools()).tools.map((t) => t.name), ["skill"]);
+      const result = await client.callTool({ name: "skill", arguments: { skill: "first" } });
+      assert.match((result.content as { text: string }[])[0]!.text, /^skill: first$/m);
+      // A broken edit: the reload fails with the loader's error and the catalog stays.
+      put(root, "first/SKILL.md", "---\nname: First\n---\n");
+      await assert.rejects(served.reload(), { name: "AgentSkillError" });
+      assert.deepEqual(served.catalog.entries.map((e) => e.uri), ["skill://first/SKILL.md"]);
+      assert.deepEqual([...served.skills.keys()], ["first"]);
+    } finally {
+      await client.close();
+    }
+  });
+
   it("two folders with the same skill name are refused", async () => {
     const a = temp(), b = temp();
     put(a, "same/SKILL.md", skillMd("same"));
