@@ -139,6 +139,12 @@ async function roundTrip(client: Client, folders: Record<string, string>): Promi
     );
   }
   assert.equal(await rpcError(skills.get("skill://no-such-skill/SKILL.md")), -32602);
+  // resources/list shows each SKILL.md with the frontmatter's name and description.
+  const listed = (await client.listResources()).resources;
+  assert.deepEqual(
+    listed.map((r) => [r.uri, r.name, r.description, r.mimeType]),
+    entries.map((e) => [e.uri, e.frontmatter.name, e.frontmatter.description, "text/markdown"]),
+  );
 }
 
 describe("serveSkills", () => {
