@@ -247,27 +247,30 @@ export class McpSkills {
     context: Omit<SkillToolContext, "skills"> = {},
   ): Promise<SkillToolResult> {
     const full: SkillToolContext = { ...context, skills: this.#bundles };
+    let request;
     try {
-      const request = parseSkillToolInput(input);
-      const bundle = this.#bundles.get(request.skill);
-      if (bundle !== undefined) {
-        await this.load(request.skill);
-        const resource = request.resource === undefined
-          ? undefined
-          : safeNormalize(request.resource);
-        if (resource !== undefined && bundle.has(resource)) {
-          const flags = {
-            global_safety: context.global_safety !== false,
-            skill_safety: safety(context, request.skill),
-          };
-          if (mayAccess(classifyResource(resource), flags)) {
-            await this.load(request.skill, resource);
-          }
-        }
+      request = parseSkillToolInput(input);
+    } catch {
+      return handleSkillTool(input, full); // the handler words the input error
+    }
+    const bundle = this.#bundles.get(request.skill);
+    if (bundle === undefined) return handleSkillTool(input, full);
+    try {
+      await this.load(request.skill);
+      const resource = request.resource === undefined ? undefined : safeNormalize(request.resource);
+      if (resource !== undefined && bundle.has(resource)) {
+        const flags = {
+          global_safety: context.global_safety !== false,
+          skill_safety: safety(context, request.skill),
+        };
+        if (mayAccess(classifyResource(resource), flags)) await this.load(request.skill, resource);
       }
     } catch (e) {
-      if (e instanceof McpSkillError) return Object.freeze({ content: e.message, is_error: true });
-      // Anything else is the handler's to report, in its own words.
+      // A failed fetch or verification: the model gets the reason, the loop goes on.
+      return Object.freeze({
+        content: e instanceof Error ? e.message : `Unexpected error: ${String(e)}`,
+        is_error: true,
+      });
     }
     return handleSkillTool(input, full);
   }

@@ -142,6 +142,10 @@ export async function serveSkills(
     catalog.attach(server);
     const tool = registerSkillTool(server, () => files.current.skills, options);
     if (tool !== undefined) tools.set(server, tool);
+    if (servers.size >= 1024) {
+      // Over HTTP every request builds a server: forget the collected ones.
+      for (const ref of servers) if (ref.deref() === undefined) servers.delete(ref);
+    }
     servers.add(new WeakRef(server));
     return server;
   };

@@ -515,6 +515,14 @@ describe("mcpSkillBundles", () => {
       });
       assert.equal(refused.is_error, true);
       assert.equal(skillToolDefinition(remote.bundles.values()).name, "skill");
+      assert.deepEqual(await remote.handleSkillTool({ skill: "srv:gen", extra: 1 }), {
+        content: 'Invalid input: unknown field "extra" (known: skill, resource, offset, limit)',
+        is_error: true,
+      });
+      assert.deepEqual(await remote.handleSkillTool({ skill: "gen" }), {
+        content: 'Unknown skill "gen"',
+        is_error: true,
+      });
     } finally {
       await client.close();
     }
@@ -573,7 +581,11 @@ describe("mcpSkillBundles", () => {
         skill: "plain:refunds",
         resource: "references/policy.md",
       });
-      assert.equal(viaTool.is_error, true);
+      assert.deepEqual(viaTool, {
+        content:
+          '"references/policy.md" of skill "plain:refunds" failed verification (size); call refresh("plain:refunds") to fetch the entry again',
+        is_error: true,
+      });
       await remote.refresh("plain:refunds");
       const page = await remote.read("plain:refunds", "references/policy.md");
       assert.equal(page.content, "Refunds within 7 days.\n");
