@@ -148,26 +148,31 @@ async function roundTrip(client: Client, folders: Record<string, string>): Promi
 }
 
 describe("serveSkills", () => {
-  it("round trip over stdio with the official client: examples and a generated folder, page size 1", async () => {
-    const root = temp();
-    const generated = generatedSkills(root);
-    const transport = new StdioClientTransport({
-      ...cliCommand(["serve", EXAMPLES, generated, "--page-size", "1"]),
-      stderr: "pipe",
-    });
-    const client = new Client({ name: "test-host", version: "1.0.0" });
-    await within(TIME, client.connect(transport), "connect over stdio");
-    try {
-      assert.equal(client.getNegotiatedProtocolVersion(), "2025-11-25");
-      await within(
-        TIME,
-        roundTrip(client, { pdf: join(EXAMPLES, "pdf"), gen: join(generated, "gen") }),
-        "stdio round trip",
+  for (const era of ["2025-11-25", "2026-07-28"] as const) {
+    it(`round trip over stdio with the official client, protocol ${era}: examples and a generated folder, page size 1`, async () => {
+      const root = temp();
+      const generated = generatedSkills(root);
+      const transport = new StdioClientTransport({
+        ...cliCommand(["serve", EXAMPLES, generated, "--page-size", "1"]),
+        stderr: "pipe",
+      });
+      const client = new Client(
+        { name: "test-host", version: "1.0.0" },
+        era === "2026-07-28" ? { versionNegotiation: { mode: { pin: era } } } : {},
       );
-    } finally {
-      await client.close();
-    }
-  });
+      await within(TIME, client.connect(transport), "connect over stdio");
+      try {
+        assert.equal(client.getNegotiatedProtocolVersion(), era);
+        await within(
+          TIME,
+          roundTrip(client, { pdf: join(EXAMPLES, "pdf"), gen: join(generated, "gen") }),
+          "stdio round trip",
+        );
+      } finally {
+        await client.close();
+      }
+    });
+  }
 
   for (const era of ["2025-11-25", "2026-07-28"] as const) {
     it(`round trip over Streamable HTTP on 127.0.0.1, protocol ${era}`, async () => {
