@@ -163,6 +163,9 @@ Options:
   --help, -h   help for the tool or a command
   --version    print the version
 
+MCP: activate, read and to-prompt also take an MCP server as the source, with
+--mcp-stdio "<command>" or --mcp-url <url> (see: skillset help serve).
+
 Exit codes: 0 ok, 1 invalid input or refused access, 2 bad usage.`;
 
 /**
