@@ -20,8 +20,8 @@ import {
   type SkillFiles,
   type SkillWarning,
 } from "@modelcontextprotocol/server/ext/skills";
-import type { ResourceFile } from "./bundle.ts";
-import { mayAccess, type SafetyFlags } from "./gate.ts";
+import { openResource, type ResourceFile } from "./bundle.ts";
+import { assertAccess, mayAccess, type SafetyFlags } from "./gate.ts";
 import { McpSkillError } from "./_mcp_errors.ts";
 import { effectiveClass } from "./resource_path.ts";
 import { isSkillFolder, type LoadedSkill, loadSkillFolder } from "./skill_folder.ts";
@@ -72,11 +72,17 @@ export interface SkillServer {
   reload(): Promise<SkillCatalogChanges>;
 }
 
+/** A published file and the switches its skill is served under. */
+interface Published {
+  readonly file: ResourceFile;
+  readonly flags: SafetyFlags;
+}
+
 /** The virtual tree the SDK walks: `<skill name>/<file path>`. */
 interface Snapshot {
   readonly skills: ReadonlyMap<string, LoadedSkill>;
-  /** Published files by virtual path. */
-  readonly files: ReadonlyMap<string, ResourceFile>;
+  /** Published files by virtual path, with the gate's switches for their skill. */
+  readonly files: ReadonlyMap<string, Published>;
   /** Children by virtual folder path (`""` is the root). */
   readonly dirs: ReadonlyMap<string, ReadonlyMap<string, SkillFileEntry>>;
 }
@@ -305,10 +311,10 @@ class LoaderFiles implements SkillFiles {
   }
 
   read(path: string): Promise<Uint8Array> {
-    const file = this.#pending?.files.get(path) ?? this.#current.files.get(path);
-    if (file === undefined) return Promise.reject(new Error(`No such file "${path}"`));
+    const published = this.#pending?.files.get(path) ?? this.#current.files.get(path);
+    if (published === undefined) return Promise.reject(new Error(`No such file "${path}"`));
     try {
-      return Promise.resolve(readWhole(file));
+      return Promise.resolve(readWhole(published));
     } catch (e) {
       return Promise.reject(e);
     }
@@ -316,7 +322,7 @@ class LoaderFiles implements SkillFiles {
 
   #load(): Snapshot {
     const skills = new Map<string, LoadedSkill>();
-    const files = new Map<string, ResourceFile>();
+    const files = new Map<string, Published>();
     const dirs = new Map<string, Map<string, SkillFileEntry>>([["", new Map()]]);
     for (const folder of skillFolders(this.#folders)) {
       const skill = loadSkillFolder(folder);
@@ -329,12 +335,13 @@ class LoaderFiles implements SkillFiles {
           } and ${JSON.stringify(skill.location)}`,
         );
       }
-      const published = this.#published(skill);
+      const flags = this.#flags(skill.name);
+      const published = this.#published(skill, flags);
       if (published === undefined) continue;
       skills.set(skill.name, skill);
       for (const [path, file] of published) {
         const virtual = `${skill.name}/${path}`;
-        files.set(virtual, file);
+        files.set(virtual, { file, flags });
         addToTree(dirs, virtual);
       }
     }
@@ -342,11 +349,14 @@ class LoaderFiles implements SkillFiles {
   }
 
   /** The files of `skill` a model may see, by the path they are served under; `undefined` over the limits. */
-  #published(skill: LoadedSkill): Map<string, ResourceFile> | undefined {
-    const flags: SafetyFlags = {
+  #flags(name: string): SafetyFlags {
+    return {
       global_safety: this.#options.global_safety !== false,
-      skill_safety: skillSafety(this.#options.skill_safety, skill.name),
+      skill_safety: skillSafety(this.#options.skill_safety, name),
     };
+  }
+
+  #published(skill: LoadedSkill, flags: SafetyFlags): Map<string, ResourceFile> | undefined {
     const published = new Map<string, ResourceFile>();
     const instructions = INSTRUCTIONS.find((n) => skill.files.has(n))!;
     let bytes = 0;
@@ -393,24 +403,35 @@ function addToTree(dirs: Map<string, Map<string, SkillFileEntry>>, path: string)
   });
 }
 
-/** Every byte of a file through its verified read path, in chunks; one byte past the listed size shows growth. */
-function readWhole(file: ResourceFile): Uint8Array {
-  const chunks: Uint8Array[] = [];
-  let total = 0;
-  while (total <= file.size) {
-    const chunk = file.read(total, Math.min(CHUNK, file.size + 1 - total));
-    if (chunk.length === 0) break;
-    chunks.push(chunk.slice());
-    total += chunk.length;
+/**
+ * Every byte of a file through one verified handle (SPEC §4: opened once,
+ * regular file, real path inside the skill after the open), refused when the
+ * class of the real path found at read time is one the gate closes; one
+ * byte past the opened size shows growth (the SDK then refuses the digest).
+ */
+function readWhole({ file, flags }: Published): Uint8Array {
+  const handle = openResource(file);
+  try {
+    assertAccess(file.path, effectiveClass(file.path, handle.real_path), flags, "read");
+    const chunks: Uint8Array[] = [];
+    let total = 0;
+    while (total <= handle.size) {
+      const chunk = handle.read(total, Math.min(CHUNK, handle.size + 1 - total));
+      if (chunk.length === 0) break;
+      chunks.push(chunk.slice());
+      total += chunk.length;
+    }
+    if (chunks.length === 1) return chunks[0]!;
+    const out = new Uint8Array(total);
+    let at = 0;
+    for (const c of chunks) {
+      out.set(c, at);
+      at += c.length;
+    }
+    return out;
+  } finally {
+    handle.close();
   }
-  if (chunks.length === 1) return chunks[0]!;
-  const out = new Uint8Array(total);
-  let at = 0;
-  for (const c of chunks) {
-    out.set(c, at);
-    at += c.length;
-  }
-  return out;
 }
 
 /** Each argument is a skill folder, or a folder whose direct sub-folders are skills (sorted). */

@@ -1,7 +1,7 @@
 import { after, describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { request as httpRequest } from "node:http";
-import { rmSync, writeFileSync } from "node:fs";
+import { readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import {
   Client,
@@ -346,6 +346,34 @@ describe("serveSkills", () => {
         await rpcError(client.readResource({ uri: "skill://gen/assets/outside.txt" })),
         -32602,
       );
+    } finally {
+      await client.close();
+    }
+  });
+
+  it("a listed link re-pointed into a non-standard folder is refused at read time", async () => {
+    const root = temp();
+    const skills = generatedSkills(root);
+    const gen = join(skills, "gen");
+    // Same bytes, so only the class decided on the opened handle can refuse it.
+    writeFileSync(join(gen, "extras/secret.txt"), readFileSync(join(gen, "references/guide.md")));
+    const warnings: SkillWarning[] = [];
+    const served = await serveSkills([skills], { onWarning: (w) => warnings.push(w) });
+    const client = await connectInMemory(served.server);
+    try {
+      // references/alias.md -> guide.md was listed as a link; it now leads into extras/.
+      rmSync(join(gen, "references/alias.md"));
+      symlinkSync("../extras/secret.txt", join(gen, "references/alias.md"));
+      assert.equal(
+        await rpcError(client.readResource({ uri: "skill://gen/references/alias.md" })),
+        -32603,
+      );
+      assert.deepEqual(warnings.at(-1), {
+        path: "gen/references/alias.md",
+        message:
+          'could not be read: Refused to read non-standard resource "references/alias.md": ' +
+          "global safety is true, skill safety is true (both must be false)",
+      });
     } finally {
       await client.close();
     }
