@@ -18,7 +18,7 @@ import {
   SkillsClient,
   SkillVerificationError,
 } from "@modelcontextprotocol/client/ext/skills";
-import { activateSkill, type Activation } from "./activate.ts";
+import { type ActivateOptions, activateSkill, type Activation } from "./activate.ts";
 import { type AgentSkillFrontmatter, validateAgentSkillFrontmatter } from "./agent_skill.ts";
 import type { ResourceFile, SkillBundle } from "./bundle.ts";
 import { mayAccess, type SafetyFlags } from "./gate.ts";
@@ -207,12 +207,12 @@ export class McpSkills {
    * Activate a skill: fetch its SKILL.md, then {@linkcode activateSkill}.
    *
    * @param name A bundle name.
-   * @param flags The host's safety switches.
+   * @param options The host's safety switches (and the manifest's page).
    * @returns The activation.
    * @throws {McpSkillError} As {@linkcode McpSkills.load}.
    */
-  async activate(name: string, flags: SafetyFlags = {}): Promise<Activation> {
-    return activateSkill(await this.load(name), flags);
+  async activate(name: string, options: ActivateOptions = {}): Promise<Activation> {
+    return activateSkill(await this.load(name), options);
   }
 
   /**
