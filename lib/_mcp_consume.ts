@@ -21,7 +21,7 @@ import {
 import { type ActivateOptions, activateSkill, type Activation } from "./activate.ts";
 import { type AgentSkillFrontmatter, validateAgentSkillFrontmatter } from "./agent_skill.ts";
 import type { ResourceFile, SkillBundle } from "./bundle.ts";
-import { mayAccess, type SafetyFlags } from "./gate.ts";
+import { mayAccess } from "./gate.ts";
 import { McpSkillError } from "./_mcp_errors.ts";
 import { type ReadOptions, readResource, type ResourceRead } from "./read.ts";
 import { classifyResource, normalizeResourcePath } from "./resource_path.ts";
