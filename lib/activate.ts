@@ -12,6 +12,7 @@ import { effectiveClass, type ResourceClass } from "./resource_path.ts";
 
 /** One listed file. */
 export interface ManifestEntry {
+  /** The normalised path. */
   readonly path: string;
   /** Bytes. */
   readonly size: number;
@@ -21,17 +22,25 @@ export interface ManifestEntry {
 
 /** The listed files by class, each sorted by path; `nonstandard` only while the gate is open. */
 export interface ResourceManifest {
+  /** Files at the top level (SKILL.md excluded). */
   readonly root: readonly ManifestEntry[];
+  /** Files under `references/`. */
   readonly references: readonly ManifestEntry[];
+  /** Files under `assets/`. */
   readonly assets: readonly ManifestEntry[];
+  /** Files under `scripts/` (read as source, never run). */
   readonly scripts: readonly ManifestEntry[];
+  /** Files in other top-level folders, only while the gate is open. */
   readonly nonstandard?: readonly ManifestEntry[];
 }
 
 /** What activating a skill returns. */
 export interface Activation {
+  /** The skill's name. */
   readonly skill: string;
+  /** The SKILL.md body. */
   readonly instructions: string;
+  /** The listed files by class. */
   readonly resources: ResourceManifest;
 }
 

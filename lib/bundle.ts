@@ -35,6 +35,7 @@ export interface ResourceFile {
 export interface SkillBundle {
   /** The skill's name (the frontmatter `name`). */
   readonly name: string;
+  /** The validated SKILL.md frontmatter. */
   readonly frontmatter: AgentSkillFrontmatter;
   /** The SKILL.md body after the frontmatter. */
   readonly instructions: string;
@@ -105,6 +106,8 @@ export function createBundle(input: BundleInput): SkillBundle {
 }
 
 /**
+ * A file held in memory.
+ *
  * @param path The normalised path.
  * @param bytes The content (not copied).
  * @returns A file reading from `bytes`.

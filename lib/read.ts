@@ -35,9 +35,13 @@ export interface ReadOptions extends SafetyFlags {
 
 /** One page of a resource. */
 export interface ResourceRead {
+  /** The skill's name. */
   readonly skill: string;
+  /** The normalised path. */
   readonly path: string;
+  /** The resource's class. */
   readonly class: ResourceClass;
+  /** How `content` is encoded. */
   readonly encoding: "utf-8" | "base64";
   /** Bytes of the whole file. */
   readonly size: number;

@@ -38,6 +38,7 @@ export interface LoadedSkill extends SkillBundle {
 export interface LoadWarning {
   /** The entry's path inside the folder. */
   readonly path: string;
+  /** What the loader passed over, and why. */
   readonly message: string;
 }
 
@@ -56,6 +57,8 @@ const realpath: (path: string) => string = typeof realpathSync.native === "funct
 const SKILL_MD_NAMES = ["SKILL.md", "skill.md"] as const;
 
 /**
+ * Find a folder's SKILL.md.
+ *
  * @param dir A folder.
  * @returns The path of its `SKILL.md` (preferred) or `skill.md`, or `null`.
  */
@@ -129,6 +132,8 @@ export function loadSkillFolder(dir: string): LoadedSkill {
 }
 
 /**
+ * Whether a folder is an Agent Skill.
+ *
  * @param dir A folder.
  * @returns Whether it holds a SKILL.md (or skill.md).
  */
