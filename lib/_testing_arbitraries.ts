@@ -8,8 +8,16 @@
  * @module
  */
 import fc from "fast-check";
+
 import type { SafetyFlags } from "./gate.ts";
 import type { InlineTool, McpServer, Skill, SkillInclude } from "./skill.ts";
+
+/**
+ * A fast-check arbitrary (`fc.Arbitrary` of the `fast-check` peer dependency).
+ *
+ * @internal
+ */
+type Arbitrary<T> = fc.Arbitrary<T>;
 
 /** Skill names; the resolver treats names as map keys, so odd ones are welcome. */
 const PROTOTYPE_SKILL_NAMES = ["__proto__", "toString", "hasOwnProperty", "local/constructor"];
@@ -90,7 +98,7 @@ export interface CatalogOptions {
  * assert.ok(sample!.skills.length >= 3);
  * ```
  */
-export function catalogArbitrary(options: CatalogOptions = {}): fc.Arbitrary<Catalog> {
+export function catalogArbitrary(options: CatalogOptions = {}): Arbitrary<Catalog> {
   const {
     cycles = true,
     unknown = true,
@@ -122,7 +130,7 @@ export function catalogArbitrary(options: CatalogOptions = {}): fc.Arbitrary<Cat
   const body = bodyArbitrary(toolNames, servers, mcpTools, agentSkills);
   return fc.integer({ min: minDepth + 1, max: maxSkills }).chain((n) => {
     const names = pool.slice(0, n);
-    const target = (i: number): fc.Arbitrary<string> => {
+    const target = (i: number): Arbitrary<string> => {
       const choices: fc.Arbitrary<string>[] = [];
       const later = names.slice(i + 1);
       if (later.length > 0) choices.push(fc.constantFrom(...later));
@@ -130,7 +138,7 @@ export function catalogArbitrary(options: CatalogOptions = {}): fc.Arbitrary<Cat
       if (unknown) choices.push(fc.constantFrom(...unknownNames.filter((u) => !names.includes(u))));
       return choices.length === 0 ? fc.constant("") : fc.oneof(...choices);
     };
-    const includes = (i: number): fc.Arbitrary<SkillInclude[]> =>
+    const includes = (i: number): Arbitrary<SkillInclude[]> =>
       fc.array(
         fc.tuple(target(i), fc.boolean()).map(([name, short]) => short ? name : { name }),
         { maxLength: maxIncludes },
@@ -208,7 +216,7 @@ function bodyArbitrary(
   servers: readonly string[],
   mcpTools: readonly string[],
   agentSkills: readonly string[],
-): fc.Arbitrary<Body> {
+): Arbitrary<Body> {
   const inlineTool: fc.Arbitrary<InlineTool> = fc.record({
     description: fc.string({ maxLength: 5 }),
     read_only: fc.boolean(),
@@ -281,7 +289,7 @@ const HOSTILE_SEGMENTS = [
  */
 export function resourcePathArbitrary(
   options: { readonly hostile?: boolean } = {},
-): fc.Arbitrary<string> {
+): Arbitrary<string> {
   if (options.hostile === false) {
     const name = fc.constantFrom("a.md", "b.txt", "logo.png", "a..b", "é.bin", "x");
     const top = fc.constantFrom("references", "assets", "scripts", "canvas-fonts", "References");
@@ -311,7 +319,7 @@ export function resourcePathArbitrary(
  * assert.equal(fc.sample(safetyFlagsArbitrary(), 10).length, 10);
  * ```
  */
-export function safetyFlagsArbitrary(): fc.Arbitrary<SafetyFlags> {
+export function safetyFlagsArbitrary(): Arbitrary<SafetyFlags> {
   return fc.record({ global_safety: fc.boolean(), skill_safety: fc.boolean() }, {
     requiredKeys: [],
   });
@@ -344,7 +352,7 @@ export interface GeneratedBundle {
  * }
  * ```
  */
-export function bundleInputArbitrary(): fc.Arbitrary<GeneratedBundle> {
+export function bundleInputArbitrary(): Arbitrary<GeneratedBundle> {
   const content = fc.oneof(
     fc.array(fc.constantFrom("line", "é€😀", "\r\n", "\n", "", " "), { maxLength: 6 }).map((p) =>
       p.join("")

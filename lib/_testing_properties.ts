@@ -80,7 +80,14 @@ export type GateProperty =
  * One named law: a fast-check property over one generated value (a catalog,
  * a request, …), to run with `fc.assert(p)` or `fc.check(p)`.
  */
-export type InvariantProperty = fc.IProperty<[unknown]>;
+export type InvariantProperty = Property;
+
+/**
+ * A fast-check property (`fc.IProperty` of the `fast-check` peer dependency).
+ *
+ * @internal
+ */
+type Property = fc.IProperty<[unknown]>;
 
 function law<T>(arbitrary: fc.Arbitrary<T>, check: (value: T) => void): InvariantProperty {
   return fc.property(arbitrary as fc.Arbitrary<unknown>, (value) => check(value as T));
@@ -108,12 +115,16 @@ export interface InvariantFailure {
 
 /** Thrown by {@linkcode assertResolverInvariants} and {@linkcode assertGateInvariants}. */
 export class InvariantViolationError extends Error {
+  /** Always `"InvariantViolationError"`. */
+  override readonly name = "InvariantViolationError";
   /** Always `"INVARIANT_VIOLATED"`. */
   readonly code = "INVARIANT_VIOLATED" as const;
   /** Every property that failed, each with its shrunk counterexample. */
   readonly failures: readonly InvariantFailure[];
 
   /**
+   * Report the failed properties.
+   *
    * @param subject What was checked, e.g. `Resolver`.
    * @param total How many properties were checked.
    * @param failures The failed properties (at least one).
@@ -127,7 +138,6 @@ export class InvariantViolationError extends Error {
           f.reason.trim().split("\n").filter((l) => l.trim() !== "").join("\n  ")
         ).join("\n"),
     );
-    this.name = "InvariantViolationError";
     this.failures = Object.freeze([...failures]);
   }
 }
@@ -455,7 +465,7 @@ function check(
  * @throws {InvariantViolationError} When any property fails.
  * @example
  * ```ts
- * import { assertResolverInvariants, InvariantViolationError } from "./testing.ts";
+ * import { assertResolverInvariants } from "./testing.ts";
  * import { resolveTools } from "../mod.ts";
  * import { assert } from "./_assert.ts";
  *
@@ -463,7 +473,7 @@ function check(
  * // A resolver that forgets includes is caught:
  * assert.throws(
  *   () => assertResolverInvariants((root) => resolveTools({ ...root, includes: [] }, {}).values(), { numRuns: 10 }),
- *   InvariantViolationError,
+ *   { name: "InvariantViolationError" },
  * );
  * ```
  */
@@ -483,13 +493,13 @@ export function assertResolverInvariants(
  * @throws {InvariantViolationError} When any property fails.
  * @example
  * ```ts
- * import { assertGateInvariants, InvariantViolationError } from "./testing.ts";
+ * import { assertGateInvariants } from "./testing.ts";
  * import { assert } from "./_assert.ts";
  *
  * // A gate that lets everything through is caught:
  * assert.throws(
  *   () => assertGateInvariants(({ path }) => ({ verdict: "allowed", path }), { numRuns: 20 }),
- *   InvariantViolationError,
+ *   { name: "InvariantViolationError" },
  * );
  * ```
  */
