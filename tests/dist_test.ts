@@ -8,33 +8,18 @@
  */
 import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { spawnSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import process from "node:process";
+import { packAndInstall, ROOT, type Run, run } from "./_package.ts";
 import { VERSION } from "../lib/_version.ts";
 
-const ROOT = resolve(import.meta.dirname ?? ".", "..");
 const BIN = join(ROOT, "node_modules", ".bin");
 const NODE_ONLY = !("Deno" in globalThis) && !("Bun" in globalThis);
 const CATALOG = join(ROOT, "examples", "catalog.yaml");
 
-interface Run {
-  readonly code: number;
-  readonly stdout: string;
-  readonly stderr: string;
-}
-
-/** Runs a command with no loader options inherited from the test runner. */
-function run(command: string, args: readonly string[], cwd: string): Run {
-  const env: Record<string, string | undefined> = { ...process.env, NO_COLOR: "1" };
-  delete env["NODE_OPTIONS"];
-  const result = spawnSync(command, args, { cwd, env, encoding: "utf8", timeout: 240_000 });
-  if (result.error !== undefined) throw result.error;
-  return { code: result.status ?? -1, stdout: result.stdout, stderr: result.stderr };
-}
-
+/** Asserts a command succeeded and returns its stdout. */
 function ok(result: Run): string {
   assert.equal(result.code, 0, `exit ${result.code}\n${result.stderr}\n${result.stdout}`);
   return result.stdout;
@@ -54,48 +39,7 @@ describe(
 
     before(() => {
       temp = mkdtempSync(join(tmpdir(), "skillset-dist-"));
-      // npm pack runs prepack, so the tarball holds a fresh build of dist/.
-      ok(run("npm", ["pack", "--silent", "--pack-destination", temp], ROOT));
-      const tarball = readdirSync(temp).find((f) => f.endsWith(".tgz"));
-      assert.ok(tarball !== undefined, "npm pack wrote a tarball");
-      project = join(temp, "consumer");
-      mkdirSync(project);
-      const manifest = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8"));
-      const dependencies = { skillset: `file:../${tarball}`, "fast-check": "4.11.0" };
-      writeFileSync(
-        join(project, "package.json"),
-        JSON.stringify({ name: "consumer", private: true, type: "module", dependencies }),
-      );
-      // A lockfile, so npm needs no registry metadata: skillset from the tarball, its
-      // dependency (and fast-check for ./testing) at the versions and integrity hashes
-      // of this repository's lockfile, fetched from the npm cache that `npm ci` filled.
-      const lock = JSON.parse(readFileSync(join(ROOT, "package-lock.json"), "utf8")).packages;
-      const packages: Record<string, unknown> = {
-        "": { name: "consumer", dependencies },
-        "node_modules/skillset": {
-          version: manifest.version,
-          resolved: `file:../${tarball}`,
-          license: manifest.license,
-          dependencies: manifest.dependencies,
-          peerDependencies: manifest.peerDependencies,
-          peerDependenciesMeta: manifest.peerDependenciesMeta,
-          bin: manifest.bin,
-          engines: manifest.engines,
-        },
-      };
-      const todo = [...Object.keys(manifest.dependencies), "fast-check"];
-      while (todo.length > 0) {
-        const name = todo.pop()!;
-        if (Object.hasOwn(packages, `node_modules/${name}`)) continue;
-        const { dev: _, ...entry } = lock[`node_modules/${name}`];
-        packages[`node_modules/${name}`] = entry;
-        todo.push(...Object.keys(entry.dependencies ?? {}));
-      }
-      writeFileSync(
-        join(project, "package-lock.json"),
-        JSON.stringify({ name: "consumer", lockfileVersion: 3, requires: true, packages }),
-      );
-      ok(run("npm", ["ci", "--offline", "--no-audit", "--no-fund", "--ignore-scripts"], project));
+      project = packAndInstall(temp);
     });
 
     after(() => {
