@@ -45,7 +45,7 @@ group("CLI start to exit", () => {
     );
     bench(
       "sources through tsx: skillset --version",
-      () => start(process.execPath, ["--import", "tsx", join(ROOT, "lib", "cli.ts"), "--version"]),
+      () => start(process.execPath, ["--import", TSX, join(ROOT, "lib", "cli.ts"), "--version"]),
     );
   });
 });
