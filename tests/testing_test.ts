@@ -4,9 +4,11 @@ import { fc, runs, seed } from "./_fc.ts";
 import {
   assertGateInvariants,
   assertResolverInvariants,
+  bundleInputArbitrary,
   catalogArbitrary,
   type GateProperty,
   type GateVerdict,
+  includeChain,
   InvariantViolationError,
   referenceNormalize,
   referenceWriteLog,
@@ -15,7 +17,10 @@ import {
   resourcePathArbitrary,
 } from "../lib/testing.ts";
 import {
+  createBundle,
+  decodeBase64,
   normalizeResourcePath,
+  readResource,
   type ResolvedToolEntry,
   resolveTools,
   type Skill,
@@ -278,5 +283,48 @@ describe("the kit's arbitraries and references", () => {
       name: "RangeError",
       message: "maxSkills must be an integer from 1 to 20, got 0",
     });
+  });
+
+  it("bundleInputArbitrary gives bundles createBundle takes, every file reading back whole", () => {
+    fc.assert(
+      fc.property(bundleInputArbitrary(), (input) => {
+        const bundle = createBundle(input);
+        const open = { global_safety: false, skill_safety: false };
+        for (const [path, content] of input.files) {
+          const bytes = typeof content === "string" ? new TextEncoder().encode(content) : content;
+          const page = readResource(bundle, path, { ...open, limit: 1_000_000 });
+          const got = page.encoding === "base64"
+            ? decodeBase64(page.content)
+            : new TextEncoder().encode(page.content);
+          assert.deepEqual(got, bytes, path);
+        }
+      }),
+      runs(100),
+    );
+  });
+
+  it("rejects knobs out of range with a RangeError naming the value", () => {
+    assert.throws(() => catalogArbitrary({ maxSkills: 3, minDepth: 3 }), {
+      name: "RangeError",
+      message: "minDepth must be an integer from 0 to maxSkills - 1, got 3",
+    });
+    assert.throws(() => catalogArbitrary({ maxSkills: 17, prototypeNames: false }), {
+      name: "RangeError",
+      message: "maxSkills must be an integer from 1 to 16, got 17",
+    });
+    assert.throws(() => includeChain(0), {
+      name: "RangeError",
+      message: "length must be a positive integer, got 0",
+    });
+  });
+
+  it("referenceWriteLog refuses a lookup that answers with another skill", () => {
+    assert.throws(
+      () => referenceWriteLog({ name: "a/r", includes: ["a/x"] }, () => ({ name: "a/y" })),
+      {
+        name: "SkillResolutionError",
+        message: 'Lookup answered "a/x" with a skill named "a/y" (path: a/r -> a/x)',
+      },
+    );
   });
 });
