@@ -15,7 +15,12 @@ import {
   ResourceNotFoundError,
   type SafetyFlags,
 } from "../mod.ts";
-import { gateProperties, type GateRequest, type GateVerdict } from "../lib/testing.ts";
+import {
+  gateProperties,
+  type GateRequest,
+  type GateVerdict,
+  safetyFlagsArbitrary,
+} from "../lib/testing.ts";
 
 const PATHS: Record<ResourceClass, string> = {
   root: "LICENSE.txt",
@@ -103,10 +108,7 @@ describe("the safety gate", () => {
     });
   });
 
-  const flags: fc.Arbitrary<SafetyFlags> = fc.record({
-    global_safety: fc.boolean(),
-    skill_safety: fc.boolean(),
-  }, { requiredKeys: [] });
+  const flags = safetyFlagsArbitrary();
   const resourceClass = fc.constantFrom<ResourceClass>(
     "root",
     "references",
