@@ -13,5 +13,5 @@ if (argv[0] === "--version") {
   process.stdout.write(`skillset ${VERSION}\n`);
 } else {
   const { main } = await import("./cli.ts");
-  process.exitCode = main(argv);
+  process.exitCode = await main(argv);
 }
