@@ -8,7 +8,7 @@
  */
 import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import process from "node:process";
@@ -47,15 +47,23 @@ describe(
     });
 
     it("ships dist/ with JavaScript, declarations and source maps, and no tests", () => {
-      const files = run("npm", ["pack", "--dry-run", "--json", "--ignore-scripts"], ROOT);
-      const listed = (JSON.parse(ok(files)) as { files: { path: string }[] }[])[0]!.files.map((
-        f,
-      ) => f.path);
+      // What npm installed is what the tarball holds.
+      const installed = join(project, "node_modules", "skillset");
+      const listed = (readdirSync(installed, { recursive: true }) as string[])
+        .map((p) => p.replaceAll("\\", "/"));
       for (const path of ["dist/mod.js", "dist/mod.d.ts", "dist/mod.js.map", "dist/lib/bin.js"]) {
         assert.ok(listed.includes(path), path);
       }
       assert.ok(listed.includes("skill.schema.json"));
-      assert.deepEqual(listed.filter((p) => /^(tests|bench|examples|\.ci)\//.test(p)), []);
+      assert.ok(listed.includes("lib/load.ts"), "the sources, for Bun");
+      assert.deepEqual(
+        listed.filter((p) => /^(tests|bench|examples|\.ci|node_modules)\b/.test(p)),
+        [],
+      );
+      assert.ok(
+        statSync(join(installed, "dist", "lib", "bin.js")).mode & 0o111,
+        "the bin is executable",
+      );
     });
 
     it("(a) imports from a plain .mjs file under Node: resolve, a cycle, activate, read, load, testing", () => {
