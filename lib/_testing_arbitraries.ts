@@ -49,7 +49,7 @@ const PROTOTYPE_TOOL_NAMES = ["__proto__", "constructor", "toString"];
 const PLAIN_TOOL_NAMES = ["read_file", "write_file", "grep"];
 
 /** A generated catalog: the root skill, every skill (root first) and the include edges. */
-export interface Catalog {
+export interface GeneratedCatalog {
   /** The skill to resolve (also `skills[0]`). */
   readonly root: Skill;
   /** Every skill of the catalog, names distinct. */
@@ -98,7 +98,7 @@ export interface CatalogOptions {
  * assert.ok(sample!.skills.length >= 3);
  * ```
  */
-export function catalogArbitrary(options: CatalogOptions = {}): Arbitrary<Catalog> {
+export function catalogArbitrary(options: CatalogOptions = {}): Arbitrary<GeneratedCatalog> {
   const {
     cycles = true,
     unknown = true,

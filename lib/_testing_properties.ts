@@ -11,8 +11,8 @@ import type { SafetyFlags } from "./gate.ts";
 import type { ResolvedToolEntry } from "./resolve.ts";
 import type { Skill } from "./skill.ts";
 import {
-  type Catalog,
   catalogArbitrary,
+  type GeneratedCatalog,
   includeChain,
   resourcePathArbitrary,
   safetyFlagsArbitrary,
@@ -155,16 +155,16 @@ function outcome(run: () => Iterable<ResolvedToolEntry>): Outcome {
   }
 }
 
-function lookupOf(c: Catalog): Map<string, Skill> {
+function lookupOf(c: GeneratedCatalog): Map<string, Skill> {
   return new Map(c.skills.map((s) => [s.name, s]));
 }
 
-function resolved(resolve: ResolverUnderTest, c: Catalog): ResolvedToolEntry[] {
+function resolved(resolve: ResolverUnderTest, c: GeneratedCatalog): ResolvedToolEntry[] {
   return [...resolve(c.root, lookupOf(c))];
 }
 
 /** Whether an include cycle is reachable from the root (Kahn's algorithm on the reachable part). */
-function cycleReachable(c: Catalog): boolean {
+function cycleReachable(c: GeneratedCatalog): boolean {
   const reach = new Set([c.root.name]);
   const todo = [c.root.name];
   while (todo.length > 0) {

@@ -22,7 +22,7 @@ export {
   resourcePathArbitrary,
   safetyFlagsArbitrary,
 } from "./_testing_arbitraries.ts";
-export type { Catalog, CatalogOptions, GeneratedBundle } from "./_testing_arbitraries.ts";
+export type { CatalogOptions, GeneratedBundle, GeneratedCatalog } from "./_testing_arbitraries.ts";
 export { referenceNormalize, referenceResolve, referenceWriteLog } from "./_testing_reference.ts";
 export type { ReferenceLookup } from "./_testing_reference.ts";
 export {
