@@ -38,6 +38,8 @@ function start(command: string, args: readonly string[]): void {
 group("CLI start to exit", () => {
   summary(() => {
     bench("node -e 0", () => start(process.execPath, ["-e", "0"])).baseline(true);
+    // For scale: the part of `resolve` that is only loading the yaml package.
+    bench("node importing yaml", () => start(process.execPath, ["-e", 'require("yaml")']));
     bench("skillset --version (installed bin)", () => start(skillset, ["--version"]));
     bench(
       "skillset resolve examples/catalog.yaml local/pdf-tools (installed bin)",
