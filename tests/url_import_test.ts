@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import { createServer, type Server } from "node:http";
 import { spawn } from "node:child_process";
 import { readFile } from "node:fs/promises";
-import { mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, normalize, resolve } from "node:path";
 
@@ -112,5 +112,44 @@ console.log(JSON.stringify([...resolveTools(catalog.skills.get("local/a")!, cata
     ], temp);
     assert.equal(result.code, 0, result.err);
     assert.deepEqual(JSON.parse(result.out), ["y", "x"]);
+  });
+
+  it("lib/testing.ts runs in Deno by URL with fast-check in the import map", async () => {
+    const dir = join(temp, "testing");
+    mkdirSync(dir);
+    writeFileSync(
+      join(dir, "import_map.json"),
+      '{ "imports": { "fast-check": "npm:fast-check@4.11.0" } }\n',
+    );
+    symlinkSync(join(ROOT, "node_modules"), join(dir, "node_modules"), "dir");
+    writeFileSync(join(dir, "package.json"), '{ "dependencies": { "fast-check": "4.11.0" } }\n');
+    const script = join(dir, "guard.ts");
+    writeFileSync(
+      script,
+      `import { assertResolverInvariants } from "http://127.0.0.1:${port}/lib/testing.ts";
+import { resolveTools } from "http://127.0.0.1:${port}/mod.ts";
+assertResolverInvariants((root, lookup) => resolveTools(root, lookup).values(), { numRuns: 5 });
+let caught = "";
+try {
+  assertResolverInvariants((root) => resolveTools({ ...root, includes: [] }, {}).values(), { numRuns: 50 });
+} catch (e) {
+  caught = (e as Error).name;
+}
+console.log(caught);
+`,
+    );
+    const result = await run(DENO, [
+      "run",
+      "--no-config",
+      "--no-lock",
+      "--node-modules-dir=manual",
+      "--import-map=import_map.json",
+      `--allow-import=127.0.0.1:${port}`,
+      `--allow-read=${dir}`,
+      "--deny-write",
+      script,
+    ], dir);
+    assert.equal(result.code, 0, result.err);
+    assert.equal(result.out, "InvariantViolationError\n");
   });
 });
