@@ -1,4 +1,4 @@
-#!/usr/bin/env -S npx tsx
+#!/usr/bin/env node
 /**
  * The `skillset` command line: resolve, graph, validate, activate, read,
  * to-prompt. Runs under `npx tsx`, `deno run -A` and `bun`.
