@@ -1,7 +1,7 @@
 /**
  * CLI start to exit, from the installed tarball: `skillset --version` and
  * `skillset resolve examples/catalog.yaml local/pdf-tools` through the
- * package's bin, against `node -e 0` in the same run (and, for scale, the
+ * package's bin (one bundled file), against `node -e 0` in the same run (and, for scale, the
  * sources through tsx). The processes are Node's whatever runs this file, so
  * it measures under Node only.
  * Run: `npm run bench -- cli_start`.
