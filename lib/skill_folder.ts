@@ -337,7 +337,16 @@ const O_NOFOLLOW: number = constants?.O_NOFOLLOW ?? 0;
  * Where the kernel names an open file's path (Linux): the path of the file
  * the handle holds, which no later swap of a link or folder can change.
  */
-const FD_PATHS = existsSync("/proc/self/fd") ? "/proc/self/fd/" : null;
+const FD_PATHS = hasFdPaths() ? "/proc/self/fd/" : null;
+
+/** Whether `/proc/self/fd` can be used; Deno grants it only with `--allow-all`, and says no otherwise. */
+function hasFdPaths(): boolean {
+  try {
+    return existsSync("/proc/self/fd");
+  } catch {
+    return false;
+  }
+}
 
 /** The real path of the open file: the kernel's name for the handle where there is one, else the real path of `full` now. */
 function realPathOf(fd: number, full: string): string {
