@@ -51,7 +51,9 @@ describe(
       const installed = join(project, "node_modules", "skillset");
       const listed = (readdirSync(installed, { recursive: true }) as string[])
         .map((p) => p.replaceAll("\\", "/"));
-      for (const path of ["dist/mod.js", "dist/mod.d.ts", "dist/mod.js.map", "dist/skillset.mjs"]) {
+      for (
+        const path of ["dist/mod.js", "dist/mod.d.ts", "dist/mod.js.map", "dist/bin/skillset.mjs"]
+      ) {
         assert.ok(listed.includes(path), path);
       }
       assert.ok(listed.includes("skill.schema.json"));
@@ -61,7 +63,7 @@ describe(
         [],
       );
       assert.ok(
-        statSync(join(installed, "dist", "skillset.mjs")).mode & 0o111,
+        statSync(join(installed, "dist", "bin", "skillset.mjs")).mode & 0o111,
         "the bin is executable",
       );
     });
