@@ -39,15 +39,21 @@ import { parseSkillMd } from "./skill_md.ts";
 
 /** One place to look for skills, and the scope it belongs to (e.g. `project`, `user`). */
 export interface SkillRoot {
+  /** The scope's name: roots of one scope rank together. */
   readonly scope: string;
+  /** The folder to scan (relative paths resolve against the working folder). */
   readonly path: string;
 }
 
 /** A directory entry as discovery needs it; Node's `Dirent` is one. */
 export interface DiscoveryEntry {
+  /** The entry's name in its folder. */
   readonly name: string;
+  /** Whether it is a regular file (not following a link). */
   isFile(): boolean;
+  /** Whether it is a folder (not following a link). */
   isDirectory(): boolean;
+  /** Whether it is a symbolic link. */
   isSymbolicLink(): boolean;
 }
 
@@ -87,6 +93,7 @@ export interface DiscoverOptions {
 
 /** Where a skill folder was found. Paths are absolute. */
 export interface SkillPlace {
+  /** The scope of the root it was found under. */
   readonly scope: string;
   /** The folder as reached from its root (through links, if any). */
   readonly path: string;
@@ -98,9 +105,13 @@ export interface SkillPlace {
 
 /** A skill found and loaded (perhaps with rule breaks, in `diagnostics`). */
 export interface DiscoveredSkill extends SkillPlace {
+  /** The frontmatter name (NFKC-normalised), or the folder name when it has none. */
   readonly name: string;
+  /** The frontmatter description, whole. */
   readonly description: string;
+  /** The frontmatter as read leniently. */
   readonly frontmatter: AgentSkillFrontmatter;
+  /** The rule breaks passed over, and a `NAME_CONFLICT` warning when it won a clash in its scope. */
   readonly diagnostics: readonly SkillDiagnostic[];
 }
 
@@ -114,12 +125,15 @@ export interface ShadowedSkill extends DiscoveredSkill {
 
 /** A skill folder whose SKILL.md could not be used; `diagnostics` says why. */
 export interface SkippedSkill extends SkillPlace {
+  /** Why it was skipped (severity `error`). */
   readonly diagnostics: readonly SkillDiagnostic[];
 }
 
 /** Two or more skills of one scope with one name. */
 export interface NameConflict {
+  /** The shared name. */
   readonly name: string;
+  /** The scope that holds them. */
   readonly scope: string;
   /** Their folders; the first is the one the scope offers (earlier root, shallower, then code-unit order). */
   readonly paths: readonly string[];
@@ -227,6 +241,8 @@ export class Discovery {
   readonly #fs: DiscoveryFileSystem;
 
   /**
+   * A discovery result from its lists (frozen copies are kept).
+   *
    * @param parts The lists, as {@linkcode discoverSkills} builds them.
    * @param fs The file system the scan used.
    */
@@ -251,6 +267,8 @@ export class Discovery {
   }
 
   /**
+   * The skill used for a name.
+   *
    * @param name A skill name.
    * @returns The winning skill of that name, or `undefined`.
    */

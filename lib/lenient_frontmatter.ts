@@ -16,6 +16,7 @@ import { AgentSkillError, type SourceLocation } from "./errors.ts";
 
 /** A rule break the lenient reading passed over. */
 export interface FrontmatterProblem {
+  /** The diagnostic code it becomes. */
   readonly code: "FRONTMATTER_RULE" | "UNKNOWN_FIELD" | "NAME_MISMATCH";
   /** The strict reading's error, with its location. */
   readonly error: AgentSkillError;
@@ -23,7 +24,9 @@ export interface FrontmatterProblem {
 
 /** The lenient reading's result. */
 export interface LenientFrontmatter {
+  /** The frontmatter, with what was kept and without what was set aside. */
   readonly frontmatter: AgentSkillFrontmatter;
+  /** Every rule break passed over, in the order the strict reading met them. */
   readonly problems: readonly FrontmatterProblem[];
 }
 

@@ -7,7 +7,9 @@
 
 /** A skill as the catalog shows it. */
 export interface CatalogSkill {
+  /** The skill's name; never cut. */
   readonly name: string;
+  /** What it does; shortened first when the budget is tight. */
   readonly description: string;
   /** Where its SKILL.md is, when the model may read it directly. */
   readonly location?: string;

@@ -42,10 +42,13 @@ export type SkillDiagnosticCode =
 export interface SkillDiagnostic {
   /** `error`: the skill is skipped; `warning`: loaded or scanned anyway; `info`: for the record. */
   readonly severity: "error" | "warning" | "info";
+  /** What it is about. */
   readonly code: SkillDiagnosticCode;
   /** The file or folder concerned. */
   readonly path: string;
+  /** The 1-based line in `path`, or `null`. */
   readonly line: number | null;
+  /** The 1-based column in `path`, or `null`. */
   readonly column: number | null;
   /** A sentence: capital first, no final period, values quoted. */
   readonly message: string;
@@ -92,6 +95,8 @@ export function diagnosticFromError(
 }
 
 /**
+ * One line for a diagnostic, in the style of compilers.
+ *
  * @param d A diagnostic.
  * @returns `path:line:col: severity: message` (`path: severity: message` when it has no place).
  * @example
