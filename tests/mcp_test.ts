@@ -455,15 +455,44 @@ describe("serveSkills", () => {
     assert.match(warnings[0]!.message, /^Skill "heavy" is not published: 2 files \/ \d+ bytes/);
   });
 
-  it("a skill the SDK's frontmatter reader refuses is a typed error, not a crash", async () => {
+  it("a skill the SDK's frontmatter reader refuses is skipped with a warning naming it; the rest serve", async () => {
     const root = temp();
     put(root, "anch/SKILL.md", "---\nname: anch\ndescription: &d Uses an anchor\n---\nBody\n");
-    await assert.rejects(serveSkills([root], { onWarning: () => {} }), {
-      name: "McpSkillError",
-      code: "CATALOG_REFUSED",
-      message: "The MCP SDK refused the skills: anch/SKILL.md: SKILL.md frontmatter: line 3: " +
-        "anchors, aliases and tags are not supported (skill skipped)",
-    });
+    put(root, "multi/SKILL.md", '---\nname: multi\ndescription: "one\n  two"\n---\nBody\n');
+    put(root, "good/SKILL.md", skillMd("good"));
+    put(root, "good/references/r.md", "ok\n");
+    // This project's loader reads all three.
+    assert.equal(loadSkillFolder(join(root, "anch")).frontmatter.description, "Uses an anchor");
+    assert.equal(loadSkillFolder(join(root, "multi")).frontmatter.description, "one two");
+    const warnings: SkillWarning[] = [];
+    const served = await serveSkills([root], { onWarning: (w) => warnings.push(w) });
+    assert.deepEqual(served.catalog.entries.map((e) => e.uri), ["skill://good/SKILL.md"]);
+    assert.deepEqual([...served.skills.keys()], ["good"]);
+    assert.deepEqual(warnings.map((w) => w.path).sort(), ["anch/SKILL.md", "multi/SKILL.md"]);
+    assert.match(warnings.find((w) => w.path === "anch/SKILL.md")!.message, /anchors.*skipped/);
+    const client = await connectInMemory(served.createServer());
+    try {
+      // Nowhere: not in resources, not readable, not in the skill tool.
+      assert.equal(
+        await rpcError(client.readResource({ uri: "skill://anch/SKILL.md" })),
+        -32602,
+      );
+      const tools = (await client.listTools()).tools;
+      assert.doesNotMatch(tools[0]!.description!, /anch|multi/);
+      const call = await client.callTool({ name: "skill", arguments: { skill: "anch" } });
+      assert.equal(call.isError, true);
+      const good = await client.callTool({
+        name: "skill",
+        arguments: { skill: "good", resource: "references/r.md" },
+      });
+      assert.equal(good.isError, false);
+      // Fixing the odd skill publishes it on the next reload.
+      put(root, "anch/SKILL.md", skillMd("anch"));
+      assert.deepEqual((await served.reload()).added, ["skill://anch/SKILL.md"]);
+      assert.deepEqual([...served.skills.keys()].sort(), ["anch", "good"]);
+    } finally {
+      await client.close();
+    }
   });
 
   it("an empty folder serves no skill and no tool; the tool appears with the first skill", async () => {
