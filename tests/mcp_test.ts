@@ -807,6 +807,68 @@ describe("skillset serve --watch", () => {
   });
 });
 
+describe("skillset serve --watch over HTTP", () => {
+  it("add, change and break a skill while a 2026-07-28 client listens on 127.0.0.1", async () => {
+    const root = temp();
+    put(root, "alpha/SKILL.md", skillMd("alpha"));
+    put(root, "alpha/references/a.md", "first\n");
+    const server = await startHttpServer([root, "--watch"]);
+    const client = new Client(
+      { name: "test-host", version: "1.0.0" },
+      { versionNegotiation: { mode: { pin: "2026-07-28" } } },
+    );
+    let notified = 0;
+    client.setNotificationHandler("notifications/resources/list_changed", () => {
+      notified++;
+    });
+    try {
+      await within(
+        TIME,
+        client.connect(new StreamableHTTPClientTransport(new URL(server.url))),
+        "connect over HTTP",
+      );
+      const subscription = await within(
+        TIME,
+        client.listen({ resourcesListChanged: true }),
+        "subscriptions/listen",
+      );
+      const sc = new SkillsClient(client);
+      const uris = async () => (await sc.list()).skills.map((s) => s.uri);
+      assert.deepEqual(await uris(), ["skill://alpha/SKILL.md"]);
+      // Add: the listener hears of it and the next list shows it.
+      put(root, "beta/SKILL.md", skillMd("beta"));
+      await eventually(TIME, "a list_changed notification", () => notified >= 1 ? true : undefined);
+      assert.deepEqual(await uris(), ["skill://alpha/SKILL.md", "skill://beta/SKILL.md"]);
+      // Change.
+      const seen = notified;
+      writeFileSync(join(root, "alpha/references/a.md"), "second, longer\n");
+      await eventually(
+        TIME,
+        "a notification for the change",
+        () => notified > seen ? true : undefined,
+      );
+      const changed = (await sc.get("skill://alpha/SKILL.md")).skill;
+      assert.equal((await sc.read(changed, "references/a.md")).text, "second, longer\n");
+      // Break: a warning, and the previous catalog keeps serving.
+      writeFileSync(join(root, "beta/SKILL.md"), "---\nname: Not Valid\n---\n");
+      await eventually(
+        TIME,
+        "the reload warning",
+        () =>
+          server.stderr().includes("reload failed, still serving the previous skills")
+            ? true
+            : undefined,
+      );
+      assert.deepEqual(await uris(), ["skill://alpha/SKILL.md", "skill://beta/SKILL.md"]);
+      assert.equal((await sc.read(changed, "references/a.md")).text, "second, longer\n");
+      await subscription.close();
+    } finally {
+      await client.close();
+      await server.stop();
+    }
+  });
+});
+
 describe("CLI with an MCP source", () => {
   const server = commandLine(cliCommand(["serve", EXAMPLES]));
   it("activate, read and to-prompt with --mcp-stdio print what the folder gives", () => {
@@ -877,6 +939,15 @@ describe("CLI usage errors of the MCP commands", () => {
       assert.equal(out, "");
     });
   }
+});
+
+describe("the test helper cli()", () => {
+  it("kills a CLI that outlives its timeout and fails, instead of hanging the suite", () => {
+    // `serve --http` runs until stopped: the stand-in for a hang.
+    assert.throws(() => cli(["serve", EXAMPLES, "--http", "127.0.0.1:0"], ROOT, 3_000), {
+      message: /^skillset serve .* did not finish: .*\(timeout 3000 ms\)/,
+    });
+  });
 });
 
 describe("splitCommand", () => {
