@@ -941,6 +941,32 @@ describe("CLI usage errors of the MCP commands", () => {
   }
 });
 
+describe("the README's Skills over MCP section, as a new user follows it", () => {
+  const readme = readFileSync(join(ROOT, "README.md"), "utf8");
+  const section = readme.slice(readme.indexOf("## Skills over MCP"));
+
+  it("the mcpServers entry starts a server from a host's own working directory", async () => {
+    const block = /```json\n(\{\n {2}"mcpServers"[\s\S]*?)```/.exec(section)?.[1];
+    assert.ok(block !== undefined, "the README has an mcpServers entry");
+    const entry = JSON.parse(
+      block.replaceAll("/path/to/skillset", ROOT).replaceAll("/path/to/skills", EXAMPLES),
+    ).mcpServers.skills as { command: string; args: string[] };
+    // A host's working directory is its own: not the repository, no node_modules.
+    const transport = new StdioClientTransport({ ...entry, cwd: temp(), stderr: "pipe" });
+    let stderr = "";
+    transport.stderr?.on("data", (d: Uint8Array) => (stderr += new TextDecoder().decode(d)));
+    const client = new Client({ name: "test-host", version: "1.0.0" });
+    try {
+      await within(TIME, client.connect(transport), `connect (stderr: ${stderr})`);
+      const { skills } = await new SkillsClient(client).list();
+      assert.deepEqual(skills.map((s) => s.uri), ["skill://pdf/SKILL.md"]);
+      assert.deepEqual((await client.listTools()).tools.map((t) => t.name), ["skill"]);
+    } finally {
+      await client.close();
+    }
+  });
+});
+
 describe("the test helper cli()", () => {
   it("kills a CLI that outlives its timeout and fails, instead of hanging the suite", () => {
     // `serve --http` runs until stopped: the stand-in for a hang.
