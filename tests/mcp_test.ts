@@ -46,8 +46,14 @@ import {
   skillToolDefinition,
 } from "../mod.ts";
 import { loadSkillFolder } from "../lib/load.ts";
-import { mcpSkillBundles, McpSkillError, serveSkills, type SkillServer } from "../lib/mcp.ts";
-import { splitCommand } from "../lib/_mcp_cli.ts";
+import {
+  listenHttp,
+  mcpSkillBundles,
+  McpSkillError,
+  serveSkills,
+  type SkillServer,
+} from "../lib/mcp.ts";
+import { runMcpCli, splitCommand } from "../lib/_mcp_cli.ts";
 import { mainAsync } from "../lib/cli.ts";
 
 const MCP_SERVE_USAGE = "skillset serve <skill-dir>... [--http 127.0.0.1:PORT [--allow-remote]] " +
@@ -939,6 +945,85 @@ describe("CLI usage errors of the MCP commands", () => {
       assert.equal(out, "");
     });
   }
+});
+
+describe("the HTTP endpoint and the CLI's MCP source, in process", () => {
+  it("listenHttp: loopback only unless allowed, /mcp only, bounded bodies", async () => {
+    const served = await serveSkills([EXAMPLES]);
+    await assert.rejects(listenHttp(served.createServer, { host: "0.0.0.0", port: 0 }), {
+      name: "McpSkillError",
+      code: "REMOTE_NOT_ALLOWED",
+    });
+    const http = await listenHttp(served.createServer, { host: "127.0.0.1", port: 0 });
+    try {
+      const base = http.url.slice(0, -"/mcp".length);
+      const other = await fetch(`${base}/other`);
+      assert.equal(other.status, 404);
+      assert.equal(await other.text(), "Not found: the endpoint is /mcp\n");
+      const huge = await fetch(http.url, {
+        method: "POST",
+        headers: { "content-type": "application/json", accept: "application/json" },
+        body: new Uint8Array(4 * 1024 * 1024 + 1),
+      }).then((r) => r.status, () => 413); // the server may cut the upload short
+      assert.equal(huge, 413);
+    } finally {
+      await http.close();
+    }
+  });
+
+  it("to-prompt, activate and read against an HTTP server; an unknown skill names the known ones", async () => {
+    const root = temp();
+    put(root, "x/SKILL.md", skillMd("x", 'Use <x> & "y"', "Read references/r.md.\n"));
+    put(root, "x/references/r.md", "one\ntwo\nthree\n");
+    const served = await serveSkills([root]);
+    const http = await listenHttp(served.createServer, { host: "127.0.0.1", port: 0 });
+    const run = async (argv: string[]) => {
+      let stdout = "", stderr = "";
+      const code = await mainAsync(argv, {
+        stdout: (s) => (stdout += s),
+        stderr: (s) => (stderr += s),
+        color: false,
+      });
+      return { code, stdout, stderr };
+    };
+    try {
+      const prompt = await run(["to-prompt", "--mcp-url", http.url, "--origin", "web"]);
+      assert.equal(prompt.code, 0, prompt.stderr);
+      assert.equal(
+        prompt.stdout,
+        "<available_skills>\n<skill>\n<name>web:x</name>\n" +
+          "<description>Use &lt;x&gt; &amp; &quot;y&quot;</description>\n" +
+          "<location>skill://x/SKILL.md</location>\n</skill>\n</available_skills>\n",
+      );
+      const activated = await run(["activate", "--mcp-url", http.url, "x"]);
+      assert.equal(activated.code, 0, activated.stderr);
+      assert.match(activated.stdout, /^skill: mcp:x$/m);
+      const page = await run([
+        "read",
+        "--mcp-url",
+        http.url,
+        "mcp:x",
+        "references/r.md",
+        "--offset",
+        "1",
+        "--limit",
+        "1",
+        "--json",
+      ]);
+      assert.equal(page.code, 0, page.stderr);
+      assert.equal(JSON.parse(page.stdout).content, "two\n");
+      const unknown = await run(["activate", "--mcp-url", http.url, "nope"]);
+      assert.equal(unknown.code, 1);
+      assert.match(unknown.stderr, /Unknown skill "nope" \(the server has: mcp:x\)/);
+      const help = await runMcpCli(["read", "--mcp-url", http.url, "--help"], {
+        stdout: (s) => assert.match(s, /^usage: skillset read/),
+        stderr: () => {},
+      });
+      assert.equal(help, 0);
+    } finally {
+      await http.close();
+    }
+  });
 });
 
 describe("the README's Skills over MCP section, as a new user follows it", () => {
