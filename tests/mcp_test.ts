@@ -1357,6 +1357,14 @@ describe("mcpSkillBundles against a hostile server", () => {
   });
 
   it("property: whatever a server lists, bundles have plain names and reads return only verified bytes", async () => {
+    const decoded = (uri: string) =>
+      URL.parse(uri)?.href.split("/").map((s) => {
+        try {
+          return decodeURIComponent(s);
+        } catch {
+          return s;
+        }
+      }).join("/");
     const segment = fc.oneof(
       fc.constantFrom(
         "pdf",
@@ -1412,7 +1420,7 @@ describe("mcpSkillBundles against a hostile server", () => {
               : await digest(bytes);
             resources.push({ uri, digest: d, size });
             served.set(uri, f.served ?? f.text);
-            if (f.lie === "none" && f.served === undefined) truth.set(uri, f.text);
+            if (f.lie === "none" && (f.served ?? f.text) === f.text) truth.set(uri, f.text);
           }
           entries.push({ uri: `${root}/SKILL.md`, frontmatter: fm(spec.name), resources });
         }
@@ -1434,12 +1442,9 @@ describe("mcpSkillBundles against a hostile server", () => {
                 }
                 throw e;
               }
-              const uri = new URL(
-                `${bundle.uri.slice(0, -"SKILL.md".length)}${
-                  path.split("/").map(encodeURIComponent).join("/")
-                }`,
-              ).href;
-              const expected = [...truth].find(([u]) => new URL(u).href === uri)?.[1];
+              // The file's URI as the server listed it, both sides decoded segment by segment.
+              const key = decoded(bundle.uri)!.slice(0, -"SKILL.md".length) + path;
+              const expected = [...truth].find(([u]) => decoded(u) === key)?.[1];
               assert.notEqual(
                 expected,
                 undefined,
