@@ -47,6 +47,12 @@ export interface McpSkillBundlesOptions {
    * files and 16 MiB (SEP-2640's limits, which hosts must accept).
    */
   readonly limits?: { readonly files?: number; readonly bytes?: number };
+  /**
+   * How long one request may wait for the server's answer before it fails
+   * with the SDK's `REQUEST_TIMEOUT` (a listing walks at most 64 pages); by
+   * default the SDK's 60 s.
+   */
+  readonly timeoutMs?: number;
 }
 
 /** A skill an MCP server serves, as a bundle. */
@@ -96,7 +102,7 @@ function printable(text: string): string {
  * silent shadow).
  *
  * @param client A connected SDK client.
- * @param options The origin label and the limits.
+ * @param options The origin label, the limits and the request timeout.
  * @returns The skills, with async helpers that fetch and verify on need.
  * @throws {TypeError} When `origin` is not a short label (`[A-Za-z0-9][A-Za-z0-9._-]*`).
  * @throws {SdkError} (from the SDK) When the server's listing is invalid.
@@ -129,8 +135,15 @@ export async function mcpSkillBundles(
     );
   }
   const skillsClient = new SkillsClient(client, { skipInvalid: true });
-  const listing = await skillsClient.list();
-  const skills = new McpSkills(skillsClient, options.origin, listing.skills, options.limits);
+  const request = options.timeoutMs === undefined ? undefined : { timeout: options.timeoutMs };
+  const listing = await skillsClient.list({}, request);
+  const skills = new McpSkills(
+    skillsClient,
+    options.origin,
+    listing.skills,
+    options.limits,
+    request,
+  );
   for (const entry of listing.invalid) {
     skills.warn(entry.uri ?? `#${entry.index}`, `invalid entry, left out: ${entry.reason}`);
   }
@@ -175,20 +188,24 @@ export class McpSkills {
   readonly #bundles = new Map<string, LazyBundle>();
   readonly #warnings: McpSkillWarning[] = [];
   readonly #limits: { readonly files: number; readonly bytes: number };
+  readonly #request: { readonly timeout: number } | undefined;
 
   /**
    * @param client The SDK's skills client.
    * @param origin The origin label.
    * @param entries The server's entries.
    * @param limits Entries over these are left out (default SEP-2640's 512 files, 16 MiB).
+   * @param request The SDK's options for each request (its timeout).
    */
   constructor(
     client: SkillsClient,
     origin: string,
     entries: readonly Skill[],
     limits: McpSkillBundlesOptions["limits"] = {},
+    request?: { readonly timeout: number },
   ) {
     this.#client = client;
+    this.#request = request;
     this.origin = origin;
     this.#limits = {
       files: limits.files ?? SKILL_LIMITS.files,
@@ -352,7 +369,7 @@ export class McpSkills {
     const bundle = this.#require(name);
     let skill: Skill;
     try {
-      ({ skill } = await this.#client.get(bundle.uri));
+      ({ skill } = await this.#client.get(bundle.uri, this.#request));
     } catch (e) {
       if (e instanceof ProtocolError && e.code === -32602) {
         throw new McpSkillError(
@@ -396,7 +413,7 @@ export class McpSkills {
   async #fetch(bundle: LazyBundle, path: string): Promise<{ body?: string }> {
     const uri = bundle.uriOf(path);
     try {
-      const file = await this.#client.read(bundle.entry, uri);
+      const file = await this.#client.read(bundle.entry, uri, this.#request);
       bundle.setBytes(path, file.bytes);
       return file.body === undefined ? {} : { body: file.body };
     } catch (e) {

@@ -191,9 +191,12 @@ export interface HostileContent {
 
 /** What a hostile server answers; anything it returns goes on the wire as is. */
 export interface HostileServer {
-  readonly list: () => unknown[];
+  /** The entries, or a whole `skills/list` page (to send a `nextCursor`), or never an answer. */
+  readonly list: (
+    cursor: string | undefined,
+  ) => unknown[] | { skills: unknown[]; nextCursor?: string } | "silent";
   readonly get?: (uri: string) => unknown;
-  readonly read: (uri: string) => HostileContent[] | undefined;
+  readonly read: (uri: string) => HostileContent[] | undefined | "silent";
 }
 
 /**
@@ -226,14 +229,18 @@ export async function hostileClient(
           },
           serverInfo: { name: "hostile", version: "6.6.6" },
         });
-      case "skills/list":
-        return reply({ skills: server.list() });
+      case "skills/list": {
+        const page = server.list(m.params?.cursor as string | undefined);
+        if (page === "silent") return;
+        return reply(Array.isArray(page) ? { skills: page } : page);
+      }
       case "skills/get": {
         const skill = server.get?.(uri!);
         return skill === undefined ? fail(-32602, "Unknown skill") : reply({ skill });
       }
       case "resources/read": {
         const contents = server.read(uri!);
+        if (contents === "silent") return;
         return contents === undefined ? fail(-32602, "Unknown resource") : reply({ contents });
       }
       default:

@@ -1356,6 +1356,53 @@ describe("mcpSkillBundles against a hostile server", () => {
     }
   });
 
+  it("a listing that never ends and a server that never answers fail in bounded time", async () => {
+    let pages = 0;
+    const endless = await hostileClient({
+      list: (cursor) => ({ skills: [], nextCursor: `${Number(cursor ?? 0) + 1}` }),
+      read: () => undefined,
+    });
+    try {
+      await assert.rejects(
+        within(TIME, mcpSkillBundles(endless.client, { origin: "evil" }), "the endless listing"),
+        (e: unknown) => (pages = endless.requests.length, e instanceof Error),
+      );
+      assert.ok(pages <= 66, `${pages} requests`);
+    } finally {
+      await endless.client.close();
+    }
+    const good = await entryOf("skill://pdf", fm("pdf"), honestFiles);
+    const silent = await hostileClient({
+      list: () => [good],
+      read: (uri) => uri.endsWith("a.md") ? "silent" : honestRead(uri),
+    });
+    try {
+      const remote = await mcpSkillBundles(silent.client, { origin: "evil", timeoutMs: 200 });
+      await assert.rejects(remote.read("evil:pdf", "references/a.md"), {
+        name: "SdkError",
+        code: "REQUEST_TIMEOUT",
+      });
+      const viaTool = await remote.handleSkillTool({
+        skill: "evil:pdf",
+        resource: "references/a.md",
+      });
+      assert.equal(viaTool.is_error, true);
+      assert.throws(() => remote.get("evil:pdf")!.files.get("references/a.md")!.read(0, 9), {
+        code: "NOT_LOADED",
+      });
+    } finally {
+      await silent.client.close();
+    }
+    const mute = await hostileClient({ list: () => "silent", read: () => undefined });
+    try {
+      await assert.rejects(mcpSkillBundles(mute.client, { origin: "evil", timeoutMs: 200 }), {
+        code: "REQUEST_TIMEOUT",
+      });
+    } finally {
+      await mute.client.close();
+    }
+  });
+
   it("property: whatever a server lists, bundles have plain names and reads return only verified bytes", async () => {
     const decoded = (uri: string) =>
       URL.parse(uri)?.href.split("/").map((s) => {
