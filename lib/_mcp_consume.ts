@@ -26,6 +26,13 @@ import { mayAccess } from "./gate.ts";
 import { McpSkillError } from "./_mcp_errors.ts";
 import { type ReadOptions, readResource, type ResourceRead } from "./read.ts";
 import { classifyResource, normalizeResourcePath } from "./resource_path.ts";
+
+/**
+ * A connected MCP client of the SDK (`Client` of `@modelcontextprotocol/client`).
+ *
+ * @internal
+ */
+type SdkClient = Client;
 import {
   handleSkillTool,
   parseSkillToolInput,
@@ -73,7 +80,9 @@ export interface McpSkillBundle extends SkillBundle {
  * escaped (`\u001b`), so printing them cannot drive a terminal.
  */
 export interface McpSkillWarning {
+  /** The entry's `SKILL.md` URI. */
   readonly uri: string;
+  /** Why it was left out. */
   readonly message: string;
 }
 
@@ -124,7 +133,7 @@ function printable(text: string): string {
  * ```
  */
 export async function mcpSkillBundles(
-  client: Client,
+  client: SdkClient,
   options: McpSkillBundlesOptions,
 ): Promise<McpSkills> {
   if (typeof options?.origin !== "string" || !ORIGIN.test(options.origin)) {
@@ -191,6 +200,8 @@ export class McpSkills {
   readonly #request: { readonly timeout: number } | undefined;
 
   /**
+   * Wrap a server's listed entries; {@linkcode mcpSkillBundles} is the usual way in.
+   *
    * @param client The SDK's skills client.
    * @param origin The origin label.
    * @param entries The server's entries.
@@ -248,6 +259,8 @@ export class McpSkills {
   }
 
   /**
+   * One bundle by name.
+   *
    * @param name A bundle name.
    * @returns The bundle, or `undefined`.
    */

@@ -1,4 +1,4 @@
-#!/usr/bin/env -S npx tsx
+#!/usr/bin/env node
 /**
  * The `skillset` command line: resolve, graph, validate, activate, read,
  * to-prompt. Runs under `npx tsx`, `deno run -A` and `bun`.
@@ -7,10 +7,11 @@
  *
  * @module
  */
-import { readdirSync, readFileSync, realpathSync } from "node:fs";
+import { readdirSync, realpathSync } from "node:fs";
 import { join, resolve } from "node:path";
 import process from "node:process";
 import { fileURLToPath } from "node:url";
+import { VERSION } from "./_version.ts";
 import { activateSkill, renderActivation } from "./activate.ts";
 import { type Catalog, loadCatalog } from "./catalog.ts";
 import {
@@ -609,8 +610,7 @@ function placed(message: string, location: SourceLocation | undefined, label: st
 }
 
 function version(): string {
-  const pkg = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8"));
-  return `skillset ${pkg.version}`;
+  return `skillset ${VERSION}`;
 }
 
 function processIO(): CliIO {
