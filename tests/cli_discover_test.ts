@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { cli } from "./_cli.ts";
+import { cli, CLI_TIMEOUT_MS } from "./_cli.ts";
 import { main } from "../lib/cli.ts";
 
 let temp = "";
@@ -122,7 +122,7 @@ describe("skillset list", () => {
     write(join(home, ".claude", "skills", "old", "SKILL.md"), skillMd("old", "Old user skill"));
     write(t("cwd", ".agents", "skills", "notes", "SKILL.md"), skillMd("notes", "Project notes"));
     write(t("cwd", ".claude", "skills", "claude", "SKILL.md"), skillMd("claude", "Claude skill"));
-    const r = cli(["list", "--json"], t("cwd"), { HOME: home, USERPROFILE: home });
+    const r = cli(["list", "--json"], t("cwd"), CLI_TIMEOUT_MS, { HOME: home, USERPROFILE: home });
     assert.equal(r.code, 0, r.stderr);
     const out = JSON.parse(r.stdout);
     assert.deepEqual(out.roots, [

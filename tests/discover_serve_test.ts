@@ -20,7 +20,7 @@ before(() => {
 after(() => rmSync(temp, { recursive: true, force: true }));
 
 describe("serveSkills with a discovery result", () => {
-  it("serves the winners, leniently loaded, and warns about what the SDK refuses", async () => {
+  it("serves the winners, and skips with a warning what the SDK refuses", async () => {
     write(
       join(temp, "a", "pdf", "SKILL.md"),
       "---\nname: pdf\ndescription: Project PDF\n---\n# PDF\n",
@@ -42,17 +42,15 @@ describe("serveSkills with a discovery result", () => {
 
     const served = await serveSkills(found, { onWarning: (w) => warnings.push(w) });
 
-    assert.deepEqual([...served.skills.keys()].sort(), ["long", "pdf"]);
+    assert.deepEqual([...served.skills.keys()], ["pdf"]);
     assert.equal(served.skills.get("pdf")!.location, join(temp, "a", "pdf"));
     assert.deepEqual(
       served.catalog.entries.map((e) => e.uri),
       ["skill://pdf/SKILL.md"],
     );
-    assert.deepEqual(warnings, [{
-      path: "long/SKILL.md",
-      message: "frontmatter description must be 1-1024 characters (skill skipped)",
-    }]);
-    // The skill tool over the discovery reaches the lenient skill too.
+    assert.equal(warnings.length, 1);
+    assert.match(JSON.stringify(warnings[0]), /long.*description must be 1-1024 characters/);
+    // The skill tool over the discovery itself reaches the lenient skill.
     assert.equal(handleSkillTool({ skill: "long" }, { skills: found }).is_error, false);
   });
 });
