@@ -56,6 +56,8 @@ const OUT = process.env["BENCH_OUT"];
  * @param workload The workload (group) name.
  * @param size Its size.
  * @param cases The cases; one is the baseline.
+ * @param options `interleave`: time every case in interleaved rounds with a
+ *   collection before each run (for cases whose garbage would land on the next).
  * @returns The rows written.
  */
 export async function timeGroup(
@@ -63,6 +65,7 @@ export async function timeGroup(
   workload: string,
   size: number,
   cases: readonly Case[],
+  options: { readonly interleave?: boolean } = {},
 ): Promise<Row[]> {
   const base = cases.find((c) => c.baseline === true);
   const medians = new Map<string, { median: number; p75: number; p99: number; samples: number }>();
@@ -84,7 +87,7 @@ export async function timeGroup(
   }
   // Fast cases: mitata's loop, one case after another.
   for (const c of run) {
-    if (once.get(c)! >= SLOW_MS) continue;
+    if (options.interleave === true || once.get(c)! >= SLOW_MS) continue;
     const stats = await measure(() => do_not_optimize(c.fn()), {
       min_samples: QUICK ? 5 : 9,
       min_cpu_time: (QUICK ? 30 : 400) * 1e6,
@@ -99,12 +102,13 @@ export async function timeGroup(
   // Slow cases (allocation-heavy, GC-bound): interleaved rounds, a collection
   // before each run, so neither machine load nor another case's garbage is
   // charged to one case more than to another.
-  const slow = run.filter((c) => once.get(c)! >= SLOW_MS);
+  const slow = run.filter((c) => options.interleave === true || once.get(c)! >= SLOW_MS);
   const longest = Math.max(0, ...slow.map((c) => once.get(c)!));
-  const rounds = QUICK || longest > 1000 ? 3 : 5;
+  const rounds = longest < 5 * SLOW_MS ? (QUICK ? 7 : 15) : QUICK || longest > 1000 ? 3 : 5;
   const times = new Map<Case, number[]>(slow.map((c) => [c, []]));
   for (let round = 0; round < rounds; round++) {
-    for (const c of slow) {
+    // Alternate the order, so no case always runs first (or after the same neighbour).
+    for (const c of round % 2 === 0 ? slow : [...slow].reverse()) {
       collectGarbage();
       const t0 = performance.now();
       do_not_optimize(c.fn());

@@ -134,6 +134,6 @@ await timeGroup("resources", BASE64_WORKLOAD, BASE64_BYTES, [
   },
   { name: BASE64_CASE, fn: () => encodeBase64(bytes) },
   { name: "encodeBase64Table (the portable encoder)", fn: () => encodeBase64Table(bytes) },
-]);
+], { interleave: true });
 
 rmSync(temp, { recursive: true, force: true });

@@ -72,10 +72,26 @@ if (nameDescriptionIndex(skills).size !== SKILLS) {
   throw new Error("the index should hold every skill");
 }
 
+/**
+ * What bounds validate: checking a skill's links needs its file listing, and
+ * listing the four folders of each skill alone costs several bare reads.
+ */
+function listEveryFolder(root: string): number {
+  let entries = 0;
+  for (const name of readdirSync(root)) {
+    entries += readdirSync(join(root, name), { withFileTypes: true }).length;
+    for (const sub of ["references", "assets", "scripts"]) {
+      entries += readdirSync(join(root, name, sub), { withFileTypes: true }).length;
+    }
+  }
+  return entries;
+}
+
 await timeGroup("validate", SKILLS_WORKLOAD, SKILLS, [
   { name: BARE_READ_CASE, fn: () => readEverySkillMd(skills), baseline: true },
   { name: INDEX_CASE, fn: () => nameDescriptionIndex(skills) },
   { name: VALIDATE_CASE, fn: () => validatePaths([skills]) },
+  { name: "bound: readdir of each skill's 4 folders", fn: () => listEveryFolder(skills) },
 ]);
 
 // A catalog folder: files of 100 skills; a chain of includes with fan-out.

@@ -20,7 +20,8 @@ export interface PlainYaml {
   readonly value: unknown;
   /**
    * The offset of the node at `path` (for a mapping key, the key itself),
-   * as far as the path exists: the rule of the catalog's locator.
+   * as far as the path exists: the rule of the catalog's locator;
+   * `undefined` when parsed without offsets.
    */
   offset(path: readonly (string | number)[]): number | undefined;
 }
@@ -52,6 +53,23 @@ const FLOAT = /^[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?$/;
 /** What a plain item inside a one-line flow collection may not contain. */
 const FLOW_UNSAFE = /[[\]{}"'#:,]/;
 
+/** Options of {@linkcode parsePlainYaml}. */
+export interface PlainYamlOptions {
+  /** Record node offsets for {@linkcode PlainYaml.offset} (default true; false is faster). */
+  readonly offsets?: boolean;
+}
+
+/** Each container's keys' or items' offsets. */
+type Offsets = WeakMap<object, Map<string | number, number>>;
+
+/** Starts recording a container's offsets, when offsets are recorded at all. */
+function track(offsets: Offsets | null, container: object): Map<string | number, number> | null {
+  if (offsets === null) return null;
+  const at = new Map<string | number, number>();
+  offsets.set(container, at);
+  return at;
+}
+
 interface Line {
   /** Spaces before the content. */
   indent: number;
@@ -80,17 +98,23 @@ const FALL_BACK = Symbol("fall back");
  * assert.equal(parsePlainYaml("name: &a pdf\n"), undefined); // an anchor: yaml parses it
  * ```
  */
-export function parsePlainYaml(source: string): PlainYaml | undefined {
+export function parsePlainYaml(
+  source: string,
+  options: PlainYamlOptions = {},
+): PlainYaml | undefined {
   if (UNHANDLED_CHARS.test(source)) return undefined;
   const lines = splitLines(source);
   if (lines === undefined || lines.length === 0 || lines[0]!.indent !== 0) return undefined;
   const root = lines[0]!.start;
-  const parser = new Parser(lines);
+  const parser = new Parser(lines, options.offsets === false ? null : new WeakMap());
   try {
     const value = parser.block(0, 0);
     if (parser.i !== lines.length) return undefined;
     const offsets = parser.offsets;
-    return { value, offset: (path) => locate(value, offsets, root, path) };
+    return {
+      value,
+      offset: (path) => (offsets === null ? undefined : locate(value, offsets, root, path)),
+    };
   } catch (e) {
     if (e === FALL_BACK) return undefined;
     throw e;
@@ -162,9 +186,11 @@ function isItem(line: Line): boolean {
 
 class Parser {
   i = 0;
-  /** For each mapping and list built: its keys' and items' offsets. */
-  readonly offsets: WeakMap<object, Map<string | number, number>> = new WeakMap();
-  constructor(readonly lines: Line[]) {}
+  constructor(
+    readonly lines: Line[],
+    /** For each mapping and list built: its keys' and items' offsets (when asked for). */
+    readonly offsets: Offsets | null,
+  ) {}
 
   /** A block node whose first line is the current line, at `indent`. */
   block(indent: number, depth: number): unknown {
@@ -174,8 +200,7 @@ class Parser {
 
   mapping(indent: number, depth: number): Record<string, unknown> {
     const out: Record<string, unknown> = {};
-    const offsets = new Map<string | number, number>();
-    this.offsets.set(out, offsets);
+    const offsets = track(this.offsets, out);
     while (this.i < this.lines.length) {
       const line = this.lines[this.i]!;
       if (line.indent < indent) break;
@@ -183,8 +208,8 @@ class Parser {
       const m = KEY.exec(line.text);
       if (m === null) fallBack();
       const key = m[1]!;
-      if (NOT_STRING_KEYS.has(key) || offsets.has(key)) fallBack();
-      offsets.set(key, line.start);
+      if (NOT_STRING_KEYS.has(key) || Object.hasOwn(out, key)) fallBack();
+      offsets?.set(key, line.start);
       const rest = line.text.slice(m[0].length);
       this.i++;
       if (rest !== "") {
@@ -206,8 +231,7 @@ class Parser {
 
   sequence(indent: number, depth: number): unknown[] {
     const out: unknown[] = [];
-    const offsets = new Map<string | number, number>();
-    this.offsets.set(out, offsets);
+    const offsets = track(this.offsets, out);
     while (this.i < this.lines.length) {
       const line = this.lines[this.i]!;
       if (line.indent < indent || (line.indent === indent && !isItem(line))) break;
@@ -216,7 +240,7 @@ class Parser {
       while (line.text.charCodeAt(skip) === 32) skip++;
       const content = line.text.slice(skip);
       const start = line.start + skip;
-      offsets.set(out.length, start);
+      offsets?.set(out.length, start);
       if (KEY.test(content) || content === "-" || content.startsWith("- ")) {
         // A compact mapping or sequence: the item's content is a block at its column.
         this.lines[this.i] = { indent: indent + skip, start, text: content };
@@ -241,7 +265,7 @@ class Parser {
 function scalarOrFlow(
   text: string,
   start: number,
-  offsets: WeakMap<object, Map<string | number, number>>,
+  offsets: Offsets | null,
 ): unknown {
   const first = text[0]!;
   if (first === '"' || first === "'") {
@@ -273,13 +297,12 @@ function flowItems(text: string, start: number, close: string): [string, number]
 function flowSequence(
   text: string,
   start: number,
-  offsets: WeakMap<object, Map<string | number, number>>,
+  offsets: Offsets | null,
 ): unknown[] {
   const out: unknown[] = [];
-  const at = new Map<string | number, number>();
-  offsets.set(out, at);
+  const at = track(offsets, out);
   for (const [item, offset] of flowItems(text, start, "]")) {
-    at.set(out.length, offset);
+    at?.set(out.length, offset);
     out.push(plain(item, true));
   }
   return out;
@@ -288,18 +311,17 @@ function flowSequence(
 function flowMapping(
   text: string,
   start: number,
-  offsets: WeakMap<object, Map<string | number, number>>,
+  offsets: Offsets | null,
 ): Record<string, unknown> {
   const out: Record<string, unknown> = {};
-  const at = new Map<string | number, number>();
-  offsets.set(out, at);
+  const at = track(offsets, out);
   for (const [item, offset] of flowItems(text, start, "}")) {
     const colon = item.indexOf(": ");
     if (colon < 0) fallBack();
     const key = item.slice(0, colon);
     const m = KEY.exec(`${key}:`);
-    if (m === null || NOT_STRING_KEYS.has(key) || at.has(key)) fallBack();
-    at.set(key, offset);
+    if (m === null || NOT_STRING_KEYS.has(key) || Object.hasOwn(out, key)) fallBack();
+    at?.set(key, offset);
     out[key] = plain(item.slice(colon + 2).trim(), true);
   }
   return out;
@@ -339,7 +361,7 @@ function plain(text: string, flow: boolean): unknown {
 
 function locate(
   value: unknown,
-  offsets: WeakMap<object, Map<string | number, number>>,
+  offsets: Offsets,
   root: number,
   path: readonly (string | number)[],
 ): number | undefined {

@@ -80,7 +80,7 @@ export function parseSkillMd(text: string, options: ParseSkillMdOptions = {}): S
   const body = rest.slice(afterClose).replace(/^\n/, "");
   const bodyLine = 2 + countLines(source) + 1;
   // The plain subset parses fast; anything else, and every error, goes through yaml below.
-  const plain = parsePlainYaml(source);
+  const plain = parsePlainYaml(source, { offsets: false });
   if (plain !== undefined) {
     try {
       return Object.freeze({

@@ -228,6 +228,7 @@ function assertAgrees(source: string): boolean {
   const reference = yamlValue(source);
   assert.ok(reference !== undefined, `the fast path accepted what yaml rejects:\n${source}`);
   assert.deepEqual(fast.value, reference.value, source);
+  assert.deepEqual(parsePlainYaml(source, { offsets: false })?.value, reference.value, source);
   for (const path of paths(reference.value)) {
     assert.equal(
       fast.offset(path),
