@@ -204,6 +204,7 @@ class Parser {
     while (this.i < this.lines.length) {
       const line = this.lines[this.i]!;
       if (line.indent < indent) break;
+      // Deeper: a multi-line scalar or a stray block; an item here: a yaml error.
       if (line.indent > indent || isItem(line)) fallBack();
       const m = KEY.exec(line.text);
       if (m === null) fallBack();
@@ -214,7 +215,6 @@ class Parser {
       this.i++;
       if (rest !== "") {
         out[key] = scalarOrFlow(rest, line.start + m[0].length, this.offsets);
-        this.noDeeper(indent);
         continue;
       }
       const next = this.lines[this.i];
@@ -248,16 +248,9 @@ class Parser {
       } else {
         this.i++;
         out.push(scalarOrFlow(content, start, this.offsets));
-        this.noDeeper(indent);
       }
     }
     return out;
-  }
-
-  /** After a one-line value: a deeper line would continue it (a multi-line scalar). */
-  noDeeper(indent: number): void {
-    const next = this.lines[this.i];
-    if (next !== undefined && next.indent > indent) fallBack();
   }
 }
 

@@ -217,6 +217,8 @@ const damage = fc.constantFrom(
   (s: string) => `---\n${s}`,
   (s: string) => `${s}...\n`,
   (s: string) => s.replace(/\n(?=.)/, "\n   continued line\n"),
+  (s: string) => s.replace(/\n(?=.)/, "\n   deeper: key\n"),
+  (s: string) => s.replace(/\n(?=.)/, "\n - deeper item\n"),
   (s: string) => `\uFEFF${s}`,
   (s: string) => s.replace("\n", "\u2028"),
   (s: string) => ` ${s}`,
@@ -280,7 +282,19 @@ describe("parsePlainYaml: the fast path for plain YAML", () => {
       }),
       runs(300),
     );
-    for (const damaged of ["a: 1\r\n", "a:\t1\n", "---\na: 1\n", "a: 1\n...\n", "a: 1\n  b\n"]) {
+    for (
+      const damaged of [
+        "a: 1\r\n",
+        "a:\t1\n",
+        "---\na: 1\n",
+        "a: 1\n...\n",
+        "a: 1\n  b\n",
+        "a: 1\n  b: 2\n",
+        "- a\n  b\n",
+        "- a: 1\n   b: 2\n",
+        "a:\n  b: 1\n c: 2\n",
+      ]
+    ) {
       assert.equal(parsePlainYaml(damaged), undefined, JSON.stringify(damaged));
     }
     for (const key of ["__proto__", "true", "a b", "'q'", "x:y"]) {
