@@ -29,8 +29,20 @@ export interface PlainYaml {
 /** The deepest nesting the fast path handles. */
 export const MAX_PLAIN_DEPTH = 12;
 
-/** Characters the fast path never handles (tabs, CR, controls, BOM, NEL, line separators). */
-const UNHANDLED_CHARS = /[\x00-\x09\x0b-\x1f\x7f-\x9f\ufeff\u2028\u2029]/;
+/** Characters the fast path never handles: tabs, CR, other controls, NEL, BOM, line separators. */
+function hasUnhandledChar(source: string): boolean {
+  for (let i = 0; i < source.length; i++) {
+    const c = source.charCodeAt(i);
+    if (
+      c < 0x20
+        ? c !== 0x0a
+        : c >= 0x7f && (c <= 0x9f || c === 0xfeff || c === 0x2028 || c === 0x2029)
+    ) {
+      return true;
+    }
+  }
+  return false;
+}
 /** A block mapping key: plain, not a number, null or boolean. */
 const KEY = /^([A-Za-z_][A-Za-z0-9_./-]*):(?: +|$)/;
 const NOT_STRING_KEYS = new Set([
@@ -102,7 +114,7 @@ export function parsePlainYaml(
   source: string,
   options: PlainYamlOptions = {},
 ): PlainYaml | undefined {
-  if (UNHANDLED_CHARS.test(source)) return undefined;
+  if (hasUnhandledChar(source)) return undefined;
   const lines = splitLines(source);
   if (lines === undefined || lines.length === 0 || lines[0]!.indent !== 0) return undefined;
   const root = lines[0]!.start;
