@@ -218,6 +218,7 @@ export const SKILLS_WORKLOAD = "Agent Skill folders";
 export const BARE_READ_CASE = "bare: read every SKILL.md";
 export const INDEX_CASE = "name+description index";
 export const VALIDATE_CASE = "validatePaths";
+export const LISTING_CASE = "bound: readdir of each skill's 4 folders";
 export const CATALOG_WORKLOAD = "skill catalog: load + resolve";
 export const PARSE_CASE = "parse (loadCatalog)";
 export const RESOLVE_CASE = "resolve (resolveTools)";
@@ -398,6 +399,8 @@ export function renderResults(files: readonly ResultsFile[], options: ReportOpti
   }
   md.push("");
 
+  md.push(...bounds(files), "");
+
   // Slopes.
   md.push("## Scaling: log–log slope of time against declared tools (10^3…10^6)", "");
   md.push("A slope above 1.15 for resolveTools is a regression to explain.", "");
@@ -413,6 +416,11 @@ export function renderResults(files: readonly ResultsFile[], options: ReportOpti
       });
       md.push(`| ${family} | ${name} | ${cells.join(" | ")} |`);
     }
+    const excess = files.map((f) => {
+      const ours = slope(f, family, "resolveTools"), floor = slope(f, family, "floor (a)");
+      return ours === null || floor === null ? "—" : (ours - floor).toFixed(2);
+    });
+    md.push(`| ${family} | *resolveTools − floor (a)* | ${excess.join(" | ")} |`);
   }
   md.push("");
 
@@ -475,6 +483,38 @@ export function renderResults(files: readonly ResultsFile[], options: ReportOpti
     md.push("");
   }
   return md.join("\n");
+}
+
+/** What bounds the targets that depend on more than this code: measured, from the same rows. */
+function bounds(files: readonly ResultsFile[]): string[] {
+  const out: string[] = ["What bounds them, from the rows below:", ""];
+  for (const f of files) {
+    let worstFamily = "", worstSlope = -Infinity;
+    for (const family of FAMILIES) {
+      const s = slope(f, family, "resolveTools");
+      if (s !== null && s > worstSlope) [worstFamily, worstSlope] = [family, s];
+    }
+    const floor = slope(f, worstFamily, "floor (a)");
+    const floorB = slope(f, worstFamily, "floor (b)");
+    if (floor !== null && floorB !== null) {
+      out.push(
+        `- ${f.runtime}: resolveTools' steepest slope is ${
+          worstSlope.toFixed(2)
+        } (${worstFamily}); on the same family floor (a) has ${floor.toFixed(2)} and floor (b) ${
+          floorB.toFixed(2)
+        } — the floors allocate one entry per tool and nothing else, so a slope above 1 there is the runtime's (garbage collection and cache misses as the heap grows), not the algorithm's.`,
+      );
+    }
+    const skills = f.rows.find((r) => r.workload === SKILLS_WORKLOAD && r.case === LISTING_CASE);
+    if (skills?.ratio !== null && skills?.ratio !== undefined) {
+      out.push(
+        `- ${f.runtime}: validate must list each skill's folders to check its links; listing the four folders of every skill alone takes ${
+          skills.ratio.toFixed(1)
+        }× the bare read.`,
+      );
+    }
+  }
+  return out;
 }
 
 function headlineRow(f: ResultsFile): string {

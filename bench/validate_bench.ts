@@ -17,6 +17,7 @@ import {
   BARE_READ_CASE,
   CATALOG_WORKLOAD,
   INDEX_CASE,
+  LISTING_CASE,
   PARSE_CASE,
   RESOLVE_CASE,
   SKILLS_WORKLOAD,
@@ -91,7 +92,7 @@ await timeGroup("validate", SKILLS_WORKLOAD, SKILLS, [
   { name: BARE_READ_CASE, fn: () => readEverySkillMd(skills), baseline: true },
   { name: INDEX_CASE, fn: () => nameDescriptionIndex(skills) },
   { name: VALIDATE_CASE, fn: () => validatePaths([skills]) },
-  { name: "bound: readdir of each skill's 4 folders", fn: () => listEveryFolder(skills) },
+  { name: LISTING_CASE, fn: () => listEveryFolder(skills) },
 ]);
 
 // A catalog folder: files of 100 skills; a chain of includes with fan-out.
