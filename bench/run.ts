@@ -112,5 +112,7 @@ const elapsed = (Date.now() - started) / 1000;
 const report = quick ? join(outDir, "RESULTS.md") : join(root, "bench", "RESULTS.md");
 writeReport(all, report, join(outDir, "plots"), { quick, elapsedSeconds: elapsed });
 // Written the way `deno fmt` (part of `npm test`) wants them.
-execFileSync(join(bin, "deno"), ["fmt", "--quiet", report, ...files], { stdio: "inherit" });
+execFileSync(join(bin, "deno"), ["fmt", "--quiet", report, join(outDir, "plots"), ...files], {
+  stdio: "inherit",
+});
 console.log(`Wrote ${files.length} results files, ${report} and plots (${elapsed.toFixed(0)} s)`);
