@@ -10,7 +10,7 @@
  * @module
  */
 import { resolveTools } from "../mod.ts";
-import { referenceResolve } from "../tests/_reference_resolver.ts";
+import { referenceResolve } from "../lib/testing.ts";
 import { floorDeclared, floorResolve, immutableResolve } from "./_baselines.ts";
 import { FAMILIES, generate, includeDepth, naiveWrites, type Workload } from "./_graphs.ts";
 import { type Case, QUICK, timeGroup } from "./_harness.ts";

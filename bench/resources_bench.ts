@@ -99,7 +99,7 @@ function bareChunks(file: string): number {
 /** Every page of the file through the public API, from a freshly loaded folder. */
 function pageThrough(): number {
   const bundle = loadSkillFolder(paged);
-  let offset: number | null = 0, chars = 0;
+  let offset: number | string | null = 0, chars = 0;
   while (offset !== null) {
     const page = readResource(bundle, "references/big.md", { offset });
     chars += page.content.length;

@@ -1,4 +1,4 @@
-#!/usr/bin/env -S npx tsx
+#!/usr/bin/env node
 /**
  * The `skillset` command line: resolve, graph, validate, activate, read,
  * to-prompt. Runs under `npx tsx`, `deno run -A` and `bun`.
@@ -7,10 +7,11 @@
  *
  * @module
  */
-import { readdirSync, readFileSync, realpathSync } from "node:fs";
+import { readdirSync, realpathSync } from "node:fs";
 import { join, resolve } from "node:path";
 import process from "node:process";
 import { fileURLToPath } from "node:url";
+import { VERSION } from "./_version.ts";
 import { activateSkill, renderActivation } from "./activate.ts";
 import { type Catalog, loadCatalog } from "./catalog.ts";
 import {
@@ -25,10 +26,57 @@ import {
   withoutLocation,
 } from "./errors.ts";
 import { type IncludeGraph, includeGraph } from "./include_graph.ts";
-import { readResource, renderResourceRead } from "./read.ts";
+import { MIN_PAGE_BYTES, readResource, renderResourceRead } from "./read.ts";
 import { computeCapabilitySummary, type ResolvedToolEntry, resolveTools } from "./resolve.ts";
 import { isSkillFolder, type LoadedSkill, loadSkillFolder } from "./skill_folder.ts";
 import { type Diagnostic, formatDiagnostic, validatePaths } from "./validate.ts";
+
+// ---- MCP (issue 13): `serve`, and `--mcp-stdio`/`--mcp-url` sources, in lib/_mcp_cli.ts ----
+
+/** The help entry of `serve`; the command itself runs in lib/_mcp_cli.ts, loaded on demand. */
+const MCP_SERVE = {
+  values: [],
+  positional: [1, Infinity] as const,
+  usage: "skillset serve <skill-dir>... [--http 127.0.0.1:PORT [--allow-remote]] [--watch] " +
+    "[--prefix <p>] [--page-size N] [--global-safety true|false] [--skill-safety true|false]",
+  help: "Serve skill folders over MCP (SEP-2640 skills extension and the skill tool): stdio by\n" +
+    "default, Streamable HTTP at http://HOST:PORT/mcp with --http (loopback only unless\n" +
+    "--allow-remote). --watch reloads on change, all or nothing. Logs go to stderr.\n\n" +
+    'activate, read and to-prompt also take an MCP server as the source: --mcp-stdio "<command>"\n' +
+    "or --mcp-url <url> (with --origin <label>, default mcp), and a skill name instead of a folder:\n" +
+    '  skillset activate --mcp-stdio "skillset serve examples/skills" pdf\n' +
+    "  skillset read --mcp-url http://127.0.0.1:3000/mcp pdf references/forms.md\n" +
+    '  skillset to-prompt --mcp-stdio "skillset serve examples/skills"',
+};
+
+/**
+ * Run the CLI, including the MCP commands (`serve`, `--mcp-stdio`,
+ * `--mcp-url`), which are asynchronous and load the MCP SDK on demand.
+ *
+ * @param argv The arguments after the program name.
+ * @param io Where to write.
+ * @returns The exit code (for `serve`, once the server stops).
+ * @throws Never: errors become a message on stderr and exit code 1 or 2. (No runnable example:
+ *   importing this file from a doc test would run it as the program.)
+ */
+export async function mainAsync(
+  argv: readonly string[],
+  io: CliIO = processIO(),
+): Promise<number> {
+  const mcp = argv[0] === "serve" || argv.some((a) => /^--mcp-(?:stdio|url)(?:=|$)/.test(a));
+  if (!mcp || argv.includes("--help") || argv.includes("-h")) return main(argv, io);
+  try {
+    const { runMcpCli } = await import("./_mcp_cli.ts");
+    return await runMcpCli(argv, io);
+  } catch (e) {
+    if ((e as Error)?.name === "UsageError") {
+      io.stderr(`skillset: ${(e as Error).message}\n`);
+      return 2;
+    }
+    io.stderr(`${describeError(e, io)}\n`);
+    return 1;
+  }
+}
 
 /** Where the CLI writes, and whether it may colour its output. */
 export interface CliIO {
@@ -79,20 +127,24 @@ const COMMANDS: Readonly<Record<string, FlagSpec>> = {
       "file:line:col: error|warning: message. Exits 1 when there is an error.",
   },
   activate: {
-    values: ["--global-safety", "--skill-safety"],
+    values: ["--global-safety", "--skill-safety", "--offset", "--max-entries"],
     positional: [1, 1],
-    usage: `skillset activate <skill-dir> ${SAFETY} [--json]`,
+    usage: `skillset activate <skill-dir> [--offset N] [--max-entries N] ${SAFETY} [--json]`,
     help:
       "Print a skill's instructions and the manifest of its bundled files, grouped by class.\n" +
-      "Non-standard folders are listed only when both safety switches are false (each defaults to true).",
+      "Non-standard folders are listed only when both safety switches are false (each defaults to true).\n" +
+      "At most --max-entries files per class are listed (default 500); --offset N lists from entry N.",
   },
   read: {
-    values: ["--offset", "--limit", "--global-safety", "--skill-safety"],
+    values: ["--offset", "--limit", "--max-page-bytes", "--global-safety", "--skill-safety"],
     positional: [2, 2],
-    usage: `skillset read <skill-dir> <path> [--offset N] [--limit N] ${SAFETY} [--json]`,
+    usage:
+      `skillset read <skill-dir> <path> [--offset N|L+B] [--limit N] [--max-page-bytes N] ${SAFETY} [--json]`,
     help: "Read one page of a bundled file in the [SKILL_RESOURCE_READ] envelope: text by lines\n" +
       "(default 2000), anything else as base64 by bytes (default 49152). Non-standard folders are\n" +
-      "readable only when both safety switches are false (each defaults to true).",
+      "readable only when both safety switches are false (each defaults to true). No page holds\n" +
+      "more than --max-page-bytes of content (default 262144); a longer line comes in pieces,\n" +
+      "continued with --offset L+B (byte B of line L, as next_offset says).",
   },
   "to-prompt": {
     values: [],
@@ -101,6 +153,7 @@ const COMMANDS: Readonly<Record<string, FlagSpec>> = {
     help:
       "Print the <available_skills> block for a system prompt (a folder of skill folders works too).",
   },
+  serve: MCP_SERVE,
 };
 
 const TOOL_HELP = `skillset — resolve skills' tool sets and gate access to their bundled files
@@ -115,6 +168,9 @@ Options:
   --help, -h   help for the tool or a command
   --version    print the version
 
+MCP: activate, read and to-prompt also take an MCP server as the source, with
+--mcp-stdio "<command>" or --mcp-url <url> (see: skillset help serve).
+
 Exit codes: 0 ok, 1 invalid input or refused access, 2 bad usage.`;
 
 /**
@@ -126,6 +182,9 @@ Exit codes: 0 ok, 1 invalid input or refused access, 2 bad usage.`;
  */
 export function main(argv: readonly string[], io: CliIO = processIO()): number {
   try {
+    if (argv[0] === "serve" && !argv.includes("--help") && !argv.includes("-h")) {
+      throw new UsageError("serve runs asynchronously: call mainAsync");
+    }
     return run(argv, io);
   } catch (e) {
     if (e instanceof UsageError) {
@@ -172,7 +231,7 @@ function run(argv: readonly string[], io: CliIO): number {
     case "validate":
       return validateCommand(args.positional, args.json, io);
     case "activate":
-      return activateCommand(first, safety(args.flags), args.json, io);
+      return activateCommand(first, args.flags, args.json, io);
     case "read":
       return readCommand(first, second, args.flags, args.json, io);
     default:
@@ -387,13 +446,19 @@ function colorDiagnostic(d: Diagnostic, io: CliIO): string {
 
 function activateCommand(
   dir: string,
-  flags: { global_safety: boolean; skill_safety: boolean },
+  flags: ReadonlyMap<string, string>,
   json: boolean,
   io: CliIO,
 ): number {
+  const offset = count(flags, "--offset", 0);
+  const maxEntries = count(flags, "--max-entries", 1);
   const skill = loadSkillFolder(dir);
   warnAbout(skill, io);
-  const activation = activateSkill(skill, flags);
+  const activation = activateSkill(skill, {
+    ...safety(flags),
+    ...(offset === undefined ? {} : { offset }),
+    ...(maxEntries === undefined ? {} : { max_entries: maxEntries }),
+  });
   io.stdout(`${json ? JSON.stringify(activation, null, 2) : renderActivation(activation)}\n`);
   return 0;
 }
@@ -405,13 +470,16 @@ function readCommand(
   json: boolean,
   io: CliIO,
 ): number {
-  const offset = count(flags, "--offset", 0);
+  const lineByte = flags.get("--offset")?.match(/^\d+\+\d+$/)?.[0];
+  const offset = lineByte ?? count(flags, "--offset", 0);
   const limit = count(flags, "--limit", 1);
+  const maxPageBytes = count(flags, "--max-page-bytes", MIN_PAGE_BYTES);
   const skill = loadSkillFolder(dir);
   const page = readResource(skill, path, {
     ...safety(flags),
     ...(offset === undefined ? {} : { offset }),
     ...(limit === undefined ? {} : { limit }),
+    ...(maxPageBytes === undefined ? {} : { max_page_bytes: maxPageBytes }),
   });
   io.stdout(`${json ? JSON.stringify(page, null, 2) : renderResourceRead(page)}\n`);
   return 0;
@@ -542,8 +610,7 @@ function placed(message: string, location: SourceLocation | undefined, label: st
 }
 
 function version(): string {
-  const pkg = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8"));
-  return `skillset ${pkg.version}`;
+  return `skillset ${VERSION}`;
 }
 
 function processIO(): CliIO {
@@ -566,4 +633,12 @@ function isMain(): boolean {
   }
 }
 
-if (isMain()) process.exitCode = main(process.argv.slice(2));
+if (isMain()) {
+  mainAsync(process.argv.slice(2)).then((code) => {
+    process.exitCode = code;
+    // The MCP commands may leave handles (a child process, a socket) behind once done.
+    if (process.argv[2] === "serve" || process.argv.some((a) => a.startsWith("--mcp-"))) {
+      process.exit(code);
+    }
+  });
+}

@@ -11,7 +11,7 @@ import {
   type Workload,
 } from "../bench/_graphs.ts";
 import { logLogSlope, renderResults, type ResultsFile } from "../bench/_report.ts";
-import { referenceResolve, referenceWriteLog } from "./_reference_resolver.ts";
+import { referenceResolve, referenceWriteLog } from "../lib/testing.ts";
 import { fc, runs } from "./_fc.ts";
 
 /** Every resolver of the bench gives the reference's keys; ours and Immutable.js its entries too. */

@@ -123,14 +123,33 @@ describe("handleSkillTool", () => {
   const valid = fc.record({
     skill: fc.constantFrom("pdf", "csv"),
     resource: fc.constantFrom("references/forms.md", "assets/logo.png", "nope.md", "../x", "a\\b"),
-    offset: fc.oneof(fc.nat(10), fc.constant(Number.MAX_SAFE_INTEGER)),
-    limit: fc.oneof(fc.integer({ min: 1, max: 10 }), fc.constant(Number.MAX_SAFE_INTEGER)),
+    offset: fc.oneof(
+      fc.nat(10),
+      fc.constant(Number.MAX_SAFE_INTEGER),
+      fc.constantFrom("0+0", "1+3", "999999999999999+999999999999999"),
+    ),
+    limit: fc.oneof(fc.integer({ min: 1, max: 10 }), fc.constant(262144)),
   }, { requiredKeys: ["skill"] });
   const bad: Record<string, unknown[]> = {
     skill: ["other", "", 1, null, ["pdf"], undefined],
     resource: ["", 1, null, {}],
-    offset: [-1, 1.5, "1", 2 ** 53, Number.MAX_SAFE_INTEGER + 2, null, true],
-    limit: [0, -1, 2.5, "10", 2 ** 53, null],
+    offset: [
+      -1,
+      1.5,
+      "1",
+      2 ** 53,
+      Number.MAX_SAFE_INTEGER + 2,
+      null,
+      true,
+      "1+",
+      "+1",
+      "01+2",
+      "1+02",
+      "1+2 ",
+      "1-2",
+      "1234567890123456+1",
+    ],
+    limit: [0, -1, 2.5, "10", 2 ** 53, null, 262145, Number.MAX_SAFE_INTEGER],
     extra: ["x", 1],
     __proto__: [1],
   };
@@ -240,7 +259,7 @@ describe("handleSkillTool", () => {
       [{ skill: "pdf", resource: "" }, 'Invalid input: "resource" must be a non-empty string'],
       [
         { skill: "pdf", resource: "a", offset: -1 },
-        'Invalid input: "offset" must be a whole number of at least 0',
+        'Invalid input: "offset" must be a whole number of at least 0 or a "line+byte" next_offset',
       ],
       [
         { skill: "pdf", resource: "a", limit: 0 },
