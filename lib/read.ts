@@ -391,13 +391,22 @@ function textPage(
 ): Page {
   const { lines: total, size } = index;
   const { line, byte } = offset;
-  if (line >= total) return { range: `lines none of ${total}`, next_offset: null, content: "" };
+  if (line >= total) {
+    if (byte > 0) {
+      throw new RangeError(
+        `offset "${line}+${byte}" is past the end of the file (${total} ${plural(total, "line")})`,
+      );
+    }
+    return { range: `lines none of ${total}`, next_offset: null, content: "" };
+  }
   const lineStart = findLine(handle, index, path, line);
   if (byte > 0) {
     const end = line + 1 < total ? findLine(handle, index, path, line + 1) : size;
     if (lineStart + byte >= end) {
       throw new RangeError(
-        `offset "${line}+${byte}" is past the end of line ${line + 1} (${end - lineStart} bytes)`,
+        `offset "${line}+${byte}" is past the end of line ${line + 1} (${end - lineStart} ${
+          plural(end - lineStart, "byte")
+        })`,
       );
     }
     if (isContinuation(readExactly(handle, path, lineStart + byte, 1)[0]!)) {
@@ -458,6 +467,10 @@ function piece(
     next_offset: next,
     content: decodeText(bytes.subarray(0, end), path),
   };
+}
+
+function plural(count: number, noun: string): string {
+  return count === 1 ? noun : `${noun}s`;
 }
 
 function isContinuation(byte: number): boolean {

@@ -28,7 +28,7 @@ import {
   SkillFolderError,
 } from "./errors.ts";
 import { OrderedMap, type OrderedMapBuilder } from "./ordered_map.ts";
-import { isPlainName, normalizeResourcePath } from "./resource_path.ts";
+import { effectiveClass, isPlainName, normalizeResourcePath } from "./resource_path.ts";
 import { parseSkillMd } from "./skill_md.ts";
 
 /** A bundle loaded from a folder, with what the loader passed over. */
@@ -125,6 +125,18 @@ export function loadSkillFolder(dir: string): LoadedSkill {
   const handle = file.open!();
   let bytes: Uint8Array;
   try {
+    if (effectiveClass(name, handle.real_path) === "nonstandard") {
+      // The instructions (and the description shown before any activation)
+      // would come from a folder the safety gate guards, and the loader does
+      // not know the switches: refuse, whatever they are.
+      throw new AgentSkillError(
+        "",
+        `SKILL.md is a link into the non-standard folder ${
+          JSON.stringify(handle.real_path!.split("/")[0])
+        }, which the safety gate guards`,
+        { file: skillMdPath },
+      );
+    }
     if (handle.size > MAX_SKILL_MD_BYTES) {
       throw new AgentSkillError(
         "",
@@ -334,11 +346,56 @@ const O_NOFOLLOW: number = constants?.O_NOFOLLOW ?? 0;
  */
 const FD_PATHS = existsSync("/proc/self/fd") ? "/proc/self/fd/" : null;
 
+/** Where the real path of an opened file comes from now: {@linkcode FD_PATHS}, or `null` for the portable way. */
+let handlePaths: string | null = FD_PATHS;
+/** Runs between the open and the real path (tests: where a racing attacker acts). */
+let afterOpen: ((full: string, fd: number) => void) | null = null;
+
+/**
+ * For this module's own tests (`lib/load.ts` does not export it): run the
+ * checks of an open the portable way, as off Linux, and act where a racing
+ * attacker would, so one attack test covers both ways deterministically.
+ *
+ * @param options `handlePaths: false` finds the real path of an opened file
+ *   with `realpath` of its path after the open (as off Linux) instead of the
+ *   kernel's name for the handle; `afterOpen` runs with the file-system path
+ *   and the handle just after each open and `fstat`, before the real path is
+ *   found.
+ * @returns A function that restores the defaults.
+ * @throws Nothing itself; an exception from `afterOpen` fails that open as
+ *   `RESOURCE_CHANGED`, like a swap would.
+ * @example
+ * ```ts
+ * import { _setOpenChecks, loadSkillFolder } from "./skill_folder.ts";
+ * import { assert } from "./_assert.ts";
+ *
+ * const opened: string[] = [];
+ * const restore = _setOpenChecks({ handlePaths: false, afterOpen: (path) => opened.push(path) });
+ * try {
+ *   loadSkillFolder(new URL("../examples/skills/pdf", import.meta.url).pathname);
+ * } finally {
+ *   restore();
+ * }
+ * assert.ok(opened.length === 1 && opened[0]!.endsWith("SKILL.md"));
+ * ```
+ */
+export function _setOpenChecks(
+  options: { handlePaths?: boolean; afterOpen?: (full: string, fd: number) => void },
+): () => void {
+  handlePaths = options.handlePaths === false ? null : FD_PATHS;
+  afterOpen = options.afterOpen ?? null;
+  return () => {
+    handlePaths = FD_PATHS;
+    afterOpen = null;
+  };
+}
+
 /** The real path of the open file: the kernel's name for the handle where there is one, else the real path of `full` now. */
 function realPathOf(fd: number, full: string): string {
-  if (FD_PATHS !== null) {
+  afterOpen?.(full, fd);
+  if (handlePaths !== null) {
     try {
-      const path = readlinkSync(`${FD_PATHS}${fd}`);
+      const path = readlinkSync(`${handlePaths}${fd}`);
       if (path.startsWith("/")) return path;
     } catch {
       // Not available for this handle: resolve the path instead.

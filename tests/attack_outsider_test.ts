@@ -1,0 +1,287 @@
+/**
+ * Attacks from outside on the reads hardening (issue 9), through the public
+ * API only, each built in a temp dir by the test itself. The open checks are
+ * attacked both ways: with the real path of an opened file found from the
+ * handle (Linux's `/proc/self/fd`) and the portable way (`realpath` after the
+ * open, as off Linux), a racing attacker acting between the open and the
+ * checks through the loader's test seam.
+ */
+import { after, before, describe, it } from "node:test";
+import assert from "node:assert/strict";
+import {
+  closeSync,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  renameSync,
+  rmSync,
+  symlinkSync,
+  unlinkSync,
+  writeFileSync,
+} from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import {
+  activateSkill,
+  AgentSkillError,
+  ExecutionError,
+  handleSkillTool,
+  readResource,
+  renderActivation,
+  ResourceReadError,
+  type SafetyFlags,
+} from "../mod.ts";
+import { loadSkillFolder } from "../lib/load.ts";
+import { _setOpenChecks } from "../lib/skill_folder.ts";
+
+let temp = "";
+const SECRET = "OUTSIDE-SECRET\n";
+const OPEN: SafetyFlags = { global_safety: false, skill_safety: false };
+const STATES: readonly SafetyFlags[] = [
+  {},
+  { global_safety: false },
+  { skill_safety: false },
+  OPEN,
+];
+
+before(() => {
+  temp = mkdtempSync(join(tmpdir(), "skillset-outsider-"));
+  write(join(temp, "outside", "a.md"), SECRET);
+});
+after(() => rmSync(temp, { recursive: true, force: true }));
+
+function write(path: string, content: string | Uint8Array): void {
+  mkdirSync(join(path, ".."), { recursive: true });
+  writeFileSync(path, content);
+}
+
+function link(target: string, path: string): void {
+  mkdirSync(join(path, ".."), { recursive: true });
+  symlinkSync(target, path);
+}
+
+let folders = 0;
+/** A fresh skill folder with a SKILL.md and `files`; its name is also the skill's. */
+function skillFolder(files: Record<string, string> = {}): { dir: string; name: string } {
+  const name = `s${folders++}`;
+  const dir = join(temp, name);
+  write(join(dir, "SKILL.md"), `---\nname: ${name}\ndescription: d\n---\nbody\n`);
+  for (const [path, content] of Object.entries(files)) write(join(dir, path), content);
+  return { dir, name };
+}
+
+/** Run `act` with the open checks done `way`, and `race` run once, just after the next open. */
+function attacked<T>(
+  way: "handle" | "path",
+  race: ((full: string, fd: number) => void) | null,
+  act: () => T,
+): T {
+  let armed = race !== null;
+  const restore = _setOpenChecks({
+    handlePaths: way === "handle",
+    afterOpen: (full, fd) => {
+      if (!armed) return;
+      armed = false;
+      race!(full, fd);
+    },
+  });
+  try {
+    return act();
+  } finally {
+    restore();
+  }
+}
+
+/** What `act` returns, or the name and message of what it throws: text a model might see, never the secret. */
+function outcome(act: () => { content: string }): string {
+  let text: string;
+  try {
+    text = act().content;
+  } catch (e) {
+    assert.ok(e instanceof Error);
+    text = `${e.name}: ${e.message}`;
+  }
+  assert.ok(!text.includes("OUTSIDE-SECRET"), "outside bytes were returned");
+  assert.ok(!text.includes(temp), "a host path was returned");
+  return text;
+}
+
+const REPLACED =
+  'ResourceReadError: Cannot read "references/a.md": it was replaced while it was being opened';
+
+for (const way of ["handle", "path"] as const) {
+  describe(`open checks, real path from the ${way}`, () => {
+    it("a folder on the path swapped for a link out at the open and back before the checks is refused", () => {
+      const { dir } = skillFolder({ "references/a.md": "inside\n" });
+      const skill = loadSkillFolder(dir);
+      const refs = join(dir, "references");
+      renameSync(refs, `${refs}.real`);
+      link(join(temp, "outside"), refs); // the open follows it to the secret
+      const swapBack = () => {
+        unlinkSync(refs);
+        renameSync(`${refs}.real`, refs);
+      };
+      for (const flags of STATES) {
+        const seen = attacked(
+          way,
+          swapBack,
+          () => outcome(() => readResource(skill, "references/a.md", flags)),
+        );
+        assert.equal(
+          seen,
+          way === "handle"
+            ? 'ExecutionError: Refused to read "references/a.md": it is a link whose real path is outside the skill folder'
+            : REPLACED, // the real path is inside again: only device + inode tell the files apart
+        );
+        renameSync(refs, `${refs}.real`);
+        link(join(temp, "outside"), refs);
+      }
+    });
+
+    it("a listed link pointed out at the open and back inside before the checks is refused", () => {
+      const { dir } = skillFolder({ "references/in.md": "inside\n" });
+      link("../references/in.md", join(dir, "assets", "l.md"));
+      const skill = loadSkillFolder(dir);
+      const l = join(dir, "assets", "l.md");
+      const point = (target: string) => {
+        unlinkSync(l);
+        symlinkSync(target, l);
+      };
+      point(join(temp, "outside", "a.md"));
+      const seen = attacked(
+        way,
+        () => point("../references/in.md"),
+        () => outcome(() => readResource(skill, "assets/l.md", OPEN)),
+      );
+      assert.equal(
+        seen,
+        way === "handle"
+          ? 'ExecutionError: Refused to read "assets/l.md": it is a link whose real path is outside the skill folder'
+          : 'ResourceReadError: Cannot read "assets/l.md": it was replaced while it was being opened',
+      );
+      assert.equal(readResource(skill, "assets/l.md").content, "inside\n");
+    });
+
+    it("a file deleted between the open and the checks is refused", () => {
+      const { dir } = skillFolder({ "references/a.md": "a\n" });
+      const skill = loadSkillFolder(dir);
+      const seen = attacked(
+        way,
+        (full) => unlinkSync(full),
+        () => outcome(() => readResource(skill, "references/a.md")),
+      );
+      assert.equal(seen, REPLACED);
+    });
+
+    it("a file replaced by another inside between the open and the checks is refused", () => {
+      const { dir } = skillFolder({ "references/a.md": "a\n", "references/b.md": "b\n" });
+      const skill = loadSkillFolder(dir);
+      const seen = attacked(
+        way,
+        (full) => renameSync(join(full, "..", "b.md"), full),
+        () => outcome(() => readResource(skill, "references/a.md")),
+      );
+      assert.equal(seen, REPLACED);
+    });
+
+    it("the attacks of the attack suite hold this way too", () => {
+      attacked(way, null, () => {
+        // A sibling folder whose name extends the skill folder's.
+        const { dir, name } = skillFolder({ "references/own.md": "own\n" });
+        write(join(temp, `${name}-private`, "x.md"), SECRET);
+        link(`../../${name}-private/x.md`, join(dir, "references", "x.md"));
+        // A listed file that becomes a link, even one that stays inside.
+        link("own.md", join(dir, "references", "l.md"));
+        write(join(dir, "references", "now-link.md"), "listed\n");
+        write(join(dir, "references", "gone.md"), "listed\n");
+        write(join(dir, "references", "dir.md"), "listed\n");
+        const skill = loadSkillFolder(dir);
+        unlinkSync(join(dir, "references", "now-link.md"));
+        link("own.md", join(dir, "references", "now-link.md"));
+        // A listed link re-pointed into a non-standard folder.
+        write(join(dir, "secret", "y.md"), "gated\n");
+        unlinkSync(join(dir, "references", "l.md"));
+        link("../secret/y.md", join(dir, "references", "l.md"));
+        unlinkSync(join(dir, "references", "gone.md"));
+        unlinkSync(join(dir, "references", "dir.md"));
+        mkdirSync(join(dir, "references", "dir.md"));
+        const read = (path: string, flags: SafetyFlags = {}) =>
+          outcome(() => readResource(skill, path, flags));
+        assert.deepEqual(
+          [
+            read("references/x.md", OPEN),
+            read("references/now-link.md"),
+            read("references/l.md"),
+            read("references/l.md", OPEN),
+            read("references/gone.md"),
+            read("references/dir.md"),
+            read("references/own.md"),
+          ],
+          [
+            'ExecutionError: Refused to read "references/x.md": it is a link whose real path is outside the skill folder',
+            'ResourceReadError: Cannot read "references/now-link.md": it is now a symbolic link, not the file that was listed',
+            'ExecutionError: Refused to read non-standard resource "references/l.md": global safety is true, skill safety is true (both must be false)',
+            "gated\n",
+            'ResourceReadError: Cannot read "references/gone.md": it no longer exists',
+            'ResourceReadError: Cannot read "references/dir.md": it is a folder, not a regular file',
+            "own\n",
+          ],
+        );
+      });
+    });
+  });
+}
+
+describe("a handle whose file fails under a read", () => {
+  it("is a typed refusal naming only the path, not a raw file-system error", () => {
+    // The descriptor is swapped for a folder's after the checks: a read then
+    // fails with EISDIR from the kernel, as any I/O error would.
+    const { dir, name } = skillFolder({ "references/a.md": "a\n" });
+    const skill = loadSkillFolder(dir);
+    const swapDescriptor = (_full: string, fd: number) => {
+      closeSync(fd);
+      assert.equal(openSync(dir, "r"), fd, "the folder did not get the freed descriptor");
+    };
+    const result = attacked(
+      "path",
+      swapDescriptor,
+      () => handleSkillTool({ skill: name, resource: "references/a.md" }, { skills: [skill] }),
+    );
+    assert.deepEqual(result, {
+      content: 'Cannot read "references/a.md": it is a folder, not a regular file',
+      is_error: true,
+    });
+  });
+});
+
+describe("SKILL.md is the instructions: the gate applies to it", () => {
+  it("a SKILL.md linked into a non-standard folder is refused, whatever the switches", () => {
+    const dir = join(temp, "gated-md");
+    write(join(dir, "docs", "SKILL.md"), "---\nname: gated-md\ndescription: d\n---\nGATED BODY\n");
+    link("docs/SKILL.md", join(dir, "SKILL.md"));
+    const message =
+      'Invalid SKILL.md: SKILL.md is a link into the non-standard folder "docs", which the safety gate guards';
+    assert.throws(() => loadSkillFolder(dir), (e: unknown) => {
+      assert.ok(e instanceof AgentSkillError);
+      assert.equal(e.message, `${message} (${join(dir, "SKILL.md")})`);
+      return true;
+    });
+    const context = { skills: (n: string) => loadSkillFolder(join(temp, n)) };
+    assert.deepEqual(handleSkillTool({ skill: "gated-md" }, context), {
+      content: `${message} (SKILL.md)`,
+      is_error: true,
+    });
+  });
+
+  it("a SKILL.md linked to a file the gate always allows is the instructions", () => {
+    const dir = join(temp, "linked-md");
+    write(
+      join(dir, "references", "guide.md"),
+      "---\nname: linked-md\ndescription: d\n---\nGuide\n",
+    );
+    link("references/guide.md", join(dir, "SKILL.md"));
+    const skill = loadSkillFolder(dir);
+    assert.equal(skill.instructions, "Guide\n");
+    assert.match(renderActivation(activateSkill(skill)), /\[reference\] references\/guide\.md/);
+  });
+});
