@@ -285,3 +285,139 @@ describe("SKILL.md is the instructions: the gate applies to it", () => {
     assert.match(renderActivation(activateSkill(skill)), /\[reference\] references\/guide\.md/);
   });
 });
+
+describe("paging from outside", () => {
+  // Line 1 is exactly the cap, line 2 one byte over it, line 3 has a 4-byte
+  // character straddling the cap, line 4 has no final newline.
+  const content = "1234567\n12345678\nabcde😀\nx";
+  const cap = 8;
+
+  function pagesOf(dir: string, options: { limit?: number } = {}): string[][] {
+    const skill = loadSkillFolder(dir);
+    const pages: string[][] = [];
+    for (let offset: number | string | null = 0; offset !== null;) {
+      const page = readResource(skill, "references/a.md", {
+        ...options,
+        offset,
+        max_page_bytes: cap,
+      });
+      pages.push([page.range, page.content, String(page.next_offset)]);
+      offset = page.next_offset;
+    }
+    return pages;
+  }
+
+  it("a line exactly at the cap, one byte over it and a character straddling it come in whole characters", () => {
+    const { dir } = skillFolder({ "references/a.md": content });
+    for (const limit of [1, 2, 1e9, Number.MAX_SAFE_INTEGER]) {
+      const pages = pagesOf(dir, { limit });
+      assert.deepEqual(pages, [
+        ["lines 1-1 of 4", "1234567\n", "1"],
+        ["line 2 of 4, bytes 0-7", "12345678", "1+8"],
+        ["line 2 of 4, bytes 8-8", "\n", "2"],
+        ["line 3 of 4, bytes 0-4", "abcde", "2+5"],
+        ["line 3 of 4, bytes 5-9", "😀\n", "3"],
+        ["lines 4-4 of 4", "x", "null"],
+      ]);
+      assert.equal(pages.map((p) => p[1]).join(""), content);
+    }
+  });
+
+  it("garbage, negative, huge and past-the-end offsets are typed errors or an empty last page", () => {
+    const { dir, name } = skillFolder({ "references/a.md": content });
+    const skill = loadSkillFolder(dir);
+    const read = (offset: unknown) =>
+      outcome(() =>
+        readResource(skill, "references/a.md", { offset: offset as number, max_page_bytes: cap })
+      );
+    const invalid = (offset: string) =>
+      `RangeError: offset must be a whole number or "line+byte" (e.g. "12+262144"), got ${
+        JSON.stringify(offset)
+      }`;
+    for (
+      const offset of [
+        "-1+0",
+        "0+-1",
+        "+1",
+        "1+",
+        "1+0 ",
+        " 1+0",
+        "1e3",
+        "0x1",
+        "01+0",
+        "1+01",
+        "１+0",
+      ]
+    ) {
+      assert.equal(read(offset), invalid(offset));
+    }
+    assert.equal(read("1234567890123456+0"), invalid("1234567890123456+0")); // over 15 digits
+    for (const offset of [-1, 0.5, Number.NaN, Infinity, 2 ** 53, 1e300]) {
+      assert.equal(
+        read(offset),
+        `RangeError: offset must be a whole number of at least 0, got ${String(offset)}`,
+      );
+    }
+    assert.deepEqual(
+      [read("0+999999999999999"), read("3+1"), read("2+6"), read("99+5"), read("4+1")],
+      [
+        'RangeError: offset "0+999999999999999" is past the end of line 1 (8 bytes)',
+        'RangeError: offset "3+1" is past the end of line 4 (1 byte)',
+        'RangeError: offset "2+6" is not at a character boundary',
+        'RangeError: offset "99+5" is past the end of the file (4 lines)',
+        'RangeError: offset "4+1" is past the end of the file (4 lines)',
+      ],
+    );
+    assert.deepEqual(
+      [
+        readResource(skill, "references/a.md", { offset: "99+0" }),
+        readResource(skill, "references/a.md", { offset: 999_999_999_999_999 }),
+      ]
+        .map((p) => [p.range, p.content, p.next_offset]),
+      [["lines none of 4", "", null], ["lines none of 4", "", null]],
+    );
+    // Through the skill tool: the same answers, as tool errors.
+    const tool = (offset: unknown) =>
+      handleSkillTool({ skill: name, resource: "references/a.md", offset } as never, {
+        skills: [skill],
+        max_page_bytes: cap,
+      });
+    assert.deepEqual(tool("99+5"), {
+      content: 'offset "99+5" is past the end of the file (4 lines)',
+      is_error: true,
+    });
+    for (const offset of ["0+-1", "x", -1, 1e300, null, [1], { line: 1 }]) {
+      assert.equal(tool(offset).is_error, true);
+    }
+  });
+
+  it("the manifest pages with odd offsets: typed errors, or empty pages past the end", () => {
+    const files: Record<string, string> = {};
+    for (let i = 0; i < 5; i++) files[`references/r${i}.md`] = "";
+    const { dir, name } = skillFolder(files);
+    const skill = loadSkillFolder(dir);
+    for (const offset of [-1, 0.5, Number.NaN, 2 ** 53]) {
+      assert.throws(() => activateSkill(skill, { offset }), { name: "RangeError" });
+    }
+    const past = activateSkill(skill, { offset: 5, max_entries: Number.MAX_SAFE_INTEGER });
+    assert.deepEqual([past.resources.references, past.next_offset], [[], null]);
+    const huge = activateSkill(skill, {
+      offset: Number.MAX_SAFE_INTEGER,
+      max_entries: Number.MAX_SAFE_INTEGER,
+    });
+    assert.deepEqual([huge.resources.references, huge.not_shown?.references], [[], 0]);
+    const pages: string[] = [];
+    for (let offset: number | null = 0; offset !== null;) {
+      const page = activateSkill(skill, { offset, max_entries: 2 });
+      pages.push(...page.resources.references.map((e) => e.path));
+      offset = page.next_offset ?? null;
+    }
+    assert.deepEqual(pages, Object.keys(files));
+    for (const offset of ["0+1", "1", -1, 1.5]) {
+      assert.equal(
+        handleSkillTool({ skill: name, offset } as never, { skills: [skill] }).is_error,
+        true,
+      );
+    }
+  });
+});
