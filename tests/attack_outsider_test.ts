@@ -184,6 +184,26 @@ for (const way of ["handle", "path"] as const) {
       assert.equal(seen, REPLACED);
     });
 
+    it("a standard folder swapped for a link to a non-standard folder inside is gated by the real class", () => {
+      const { dir } = skillFolder({ "references/a.md": "listed\n", "secret/a.md": "gated\n" });
+      const skill = loadSkillFolder(dir);
+      rmSync(join(dir, "references"), { recursive: true });
+      link("secret", join(dir, "references"));
+      const seen = attacked(
+        way,
+        null,
+        () => STATES.map((flags) => outcome(() => readResource(skill, "references/a.md", flags))),
+      );
+      assert.deepEqual(seen, [
+        ...STATES.slice(0, 3).map((flags) =>
+          `ExecutionError: Refused to read non-standard resource "references/a.md": global safety is ${
+            flags.global_safety !== false
+          }, skill safety is ${flags.skill_safety !== false} (both must be false)`
+        ),
+        "gated\n",
+      ]);
+    });
+
     it("the attacks of the attack suite hold this way too", () => {
       attacked(way, null, () => {
         // A sibling folder whose name extends the skill folder's.
