@@ -271,7 +271,7 @@ function outsideRoot(path: string, flags: SafetyFlags): ExecutionError {
   return new ExecutionError(
     `Refused to read ${
       JSON.stringify(path)
-    }: it is a link whose real path is outside the skill folder`,
+    }: it does not lead to a regular file inside the skill folder`,
     {
       path,
       operation: "read",

@@ -86,18 +86,21 @@ export function findSkillMd(dir: string): string | null {
  * pipe either.
  *
  * A symbolic link is classified by its requested and its real path (the
- * stricter class wins); one whose real path leaves the folder is kept only to
- * be refused. Links that loop or break, linked folders, named pipes, sockets,
- * devices, names that are not valid UTF-8 or not valid resource paths, and
- * unreadable entries are reported in `warnings` and skipped; files with more
- * than one hard link are listed with a warning (a hard link may share its
- * content with a file outside the folder).
+ * stricter class wins); one that does not lead to a regular file inside the
+ * folder (it leads outside, breaks or loops) is kept only to be refused, all
+ * alike, so a read tells nothing of what exists outside. Linked folders,
+ * named pipes, sockets and devices inside, names that are not valid UTF-8 or
+ * not valid resource paths, and unreadable entries are reported in
+ * `warnings` and skipped (broken links and loops in `warnings` too); files
+ * with more than one hard link are listed with a warning (a hard link may
+ * share its content with a file outside the folder).
  *
  * @param dir The skill folder.
  * @returns The bundle.
  * @throws {SkillFolderError} When the folder does not exist or is not a folder.
  * @throws {AgentSkillError} When the folder has no SKILL.md, or its SKILL.md
- *   is too large, leads outside the folder or breaks the Agent Skills rules.
+ *   is too large, does not lead to a regular file inside the folder, is a
+ *   link into a non-standard folder or breaks the Agent Skills rules.
  * @throws {ResourceReadError} When SKILL.md cannot be read as a regular file
  *   inside the folder (it changed after listing, or the file system refused).
  */
@@ -118,9 +121,13 @@ export function loadSkillFolder(dir: string): LoadedSkill {
   const skillMdPath = join(location, name);
   const file = files.get(name)!;
   if (file.outside_root === true) {
-    throw new AgentSkillError("", "SKILL.md is a link that leads outside the skill folder", {
-      file: skillMdPath,
-    });
+    throw new AgentSkillError(
+      "",
+      "SKILL.md is a link that does not lead to a regular file inside the skill folder",
+      {
+        file: skillMdPath,
+      },
+    );
   }
   const handle = file.open!();
   let bytes: Uint8Array;
@@ -293,32 +300,38 @@ function addLink(
   files: OrderedMapBuilder<string, ResourceFile>,
   warnings: LoadWarning[],
 ): void {
+  // A link that does not lead to a file inside — outside, broken, a loop,
+  // unreadable, a folder or a special file outside — is kept only to be
+  // refused, all alike: how a read of it fails must not tell what exists
+  // outside the folder.
+  const refused = (size: number): void => {
+    files.set(
+      path,
+      Object.freeze({ ...diskFile(root, path, full, size, undefined, true), outside_root: true }),
+    );
+  };
   let real: string;
   try {
     real = realpath(full);
   } catch (e) {
     const code = (e as { code?: string }).code;
     const why = code === "ELOOP" ? "a symbolic link loop" : "a broken symbolic link";
-    warnings.push({ path, message: `${why}; skipped` });
+    warnings.push({ path, message: `${why}; refused` });
+    refused(0);
     return;
   }
   const stat = safeStat(real);
+  if (!isInside(root, real)) {
+    refused(stat?.isFile() === true ? stat.size : 0);
+    return;
+  }
   if (stat === null) {
-    warnings.push({ path, message: "link target could not be read; skipped" });
+    warnings.push({ path, message: "link target could not be read; refused" });
+    refused(0);
     return;
   }
   if (stat.isDirectory()) {
     warnings.push({ path, message: "a linked folder; not followed" });
-    return;
-  }
-  if (!isInside(root, real)) {
-    files.set(
-      path,
-      Object.freeze({
-        ...diskFile(root, path, full, stat.size, undefined, true),
-        outside_root: true,
-      }),
-    );
     return;
   }
   if (!stat.isFile()) {
@@ -446,28 +459,23 @@ function openVerified(
   try {
     fd = openSync(full, O_RDONLY | O_NONBLOCK | (followLink ? 0 : O_NOFOLLOW));
   } catch (e) {
-    throw fileSystemError(path, e, followLink);
+    throw openError(root, path, e, followLink);
   }
   try {
     const stat = fstatSync(fd);
-    if (!stat.isFile()) {
-      throw new ResourceReadError(
-        "NOT_A_REGULAR_FILE",
-        path,
-        `it is ${kindOf(stat)}, not a regular file`,
-      );
-    }
     let real: string;
     try {
       real = realPathOf(fd, full);
     } catch {
       throw changed(path);
     }
-    if (!isInside(root, real)) {
+    // Containment first: what kind of file lies outside is none of a reader's business.
+    if (!isInside(root, real)) throw leadsNowhereInside(path);
+    if (!stat.isFile()) {
       throw new ResourceReadError(
-        "OUTSIDE_ROOT",
+        "NOT_A_REGULAR_FILE",
         path,
-        "its real path is outside the skill folder",
+        `it is ${kindOf(stat)}, not a regular file`,
       );
     }
     const now = safeStat(real);
@@ -478,6 +486,48 @@ function openVerified(
     closeSync(fd);
     throw e;
   }
+}
+
+function leadsNowhereInside(path: string): ResourceReadError {
+  return new ResourceReadError(
+    "OUTSIDE_ROOT",
+    path,
+    "it does not lead to a regular file inside the skill folder",
+  );
+}
+
+/**
+ * Why an open failed, told only about what is inside the folder: walking the
+ * listed path from the root without following links, a missing entry is
+ * `RESOURCE_GONE`; a link on the way (a folder swapped for one, or the listed
+ * link itself) may lead anywhere, so the failure is the same refusal whatever
+ * lies outside — existing or not, of any kind, readable or not. Only when the
+ * path is all real folders inside is the file system's reason told.
+ */
+function openError(
+  root: string,
+  path: string,
+  e: unknown,
+  followLink: boolean,
+): ResourceReadError {
+  const parts = path.split("/");
+  let at = root;
+  for (let i = 0; i < parts.length; i++) {
+    at = `${at}${sep}${parts[i]}`;
+    const entry = safeLstat(at);
+    const last = i === parts.length - 1;
+    if (entry === null) return gone(path);
+    if (entry.isSymbolicLink()) {
+      if (!last || followLink) return leadsNowhereInside(path);
+      break; // a listed file that is now a link: the file system says so (ELOOP)
+    }
+    if (!last && !entry.isDirectory()) return gone(path);
+  }
+  return fileSystemError(path, e, followLink);
+}
+
+function gone(path: string): ResourceReadError {
+  return new ResourceReadError("RESOURCE_GONE", path, "it no longer exists");
 }
 
 function diskHandle(
@@ -528,7 +578,7 @@ function fileSystemError(path: string, e: unknown, followLink: boolean): Resourc
   switch (code) {
     case "ENOENT":
     case "ENOTDIR":
-      return new ResourceReadError("RESOURCE_GONE", path, "it no longer exists");
+      return gone(path);
     case "ELOOP":
     case "EMLINK":
       return new ResourceReadError(

@@ -19,6 +19,8 @@ import {
   unlinkSync,
   writeFileSync,
 } from "node:fs";
+import { createServer } from "node:net";
+import { spawnSync } from "node:child_process";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import {
@@ -130,7 +132,7 @@ for (const way of ["handle", "path"] as const) {
         assert.equal(
           seen,
           way === "handle"
-            ? 'ExecutionError: Refused to read "references/a.md": it is a link whose real path is outside the skill folder'
+            ? 'ExecutionError: Refused to read "references/a.md": it does not lead to a regular file inside the skill folder'
             : REPLACED, // the real path is inside again: only device + inode tell the files apart
         );
         renameSync(refs, `${refs}.real`);
@@ -156,7 +158,7 @@ for (const way of ["handle", "path"] as const) {
       assert.equal(
         seen,
         way === "handle"
-          ? 'ExecutionError: Refused to read "assets/l.md": it is a link whose real path is outside the skill folder'
+          ? 'ExecutionError: Refused to read "assets/l.md": it does not lead to a regular file inside the skill folder'
           : 'ResourceReadError: Cannot read "assets/l.md": it was replaced while it was being opened',
       );
       assert.equal(readResource(skill, "assets/l.md").content, "inside\n");
@@ -238,7 +240,7 @@ for (const way of ["handle", "path"] as const) {
             read("references/own.md"),
           ],
           [
-            'ExecutionError: Refused to read "references/x.md": it is a link whose real path is outside the skill folder',
+            'ExecutionError: Refused to read "references/x.md": it does not lead to a regular file inside the skill folder',
             'ResourceReadError: Cannot read "references/now-link.md": it is now a symbolic link, not the file that was listed',
             'ExecutionError: Refused to read non-standard resource "references/l.md": global safety is true, skill safety is true (both must be false)',
             "gated\n",
@@ -251,6 +253,64 @@ for (const way of ["handle", "path"] as const) {
     });
   });
 }
+
+describe("a skill cannot probe the host through its links", () => {
+  it("every target outside, existing or not, of any kind, gets the same answer", async () => {
+    // What the host holds: a file, a folder, a named pipe, a socket, a link to a device, nothing.
+    const host = join(temp, "host");
+    write(join(host, "file"), SECRET);
+    mkdirSync(join(host, "folder"));
+    spawnSync("mkfifo", [join(host, "pipe")]);
+    symlinkSync("/dev/null", join(host, "device"));
+    const server = createServer();
+    await new Promise<void>((resolve) => server.listen(join(host, "socket"), resolve));
+    const names = ["file", "folder", "pipe", "socket", "device", "missing"];
+    try {
+      // Links to each, present when loading; links to an inside file re-pointed
+      // after loading; a listed folder swapped for a link to the host folder.
+      const { dir, name } = skillFolder({ "references/in.md": "in\n" });
+      for (const n of names) {
+        link(join(host, n), join(dir, "references", `at-load-${n}`));
+        link("in.md", join(dir, "references", `later-${n}`));
+        write(join(dir, "assets", "swapped", n), "listed\n");
+      }
+      const skill = loadSkillFolder(dir);
+      for (const n of names) {
+        unlinkSync(join(dir, "references", `later-${n}`));
+        link(join(host, n), join(dir, "references", `later-${n}`));
+      }
+      rmSync(join(dir, "assets", "swapped"), { recursive: true });
+      link(host, join(dir, "assets", "swapped"));
+      for (const prefix of ["references/at-load-", "references/later-", "assets/swapped/"]) {
+        for (const way of ["handle", "path"] as const) {
+          const answers = names.map((n) => {
+            const path = `${prefix}${n}`;
+            const answer = attacked(
+              way,
+              null,
+              () =>
+                handleSkillTool({ skill: name, resource: path }, {
+                  skills: [skill],
+                  global_safety: false,
+                  skill_safety: () => false,
+                }),
+            );
+            return answer.content.replace(JSON.stringify(path), "<path>");
+          });
+          assert.deepEqual(
+            answers,
+            names.map(() =>
+              "Refused to read <path>: it does not lead to a regular file inside the skill folder"
+            ),
+            `${prefix} (${way})`,
+          );
+        }
+      }
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
+});
 
 describe("a handle whose file fails under a read", () => {
   it("is a typed refusal naming only the path, not a raw file-system error", () => {
