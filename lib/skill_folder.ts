@@ -304,10 +304,10 @@ function addLink(
   // unreadable, a folder or a special file outside — is kept only to be
   // refused, all alike: how a read of it fails must not tell what exists
   // outside the folder.
-  const refused = (size: number): void => {
+  const refused = (): void => {
     files.set(
       path,
-      Object.freeze({ ...diskFile(root, path, full, size, undefined, true), outside_root: true }),
+      Object.freeze({ ...diskFile(root, path, full, 0, undefined, true), outside_root: true }),
     );
   };
   let real: string;
@@ -317,17 +317,17 @@ function addLink(
     const code = (e as { code?: string }).code;
     const why = code === "ELOOP" ? "a symbolic link loop" : "a broken symbolic link";
     warnings.push({ path, message: `${why}; refused` });
-    refused(0);
+    refused();
     return;
   }
   const stat = safeStat(real);
   if (!isInside(root, real)) {
-    refused(stat?.isFile() === true ? stat.size : 0);
+    refused();
     return;
   }
   if (stat === null) {
     warnings.push({ path, message: "link target could not be read; refused" });
-    refused(0);
+    refused();
     return;
   }
   if (stat.isDirectory()) {
@@ -523,7 +523,7 @@ function openError(
     }
     if (!last && !entry.isDirectory()) return gone(path);
   }
-  return fileSystemError(path, e, followLink);
+  return fileSystemError(path, e);
 }
 
 function gone(path: string): ResourceReadError {
@@ -552,7 +552,7 @@ function diskHandle(
           filled += got;
         }
       } catch (e) {
-        throw fileSystemError(path, e, false);
+        throw fileSystemError(path, e);
       }
       return buffer.subarray(0, filled);
     },
@@ -573,7 +573,7 @@ function changed(path: string): ResourceReadError {
 }
 
 /** A file-system failure as a typed error naming only the path inside the skill folder. */
-function fileSystemError(path: string, e: unknown, followLink: boolean): ResourceReadError {
+function fileSystemError(path: string, e: unknown): ResourceReadError {
   const code = (e as { code?: unknown })?.code;
   switch (code) {
     case "ENOENT":
@@ -584,9 +584,7 @@ function fileSystemError(path: string, e: unknown, followLink: boolean): Resourc
       return new ResourceReadError(
         "NOT_A_REGULAR_FILE",
         path,
-        followLink
-          ? "it is a symbolic link loop"
-          : "it is now a symbolic link, not the file that was listed",
+        "it is now a symbolic link, not the file that was listed",
       );
     case "EISDIR":
       return new ResourceReadError(

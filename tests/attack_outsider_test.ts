@@ -94,13 +94,16 @@ function attacked<T>(
   }
 }
 
-/** What `act` returns, or the name and message of what it throws: text a model might see, never the secret. */
+/** What `act` returns, or the name and message of the typed error it throws: text a model might see, never the secret nor a host path. */
 function outcome(act: () => { content: string }): string {
   let text: string;
   try {
     text = act().content;
   } catch (e) {
-    assert.ok(e instanceof Error);
+    assert.ok(
+      e instanceof ExecutionError || e instanceof ResourceReadError || e instanceof RangeError,
+      `not a typed error: ${String(e)}`,
+    );
     text = `${e.name}: ${e.message}`;
   }
   assert.ok(!text.includes("OUTSIDE-SECRET"), "outside bytes were returned");
