@@ -474,6 +474,21 @@ describe("paging from outside", () => {
     }
   });
 
+  it('a page cap above 64 MiB is refused up front, not a false "changed" after a huge allocation', () => {
+    const { dir } = skillFolder({ "references/a.md": content });
+    const skill = loadSkillFolder(dir);
+    for (const max_page_bytes of [2 ** 26 + 1, 2 ** 40, Number.MAX_SAFE_INTEGER]) {
+      assert.equal(
+        outcome(() => readResource(skill, "references/a.md", { max_page_bytes })),
+        `RangeError: max_page_bytes must be a whole number from 4 to 67108864, got ${max_page_bytes}`,
+      );
+    }
+    assert.equal(
+      readResource(skill, "references/a.md", { max_page_bytes: 2 ** 26 }).content,
+      content,
+    );
+  });
+
   it("the manifest pages with odd offsets: typed errors, or empty pages past the end", () => {
     const files: Record<string, string> = {};
     for (let i = 0; i < 5; i++) files[`references/r${i}.md`] = "";
