@@ -18,6 +18,7 @@ export const MAX_ALIAS_COUNT = 100;
 
 /** A parsed SKILL.md. */
 export interface SkillMd {
+  /** The validated frontmatter. */
   readonly frontmatter: AgentSkillFrontmatter;
   /** Everything after the closing `---` line. */
   readonly body: string;
