@@ -10,6 +10,7 @@ import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
 import {
   closeSync,
+  existsSync,
   mkdirSync,
   mkdtempSync,
   openSync,
@@ -111,10 +112,15 @@ function outcome(act: () => { content: string }): string {
   return text;
 }
 
+/** The ways the open checks find a real path here: from the handle only where the kernel names it (Linux). */
+const WAYS: readonly ("handle" | "path")[] = existsSync("/proc/self/fd")
+  ? ["handle", "path"]
+  : ["path"];
+
 const REPLACED =
   'ResourceReadError: Cannot read "references/a.md": it was replaced while it was being opened';
 
-for (const way of ["handle", "path"] as const) {
+for (const way of WAYS) {
   describe(`open checks, real path from the ${way}`, () => {
     it("a folder on the path swapped for a link out at the open and back before the checks is refused", () => {
       const { dir } = skillFolder({ "references/a.md": "inside\n" });
@@ -285,7 +291,7 @@ describe("a skill cannot probe the host through its links", () => {
       rmSync(join(dir, "assets", "swapped"), { recursive: true });
       link(host, join(dir, "assets", "swapped"));
       for (const prefix of ["references/at-load-", "references/later-", "assets/swapped/"]) {
-        for (const way of ["handle", "path"] as const) {
+        for (const way of WAYS) {
           const answers = names.map((n) => {
             const path = `${prefix}${n}`;
             const answer = attacked(
