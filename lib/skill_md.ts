@@ -12,6 +12,7 @@
 import { LineCounter, parseDocument } from "yaml";
 import { type AgentSkillFrontmatter, validateAgentSkillFrontmatter } from "./agent_skill.ts";
 import { AgentSkillError, type SourceLocation } from "./errors.ts";
+import { parsePlainYaml } from "./_plain_yaml.ts";
 
 /** The most aliases a frontmatter may expand (a guard against alias bombs). */
 export const MAX_ALIAS_COUNT = 100;
@@ -79,6 +80,19 @@ export function parseSkillMd(text: string, options: ParseSkillMdOptions = {}): S
   const afterClose = close.index + close[0].length;
   const body = rest.slice(afterClose).replace(/^\n/, "");
   const bodyLine = 2 + countLines(source) + 1;
+  // The plain subset parses fast; anything else, and every error, goes through yaml below.
+  const plain = parsePlainYaml(source, { offsets: false });
+  if (plain !== undefined) {
+    try {
+      return Object.freeze({
+        frontmatter: validateAgentSkillFrontmatter(plain.value, folder),
+        body,
+        bodyLine,
+      });
+    } catch {
+      // Reported by the yaml path, with its position.
+    }
+  }
   // Line 1 of the YAML source is line 2 of the file.
   const lines = new LineCounter();
   const doc = parseDocument(source, {
