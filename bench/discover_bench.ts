@@ -5,14 +5,15 @@
  *
  * @module
  */
-import { bench, do_not_optimize, group, run, summary } from "mitata";
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { discoverSkills } from "../lib/load.ts";
+import { QUICK, timeGroup } from "./_harness.ts";
+import { DISCOVER_BARE_CASE, DISCOVER_CASE, DISCOVER_WORKLOAD } from "./_report.ts";
 
 const temp = mkdtempSync(join(tmpdir(), "skillset-discover-"));
-const SKILLS = 5000;
+const SKILLS = QUICK ? 500 : 5000;
 
 // Three roots; skills at depth 2 (root/skills/x), 3 (root/skills/group/x) and 4
 // (root/skills/group/sub/x), each with a references/ folder.
@@ -57,16 +58,13 @@ if (check.skills.length !== SKILLS || check.diagnostics.length > 0) {
   throw new Error(`expected ${SKILLS} skills, found ${check.skills.length}`);
 }
 
-group(`discover ${SKILLS} skills over 3 roots, depth ≤ 4`, () => {
-  summary(() => {
-    bench("bare: recursive readdir + read every SKILL.md", () => {
-      let bytes = 0;
-      for (const root of roots) bytes += bareScan(root.path);
-      return do_not_optimize(bytes);
-    }).baseline(true);
-    bench("discoverSkills", () => do_not_optimize(discoverSkills(roots, options)));
-  });
-});
+await timeGroup("discover", DISCOVER_WORKLOAD, SKILLS, [
+  {
+    name: DISCOVER_BARE_CASE,
+    fn: () => roots.reduce((bytes, root) => bytes + bareScan(root.path), 0),
+    baseline: true,
+  },
+  { name: DISCOVER_CASE, fn: () => discoverSkills(roots, options) },
+]);
 
-await run();
 rmSync(temp, { recursive: true, force: true });

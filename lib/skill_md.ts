@@ -13,7 +13,7 @@ import { LineCounter, parseDocument } from "yaml";
 import { type AgentSkillFrontmatter, validateAgentSkillFrontmatter } from "./agent_skill.ts";
 import { AgentSkillError, type SourceLocation } from "./errors.ts";
 import { validateFrontmatterLeniently } from "./lenient_frontmatter.ts";
-import { parsePlainFrontmatter } from "./_plain_frontmatter.ts";
+import { parsePlainYaml } from "./_plain_yaml.ts";
 import { diagnosticFromError, type SkillDiagnostic } from "./skill_diagnostic.ts";
 
 /** The most aliases a frontmatter may expand (a guard against alias bombs). */
@@ -90,16 +90,30 @@ export function parseSkillMd(text: string, options: ParseSkillMdOptions = {}): S
   const afterClose = close.index + close[0].length;
   const body = rest.slice(afterClose).replace(/^\n/, "");
   const bodyLine = 2 + countLines(source) + 1;
+  const lenient = options.lenient === true;
+  // The plain subset parses fast; anything else, every error and every rule break (for its
+  // position) goes through yaml below.
+  const plain = parsePlainYaml(source, { offsets: false });
+  if (plain !== undefined) {
+    try {
+      const frontmatter = lenient
+        ? validateFrontmatterLeniently(plain.value, folder)
+        : { frontmatter: validateAgentSkillFrontmatter(plain.value, folder), problems: [] };
+      if (frontmatter.problems.length === 0) {
+        return Object.freeze({
+          frontmatter: frontmatter.frontmatter,
+          body,
+          bodyLine,
+          diagnostics: NONE,
+        });
+      }
+    } catch {
+      // Reported by the yaml path, with its position.
+    }
+  }
   // Line 1 of the frontmatter is line 2 of the file.
-  const plain = parsePlainFrontmatter(source);
-  const { data, locate } = plain === null ? parseYaml(source, at) : {
-    data: plain.data,
-    locate: (field: string): SourceLocation | undefined => {
-      const line = plain.lines.get(field.split(".")[0]!);
-      return at(line === undefined ? 2 : line + 2, 1);
-    },
-  };
-  if (options.lenient !== true) {
+  const { data, locate } = parseYaml(source, at);
+  if (!lenient) {
     const frontmatter = validateAgentSkillFrontmatter(data, folder, locate);
     return Object.freeze({ frontmatter, body, bodyLine, diagnostics: NONE });
   }
