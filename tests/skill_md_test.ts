@@ -78,7 +78,7 @@ describe("parseSkillMd: the Agent Skills rules", () => {
     assert.equal(md.frontmatter.description, "12");
   });
 
-  it("refuses a duplicate key, also one spelled differently (1 and \"1\")", () => {
+  it('refuses a duplicate key, also one spelled differently (1 and "1")', () => {
     const text = '---\nname: pdf\ndescription: d\nmetadata:\n  1: a\n  "1": b\n---\n';
     assert.throws(() => parseSkillMd(text, { file: "pdf/SKILL.md" }), {
       message: "Invalid SKILL.md: YAML error: Map keys must be unique (pdf/SKILL.md:6:3)",
