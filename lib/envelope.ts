@@ -211,8 +211,19 @@ function readHeaderValue(raw: string): string {
 }
 
 /**
+ * The length `content_bytes` states.
+ *
  * @param text Any string.
  * @returns Its length in UTF-8 bytes (a lone surrogate counts as U+FFFD, 3 bytes).
+ * @throws Never.
+ * @example
+ * ```ts
+ * import { utf8Length } from "./envelope.ts";
+ * import { assert } from "./_assert.ts";
+ *
+ * assert.equal(utf8Length("aé😀"), 1 + 2 + 4);
+ * assert.equal(utf8Length("\ud800"), 3);
+ * ```
  */
 export function utf8Length(text: string): number {
   let bytes = 0;
@@ -264,7 +275,7 @@ export interface ResourceReadFields {
   readonly content: string;
 }
 
-/** The marker of a page of a bundled file. */
+/** The marker of a page of a bundled file: `SKILL_RESOURCE_READ`. */
 export const RESOURCE_READ_MARKER = "SKILL_RESOURCE_READ";
 
 /**
