@@ -74,8 +74,8 @@ const KEY = /^[a-z][a-z0-9_]*$/;
  * import { newNonce } from "./envelope.ts";
  * import { assert } from "./_assert.ts";
  *
- * assert.match(newNonce(), /^[0-9a-f]{32}$/);
- * assert.notEqual(newNonce(), newNonce());
+ * assert.ok(/^[0-9a-f]{32}$/.test(newNonce()));
+ * assert.ok(newNonce() !== newNonce());
  * ```
  */
 export function newNonce(): string {

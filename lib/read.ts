@@ -143,7 +143,7 @@ export function readResource(
  *   size: 3, range: "lines 1-1 of 1", next_offset: null, content: "hi\n",
  * });
  * const nonce = text.slice("[SKILL_RESOURCE_READ nonce=".length, text.indexOf("]"));
- * assert.match(nonce, /^[0-9a-f]{32}$/);
+ * assert.ok(/^[0-9a-f]{32}$/.test(nonce));
  * assert.ok(text.endsWith(`content_bytes: 3\n---\nhi\n\n[/SKILL_RESOURCE_READ nonce=${nonce}]`));
  * ```
  */
