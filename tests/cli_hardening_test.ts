@@ -36,6 +36,7 @@ function run(args: string[]): { code: number; stdout: string; stderr: string } {
 }
 
 const UNSAFE =
+  // deno-lint-ignore no-control-regex -- looking for control characters is the point
   /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\u2028\u2029]/;
 const ESC = "\x1b";
 const HOSTILE = `x${ESC}]0;pwned\x07${ESC}[2J\u202e\u2028\nfake: error`;
