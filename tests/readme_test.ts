@@ -45,6 +45,8 @@ describe("README", () => {
     it(`runs the ts snippet at README.md:${line}`, async () => {
       const dir = mkdtempSync(join(tmpdir(), "skillset-readme-"));
       const root = pathToFileURL(`${ROOT}/`).href;
+      // An ES module, as in the repository (else tsx would compile the shared files a second way).
+      writeFileSync(join(dir, "package.json"), '{ "type": "module" }\n');
       const file = join(dir, `snippet_${line}.ts`);
       writeFileSync(
         file,
