@@ -203,10 +203,15 @@ function validateSkillFolder(dir: string, out: Diagnostic[], seen: Set<string>):
     });
   }
   const index = folderIndex(skill);
+  const problems = new Map<string, string | null>(); // a path met again is checked once
   lines.forEach((text, i) => {
     for (const reference of referencesIn(text, index.topLevel)) {
       const here = { file: skill.skillMdPath, line: skill.bodyLine + i, column: reference.column };
-      const problem = referenceProblem(skill, index, reference.target);
+      let problem = problems.get(reference.target);
+      if (problem === undefined) {
+        problem = referenceProblem(skill, index, reference.target);
+        problems.set(reference.target, problem);
+      }
       if (problem !== null) {
         const subject = reference.link
           ? `Link to ${JSON.stringify(reference.target)}`
@@ -296,7 +301,8 @@ const SCHEME = /^[a-z][a-z0-9+.-]*:/i;
  * name with an extension. One pass each, linear in the line.
  */
 function referencesIn(line: string, topLevel: ReadonlySet<string>): Reference[] {
-  const found = new Map<number, Reference>();
+  // Both scans meet columns in increasing order; the two lists are merged, not sorted.
+  const links: Reference[] = [];
   for (let i = line.indexOf("]("); i >= 0; i = line.indexOf("](", i + 2)) {
     LINK_TARGET.lastIndex = i + 2;
     const m = LINK_TARGET.exec(line);
@@ -305,15 +311,19 @@ function referencesIn(line: string, topLevel: ReadonlySet<string>): Reference[] 
     if (SCHEME.test(raw) || raw.startsWith("#") || raw.startsWith("/")) continue;
     const target = decodeTarget(raw.replace(/[#?].*$/, ""));
     const column = m.index + m[0].length - raw.length + 1;
-    if (target !== "") found.set(column, { target, column, link: true });
+    if (target !== "") links.push({ target, column, link: true });
   }
+  const out: Reference[] = [];
+  let next = 0;
   for (const m of line.matchAll(TOKEN)) {
     const column = m.index! + 1;
-    if (found.has(column)) continue;
+    while (next < links.length && links[next]!.column < column) out.push(links[next++]!);
+    if (next < links.length && links[next]!.column === column) continue;
     const target = withoutTrailingPunctuation(m[0]);
-    if (isPathLike(target, topLevel)) found.set(column, { target, column, link: false });
+    if (isPathLike(target, topLevel)) out.push({ target, column, link: false });
   }
-  return [...found.values()].sort((a, b) => a.column - b.column);
+  while (next < links.length) out.push(links[next++]!);
+  return out;
 }
 
 function withoutTrailingPunctuation(token: string): string {
