@@ -159,7 +159,7 @@ function run(argv: readonly string[], io: CliIO): number {
   }
   const spec = Object.hasOwn(COMMANDS, command) ? COMMANDS[command] : undefined;
   if (spec === undefined) {
-    throw new UsageError(`unknown command ${JSON.stringify(esc(command))} (try: skillset --help)`);
+    throw new UsageError(`unknown command "${esc(command)}" (try: skillset --help)`);
   }
   const args = parseArgs(command, spec, rest);
   if (args.help) {
@@ -215,7 +215,7 @@ function parseArgs(command: string, spec: FlagSpec, argv: readonly string[]): Ar
       const name = eq < 0 ? arg : arg.slice(0, eq);
       if (!spec.values.includes(name)) {
         throw new UsageError(
-          `${command}: unknown option ${JSON.stringify(esc(name))}\nusage: ${spec.usage}`,
+          `${command}: unknown option "${esc(name)}"\nusage: ${spec.usage}`,
         );
       }
       const value = eq < 0 ? argv[++i] : arg.slice(eq + 1);
@@ -254,7 +254,7 @@ function bool(flags: ReadonlyMap<string, string>, name: string): boolean {
   const value = flags.get(name);
   if (value === undefined || value === "true") return true;
   if (value === "false") return false;
-  throw new UsageError(`${name} takes true or false, got ${JSON.stringify(esc(value))}`);
+  throw new UsageError(`${name} takes true or false, got "${esc(value)}"`);
 }
 
 function count(flags: ReadonlyMap<string, string>, name: string, min: number): number | undefined {
@@ -262,7 +262,7 @@ function count(flags: ReadonlyMap<string, string>, name: string, min: number): n
   if (value === undefined) return undefined;
   if (!/^\d+$/.test(value) || !Number.isSafeInteger(Number(value)) || Number(value) < min) {
     throw new UsageError(
-      `${name} takes a whole number of at least ${min}, got ${JSON.stringify(esc(value))}`,
+      `${name} takes a whole number of at least ${min}, got "${esc(value)}"`,
     );
   }
   return Number(value);
@@ -273,7 +273,7 @@ function count(flags: ReadonlyMap<string, string>, name: string, min: number): n
 function resolveCommand(catalogPath: string, name: string, json: boolean, io: CliIO): number {
   const catalog = loadCatalog(catalogPath);
   const skill = catalog.skills.get(name);
-  if (skill === undefined) throw unknownSkill(name, catalog);
+  if (skill === undefined) throw unknownSkill(name, catalog, catalogPath);
   const tools = resolveTools(skill, catalog.skills);
   const summary = computeCapabilitySummary(skill, tools);
   if (json) {
@@ -324,10 +324,12 @@ function graphCommand(
   io: CliIO,
 ): number {
   if (format !== "mermaid" && format !== "dot") {
-    throw new UsageError(`--format takes mermaid or dot, got ${JSON.stringify(esc(format))}`);
+    throw new UsageError(`--format takes mermaid or dot, got "${esc(format)}"`);
   }
   const catalog = loadCatalog(catalogPath);
-  if (root !== undefined && !catalog.skills.has(root)) throw unknownSkill(root, catalog);
+  if (root !== undefined && !catalog.skills.has(root)) {
+    throw unknownSkill(root, catalog, catalogPath);
+  }
   const graph = includeGraph(catalog.skills, root);
   if (json) io.stdout(`${JSON.stringify(graph, null, 2)}\n`);
   else io.stdout(`${format === "dot" ? toDot(graph) : toMermaid(graph)}\n`);
@@ -549,10 +551,10 @@ function warnAbout(skill: LoadedSkill, io: CliIO, typed: string): void {
   }
 }
 
-function unknownSkill(name: string, catalog: Catalog): SkillResolutionError {
+function unknownSkill(name: string, catalog: Catalog, typed: string): SkillResolutionError {
   return new SkillResolutionError(
     "UNKNOWN_SKILL",
-    `Unknown skill "${name}" in catalog ${catalog.path} (it has: ${
+    `Unknown skill "${name}" in catalog ${typed} (it has: ${
       [...catalog.skills.keys()].join(", ")
     })`,
     [name],
