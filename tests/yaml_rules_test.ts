@@ -27,6 +27,15 @@ describe("strict YAML in catalogs and SKILL.md", () => {
     }
   });
 
+  it("refuses a frontmatter of more than one document", () => {
+    const md = "---\nname: x\ndescription: d\n...\nname: y\n---\nbody\n";
+    assert.throws(() => parseSkillMd(md, { file: "x/SKILL.md" }), {
+      name: "AgentSkillError",
+      message:
+        "Invalid SKILL.md: YAML error: the frontmatter holds more than one document (x/SKILL.md:5:1)",
+    });
+  });
+
   it("treats yaml warnings as errors", () => {
     // A %YAML 1.3 directive is only a warning for the yaml package.
     assert.throws(() => parseCatalogText("%YAML 1.3\n---\nname: a/b\n", "c.yaml"), {
