@@ -19,12 +19,19 @@ export {
   formatLocation,
   InvalidResourcePathError,
   ResourceNotFoundError,
+  ResourceReadError,
   SkillCycleError,
   SkillDefinitionError,
+  SkillFolderError,
   SkillResolutionError,
   withoutLocation,
 } from "./lib/errors.ts";
-export type { GateOperation, SkillResolutionCode, SourceLocation } from "./lib/errors.ts";
+export type {
+  GateOperation,
+  ResourceReadCode,
+  SkillResolutionCode,
+  SourceLocation,
+} from "./lib/errors.ts";
 export { formatFieldPath, includeName, isSkillName, parseSkill } from "./lib/skill.ts";
 export type {
   InlineTool,
@@ -57,14 +64,22 @@ export {
   validateAgentSkillFrontmatter,
 } from "./lib/agent_skill.ts";
 export type { AgentSkillFrontmatter } from "./lib/agent_skill.ts";
-export { createBundle, memoryFile } from "./lib/bundle.ts";
-export type { BundleInput, ResourceFile, SkillBundle } from "./lib/bundle.ts";
+export { createBundle, memoryFile, openResource } from "./lib/bundle.ts";
+export type { BundleInput, ResourceFile, ResourceHandle, SkillBundle } from "./lib/bundle.ts";
 export { mediaTypeOf } from "./lib/media_type.ts";
-export { activateSkill, renderActivation } from "./lib/activate.ts";
-export type { Activation, ManifestEntry, ResourceManifest } from "./lib/activate.ts";
+export { activateSkill, DEFAULT_MAX_MANIFEST_ENTRIES, renderActivation } from "./lib/activate.ts";
+export type {
+  ActivateOptions,
+  Activation,
+  ManifestEntry,
+  ManifestOmissions,
+  ResourceManifest,
+} from "./lib/activate.ts";
 export {
   DEFAULT_BYTE_LIMIT,
   DEFAULT_LINE_LIMIT,
+  DEFAULT_MAX_PAGE_BYTES,
+  MIN_PAGE_BYTES,
   readResource,
   renderResourceRead,
 } from "./lib/read.ts";
@@ -96,6 +111,7 @@ export type {
   SkillToolContext,
   SkillToolDefinition,
   SkillToolInput,
+  SkillToolOptions,
   SkillToolResult,
 } from "./lib/skill_tool.ts";
 export { includeGraph } from "./lib/include_graph.ts";

@@ -42,7 +42,7 @@ const limit = 2000;
 
 for (const size of [25, 100]) {
   const before = maxRss();
-  let pages = 0, largestPage = 0, offset: number | null = 0, bytesRead = 0;
+  let pages = 0, largestPage = 0, offset: number | string | null = 0, bytesRead = 0;
   while (offset !== null) {
     const page = readResource(bundle, `references/${size}.md`, { offset, limit });
     const pageBytes = page.content.length * 2; // UTF-16 in memory

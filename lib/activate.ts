@@ -30,22 +30,60 @@ export interface ResourceManifest {
   readonly nonstandard?: readonly ManifestEntry[];
 }
 
+/** How many listed files of each class the manifest leaves out after its page. */
+export interface ManifestOmissions {
+  readonly root: number;
+  readonly references: number;
+  readonly assets: number;
+  readonly scripts: number;
+  readonly nonstandard?: number;
+}
+
 /** What activating a skill returns. */
 export interface Activation {
   readonly skill: string;
   readonly instructions: string;
+  /** At most `max_entries` per class, from entry `offset` of each class. */
   readonly resources: ResourceManifest;
+  /** Files of each class after this page of the manifest (0 when all are shown). */
+  readonly not_shown?: ManifestOmissions;
+  /** The `offset` that lists the next entries of every class, or `null` when none is left. */
+  readonly next_offset?: number | null;
+}
+
+/**
+ * Entries listed per class when no cap is given.
+ *
+ * @example
+ * ```ts
+ * import { DEFAULT_MAX_MANIFEST_ENTRIES } from "./activate.ts";
+ * import { assert } from "./_assert.ts";
+ *
+ * assert.equal(DEFAULT_MAX_MANIFEST_ENTRIES, 500);
+ * ```
+ */
+export const DEFAULT_MAX_MANIFEST_ENTRIES = 500;
+
+/** Options of {@linkcode activateSkill}. */
+export interface ActivateOptions extends SafetyFlags {
+  /** The most entries listed per class; at least 1, default 500. */
+  readonly max_entries?: number;
+  /** The first entry listed in each class (sorted by path), from 0, to page the rest. Default 0. */
+  readonly offset?: number;
 }
 
 /** The instruction file itself is not listed as a resource. */
 const INSTRUCTION_FILES: ReadonlySet<string> = new Set(["SKILL.md", "skill.md"]);
 
 /**
- * Activate a skill: its instructions and the manifest of what it bundles.
+ * Activate a skill: its instructions and the manifest of what it bundles,
+ * at most `max_entries` (default 500) per class; `not_shown` counts the rest
+ * of each class and `next_offset` lists them.
  *
  * @param bundle The skill.
- * @param flags The two safety switches (both default true).
+ * @param options The two safety switches (both default true) and the page of the manifest.
  * @returns A frozen activation. Every listed path is readable under the same flags.
+ * @throws {RangeError} When `max_entries` or `offset` is not a whole number in range.
  * @example
  * ```ts
  * import { activateSkill, createBundle } from "../mod.ts";
@@ -63,9 +101,14 @@ const INSTRUCTION_FILES: ReadonlySet<string> = new Set(["SKILL.md", "skill.md"])
  * assert.equal(closed.resources.nonstandard, undefined);
  * const open = activateSkill(bundle, { global_safety: false, skill_safety: false });
  * assert.equal(open.resources.nonstandard?.[0]?.path, "canvas-fonts/a.ttf");
+ * const capped = activateSkill(bundle, { max_entries: 1, offset: 1 });
+ * assert.deepEqual([capped.resources.references, capped.next_offset], [[], null]);
  * ```
  */
-export function activateSkill(bundle: SkillBundle, flags: SafetyFlags = {}): Activation {
+export function activateSkill(bundle: SkillBundle, options: ActivateOptions = {}): Activation {
+  const flags = options;
+  const max = wholeNumber(options.max_entries, "max_entries", 1) ?? DEFAULT_MAX_MANIFEST_ENTRIES;
+  const offset = wholeNumber(options.offset, "offset", 0) ?? 0;
   const open = isGateOpen(flags);
   const groups: Record<ResourceClass, ManifestEntry[]> = {
     root: [],
@@ -83,7 +126,13 @@ export function activateSkill(bundle: SkillBundle, flags: SafetyFlags = {}): Act
     );
   }
   const sorted = (list: ManifestEntry[]): readonly ManifestEntry[] =>
-    Object.freeze(list.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0)));
+    Object.freeze(
+      list.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0)).slice(
+        offset,
+        offset + max,
+      ),
+    );
+  const after = (list: ManifestEntry[]): number => Math.max(0, list.length - offset - max);
   const resources: ResourceManifest = {
     root: sorted(groups.root),
     references: sorted(groups.references),
@@ -91,11 +140,29 @@ export function activateSkill(bundle: SkillBundle, flags: SafetyFlags = {}): Act
     scripts: sorted(groups.scripts),
     ...(open ? { nonstandard: sorted(groups.nonstandard) } : {}),
   };
+  const not_shown: ManifestOmissions = {
+    root: after(groups.root),
+    references: after(groups.references),
+    assets: after(groups.assets),
+    scripts: after(groups.scripts),
+    ...(open ? { nonstandard: after(groups.nonstandard) } : {}),
+  };
+  const more = Object.values(not_shown).some((n) => n > 0);
   return Object.freeze({
     skill: bundle.name,
     instructions: bundle.instructions,
     resources: Object.freeze(resources),
+    not_shown: Object.freeze(not_shown),
+    next_offset: more ? offset + max : null,
   });
+}
+
+function wholeNumber(value: number | undefined, name: string, min: number): number | undefined {
+  if (value === undefined) return undefined;
+  if (!Number.isSafeInteger(value) || value < min) {
+    throw new RangeError(`${name} must be a whole number of at least ${min}, got ${String(value)}`);
+  }
+  return value;
 }
 
 const LABELS: Readonly<Record<ResourceClass, string>> = {
@@ -117,8 +184,10 @@ const HEADINGS: Readonly<Record<ResourceClass, string>> = {
 /**
  * Render an activation as text for a model: the instructions, then every
  * listed file with a visible class label (`[reference]`, `[asset]`,
- * `[script]`, `[file]`, `[non-standard]`). While the gate is closed it says
- * that non-standard folders are gated, without naming any.
+ * `[script]`, `[file]`, `[non-standard]`). A class with more files than the
+ * manifest shows ends with a line saying how many more there are and the
+ * offset that lists them. While the gate is closed it says that non-standard
+ * folders are gated, without naming any.
  *
  * The text is a `[SKILL_ACTIVATED]` envelope (format in `envelope.ts`): the
  * instructions are its content, counted in `content_bytes`, and a per-call
@@ -146,7 +215,7 @@ const HEADINGS: Readonly<Record<ResourceClass, string>> = {
  * ```
  */
 export function renderActivation(activation: Activation, nonce?: string): string {
-  const { skill, instructions, resources } = activation;
+  const { skill, instructions, resources, not_shown, next_offset } = activation;
   const lines = [
     "---",
     `Bundled resources (read one with the skill tool: skill ${
@@ -156,11 +225,19 @@ export function renderActivation(activation: Activation, nonce?: string): string
   let listed = 0;
   for (const resourceClass of ["root", "references", "assets", "scripts", "nonstandard"] as const) {
     const entries = resources[resourceClass];
-    if (entries === undefined || entries.length === 0) continue;
+    const more = not_shown?.[resourceClass] ?? 0;
+    if (entries === undefined || (entries.length === 0 && more === 0)) continue;
     lines.push(`${HEADINGS[resourceClass]}:`);
     for (const e of entries) {
       lines.push(
         `  ${LABELS[resourceClass]} ${escapeControls(e.path)} (${e.size} bytes, ${e.media_type})`,
+      );
+      listed++;
+    }
+    if (more > 0) {
+      lines.push(
+        `  ... ${more} more ${more === 1 ? "file" : "files"} not shown ` +
+          `(activate again with offset ${next_offset} to list the next ones)`,
       );
       listed++;
     }

@@ -11,24 +11,98 @@ import { validateAgentSkillFrontmatter } from "./agent_skill.ts";
 import { OrderedMap } from "./ordered_map.ts";
 import { normalizeResourcePath } from "./resource_path.ts";
 
+/**
+ * One opened file, as it is at the moment of opening: every read of a page
+ * goes through one handle, so what the gate decided on (its real path and
+ * class) is what is read.
+ */
+export interface ResourceHandle {
+  /** Bytes of the file when it was opened. */
+  readonly size: number;
+  /**
+   * Changes whenever the content may have changed (on disk: size, change
+   * time, modification time and inode of the opened file); cached indexes
+   * are kept per version.
+   */
+  readonly version: string;
+  /**
+   * The normalised real path inside the skill's real root when it differs
+   * from the requested path (the file was reached through a link), found
+   * after opening: the gate classifies by it too.
+   */
+  readonly real_path?: string;
+  /**
+   * Read up to `length` bytes from byte `position`; fewer at the end, none
+   * past it.
+   */
+  read(position: number, length: number): Uint8Array;
+  /** Release the handle; reading after this is an error. */
+  close(): void;
+}
+
 /** One file of a skill. */
 export interface ResourceFile {
   /** The normalised path inside the skill folder. */
   readonly path: string;
-  /** Its size in bytes. */
+  /** Its size in bytes when it was listed (a read reports the size found when it opens the file). */
   readonly size: number;
   /**
    * For a symbolic link: the normalised real path inside the skill's real
-   * root, used to classify it too. Absent for ordinary files.
+   * root when it was listed, used to classify it in the manifest. Absent
+   * for ordinary files.
    */
   readonly real_path?: string;
-  /** True for a link whose real path leaves the skill root: never listed, never read. */
+  /** True for a link whose real path left the skill root when listed: never listed, never read. */
   readonly outside_root?: boolean;
   /**
    * Read up to `length` bytes starting at byte `position`; fewer at the end of
-   * the file, none past it. Only this reads content.
+   * the file, none past it. On disk each call opens and checks the file like
+   * {@linkcode ResourceFile.open}.
    */
   read(position: number, length: number): Uint8Array;
+  /**
+   * Open the file once for a sequence of reads. On disk this opens without
+   * following a final link (unless a link was listed) and without blocking,
+   * accepts only a regular file, resolves the real path after the open,
+   * checks that it stays inside the skill folder and names the same file
+   * (device + inode) as the handle. Files without `open` are read through
+   * `read` (see {@linkcode openResource}).
+   *
+   * @throws {ResourceReadError} When the file is gone, not a regular file,
+   *   outside the folder, swapped while opening, or unreadable.
+   */
+  open?(): ResourceHandle;
+}
+
+/**
+ * Open a file of a bundle: its own `open` when it has one, otherwise a
+ * handle over its `read` (a file given as data cannot change).
+ *
+ * @param file A file of a bundle.
+ * @returns A handle; close it after use.
+ * @throws {ResourceReadError} As {@linkcode ResourceFile.open}.
+ * @example
+ * ```ts
+ * import { memoryFile, openResource } from "./bundle.ts";
+ * import { assert } from "./_assert.ts";
+ *
+ * const handle = openResource(memoryFile("a.txt", new Uint8Array([1, 2, 3])));
+ * try {
+ *   assert.deepEqual([...handle.read(1, 5)], [2, 3]);
+ * } finally {
+ *   handle.close();
+ * }
+ * ```
+ */
+export function openResource(file: ResourceFile): ResourceHandle {
+  if (typeof file.open === "function") return file.open();
+  return Object.freeze({
+    size: file.size,
+    version: "",
+    ...(file.real_path === undefined ? {} : { real_path: file.real_path }),
+    read: (position: number, length: number) => file.read(position, length),
+    close: () => {},
+  });
 }
 
 /** An Agent Skill: its SKILL.md and its files. */
@@ -110,12 +184,15 @@ export function createBundle(input: BundleInput): SkillBundle {
  * @returns A file reading from `bytes`.
  */
 export function memoryFile(path: string, bytes: Uint8Array): ResourceFile {
-  return Object.freeze({
-    path,
+  const read = (position: number, length: number): Uint8Array =>
+    bytes.subarray(Math.min(position, bytes.length), Math.min(position + length, bytes.length));
+  const handle: ResourceHandle = Object.freeze({
     size: bytes.length,
-    read: (position: number, length: number) =>
-      bytes.subarray(Math.min(position, bytes.length), Math.min(position + length, bytes.length)),
+    version: "",
+    read,
+    close: () => {},
   });
+  return Object.freeze({ path, size: bytes.length, read, open: () => handle });
 }
 
 function isMap<V>(

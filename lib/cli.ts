@@ -25,7 +25,7 @@ import {
   withoutLocation,
 } from "./errors.ts";
 import { type IncludeGraph, includeGraph } from "./include_graph.ts";
-import { readResource, renderResourceRead } from "./read.ts";
+import { MIN_PAGE_BYTES, readResource, renderResourceRead } from "./read.ts";
 import { computeCapabilitySummary, type ResolvedToolEntry, resolveTools } from "./resolve.ts";
 import { isSkillFolder, type LoadedSkill, loadSkillFolder } from "./skill_folder.ts";
 import { type Diagnostic, formatDiagnostic, validatePaths } from "./validate.ts";
@@ -79,20 +79,24 @@ const COMMANDS: Readonly<Record<string, FlagSpec>> = {
       "file:line:col: error|warning: message. Exits 1 when there is an error.",
   },
   activate: {
-    values: ["--global-safety", "--skill-safety"],
+    values: ["--global-safety", "--skill-safety", "--offset", "--max-entries"],
     positional: [1, 1],
-    usage: `skillset activate <skill-dir> ${SAFETY} [--json]`,
+    usage: `skillset activate <skill-dir> [--offset N] [--max-entries N] ${SAFETY} [--json]`,
     help:
       "Print a skill's instructions and the manifest of its bundled files, grouped by class.\n" +
-      "Non-standard folders are listed only when both safety switches are false (each defaults to true).",
+      "Non-standard folders are listed only when both safety switches are false (each defaults to true).\n" +
+      "At most --max-entries files per class are listed (default 500); --offset N lists from entry N.",
   },
   read: {
-    values: ["--offset", "--limit", "--global-safety", "--skill-safety"],
+    values: ["--offset", "--limit", "--max-page-bytes", "--global-safety", "--skill-safety"],
     positional: [2, 2],
-    usage: `skillset read <skill-dir> <path> [--offset N] [--limit N] ${SAFETY} [--json]`,
+    usage:
+      `skillset read <skill-dir> <path> [--offset N|L+B] [--limit N] [--max-page-bytes N] ${SAFETY} [--json]`,
     help: "Read one page of a bundled file in the [SKILL_RESOURCE_READ] envelope: text by lines\n" +
       "(default 2000), anything else as base64 by bytes (default 49152). Non-standard folders are\n" +
-      "readable only when both safety switches are false (each defaults to true).",
+      "readable only when both safety switches are false (each defaults to true). No page holds\n" +
+      "more than --max-page-bytes of content (default 262144); a longer line comes in pieces,\n" +
+      "continued with --offset L+B (byte B of line L, as next_offset says).",
   },
   "to-prompt": {
     values: [],
@@ -181,7 +185,7 @@ function run(argv: readonly string[], io: CliIO): number {
     case "validate":
       return validateCommand(args.positional, args.json, io);
     case "activate":
-      return activateCommand(first, safety(args.flags), args.json, io);
+      return activateCommand(first, args.flags, args.json, io);
     case "read":
       return readCommand(first, second, args.flags, args.json, io);
     default:
@@ -402,13 +406,19 @@ function colorDiagnostic(d: Diagnostic, io: CliIO): string {
 
 function activateCommand(
   dir: string,
-  flags: { global_safety: boolean; skill_safety: boolean },
+  flags: ReadonlyMap<string, string>,
   json: boolean,
   io: CliIO,
 ): number {
+  const offset = count(flags, "--offset", 0);
+  const maxEntries = count(flags, "--max-entries", 1);
   const skill = loadSkillFolder(dir);
   warnAbout(skill, io, dir);
-  const activation = activateSkill(skill, flags);
+  const activation = activateSkill(skill, {
+    ...safety(flags),
+    ...(offset === undefined ? {} : { offset }),
+    ...(maxEntries === undefined ? {} : { max_entries: maxEntries }),
+  });
   io.stdout(
     `${
       json
@@ -426,13 +436,16 @@ function readCommand(
   json: boolean,
   io: CliIO,
 ): number {
-  const offset = count(flags, "--offset", 0);
+  const lineByte = flags.get("--offset")?.match(/^\d+\+\d+$/)?.[0];
+  const offset = lineByte ?? count(flags, "--offset", 0);
   const limit = count(flags, "--limit", 1);
+  const maxPageBytes = count(flags, "--max-page-bytes", MIN_PAGE_BYTES);
   const skill = loadSkillFolder(dir);
   const page = readResource(skill, path, {
     ...safety(flags),
     ...(offset === undefined ? {} : { offset }),
     ...(limit === undefined ? {} : { limit }),
+    ...(maxPageBytes === undefined ? {} : { max_page_bytes: maxPageBytes }),
   });
   io.stdout(
     `${

@@ -199,6 +199,13 @@ export function parseEnvelope(text: string): ParsedEnvelope {
   });
 }
 
+function nextOffset(value: string): number | string | null {
+  if (value === "none") return null;
+  if (/^(0|[1-9][0-9]{0,15})$/.test(value)) return Number(value);
+  if (/^(0|[1-9][0-9]{0,15})\+(0|[1-9][0-9]{0,15})$/.test(value)) return value;
+  throw new EnvelopeError(`Invalid next_offset ${JSON.stringify(value.slice(0, 200))}`);
+}
+
 function readHeaderValue(raw: string): string {
   if (!raw.startsWith('"')) return raw;
   try {
@@ -271,7 +278,8 @@ export interface ResourceReadFields {
   readonly encoding: string;
   readonly size: number;
   readonly range: string;
-  readonly next_offset: number | null;
+  /** A line or byte, `"L+B"` (byte `B` of line `L`), or `null` after the last page. */
+  readonly next_offset: number | string | null;
   readonly content: string;
 }
 
@@ -281,7 +289,7 @@ export const RESOURCE_READ_MARKER = "SKILL_RESOURCE_READ";
 /**
  * Render a page of a bundled file in the `[SKILL_RESOURCE_READ]` envelope:
  * header `skill`, `path`, `class`, `encoding`, `size` (bytes of the whole
- * file), `range`, `next_offset` (a number or `none`), then `content_bytes`.
+ * file), `range`, `next_offset` (a number, `L+B`, or `none`), then `content_bytes`.
  *
  * @param read The page.
  * @param nonce The nonce (default: a new one).
@@ -361,7 +369,7 @@ export function parseResourceReadEnvelope(text: string): ResourceReadFields {
     encoding: fields.get("encoding")!,
     size: number("size"),
     range: fields.get("range")!,
-    next_offset: fields.get("next_offset") === "none" ? null : number("next_offset"),
+    next_offset: nextOffset(fields.get("next_offset")!),
     content: envelope.content,
   };
 }

@@ -206,3 +206,76 @@ export class ExecutionError extends Error {
     this.skill_safety = details.skill_safety;
   }
 }
+
+/** The codes of {@linkcode ResourceReadError}. */
+export type ResourceReadCode =
+  | "RESOURCE_GONE"
+  | "NOT_A_REGULAR_FILE"
+  | "OUTSIDE_ROOT"
+  | "RESOURCE_CHANGED"
+  | "RESOURCE_UNREADABLE";
+
+/**
+ * A bundled file could not be read as the regular file inside the skill
+ * folder that was listed: it is gone, is not a regular file (a folder, a
+ * named pipe, a socket, a device, a symbolic link where a file was listed),
+ * leads outside the folder, changed while it was being opened or read, or the
+ * file system refused. The message names only the path inside the skill
+ * folder, never a host path.
+ *
+ * @example
+ * ```ts
+ * import { ResourceReadError } from "./errors.ts";
+ * import { assert } from "./_assert.ts";
+ *
+ * const e = new ResourceReadError("NOT_A_REGULAR_FILE", "assets/pipe", "it is a named pipe, not a regular file");
+ * assert.equal(e.message, 'Cannot read "assets/pipe": it is a named pipe, not a regular file');
+ * assert.equal(e.code, "NOT_A_REGULAR_FILE");
+ * ```
+ */
+export class ResourceReadError extends Error {
+  override readonly name = "ResourceReadError";
+  readonly code: ResourceReadCode;
+  /** The normalised path inside the skill folder. */
+  readonly path: string;
+
+  /**
+   * @param code Which condition failed.
+   * @param path The normalised path inside the skill folder.
+   * @param reason Why, e.g. `it is a named pipe, not a regular file`.
+   */
+  constructor(code: ResourceReadCode, path: string, reason: string) {
+    super(`Cannot read ${JSON.stringify(path)}: ${reason}`);
+    this.code = code;
+    this.path = path;
+  }
+}
+
+/**
+ * A skill folder that does not exist or is not a folder. The message names
+ * only the folder's last segment; `folder` holds it as it was given.
+ *
+ * @example
+ * ```ts
+ * import { SkillFolderError } from "./errors.ts";
+ * import { assert } from "./_assert.ts";
+ *
+ * const e = new SkillFolderError("/srv/skills/pdf", "pdf");
+ * assert.deepEqual([e.code, e.message, e.folder], ["NO_SUCH_FOLDER", 'No such folder "pdf"', "/srv/skills/pdf"]);
+ * ```
+ */
+export class SkillFolderError extends Error {
+  override readonly name = "SkillFolderError";
+  readonly code = "NO_SUCH_FOLDER" as const;
+  /** The folder as it was given. */
+  readonly folder: string;
+
+  /**
+   * @param folder The folder as it was given; the message names only its last segment.
+   * @param name That last segment.
+   */
+  constructor(folder: string, name: string) {
+    super(`No such folder ${JSON.stringify(name)}`);
+    this.folder = folder;
+  }
+}

@@ -20,6 +20,15 @@ export const RESOURCE_CLASSES: readonly ResourceClass[] = Object.freeze([
 
 // deno-lint-ignore no-control-regex
 const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
+/**
+ * Bidirectional controls (embeddings, overrides, isolates, the marks) and the
+ * line and paragraph separators: they make a path display as another.
+ */
+const INVISIBLE = /[\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/;
+/** Characters drawn like `/` or `\`, which make one name look like a folder path. */
+const SLASH_LIKE = /[\u2044\u2215\u2216\u2571\u2572\u29f5\u29f8\u29f9\ufe68\uff0f\uff3c]/;
+/** Every character refused in a name, in one test (for listing folders fast). */
+const REFUSED = new RegExp(`${CONTROL.source}|${INVISIBLE.source}|${SLASH_LIKE.source}|\\\\`);
 const DRIVE = /^[A-Za-z]:/;
 
 /**
@@ -30,7 +39,11 @@ const DRIVE = /^[A-Za-z]:/;
  * @returns The normalised path, e.g. `references/forms.md`.
  * @throws {InvalidResourcePathError} When the path is empty (also after
  *   normalisation), absolute, a drive or UNC path, or holds a `..` segment, a
- *   backslash, NUL or another control character.
+ *   backslash, NUL or another control character, a bidirectional control
+ *   (U+061C, U+200E, U+200F, U+202A–U+202E, U+2066–U+2069), a line or
+ *   paragraph separator (U+2028, U+2029), or a character drawn like a slash
+ *   or backslash (U+2044, U+2215, U+2216, U+2571, U+2572, U+29F5, U+29F8,
+ *   U+29F9, U+FE68, U+FF0F, U+FF3C).
  * @throws {TypeError} When `input` is not a string.
  * @example
  * ```ts
@@ -50,6 +63,18 @@ export function normalizeResourcePath(input: string): string {
   if (input === "") throw new InvalidResourcePathError(input, "it is empty");
   if (CONTROL.test(input)) {
     throw new InvalidResourcePathError(input, "it contains NUL or another control character");
+  }
+  if (INVISIBLE.test(input)) {
+    throw new InvalidResourcePathError(
+      input,
+      "it contains a bidirectional control or a line separator",
+    );
+  }
+  if (SLASH_LIKE.test(input)) {
+    throw new InvalidResourcePathError(
+      input,
+      "it contains a character that looks like a slash or a backslash",
+    );
   }
   if (input.includes("\\")) throw new InvalidResourcePathError(input, "it contains a backslash");
   if (input.startsWith("/")) throw new InvalidResourcePathError(input, "it is absolute");
@@ -81,7 +106,7 @@ export function normalizeResourcePath(input: string): string {
  */
 export function isPlainName(name: string, topLevel: boolean): boolean {
   return name !== "" && name !== "." && name !== ".." && !name.includes("/") &&
-    !name.includes("\\") && !CONTROL.test(name) && !(topLevel && DRIVE.test(name));
+    !REFUSED.test(name) && !(topLevel && DRIVE.test(name));
 }
 
 /**

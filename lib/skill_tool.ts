@@ -10,8 +10,14 @@ import { deepFreeze } from "./_deep_freeze.ts";
 import { escapeControls, quoteShort } from "./_text.ts";
 import { activateSkill, renderActivation } from "./activate.ts";
 import type { SkillBundle } from "./bundle.ts";
+import { formatLocation, type SourceLocation, withoutLocation } from "./errors.ts";
 import type { SafetyFlags } from "./gate.ts";
-import { readResource, renderResourceRead } from "./read.ts";
+import {
+  DEFAULT_MAX_PAGE_BYTES,
+  MIN_PAGE_BYTES,
+  readResource,
+  renderResourceRead,
+} from "./read.ts";
 
 /** A JSON Schema object (plain data). */
 export type JsonSchema = { readonly [key: string]: unknown };
@@ -27,7 +33,8 @@ export interface SkillToolDefinition {
 export interface SkillToolInput {
   readonly skill: string;
   readonly resource?: string;
-  readonly offset?: number;
+  /** A line or byte of the file; `"L+B"` inside a long line; without `resource`, the first manifest entry of each class. */
+  readonly offset?: number | string;
   readonly limit?: number;
 }
 
@@ -51,6 +58,16 @@ export interface SkillToolContext {
     | ReadonlyMap<string, boolean>
     | Readonly<Record<string, boolean>>
     | ((name: string) => boolean | undefined);
+  /** The most bytes of content in one page (at least 4); default 262144. Pass the same value to {@linkcode skillToolDefinition}. */
+  readonly max_page_bytes?: number;
+  /** The most manifest entries per class in an activation; default 500. */
+  readonly max_manifest_entries?: number;
+}
+
+/** Options of {@linkcode skillToolDefinition}. */
+export interface SkillToolOptions {
+  /** The page cap the handler uses (its context's `max_page_bytes`); default 262144. */
+  readonly max_page_bytes?: number;
 }
 
 /** A skill as the definition needs it: a name, or a name with a description. */
@@ -62,8 +79,9 @@ const FIELDS = ["skill", "resource", "offset", "limit"] as const;
  * The definition of the `skill` tool for the given skills.
  *
  * @param skills The skills the model may use: names, bundles, or `{ name, description }`.
+ * @param options The page cap, stated in the description and bounding `limit`.
  * @returns A frozen definition whose `input_schema.properties.skill.enum` lists their names.
- * @throws {RangeError} When `skills` is empty.
+ * @throws {RangeError} When `skills` is empty or `max_page_bytes` is not a whole number of at least 4.
  * @example
  * ```ts
  * import { skillToolDefinition } from "./skill_tool.ts";
@@ -74,7 +92,11 @@ const FIELDS = ["skill", "resource", "offset", "limit"] as const;
  * assert.deepEqual((tool.input_schema.properties as any).skill.enum, ["pdf"]);
  * ```
  */
-export function skillToolDefinition(skills: Iterable<SkillSummary>): SkillToolDefinition {
+export function skillToolDefinition(
+  skills: Iterable<SkillSummary>,
+  options: SkillToolOptions = {},
+): SkillToolDefinition {
+  const cap = pageCap(options.max_page_bytes);
   const listed: { name: string; description?: string }[] = [];
   for (const s of skills) {
     if (typeof s === "string") listed.push({ name: s });
@@ -103,7 +125,11 @@ export function skillToolDefinition(skills: Iterable<SkillSummary>): SkillToolDe
     "and scripts/ (source code), plus files at the top level.",
     "Call with `skill` and `resource` (a path from the manifest) to read a file. Text comes back decoded; " +
     "binary assets come back as base64. Long files come in pages: pass `offset` (a line for text, " +
-    "a byte for base64) and `limit`, and follow `next_offset` until it says none.",
+    "a byte for base64) and `limit`, and follow `next_offset` until it says none. " +
+    `No page holds more than ${cap} bytes: a longer line comes in pieces, and \`next_offset\` ` +
+    'then reads like "1200+262144" (line 1200 from byte 262144 of it); pass it back as `offset` as it is.',
+    "A manifest lists at most a few hundred files per folder and says how many more there are: " +
+    "call with `skill` and `offset` (no `resource`) to list the next ones.",
     "Scripts are only read as source: this tool never runs anything.",
     "Files in non-standard folders (anything other than references/, assets/ and scripts/) are gated by the " +
     "safety settings: they are not listed and cannot be read unless both the global and the skill's safety " +
@@ -123,21 +149,24 @@ export function skillToolDefinition(skills: Iterable<SkillSummary>): SkillToolDe
           "Omit to activate the skill.",
       },
       offset: {
-        type: "integer",
-        minimum: 0,
-        maximum: Number.MAX_SAFE_INTEGER,
-        description: "Where the page starts: a line (text) or a byte (base64), from 0. Default 0.",
+        anyOf: [
+          { type: "integer", minimum: 0, maximum: Number.MAX_SAFE_INTEGER },
+          { type: "string", pattern: LINE_BYTE_PATTERN },
+        ],
+        description: "Where the page starts: a line (text) or a byte (base64), from 0, or a " +
+          'next_offset such as "1200+262144" (line 1200 from byte 262144 of it). Default 0. ' +
+          "Without resource: the first manifest entry of each folder to list.",
       },
       limit: {
         type: "integer",
         minimum: 1,
-        maximum: Number.MAX_SAFE_INTEGER,
+        maximum: cap,
         description: "Page size: lines for text (default 2000), bytes for base64 " +
-          "(default 49152, rounded down to a multiple of 3).",
+          `(default 49152, rounded down to a multiple of 3); a page never holds more than ${cap} bytes.`,
       },
     },
     required: ["skill"],
-    dependencies: { offset: ["resource"], limit: ["resource"] },
+    dependencies: { limit: ["resource"] },
     additionalProperties: false,
   };
   return deepFreeze({ name: "skill", description, input_schema });
@@ -173,7 +202,8 @@ export function skillToolDefinition(skills: Iterable<SkillSummary>): SkillToolDe
  */
 export function handleSkillTool(input: unknown, context: SkillToolContext): SkillToolResult {
   try {
-    const request = parseSkillToolInput(input);
+    const cap = pageCap(context.max_page_bytes);
+    const request = parseSkillToolInput(input, cap);
     const bundle = findSkill(context, request.skill);
     if (bundle === undefined) {
       return failure(`Unknown skill ${quoteShort(request.skill)}`);
@@ -183,17 +213,31 @@ export function handleSkillTool(input: unknown, context: SkillToolContext): Skil
       skill_safety: skillSafety(context, request.skill),
     };
     if (request.resource === undefined) {
-      return success(renderActivation(activateSkill(bundle, flags)));
+      if (typeof request.offset === "string") {
+        return failure(
+          `Offset ${
+            JSON.stringify(request.offset)
+          } addresses a line of a file; to page the manifest, pass a whole number`,
+        );
+      }
+      return success(renderActivation(activateSkill(bundle, {
+        ...flags,
+        ...(request.offset === undefined ? {} : { offset: request.offset }),
+        ...(context.max_manifest_entries === undefined
+          ? {}
+          : { max_entries: context.max_manifest_entries }),
+      })));
     }
     const page = readResource(bundle, request.resource, {
       ...flags,
+      max_page_bytes: cap,
       ...(request.offset === undefined ? {} : { offset: request.offset }),
       ...(request.limit === undefined ? {} : { limit: request.limit }),
     });
     return success(renderResourceRead(page));
   } catch (e) {
     return failure(
-      shortenQuotes(e instanceof Error ? e.message : `Unexpected error: ${String(e)}`),
+      shortenQuotes(e instanceof Error ? modelMessage(e) : `Unexpected error: ${String(e)}`),
     );
   }
 }
@@ -228,13 +272,37 @@ function shortenQuotes(message: string): string {
 const MAX_QUOTED = 200;
 
 /**
+ * An error's message without host paths: a location keeps only its file's
+ * name, a raw file-system error (from a caller's loader) only its code.
+ */
+function modelMessage(e: Error): string {
+  const { location, syscall, code } = e as {
+    location?: SourceLocation;
+    syscall?: unknown;
+    code?: unknown;
+  };
+  if (typeof syscall === "string") {
+    return `Cannot load the skill: the file system refused (${String(code)})`;
+  }
+  if (location === undefined || typeof location?.file !== "string") return e.message;
+  const file = location.file.slice(
+    Math.max(location.file.lastIndexOf("/"), location.file.lastIndexOf("\\")) + 1,
+  );
+  return `${withoutLocation(e.message, location)} (${formatLocation({ ...location, file })})`;
+}
+
+/**
  * Check a model's input against the same rules as the definition's schema.
  *
  * @param input Any value.
+ * @param maxPageBytes The page cap, which bounds `limit`; default 262144.
  * @returns The typed input.
  * @throws {TypeError} Naming the first field that breaks a rule.
  */
-export function parseSkillToolInput(input: unknown): SkillToolInput {
+export function parseSkillToolInput(
+  input: unknown,
+  maxPageBytes: number = DEFAULT_MAX_PAGE_BYTES,
+): SkillToolInput {
   if (typeof input !== "object" || input === null || Array.isArray(input)) {
     throw new TypeError('Invalid input: expected an object with a "skill" field');
   }
@@ -249,19 +317,29 @@ export function parseSkillToolInput(input: unknown): SkillToolInput {
   if (!Object.hasOwn(fields, "skill")) throw new TypeError('Invalid input: "skill" is required');
   const { skill, resource, offset, limit } = fields;
   if (typeof skill !== "string") throw new TypeError('Invalid input: "skill" must be a string');
-  const out: { skill: string; resource?: string; offset?: number; limit?: number } = { skill };
+  const out: { skill: string; resource?: string; offset?: number | string; limit?: number } = {
+    skill,
+  };
   if (Object.hasOwn(fields, "resource")) {
     if (typeof resource !== "string" || resource === "") {
       throw new TypeError('Invalid input: "resource" must be a non-empty string');
     }
     out.resource = resource;
   }
-  if (Object.hasOwn(fields, "offset")) out.offset = integer(offset, "offset", 0);
-  if (Object.hasOwn(fields, "limit")) out.limit = integer(limit, "limit", 1);
-  for (const name of ["offset", "limit"] as const) {
-    if (out[name] !== undefined && out.resource === undefined) {
+  if (Object.hasOwn(fields, "offset")) {
+    out.offset = typeof offset === "string" && LINE_BYTE.test(offset)
+      ? offset
+      : integer(offset, "offset", 0, 'or a "line+byte" next_offset');
+  }
+  if (Object.hasOwn(fields, "limit")) {
+    out.limit = integer(limit, "limit", 1);
+    if (out.limit > maxPageBytes) {
+      throw new TypeError(`Invalid input: "limit" must be at most ${maxPageBytes}`);
+    }
+    // An offset without a resource pages the manifest; a limit without one means nothing.
+    if (out.resource === undefined) {
       throw new TypeError(
-        `Invalid input: "${name}" needs "resource" (it pages a file; omit it to activate the skill)`,
+        'Invalid input: "limit" needs "resource" (it sizes a page of a file; omit it to activate the skill)',
       );
     }
   }
@@ -318,9 +396,27 @@ export function toAnthropicTool(definition: SkillToolDefinition): {
   };
 }
 
-function integer(value: unknown, name: string, min: number): number {
+function integer(value: unknown, name: string, min: number, or = ""): number {
   if (typeof value !== "number" || !Number.isSafeInteger(value) || value < min) {
-    throw new TypeError(`Invalid input: "${name}" must be a whole number of at least ${min}`);
+    throw new TypeError(
+      `Invalid input: "${name}" must be a whole number of at least ${min}${
+        or === "" ? "" : ` ${or}`
+      }`,
+    );
+  }
+  return value;
+}
+
+/** The `"line+byte"` offset form (as in `readResource`): at most 15 digits each. */
+const LINE_BYTE_PATTERN = "^(0|[1-9][0-9]{0,14})\\+(0|[1-9][0-9]{0,14})$";
+const LINE_BYTE = new RegExp(LINE_BYTE_PATTERN);
+
+function pageCap(value: number | undefined): number {
+  if (value === undefined) return DEFAULT_MAX_PAGE_BYTES;
+  if (!Number.isSafeInteger(value) || value < MIN_PAGE_BYTES) {
+    throw new RangeError(
+      `max_page_bytes must be a whole number of at least ${MIN_PAGE_BYTES}, got ${String(value)}`,
+    );
   }
   return value;
 }

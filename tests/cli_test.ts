@@ -195,7 +195,7 @@ describe("skillset on bad input", () => {
     }
     assert.equal(
       cli(["read", PDF]).stderr,
-      "skillset: read: expected 2 arguments, got 1\nusage: skillset read <skill-dir> <path> [--offset N] [--limit N] [--global-safety true|false] [--skill-safety true|false] [--json]\n",
+      "skillset: read: expected 2 arguments, got 1\nusage: skillset read <skill-dir> <path> [--offset N|L+B] [--limit N] [--max-page-bytes N] [--global-safety true|false] [--skill-safety true|false] [--json]\n",
     );
   });
 
@@ -265,6 +265,34 @@ describe("skillset activate, read and to-prompt", () => {
       "canvas-fonts/NOTICE.txt",
       "canvas-fonts/glyphs.bin",
     ]);
+  });
+
+  it("caps pages with --max-page-bytes, continues a line with --offset L+B, pages the manifest", () => {
+    const piece = JSON.parse(
+      cli(["read", PDF, "references/forms.md", "--max-page-bytes", "8", "--json"]).stdout,
+    );
+    assert.deepEqual([piece.content, piece.range, piece.next_offset], [
+      "# Suppor",
+      "line 1 of 122, bytes 0-7",
+      "0+8",
+    ]);
+    const rest = JSON.parse(
+      cli(["read", PDF, "references/forms.md", "--offset", "0+8", "--json"]).stdout,
+    );
+    assert.equal(rest.content.split("\n")[0], "ted forms");
+    const bad = cli(["read", PDF, "references/forms.md", "--max-page-bytes", "3"]);
+    assert.deepEqual([bad.code, bad.stderr], [
+      2,
+      'skillset: --max-page-bytes takes a whole number of at least 4, got "3"\n',
+    ]);
+    const first = JSON.parse(cli(["activate", PDF, "--max-entries", "1", "--json"]).stdout);
+    assert.deepEqual([first.resources.assets.length, first.not_shown.assets, first.next_offset], [
+      1,
+      1,
+      1,
+    ]);
+    const next = cli(["activate", PDF, "--max-entries", "1", "--offset", "1"]);
+    assert.match(next.stdout, /\[asset\] assets\/template\.txt/);
   });
 
   it("reads pages in the envelope and as JSON", () => {

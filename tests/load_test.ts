@@ -192,7 +192,7 @@ describe("loadSkillFolder on a real folder", () => {
     const skill = loadSkillFolder(dir);
     assert.deepEqual(skill.warnings.map((w) => `${w.path}: ${w.message}`).sort(), [
       'assets/back\\slash.txt: Invalid resource path "assets/back\\\\slash.txt": it contains a backslash; skipped',
-      "assets/pipe: not a regular file; skipped",
+      "assets/pipe: a named pipe, not a regular file; skipped",
     ]);
     assert.deepEqual([...skill.files.keys()], ["SKILL.md"]);
   });
@@ -211,7 +211,7 @@ describe("loadSkillFolder on a real folder", () => {
     });
   });
 
-  it("re-checks the real path at read time: a file swapped for a link out is refused", () => {
+  it("opens a listed file without following a link: a file swapped for a link out is refused", () => {
     const dir = join(temp, "swap");
     write(join(dir, "SKILL.md"), "---\nname: swap\ndescription: d\n---\n");
     write(join(dir, "references", "a.md"), "fine\n");
@@ -221,9 +221,10 @@ describe("loadSkillFolder on a real folder", () => {
     unlinkSync(join(dir, "references", "a.md"));
     symlinkSync(join(temp, "outside", "secret.txt"), join(dir, "references", "a.md"));
     assert.throws(() => readResource(fresh, "references/a.md"), {
-      name: "ExecutionError",
+      name: "ResourceReadError",
+      code: "NOT_A_REGULAR_FILE",
       message:
-        'Refused to read "references/a.md": it is a link whose real path is outside the skill folder',
+        'Cannot read "references/a.md": it is now a symbolic link, not the file that was listed',
     });
   });
 
@@ -238,7 +239,9 @@ describe("loadSkillFolder on a real folder", () => {
       })`,
     });
     assert.throws(() => loadSkillFolder(join(temp, "no-such")), {
-      message: `Invalid SKILL.md: no such folder (${join(temp, "no-such")})`,
+      name: "SkillFolderError",
+      code: "NO_SUCH_FOLDER",
+      message: 'No such folder "no-such"',
     });
   });
 });

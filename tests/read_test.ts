@@ -260,3 +260,88 @@ describe("base64", () => {
     assert.throws(() => decodeBase64("ab$d"), SyntaxError);
   });
 });
+
+describe("readResource: the page cap", () => {
+  const unit = fc.constantFrom("a", "\n", "é", "中", "😀", "\r\n", "\u2028");
+  /** Files of random shape: short lines, single lines far over the cap, binary. */
+  const shaped = fc.oneof(
+    fc.string({ unit, maxLength: 300 }).map((s) => new TextEncoder().encode(s)),
+    fc.tuple(fc.string({ unit, maxLength: 10 }), fc.nat(3000), fc.string({ unit, maxLength: 10 }))
+      .map(([a, n, b]) => new TextEncoder().encode(a + "é".repeat(n) + b)),
+    fc.uint8Array({ maxLength: 2000 }).map((b) => Uint8Array.of(0, ...b)),
+  );
+  const anyLimit = fc.option(
+    fc.oneof(fc.integer({ min: 1, max: 50 }), fc.constantFrom(1e9, Number.MAX_SAFE_INTEGER)),
+    { nil: undefined },
+  );
+
+  it("every page holds at most max_page_bytes and following next_offset from 0 rebuilds the file", () => {
+    fc.assert(
+      fc.property(shaped, anyLimit, fc.integer({ min: 4, max: 64 }), (bytes, lim, cap) => {
+        const bundle = bundleWith({ "assets/f": bytes });
+        const options: ReadOptions = {
+          max_page_bytes: cap,
+          ...(lim === undefined ? {} : { limit: lim }),
+        };
+        const pages = allPages(bundle, "assets/f", options);
+        const parts = pages.map((p) =>
+          p.encoding === "base64" ? decodeBase64(p.content) : new TextEncoder().encode(p.content)
+        );
+        for (const part of parts) assert.ok(part.length <= cap, `${part.length} > ${cap}`);
+        assert.deepEqual(concatBytes(parts), bytes);
+        for (const page of pages) assert.equal(page.size, bytes.length);
+      }),
+      runs(300),
+    );
+  });
+
+  it("a line+byte offset reads the rest of that line, or is a RangeError", () => {
+    fc.assert(
+      fc.property(shaped, fc.nat(20), fc.nat(400), (bytes, line, byte) => {
+        const bundle = bundleWith({ "assets/f": bytes });
+        try {
+          const page = readResource(bundle, "assets/f", { offset: `${line}+${byte}` });
+          assert.equal(page.encoding, "utf-8");
+          const text = new TextDecoder().decode(bytes);
+          const lines = text.split(/(?<=\n)/);
+          const rest = new TextEncoder().encode(lines[line] ?? "").subarray(byte);
+          // From byte 0 a page holds whole lines; from inside a line, the rest of that line.
+          if (line >= lines.length) assert.equal(page.content, "");
+          else if (byte === 0) assert.equal(page.content, lines.slice(line).join(""));
+          else assert.equal(page.content, new TextDecoder().decode(rest));
+        } catch (e) {
+          assert.ok(e instanceof RangeError, String(e));
+        }
+      }),
+      runs(300),
+    );
+  });
+
+  it("rejects page caps below 4 and offsets that are not a number or line+byte", () => {
+    const bundle = bundleWith({ "a.txt": "héllo\nworld\n", "b.bin": new Uint8Array(9) });
+    for (
+      const [path, options, message] of [
+        [
+          "a.txt",
+          { max_page_bytes: 3 },
+          "max_page_bytes must be a whole number of at least 4, got 3",
+        ],
+        [
+          "a.txt",
+          { offset: "1+" },
+          'offset must be a whole number or "line+byte" (e.g. "12+262144"), got "1+"',
+        ],
+        ["a.txt", { offset: "0+2" }, 'offset "0+2" is not at a character boundary'],
+        ["a.txt", { offset: "0+7" }, 'offset "0+7" is past the end of line 1 (7 bytes)'],
+        [
+          "b.bin",
+          { offset: "0+1" },
+          'offset "0+1" addresses a line, but "b.bin" is binary: pass a byte offset',
+        ],
+      ] as const
+    ) {
+      assert.throws(() => readResource(bundle, path, options), { name: "RangeError", message });
+    }
+    assert.equal(readResource(bundle, "a.txt", { offset: "0+3" }).content, "llo\n");
+  });
+});

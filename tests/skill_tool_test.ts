@@ -142,16 +142,19 @@ describe("skillToolDefinition: hostile names and descriptions", () => {
 describe("handleSkillTool: exact inputs", () => {
   const context = { skills: [pdf, csv] };
 
-  it("refuses offset or limit without resource, naming the field", () => {
-    for (const field of ["offset", "limit"]) {
-      const input = { skill: "pdf", [field]: 3 };
-      assert.deepEqual(handleSkillTool(input, context), {
-        content:
-          `Invalid input: "${field}" needs "resource" (it pages a file; omit it to activate the skill)`,
-        is_error: true,
-      });
-      assert.equal(validateInput(input), false);
-    }
+  it("refuses a limit without a resource, naming the field; an offset alone pages the manifest", () => {
+    const input = { skill: "pdf", limit: 3 };
+    assert.deepEqual(handleSkillTool(input, context), {
+      content:
+        'Invalid input: "limit" needs "resource" (it sizes a page of a file; omit it to activate the skill)',
+      is_error: true,
+    });
+    assert.equal(validateInput(input), false);
+    const manifestPage = { skill: "pdf", offset: 1 };
+    assert.equal(validateInput(manifestPage), true);
+    const result = handleSkillTool(manifestPage, { ...context, max_manifest_entries: 1 });
+    assert.equal(result.is_error, false);
+    assert.match(result.content, /\[SKILL_ACTIVATED nonce=[0-9a-f]{32}\]/);
   });
 
   it("quotes at most 200 characters of any input in its error texts", () => {
@@ -176,14 +179,33 @@ describe("handleSkillTool", () => {
   const valid = fc.record({
     skill: fc.constantFrom("pdf", "csv"),
     resource: fc.constantFrom("references/forms.md", "assets/logo.png", "nope.md", "../x", "a\\b"),
-    offset: fc.oneof(fc.nat(10), fc.constant(Number.MAX_SAFE_INTEGER)),
-    limit: fc.oneof(fc.integer({ min: 1, max: 10 }), fc.constant(Number.MAX_SAFE_INTEGER)),
+    offset: fc.oneof(
+      fc.nat(10),
+      fc.constant(Number.MAX_SAFE_INTEGER),
+      fc.constantFrom("0+0", "1+3", "999999999999999+999999999999999"),
+    ),
+    limit: fc.oneof(fc.integer({ min: 1, max: 10 }), fc.constant(262144)),
   }, { requiredKeys: ["skill"] });
   const bad: Record<string, unknown[]> = {
     skill: ["other", "", 1, null, ["pdf"], undefined],
     resource: ["", 1, null, {}],
-    offset: [-1, 1.5, "1", 2 ** 53, Number.MAX_SAFE_INTEGER + 2, null, true],
-    limit: [0, -1, 2.5, "10", 2 ** 53, null],
+    offset: [
+      -1,
+      1.5,
+      "1",
+      2 ** 53,
+      Number.MAX_SAFE_INTEGER + 2,
+      null,
+      true,
+      "1+",
+      "+1",
+      "01+2",
+      "1+02",
+      "1+2 ",
+      "1-2",
+      "1234567890123456+1",
+    ],
+    limit: [0, -1, 2.5, "10", 2 ** 53, null, 262145, Number.MAX_SAFE_INTEGER],
     extra: ["x", 1],
     __proto__: [1],
   };
@@ -296,7 +318,7 @@ describe("handleSkillTool", () => {
       [{ skill: "pdf", resource: "" }, 'Invalid input: "resource" must be a non-empty string'],
       [
         { skill: "pdf", resource: "a", offset: -1 },
-        'Invalid input: "offset" must be a whole number of at least 0',
+        'Invalid input: "offset" must be a whole number of at least 0 or a "line+byte" next_offset',
       ],
       [
         { skill: "pdf", resource: "a", limit: 0 },

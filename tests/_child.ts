@@ -1,0 +1,91 @@
+/**
+ * The risky half of the attack tests, run as a child process under the
+ * runtime running the tests (see {@linkcode runChild}), so that a regression
+ * that blocks (a named pipe opened for reading waits for a writer) fails the
+ * test by its timeout instead of hanging the suite.
+ *
+ * Modes:
+ * - `activate <dir>`: load and activate; prints `{ ok }` or `{ error }`.
+ * - `fifo-read <dir> <pipe> <path>`: load, replace the file `<pipe>` by a
+ *   named pipe, call the skill tool on `<path>`; prints the tool's result.
+ * - `flip <ms> <target> <a> <b>`: for `<ms>` milliseconds, atomically replace
+ *   `<target>` by a symbolic link to `<a>`, then to `<b>`, again and again;
+ *   `<a>` or `<b>` may be `file:<text>` for a regular file holding `<text>`.
+ *   Prints `{ ready: true }` when it starts flipping and `{ flips }` at the end.
+ * - `read <dir> <path>`: load and read one page; prints `{ ok }` (the page)
+ *   or `{ error }`.
+ * - `swap-property <temp>`: check the swap property (`tests/_swap_property.ts`);
+ *   prints `{ ok: true }`, or fails with fast-check's report.
+ *
+ * @module
+ */
+import { renameSync, symlinkSync, unlinkSync, writeFileSync } from "node:fs";
+import { spawnSync } from "node:child_process";
+import process from "node:process";
+import { activateSkill, handleSkillTool, readResource, renderActivation } from "../mod.ts";
+import { loadSkillFolder } from "../lib/load.ts";
+import { checkSwapProperty } from "./_swap_property.ts";
+
+function errorOf(e: unknown): { name: string; code: unknown; message: string } {
+  const error = e as Error & { code?: unknown };
+  return { name: error.name, code: error.code, message: error.message };
+}
+
+function print(value: unknown): void {
+  process.stdout.write(`${JSON.stringify(value)}\n`);
+}
+
+function place(target: string, what: string, tmp: string): void {
+  if (what.startsWith("file:")) writeFileSync(tmp, what.slice(5));
+  else symlinkSync(what, tmp);
+  renameSync(tmp, target);
+}
+
+const [mode = "", ...args] = process.argv.slice(2);
+switch (mode) {
+  case "activate": {
+    try {
+      print({ ok: renderActivation(activateSkill(loadSkillFolder(args[0]!))) });
+    } catch (e) {
+      print({ error: errorOf(e) });
+    }
+    break;
+  }
+  case "fifo-read": {
+    const [dir = "", pipe = "", path = ""] = args;
+    const skill = loadSkillFolder(dir);
+    const full = `${dir}/${pipe}`;
+    unlinkSync(full);
+    spawnSync("mkfifo", [full]);
+    print(handleSkillTool({ skill: skill.name, resource: path }, { skills: [skill] }));
+    break;
+  }
+  case "flip": {
+    const [ms = "0", target = "", a = "", b = ""] = args;
+    print({ ready: true });
+    const end = Date.now() + Number(ms);
+    let flips = 0;
+    while (Date.now() < end) {
+      place(target, a, `${target}.flip-a`);
+      place(target, b, `${target}.flip-b`);
+      flips += 2;
+    }
+    print({ flips });
+    break;
+  }
+  case "read": {
+    try {
+      print({ ok: readResource(loadSkillFolder(args[0]!), args[1]!) });
+    } catch (e) {
+      print({ error: errorOf(e) });
+    }
+    break;
+  }
+  case "swap-property": {
+    checkSwapProperty(args[0]!);
+    print({ ok: true });
+    break;
+  }
+  default:
+    throw new Error(`Unknown mode "${mode}"`);
+}
