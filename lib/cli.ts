@@ -462,7 +462,7 @@ function toPromptCommand(paths: readonly string[], json: boolean, io: CliIO): nu
   const fail = (e: unknown, typed: string): void => {
     if (!isExpected(e)) throw e;
     failed++;
-    io.stderr(`${describeError(e, io, shownAsTyped(["to-prompt", typed]))}\n`);
+    io.stderr(`${describeError(e, io, shownAsTyped(["to-prompt", typed]), typed)}\n`);
   };
   for (const path of paths) {
     let folders: string[];
@@ -581,24 +581,31 @@ function isExpected(e: unknown): boolean {
 
 /**
  * The error as one clear line: `file:line:col: error: message` when it has a
- * place; files named as typed, control characters escaped.
+ * place, else `skillset: error: message` (or `<subject>: error: message`);
+ * files named as typed, control characters escaped.
  */
-function describeError(e: unknown, io: CliIO, shown: (file: string) => string): string {
-  const label = io.color ? "\x1b[31merror:\x1b[0m" : "error:";
+function describeError(
+  e: unknown,
+  io: CliIO,
+  shown: (file: string) => string,
+  subject = "skillset",
+): string {
+  const label = `${esc(subject)}: ${io.color ? "\x1b[31merror:\x1b[0m" : "error:"}`;
   if (e instanceof SkillDefinitionError || e instanceof AgentSkillError) {
-    if (e.location === undefined) return `skillset: ${label} ${esc(e.message)}`;
+    if (e.location === undefined) return `${label} ${esc(e.message)}`;
     const location = { ...e.location, file: esc(shown(e.location.file)) };
-    return `${formatLocation(location)}: ${label} ${esc(withoutLocation(e.message, e.location))}`;
+    const error = io.color ? "\x1b[31merror:\x1b[0m" : "error:";
+    return `${formatLocation(location)}: ${error} ${esc(withoutLocation(e.message, e.location))}`;
   }
   if (
     e instanceof SkillResolutionError || e instanceof ExecutionError ||
     e instanceof InvalidResourcePathError || e instanceof ResourceNotFoundError ||
     e instanceof RangeError
   ) {
-    return `skillset: ${label} ${esc(e.message)}`;
+    return `${label} ${esc(e.message)}`;
   }
-  if (isExpected(e)) return `skillset: ${label} ${esc((e as Error).message)}`;
-  return `skillset: ${label} internal error: ${esc(e instanceof Error ? e.message : String(e))}`;
+  if (isExpected(e)) return `${label} ${esc((e as Error).message)}`;
+  return `${label} internal error: ${esc(e instanceof Error ? e.message : String(e))}`;
 }
 
 function version(): string {

@@ -364,14 +364,13 @@ function at(
   };
 }
 
+/** A skill or catalog that failed in another way than a rule: this module's message, or a system error's code. */
 function unreadable(error: unknown, path: string): Diagnostic {
-  const code = (error as { code?: unknown } | null)?.code;
-  const why = typeof code === "string"
-    ? code
-    : error instanceof Error
+  const { code, syscall } = (error ?? {}) as { code?: unknown; syscall?: unknown };
+  const message = error instanceof Error && typeof syscall !== "string"
     ? error.message
-    : String(error);
-  return { file: path, severity: "error", message: `Cannot be read (${why})` };
+    : `Cannot be read (${typeof code === "string" ? code : String(error)})`;
+  return { file: path, severity: "error", message };
 }
 
 function fromError(

@@ -5,6 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import process from "node:process";
 import { cli } from "./_cli.ts";
+import { runChild } from "./_spawn.ts";
 import { main } from "../lib/cli.ts";
 
 let temp = "";
@@ -101,19 +102,30 @@ describe("CLI: one failure does not hide the rest", () => {
     assert.match(folder.stdout, /<name>a<\/name>[\s\S]*<name>c<\/name>/);
   });
 
-  it("validate reports every skill, also after one that cannot be read, and exits 1", {
-    skip: process.getuid?.() === 0 ? "root reads any file, so EACCES cannot be staged" : false,
-  }, () => {
+  it("validate and to-prompt report every skill, also after one that cannot be read (EACCES)", () => {
+    // Run as an unprivileged user when the tests run as root (root reads any file).
+    const as = process.getuid?.() === 0 ? { uid: 65534, gid: 65534 } : {};
+    chmodSync(temp, 0o755);
     const locked = skill(t("perm", "locked"), "locked");
     const ok = skill(t("perm", "ok"), "ok", "d", "See references/none.md\n");
     chmodSync(join(locked, "SKILL.md"), 0o000);
     try {
-      const r = run(["validate", locked, ok]);
-      assert.equal(r.code, 1);
-      assert.match(r.stdout, /locked.*: error: /);
-      assert.match(
-        r.stdout,
-        /ok\/SKILL\.md:5:5: warning: Path "references\/none\.md" points to a missing file/,
+      const validate = runChild(["cli", "validate", locked, ok], 60_000, as);
+      assert.equal(validate.code, 1, validate.stderr);
+      // (The child prints the fast-check seed of the helpers it shares.)
+      const lines = validate.stdout.split("\n").filter((l) => !l.startsWith("fast-check seed"));
+      assert.deepEqual(lines, [
+        `${locked}: error: Cannot read "SKILL.md": permission denied`,
+        `${join(ok, "SKILL.md")}:5:5: warning: Path "references/none.md" points to a missing file`,
+        "1 error, 1 warning",
+        "",
+      ]);
+      const toPrompt = runChild(["cli", "to-prompt", locked, ok], 60_000, as);
+      assert.equal(toPrompt.code, 1, toPrompt.stderr);
+      assert.match(toPrompt.stdout, /<name>ok<\/name>/);
+      assert.equal(
+        toPrompt.stderr,
+        `${locked}: error: Cannot read "SKILL.md": permission denied\n`,
       );
     } finally {
       chmodSync(join(locked, "SKILL.md"), 0o644);
