@@ -30,6 +30,53 @@ import { computeCapabilitySummary, type ResolvedToolEntry, resolveTools } from "
 import { isSkillFolder, type LoadedSkill, loadSkillFolder } from "./skill_folder.ts";
 import { type Diagnostic, formatDiagnostic, validatePaths } from "./validate.ts";
 
+// ---- MCP (issue 13): `serve`, and `--mcp-stdio`/`--mcp-url` sources, in lib/_mcp_cli.ts ----
+
+/** The help entry of `serve`; the command itself runs in lib/_mcp_cli.ts, loaded on demand. */
+const MCP_SERVE = {
+  values: [],
+  positional: [1, Infinity] as const,
+  usage: "skillset serve <skill-dir>... [--http 127.0.0.1:PORT [--allow-remote]] [--watch] " +
+    "[--prefix <p>] [--page-size N] [--global-safety true|false] [--skill-safety true|false]",
+  help: "Serve skill folders over MCP (SEP-2640 skills extension and the skill tool): stdio by\n" +
+    "default, Streamable HTTP at http://HOST:PORT/mcp with --http (loopback only unless\n" +
+    "--allow-remote). --watch reloads on change, all or nothing. Logs go to stderr.\n\n" +
+    'activate, read and to-prompt also take an MCP server as the source: --mcp-stdio "<command>"\n' +
+    "or --mcp-url <url> (with --origin <label>, default mcp), and a skill name instead of a folder:\n" +
+    '  skillset activate --mcp-stdio "skillset serve examples/skills" pdf\n' +
+    "  skillset read --mcp-url http://127.0.0.1:3000/mcp pdf references/forms.md\n" +
+    '  skillset to-prompt --mcp-stdio "skillset serve examples/skills"',
+};
+
+/**
+ * Run the CLI, including the MCP commands (`serve`, `--mcp-stdio`,
+ * `--mcp-url`), which are asynchronous and load the MCP SDK on demand.
+ *
+ * @param argv The arguments after the program name.
+ * @param io Where to write.
+ * @returns The exit code (for `serve`, once the server stops).
+ * @throws Never: errors become a message on stderr and exit code 1 or 2. (No runnable example:
+ *   importing this file from a doc test would run it as the program.)
+ */
+export async function mainAsync(
+  argv: readonly string[],
+  io: CliIO = processIO(),
+): Promise<number> {
+  const mcp = argv[0] === "serve" || argv.some((a) => /^--mcp-(?:stdio|url)(?:=|$)/.test(a));
+  if (!mcp || argv.includes("--help") || argv.includes("-h")) return main(argv, io);
+  try {
+    const { runMcpCli } = await import("./_mcp_cli.ts");
+    return await runMcpCli(argv, io);
+  } catch (e) {
+    if ((e as Error)?.name === "UsageError") {
+      io.stderr(`skillset: ${(e as Error).message}\n`);
+      return 2;
+    }
+    io.stderr(`${describeError(e, io)}\n`);
+    return 1;
+  }
+}
+
 /** Where the CLI writes, and whether it may colour its output. */
 export interface CliIO {
   readonly stdout: (text: string) => void;
@@ -105,6 +152,7 @@ const COMMANDS: Readonly<Record<string, FlagSpec>> = {
     help:
       "Print the <available_skills> block for a system prompt (a folder of skill folders works too).",
   },
+  serve: MCP_SERVE,
 };
 
 const TOOL_HELP = `skillset — resolve skills' tool sets and gate access to their bundled files
@@ -119,6 +167,9 @@ Options:
   --help, -h   help for the tool or a command
   --version    print the version
 
+MCP: activate, read and to-prompt also take an MCP server as the source, with
+--mcp-stdio "<command>" or --mcp-url <url> (see: skillset help serve).
+
 Exit codes: 0 ok, 1 invalid input or refused access, 2 bad usage.`;
 
 /**
@@ -130,6 +181,9 @@ Exit codes: 0 ok, 1 invalid input or refused access, 2 bad usage.`;
  */
 export function main(argv: readonly string[], io: CliIO = processIO()): number {
   try {
+    if (argv[0] === "serve" && !argv.includes("--help") && !argv.includes("-h")) {
+      throw new UsageError("serve runs asynchronously: call mainAsync");
+    }
     return run(argv, io);
   } catch (e) {
     if (e instanceof UsageError) {
@@ -633,4 +687,12 @@ function isMain(): boolean {
   }
 }
 
-if (isMain()) process.exitCode = main(process.argv.slice(2));
+if (isMain()) {
+  mainAsync(process.argv.slice(2)).then((code) => {
+    process.exitCode = code;
+    // The MCP commands may leave handles (a child process, a socket) behind once done.
+    if (process.argv[2] === "serve" || process.argv.some((a) => a.startsWith("--mcp-"))) {
+      process.exit(code);
+    }
+  });
+}

@@ -1,0 +1,406 @@
+/**
+ * The MCP commands of the `skillset` CLI: `serve`, and `activate`, `read`
+ * and `to-prompt` with `--mcp-stdio "<command>"` or `--mcp-url <url>` as the
+ * source. `lib/cli.ts` loads this file only for those, so the other commands
+ * never load the SDK. Logs go to stderr only: on stdio, stdout is the
+ * protocol.
+ *
+ * @module
+ */
+import process from "node:process";
+import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
+import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
+import { serveStdio } from "@modelcontextprotocol/server/stdio";
+import { renderActivation } from "./activate.ts";
+import { McpSkillError } from "./_mcp_errors.ts";
+import { mcpSkillBundles, type McpSkills } from "./_mcp_consume.ts";
+import { isLoopbackHost, listenHttp } from "./_mcp_http.ts";
+import { serveSkills, watchSkills } from "./_mcp_serve.ts";
+import { renderResourceRead } from "./read.ts";
+
+/** Where the CLI writes. */
+export interface McpCliIO {
+  readonly stdout: (text: string) => void;
+  readonly stderr: (text: string) => void;
+}
+
+/** Bad usage: exit code 2. */
+export class UsageError extends Error {
+  override readonly name = "UsageError";
+}
+
+interface Spec {
+  readonly values: readonly string[];
+  readonly switches: readonly string[];
+  readonly positional: readonly [number, number];
+  readonly usage: string;
+}
+
+const SAFETY = "[--global-safety true|false] [--skill-safety true|false]";
+const SOURCE = '(--mcp-stdio "<command>" | --mcp-url <url>) [--origin <label>]';
+const SOURCE_FLAGS = ["--mcp-stdio", "--mcp-url", "--origin"];
+
+const SPECS: Readonly<Record<string, Spec>> = {
+  serve: {
+    values: ["--http", "--prefix", "--page-size", "--global-safety", "--skill-safety"],
+    switches: ["--watch", "--allow-remote"],
+    positional: [1, Infinity],
+    usage: `skillset serve <skill-dir>... [--http 127.0.0.1:PORT [--allow-remote]] [--watch] ` +
+      `[--prefix <p>] [--page-size N] ${SAFETY}`,
+  },
+  activate: {
+    values: [...SOURCE_FLAGS, "--global-safety", "--skill-safety"],
+    switches: [],
+    positional: [1, 1],
+    usage: `skillset activate ${SOURCE} <skill> ${SAFETY} [--json]`,
+  },
+  read: {
+    values: [...SOURCE_FLAGS, "--offset", "--limit", "--global-safety", "--skill-safety"],
+    switches: [],
+    positional: [2, 2],
+    usage: `skillset read ${SOURCE} <skill> <path> [--offset N] [--limit N] ${SAFETY} [--json]`,
+  },
+  "to-prompt": {
+    values: SOURCE_FLAGS,
+    switches: [],
+    positional: [0, 0],
+    usage: `skillset to-prompt ${SOURCE} [--json]`,
+  },
+};
+
+/** The usage lines of the MCP commands and sources, for the CLI's help. */
+export const MCP_USAGE: readonly string[] = Object.values(SPECS).map((s) => s.usage);
+
+/**
+ * Run one MCP command. `serve` resolves when the server stops (stdin closed,
+ * or SIGINT/SIGTERM for HTTP).
+ *
+ * @param argv The arguments after the program name.
+ * @param io Where to write.
+ * @returns The exit code.
+ * @throws {UsageError} For bad usage.
+ */
+export async function runMcpCli(argv: readonly string[], io: McpCliIO): Promise<number> {
+  const [command = "", ...rest] = argv;
+  const spec = Object.hasOwn(SPECS, command) ? SPECS[command]! : undefined;
+  if (spec === undefined) {
+    throw new UsageError(
+      `${command}: --mcp-stdio and --mcp-url work with activate, read and to-prompt`,
+    );
+  }
+  const args = parse(command, spec, rest);
+  if (args.help) {
+    io.stdout(`usage: ${spec.usage}\n`);
+    return 0;
+  }
+  if (command === "serve") return await serve(args, io);
+  const { client, skills } = await connect(args, io);
+  try {
+    return await consume(command, args, skills, io);
+  } finally {
+    await client.close();
+  }
+}
+
+interface Args {
+  readonly positional: readonly string[];
+  readonly flags: ReadonlyMap<string, string>;
+  readonly switches: ReadonlySet<string>;
+  readonly json: boolean;
+  readonly help: boolean;
+}
+
+function parse(command: string, spec: Spec, argv: readonly string[]): Args {
+  const positional: string[] = [];
+  const flags = new Map<string, string>();
+  const switches = new Set<string>();
+  let json = false, help = false, rest = false;
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    if (rest || !arg.startsWith("-") || arg === "-") positional.push(arg);
+    else if (arg === "--") rest = true;
+    else if (arg === "--json") json = true;
+    else if (arg === "--help" || arg === "-h") help = true;
+    else if (spec.switches.includes(arg)) switches.add(arg);
+    else {
+      const eq = arg.indexOf("=");
+      const name = eq < 0 ? arg : arg.slice(0, eq);
+      if (!spec.values.includes(name)) {
+        throw new UsageError(`${command}: unknown option "${name}"\nusage: ${spec.usage}`);
+      }
+      const value = eq < 0 ? argv[++i] : arg.slice(eq + 1);
+      if (value === undefined) {
+        throw new UsageError(`${command}: ${name} needs a value\nusage: ${spec.usage}`);
+      }
+      flags.set(name, value);
+    }
+  }
+  const [min, max] = spec.positional;
+  if (!help && (positional.length < min || positional.length > max)) {
+    throw new UsageError(
+      `${command}: expected ${min === max ? min : `${min} or more`} argument${
+        max === 1 ? "" : "s"
+      }, got ${positional.length}\nusage: ${spec.usage}`,
+    );
+  }
+  return { positional, flags, switches, json, help };
+}
+
+function bool(flags: ReadonlyMap<string, string>, name: string): boolean {
+  const value = flags.get(name);
+  if (value === undefined || value === "true") return true;
+  if (value === "false") return false;
+  throw new UsageError(`${name} takes true or false, got "${value}"`);
+}
+
+function count(flags: ReadonlyMap<string, string>, name: string, min: number): number | undefined {
+  const value = flags.get(name);
+  if (value === undefined) return undefined;
+  if (!/^\d+$/.test(value) || !Number.isSafeInteger(Number(value)) || Number(value) < min) {
+    throw new UsageError(`${name} takes a whole number of at least ${min}, got "${value}"`);
+  }
+  return Number(value);
+}
+
+// ---- serve ------------------------------------------------------------------
+
+async function serve(args: Args, io: McpCliIO): Promise<number> {
+  const http = args.flags.get("--http");
+  const address = http === undefined ? undefined : hostPort(http);
+  if (
+    address !== undefined && !args.switches.has("--allow-remote") && !isLoopbackHost(address.host)
+  ) {
+    throw new UsageError(
+      `refused to serve on "${address.host}": not a loopback address (add --allow-remote to serve beyond this machine)`,
+    );
+  }
+  const pageSize = count(args.flags, "--page-size", 1);
+  const prefix = args.flags.get("--prefix");
+  const log = (text: string) => io.stderr(`skillset serve: ${text}\n`);
+  const served = await serveSkills(args.positional, {
+    global_safety: bool(args.flags, "--global-safety"),
+    skill_safety: bool(args.flags, "--skill-safety"),
+    onWarning: (w) => log(`warning: ${w.path}: ${w.message}`),
+    ...(pageSize === undefined ? {} : { pageSize }),
+    ...(prefix === undefined ? {} : { prefix }),
+  });
+  log(
+    `serving ${served.skills.size} skill${served.skills.size === 1 ? "" : "s"}: ${
+      [...served.skills.keys()].join(", ")
+    }`,
+  );
+  const hooks: { notifyHttp?: () => void } = {};
+  const watcher = args.switches.has("--watch")
+    ? watchSkills(served, args.positional, {
+      onReload: (changes) => {
+        log(
+          `reloaded: ${changes.added.length} added, ${changes.removed.length} removed, ` +
+            `${changes.changed.length} changed`,
+        );
+        hooks.notifyHttp?.();
+      },
+      onError: (e) =>
+        log(
+          `warning: reload failed, still serving the previous skills: ${
+            e instanceof Error ? e.message : String(e)
+          }`,
+        ),
+    })
+    : undefined;
+  if (address === undefined) {
+    const handle = serveStdio(() => served.createServer(), {
+      onerror: (e) => log(`error: ${e.message}`),
+    });
+    await new Promise<void>((done) => {
+      process.stdin.once("end", done);
+      process.stdin.once("close", done);
+    });
+    watcher?.close();
+    await handle.close();
+    return 0;
+  }
+  const listener = await listenHttp(() => served.createServer(), {
+    host: address.host,
+    port: address.port,
+    allowRemote: args.switches.has("--allow-remote"),
+    onError: (e) => log(`error: ${e.message}`),
+  });
+  hooks.notifyHttp = () => listener.notifyResourcesChanged();
+  log(`listening on ${listener.url}`);
+  await new Promise<void>((done) => {
+    process.once("SIGINT", done);
+    process.once("SIGTERM", done);
+  });
+  watcher?.close();
+  await listener.close();
+  return 0;
+}
+
+function hostPort(value: string): { host: string; port: number } {
+  const match = /^(\[[^\]]+\]|[^:]+):(\d{1,5})$/.exec(value);
+  const port = Number(match?.[2]);
+  if (match === null || port > 65535) {
+    throw new UsageError(`--http takes HOST:PORT (e.g. 127.0.0.1:3000), got "${value}"`);
+  }
+  return { host: match[1]!.replace(/^\[(.*)\]$/, "$1"), port };
+}
+
+// ---- consume ----------------------------------------------------------------
+
+async function connect(args: Args, io: McpCliIO): Promise<{ client: Client; skills: McpSkills }> {
+  const stdio = args.flags.get("--mcp-stdio");
+  const url = args.flags.get("--mcp-url");
+  if ((stdio === undefined) === (url === undefined)) {
+    throw new UsageError("give exactly one of --mcp-stdio and --mcp-url");
+  }
+  let client: Client;
+  if (stdio !== undefined) {
+    const [command, ...commandArgs] = splitCommand(stdio);
+    if (command === undefined) throw new UsageError("--mcp-stdio needs a command");
+    client = new Client({ name: "skillset", version: "0.1.0" });
+    await client.connect(
+      new StdioClientTransport({ command, args: commandArgs, stderr: "inherit" }),
+    );
+  } else {
+    let endpoint: URL;
+    try {
+      endpoint = new URL(url!);
+    } catch {
+      throw new UsageError(`--mcp-url takes a URL, got "${url}"`);
+    }
+    // Over HTTP, ask for the 2026-07-28 revision and fall back to the 2025 handshake.
+    client = new Client({ name: "skillset", version: "0.1.0" }, {
+      versionNegotiation: { mode: "auto" },
+    });
+    await client.connect(new StreamableHTTPClientTransport(endpoint));
+  }
+  try {
+    const skills = await mcpSkillBundles(client, { origin: args.flags.get("--origin") ?? "mcp" });
+    warn(skills, io);
+    return { client, skills };
+  } catch (e) {
+    await client.close();
+    throw e;
+  }
+}
+
+function warn(skills: McpSkills, io: McpCliIO): void {
+  for (const w of skills.warnings) io.stderr(`${w.uri}: warning: ${w.message}\n`);
+}
+
+async function consume(
+  command: string,
+  args: Args,
+  skills: McpSkills,
+  io: McpCliIO,
+): Promise<number> {
+  const flags = {
+    global_safety: bool(args.flags, "--global-safety"),
+    skill_safety: bool(args.flags, "--skill-safety"),
+  };
+  if (command === "to-prompt") {
+    const entries = [...skills.bundles.values()].map((b) => ({
+      name: b.name,
+      description: b.frontmatter.description,
+      location: b.uri,
+    }));
+    if (args.json) io.stdout(`${JSON.stringify(entries, null, 2)}\n`);
+    else io.stdout(`${availableSkills(entries)}\n`);
+    return 0;
+  }
+  const name = skillName(skills, args.positional[0]!);
+  if (command === "activate") {
+    const activation = await skills.activate(name, flags);
+    io.stdout(
+      `${args.json ? JSON.stringify(activation, null, 2) : renderActivation(activation)}\n`,
+    );
+    return 0;
+  }
+  const offset = count(args.flags, "--offset", 0);
+  const limit = count(args.flags, "--limit", 1);
+  const page = await skills.read(name, args.positional[1]!, {
+    ...flags,
+    ...(offset === undefined ? {} : { offset }),
+    ...(limit === undefined ? {} : { limit }),
+  });
+  io.stdout(`${args.json ? JSON.stringify(page, null, 2) : renderResourceRead(page)}\n`);
+  return 0;
+}
+
+/** `origin:path` as given, or a bare skill path within the origin. */
+function skillName(skills: McpSkills, given: string): string {
+  if (skills.bundles.has(given)) return given;
+  const within = `${skills.origin}:${given}`;
+  if (skills.bundles.has(within)) return within;
+  throw new McpSkillError(
+    "UNKNOWN_SKILL",
+    `Unknown skill ${JSON.stringify(given)} (the server has: ${
+      [...skills.bundles.keys()].join(", ") || "none"
+    })`,
+  );
+}
+
+function availableSkills(
+  entries: readonly { name: string; description: string; location: string }[],
+): string {
+  const lines = ["<available_skills>"];
+  for (const e of entries) {
+    lines.push(
+      "<skill>",
+      `<name>${xml(e.name)}</name>`,
+      `<description>${xml(e.description)}</description>`,
+      `<location>${xml(e.location)}</location>`,
+      "</skill>",
+    );
+  }
+  lines.push("</available_skills>");
+  return lines.join("\n");
+}
+
+function xml(text: string): string {
+  return text.replace(
+    /[&<>"']/g,
+    (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&apos;" })[c]!,
+  );
+}
+
+/**
+ * Split a command line into words, like a shell without expansion: blanks
+ * separate, single quotes keep everything, double quotes keep all but `\"`
+ * and `\\`, a backslash outside quotes escapes the next character.
+ *
+ * @param line The command line.
+ * @returns The words.
+ * @throws {UsageError} For an unclosed quote.
+ */
+export function splitCommand(line: string): string[] {
+  const words: string[] = [];
+  let word: string | undefined;
+  for (let i = 0; i < line.length; i++) {
+    const c = line[i]!;
+    if (c === " " || c === "\t" || c === "\n") {
+      if (word !== undefined) words.push(word);
+      word = undefined;
+    } else if (c === "'") {
+      const end = line.indexOf("'", i + 1);
+      if (end < 0) throw new UsageError(`unclosed ' in ${JSON.stringify(line)}`);
+      word = (word ?? "") + line.slice(i + 1, end);
+      i = end;
+    } else if (c === '"') {
+      word ??= "";
+      for (i++;; i++) {
+        if (i >= line.length) throw new UsageError(`unclosed " in ${JSON.stringify(line)}`);
+        const d = line[i]!;
+        if (d === '"') break;
+        if (d === "\\" && (line[i + 1] === '"' || line[i + 1] === "\\")) word += line[++i];
+        else word += d;
+      }
+    } else if (c === "\\" && i + 1 < line.length) {
+      word = (word ?? "") + line[++i];
+    } else {
+      word = (word ?? "") + c;
+    }
+  }
+  if (word !== undefined) words.push(word);
+  return words;
+}

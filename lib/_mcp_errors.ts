@@ -1,0 +1,56 @@
+/**
+ * The typed error of the MCP entry point (`lib/mcp.ts`).
+ *
+ * @module
+ */
+
+/** What went wrong between this module and an MCP peer. */
+export type McpSkillErrorCode =
+  /** Two served folders hold skills with the same name. */
+  | "DUPLICATE_SKILL"
+  /** A file's bytes differ from its entry's size or digest (or SKILL.md's frontmatter from the entry's). */
+  | "VERIFICATION_FAILED"
+  /** A file the skill's entry does not list. */
+  | "UNLISTED_FILE"
+  /** A synchronous read of a file (or instructions) that was not fetched yet. */
+  | "NOT_LOADED"
+  /** A skill name that no served entry has. */
+  | "UNKNOWN_SKILL"
+  /** An HTTP listen address that is not loopback, without `allowRemote`. */
+  | "REMOTE_NOT_ALLOWED"
+  /** The SDK refused to publish a skill (its frontmatter reader is stricter than this project's). */
+  | "CATALOG_REFUSED";
+
+/**
+ * An error of the MCP side: serving (a duplicate skill name) or consuming (a
+ * file that fails verification, is unlisted, or was not fetched yet).
+ *
+ * @example
+ * ```ts
+ * import { McpSkillError } from "./_mcp_errors.ts";
+ * import { assert } from "./_assert.ts";
+ *
+ * const e = new McpSkillError("UNLISTED_FILE", 'File "x.md" is not listed by skill "srv:pdf"');
+ * assert.equal(e.code, "UNLISTED_FILE");
+ * assert.equal(e.name, "McpSkillError");
+ * ```
+ */
+export class McpSkillError extends Error {
+  override readonly name = "McpSkillError";
+  /** Which condition. */
+  readonly code: McpSkillErrorCode;
+  /** The resource URI concerned, when there is one. */
+  readonly uri: string | undefined;
+
+  /**
+   * @param code Which condition.
+   * @param message What failed and why.
+   * @param uri The resource URI concerned.
+   * @param options The cause, when another error led to this one.
+   */
+  constructor(code: McpSkillErrorCode, message: string, uri?: string, options?: ErrorOptions) {
+    super(message, options);
+    this.code = code;
+    this.uri = uri;
+  }
+}

@@ -1,0 +1,570 @@
+/**
+ * Serving skill folders over MCP (SEP-2640) with the official SDK's skills
+ * extension. The SDK's `SkillCatalog` does the wire side (`skills/list`,
+ * `skills/get`, `resources/read`, `resources/directory/read`, digests,
+ * paging, `reload()`); this file gives it a `SkillFiles` adapter over this
+ * project's loader, so what is published is exactly what the gate lets a
+ * model see.
+ *
+ * @module
+ */
+import { readdirSync, type Stats, statSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { fromJsonSchema, McpServer, type RegisteredTool } from "@modelcontextprotocol/server";
+import {
+  SKILL_LIMITS,
+  SkillCatalog,
+  type SkillCatalogChanges,
+  SkillCatalogError,
+  type SkillFileEntry,
+  type SkillFiles,
+  type SkillWarning,
+} from "@modelcontextprotocol/server/ext/skills";
+import { openResource, type ResourceFile } from "./bundle.ts";
+import { assertAccess, mayAccess, type SafetyFlags } from "./gate.ts";
+import { McpSkillError } from "./_mcp_errors.ts";
+import { effectiveClass } from "./resource_path.ts";
+import { isSkillFolder, type LoadedSkill, loadSkillFolder } from "./skill_folder.ts";
+import { handleSkillTool, skillToolDefinition } from "./skill_tool.ts";
+
+/** Each skill's safety: one value for all, or by skill name (absent means true). */
+export type SkillSafety =
+  | boolean
+  | ReadonlyMap<string, boolean>
+  | ((name: string) => boolean | undefined);
+
+/** Options of {@linkcode serveSkills}. */
+export interface ServeSkillsOptions {
+  /** The server's global safety; default true. */
+  readonly global_safety?: boolean;
+  /** Each skill's safety; default true. */
+  readonly skill_safety?: SkillSafety;
+  /** Organisational prefix: `"acme"` serves `skill://acme/<skill>/…`. */
+  readonly prefix?: string;
+  /** Entries per `skills/list` and directory page; default 100. */
+  readonly pageSize?: number;
+  /** Publication limits per skill; default 512 files and 16 MiB (SEP-2640). */
+  readonly limits?: { readonly files?: number; readonly bytes?: number };
+  /** Where warnings go; default `console.warn` (stderr). */
+  readonly onWarning?: (warning: SkillWarning) => void;
+  /** The server's name and version in the MCP handshake. */
+  readonly serverInfo?: { readonly name: string; readonly version: string };
+}
+
+/** What {@linkcode serveSkills} returns. */
+export interface SkillServer {
+  /** The SDK catalog: attach it to more servers, or read its published `entries`. */
+  readonly catalog: SkillCatalog;
+  /** One server with the skills extension and the `skill` tool, ready to connect. */
+  readonly server: McpServer;
+  /** The published skills by name (after the last successful load). */
+  readonly skills: ReadonlyMap<string, LoadedSkill>;
+  /**
+   * A fresh server over the same catalog: a factory for `serveStdio` and
+   * `createMcpHandler`, which build one server per connection or request.
+   */
+  createServer(): McpServer;
+  /**
+   * Load every folder again and swap the catalog in at once; all or nothing:
+   * on failure the previous catalog keeps serving and the error is thrown.
+   * Sends `resources/list_changed` to connected servers when anything changed.
+   */
+  reload(): Promise<SkillCatalogChanges>;
+}
+
+/** A published file and the switches its skill is served under. */
+interface Published {
+  readonly file: ResourceFile;
+  readonly flags: SafetyFlags;
+}
+
+/** The virtual tree the SDK walks: `<skill name>/<file path>`. */
+interface Snapshot {
+  readonly skills: ReadonlyMap<string, LoadedSkill>;
+  /** Published files by virtual path, with the gate's switches for their skill. */
+  readonly files: ReadonlyMap<string, Published>;
+  /** Children by virtual folder path (`""` is the root). */
+  readonly dirs: ReadonlyMap<string, ReadonlyMap<string, SkillFileEntry>>;
+}
+
+const CHUNK = 64 * 1024;
+const INSTRUCTIONS = ["SKILL.md", "skill.md"];
+
+/**
+ * Serve skill folders over MCP: a `SkillCatalog` from the SDK's skills
+ * extension over an adapter on this project's loader, plus the `skill` tool
+ * (SPEC §7) on the same server. A skill's published files are exactly what
+ * the gate lets a model see under `global_safety` and its `skill_safety`: a
+ * non-standard folder is neither listed, digested, read nor shown in a
+ * directory listing while the gate is closed, a link is classified by the
+ * stricter of its two paths, a link out of the skill is never published, and
+ * every read goes through the loader's verified read path. A skill over the
+ * limits (512 files / 16 MiB of published files) is not published, with a
+ * warning naming it. Files whose name starts with `.` are not published (the
+ * SDK skips them), nor a `SKILL.md` below a skill's top level (MCP would read
+ * it as another skill).
+ *
+ * @param folders Skill folders, or folders whose direct sub-folders are skills.
+ * @param options Safety, prefix, paging, limits, warnings.
+ * @returns The catalog, a connected-ready server and a server factory.
+ * @throws {McpSkillError} `DUPLICATE_SKILL` when two folders hold skills of the same name.
+ * @throws {AgentSkillError} When a folder is missing or a skill breaks the Agent Skills rules.
+ * @throws {McpSkillError} `CATALOG_REFUSED` when the SDK refuses a skill (its frontmatter
+ *   reader is stricter than this project's: no anchors, no multi-line quoted values).
+ * @example
+ * ```ts
+ * import { serveSkills } from "./mcp.ts";
+ * import { assert } from "./_assert.ts";
+ *
+ * const served = await serveSkills([new URL("../examples/skills", import.meta.url).pathname]);
+ * assert.ok(served.catalog.entries.some((e) => e.uri === "skill://pdf/SKILL.md"));
+ * assert.ok(served.skills.has("pdf"));
+ * ```
+ */
+export async function serveSkills(
+  folders: readonly string[],
+  options: ServeSkillsOptions = {},
+): Promise<SkillServer> {
+  const warn = options.onWarning ?? ((w: SkillWarning) => console.warn(`${w.path}: ${w.message}`));
+  const files = new LoaderFiles(folders, options, warn);
+  files.prepare();
+  const catalog = await sdkCatalog(() =>
+    SkillCatalog.load(files, {
+      strict: true,
+      onWarning: warn,
+      limits: { files: Infinity, bytes: Infinity },
+      ...(options.prefix === undefined ? {} : { prefix: options.prefix }),
+      ...(options.pageSize === undefined ? {} : { pageSize: options.pageSize }),
+    })
+  );
+  files.commit();
+  const servers = new Set<WeakRef<McpServer>>();
+  const tools = new WeakMap<McpServer, RegisteredTool>();
+  const createServer = (): McpServer => {
+    const server = new McpServer(
+      options.serverInfo ?? { name: "skillset", version: "0.1.0" },
+      { capabilities: { tools: { listChanged: true }, resources: { listChanged: true } } },
+    );
+    catalog.attach(server);
+    const tool = registerSkillTool(server, () => files.current.skills, options);
+    if (tool !== undefined) tools.set(server, tool);
+    if (servers.size >= 1024) {
+      // Over HTTP every request builds a server: forget the collected ones.
+      for (const ref of servers) if (ref.deref() === undefined) servers.delete(ref);
+    }
+    servers.add(new WeakRef(server));
+    return server;
+  };
+  let queue: Promise<unknown> = Promise.resolve();
+  const reload = (): Promise<SkillCatalogChanges> => {
+    const run = queue.then(async () => {
+      try {
+        files.prepare();
+        const changes = await sdkCatalog(() => catalog.reload());
+        files.commit();
+        notify(servers, tools, files.current.skills, changes, options);
+        return changes;
+      } catch (e) {
+        files.abort();
+        throw e;
+      }
+    });
+    queue = run.catch(() => {});
+    return run;
+  };
+  return Object.freeze({
+    catalog,
+    server: createServer(),
+    get skills() {
+      return files.current.skills;
+    },
+    createServer,
+    reload,
+  });
+}
+
+/** Run an SDK catalog step, turning its `SkillCatalogError` into this module's typed error. */
+async function sdkCatalog<T>(step: () => Promise<T>): Promise<T> {
+  try {
+    return await step();
+  } catch (e) {
+    if (!(e instanceof SkillCatalogError)) throw e;
+    throw new McpSkillError(
+      "CATALOG_REFUSED",
+      `The MCP SDK refused the skills: ${
+        e.problems.map((p) => `${p.path}: ${p.message}`).join("; ")
+      }`,
+      undefined,
+      { cause: e },
+    );
+  }
+}
+
+function registerSkillTool(
+  server: McpServer,
+  skills: () => ReadonlyMap<string, LoadedSkill>,
+  options: ServeSkillsOptions,
+): RegisteredTool | undefined {
+  if (skills().size === 0) return undefined;
+  const definition = skillToolDefinition(skills().values());
+  return server.registerTool(
+    "skill",
+    {
+      description: definition.description,
+      inputSchema: fromJsonSchema(definition.input_schema as Record<string, unknown>),
+    },
+    (input: unknown) => {
+      const result = handleSkillTool(input, {
+        skills: skills(),
+        global_safety: options.global_safety !== false,
+        skill_safety: (name) => skillSafety(options.skill_safety, name),
+      });
+      return { content: [{ type: "text", text: result.content }], isError: result.is_error };
+    },
+  );
+}
+
+function notify(
+  servers: Set<WeakRef<McpServer>>,
+  tools: WeakMap<McpServer, RegisteredTool>,
+  skills: ReadonlyMap<string, LoadedSkill>,
+  changes: SkillCatalogChanges,
+  options: ServeSkillsOptions,
+): void {
+  const any = changes.added.length + changes.removed.length + changes.changed.length > 0;
+  if (!any) return;
+  const definition = skills.size === 0 ? undefined : skillToolDefinition(skills.values());
+  for (const ref of servers) {
+    const server = ref.deref();
+    if (server === undefined) {
+      servers.delete(ref);
+      continue;
+    }
+    if (!server.isConnected()) continue;
+    const tool = tools.get(server);
+    if (tool === undefined && definition !== undefined) {
+      // The first skill arrived: the tool appears (the SDK announces tools/list_changed).
+      const added = registerSkillTool(server, () => skills, options);
+      if (added !== undefined) tools.set(server, added);
+    } else if (tool !== undefined && definition !== undefined) {
+      tool.update({
+        description: definition.description,
+        paramsSchema: fromJsonSchema(definition.input_schema as Record<string, unknown>),
+      });
+    }
+    // The SDK already announced additions and removals; a changed file is announced here.
+    if (!changes.listChanged) server.sendResourceListChanged();
+  }
+}
+
+/**
+ * The `SkillFiles` adapter: a virtual tree `<skill>/<path>` of the files the
+ * gate lets a model see. `list("")` (the start of every walk) loads all
+ * folders into a pending snapshot; `commit()` makes it current once the SDK
+ * accepted it, `abort()` drops it.
+ */
+class LoaderFiles implements SkillFiles {
+  readonly #folders: readonly string[];
+  readonly #options: ServeSkillsOptions;
+  readonly #warn: (warning: SkillWarning) => void;
+  #current: Snapshot = { skills: new Map(), files: new Map(), dirs: new Map() };
+  #pending: Snapshot | undefined;
+  #prepared: Snapshot | undefined;
+
+  constructor(
+    folders: readonly string[],
+    options: ServeSkillsOptions,
+    warn: (warning: SkillWarning) => void,
+  ) {
+    this.#folders = folders.map((f) => resolve(f));
+    this.#options = options;
+    this.#warn = warn;
+  }
+
+  get current(): Snapshot {
+    return this.#current;
+  }
+
+  /** Load the folders now, so the loader's own errors reach the caller unwrapped. */
+  prepare(): void {
+    this.#prepared = this.#load();
+  }
+
+  commit(): void {
+    if (this.#pending !== undefined) this.#current = this.#pending;
+    this.#pending = undefined;
+  }
+
+  abort(): void {
+    this.#pending = undefined;
+    this.#prepared = undefined;
+  }
+
+  list(dir: string): Promise<SkillFileEntry[]> {
+    if (dir === "") {
+      this.#pending = this.#prepared ?? this.#load();
+      this.#prepared = undefined;
+    }
+    const children = (this.#pending ?? this.#current).dirs.get(dir);
+    if (children === undefined) return Promise.reject(new Error(`No such folder "${dir}"`));
+    return Promise.resolve([...children.values()]);
+  }
+
+  read(path: string): Promise<Uint8Array> {
+    const published = this.#pending?.files.get(path) ?? this.#current.files.get(path);
+    if (published === undefined) return Promise.reject(new Error(`No such file "${path}"`));
+    try {
+      return Promise.resolve(readWhole(published));
+    } catch (e) {
+      return Promise.reject(e);
+    }
+  }
+
+  #load(): Snapshot {
+    const skills = new Map<string, LoadedSkill>();
+    const files = new Map<string, Published>();
+    const dirs = new Map<string, Map<string, SkillFileEntry>>([["", new Map()]]);
+    for (const folder of skillFolders(this.#folders)) {
+      const skill = loadSkillFolder(folder);
+      const previous = skills.get(skill.name);
+      if (previous !== undefined) {
+        throw new McpSkillError(
+          "DUPLICATE_SKILL",
+          `Two folders hold the skill ${JSON.stringify(skill.name)}: ${
+            JSON.stringify(previous.location)
+          } and ${JSON.stringify(skill.location)}`,
+        );
+      }
+      const flags = this.#flags(skill.name);
+      const published = this.#published(skill, flags);
+      if (published === undefined) continue;
+      skills.set(skill.name, skill);
+      for (const [path, file] of published) {
+        const virtual = `${skill.name}/${path}`;
+        files.set(virtual, { file, flags });
+        addToTree(dirs, virtual);
+      }
+    }
+    return { skills, files, dirs };
+  }
+
+  /** The files of `skill` a model may see, by the path they are served under; `undefined` over the limits. */
+  #flags(name: string): SafetyFlags {
+    return {
+      global_safety: this.#options.global_safety !== false,
+      skill_safety: skillSafety(this.#options.skill_safety, name),
+    };
+  }
+
+  #published(skill: LoadedSkill, flags: SafetyFlags): Map<string, ResourceFile> | undefined {
+    const published = new Map<string, ResourceFile>();
+    const instructions = INSTRUCTIONS.find((n) => skill.files.has(n))!;
+    let bytes = 0;
+    for (const file of skill.files.values()) {
+      if (file.outside_root === true) continue;
+      if (INSTRUCTIONS.includes(file.path) && file.path !== instructions) continue;
+      if (!mayAccess(effectiveClass(file.path, file.real_path), flags)) continue;
+      const served = file.path === instructions ? "SKILL.md" : file.path;
+      if (served.split("/").some((segment) => segment.startsWith("."))) continue;
+      if (served !== "SKILL.md" && served.endsWith("/SKILL.md")) {
+        this.#warn({
+          path: `${skill.location}/${served}`,
+          message: "a SKILL.md below the top level of a skill is not published",
+        });
+        continue;
+      }
+      published.set(served, file);
+      bytes += file.size;
+    }
+    const maxFiles = this.#options.limits?.files ?? SKILL_LIMITS.files;
+    const maxBytes = this.#options.limits?.bytes ?? SKILL_LIMITS.bytes;
+    if (published.size > maxFiles || bytes > maxBytes) {
+      this.#warn({
+        path: skill.location,
+        message: `Skill ${
+          JSON.stringify(skill.name)
+        } is not published: ${published.size} files / ${bytes} bytes exceed the limit of ${maxFiles} files / ${maxBytes} bytes`,
+      });
+      return undefined;
+    }
+    return published;
+  }
+}
+
+function addToTree(dirs: Map<string, Map<string, SkillFileEntry>>, path: string): void {
+  const segments = path.split("/");
+  let dir = "";
+  segments.forEach((name, i) => {
+    const kind = i < segments.length - 1 ? "directory" : "file";
+    let children = dirs.get(dir);
+    if (children === undefined) dirs.set(dir, children = new Map());
+    if (!children.has(name)) children.set(name, { name, kind });
+    dir = dir === "" ? name : `${dir}/${name}`;
+  });
+}
+
+/**
+ * Every byte of a file through one verified handle (SPEC §4: opened once,
+ * regular file, real path inside the skill after the open), refused when the
+ * class of the real path found at read time is one the gate closes; one
+ * byte past the opened size shows growth (the SDK then refuses the digest).
+ */
+function readWhole({ file, flags }: Published): Uint8Array {
+  const handle = openResource(file);
+  try {
+    assertAccess(file.path, effectiveClass(file.path, handle.real_path), flags, "read");
+    const chunks: Uint8Array[] = [];
+    let total = 0;
+    while (total <= handle.size) {
+      const chunk = handle.read(total, Math.min(CHUNK, handle.size + 1 - total));
+      if (chunk.length === 0) break;
+      chunks.push(chunk.slice());
+      total += chunk.length;
+    }
+    if (chunks.length === 1) return chunks[0]!;
+    const out = new Uint8Array(total);
+    let at = 0;
+    for (const c of chunks) {
+      out.set(c, at);
+      at += c.length;
+    }
+    return out;
+  } finally {
+    handle.close();
+  }
+}
+
+/** Each argument is a skill folder, or a folder whose direct sub-folders are skills (sorted). */
+function skillFolders(folders: readonly string[]): string[] {
+  const out: string[] = [];
+  for (const folder of folders) {
+    if (isSkillFolder(folder)) {
+      out.push(folder);
+      continue;
+    }
+    let names: string[];
+    try {
+      names = readdirSync(folder, { withFileTypes: true })
+        .filter((e) => e.isDirectory() && !e.name.startsWith("."))
+        .map((e) => e.name)
+        .sort();
+    } catch {
+      // Not a readable folder: loaded as a skill, for the loader's clear error.
+      out.push(folder);
+      continue;
+    }
+    // A folder without skills serves none (yet: --watch picks up skills added later).
+    out.push(...names.map((n) => join(folder, n)).filter(isSkillFolder));
+  }
+  return out;
+}
+
+/**
+ * @param table The skill safety option.
+ * @param name A skill name.
+ * @returns The skill's safety (absent means true).
+ */
+export function skillSafety(table: SkillSafety | undefined, name: string): boolean {
+  if (table === undefined) return true;
+  if (typeof table === "boolean") return table;
+  const value = typeof table === "function" ? table(name) : table.get(name);
+  return value !== false;
+}
+
+/**
+ * A cheap fingerprint of the folders (paths, sizes, modification times), to
+ * tell when a reload is worth doing.
+ *
+ * @param folders The served folders.
+ * @returns A string that changes when any file under them does.
+ */
+export function fingerprint(folders: readonly string[]): string {
+  const parts: string[] = [];
+  const stack = folders.map((f) => resolve(f));
+  while (stack.length > 0) {
+    const dir = stack.pop()!;
+    let entries;
+    try {
+      entries = readdirSync(dir, { withFileTypes: true });
+    } catch {
+      parts.push(`${dir}:?`);
+      continue;
+    }
+    for (const entry of entries) {
+      const full = join(dir, entry.name);
+      if (entry.isDirectory()) {
+        stack.push(full);
+        continue;
+      }
+      let stat: Stats | undefined;
+      try {
+        stat = statSync(full);
+      } catch {
+        stat = undefined;
+      }
+      parts.push(`${full}:${stat?.size}:${stat?.mtimeMs}:${stat?.ino}`);
+    }
+  }
+  return parts.sort().join("\n");
+}
+
+/** Options of {@linkcode watchSkills}. */
+export interface WatchOptions {
+  /** How often to look for changes; default 500 ms. */
+  readonly intervalMs?: number;
+  /** Called after each successful reload that changed something. */
+  readonly onReload?: (changes: SkillCatalogChanges) => void;
+  /** Called when a reload fails (the previous catalog keeps serving). */
+  readonly onError?: (error: unknown) => void;
+}
+
+/**
+ * Reload a served catalog whenever the folders change (polled: a
+ * fingerprint of paths, sizes and modification times, so it works the same
+ * on every runtime and file system). All or nothing: a broken edit keeps the
+ * previous catalog serving and reports the error to `onError`.
+ *
+ * @param served From {@linkcode serveSkills}.
+ * @param folders The folders it serves.
+ * @param options Interval and callbacks.
+ * @returns A handle whose `close()` stops watching.
+ * @example
+ * ```ts
+ * import { serveSkills, watchSkills } from "./mcp.ts";
+ * import { assert } from "./_assert.ts";
+ *
+ * const folder = new URL("../examples/skills", import.meta.url).pathname;
+ * const served = await serveSkills([folder]);
+ * const watcher = watchSkills(served, [folder], { intervalMs: 50 });
+ * watcher.close();
+ * assert.ok(served.skills.has("pdf"));
+ * ```
+ */
+export function watchSkills(
+  served: SkillServer,
+  folders: readonly string[],
+  options: WatchOptions = {},
+): { close(): void } {
+  let last = fingerprint(folders);
+  let busy = false;
+  const timer = setInterval(() => {
+    if (busy) return;
+    const now = fingerprint(folders);
+    if (now === last) return;
+    busy = true;
+    served.reload().then(
+      (changes) => {
+        last = now;
+        const any = changes.added.length + changes.removed.length + changes.changed.length;
+        if (any > 0) options.onReload?.(changes);
+      },
+      (error) => {
+        last = now;
+        options.onError?.(error);
+      },
+    ).finally(() => {
+      busy = false;
+    });
+  }, options.intervalMs ?? 500);
+  return { close: () => clearInterval(timer) };
+}

@@ -1,0 +1,35 @@
+/**
+ * **skillset/mcp** — skills over MCP (SEP-2640, `io.modelcontextprotocol/skills`),
+ * both ways, built on the official SDK (`@modelcontextprotocol/server` and
+ * `@modelcontextprotocol/client`, the only entry point that depends on them):
+ *
+ * - serve skill folders with the gate ({@linkcode serveSkills},
+ *   {@linkcode watchSkills}, {@linkcode listenHttp});
+ * - consume a server's skills as bundles ({@linkcode mcpSkillBundles}).
+ *
+ * ```ts
+ * import { Client, InMemoryTransport } from "@modelcontextprotocol/client";
+ * import { mcpSkillBundles, serveSkills } from "./mcp.ts";
+ * import { assert } from "./_assert.ts";
+ *
+ * const served = await serveSkills([new URL("../examples/skills", import.meta.url).pathname]);
+ * const [here, there] = InMemoryTransport.createLinkedPair();
+ * await served.server.connect(there);
+ * const client = new Client({ name: "host", version: "1.0.0" });
+ * await client.connect(here);
+ * const skills = await mcpSkillBundles(client, { origin: "examples" });
+ * const page = await skills.read("examples:pdf", "references/forms.md");
+ * assert.equal(page.class, "references");
+ * await client.close();
+ * ```
+ *
+ * @module
+ */
+export { McpSkillError } from "./_mcp_errors.ts";
+export type { McpSkillErrorCode } from "./_mcp_errors.ts";
+export { serveSkills, watchSkills } from "./_mcp_serve.ts";
+export type { ServeSkillsOptions, SkillSafety, SkillServer, WatchOptions } from "./_mcp_serve.ts";
+export { mcpSkillBundles, McpSkills } from "./_mcp_consume.ts";
+export type { McpSkillBundle, McpSkillBundlesOptions, McpSkillWarning } from "./_mcp_consume.ts";
+export { isLoopbackHost, listenHttp } from "./_mcp_http.ts";
+export type { HttpListener, ListenHttpOptions } from "./_mcp_http.ts";

@@ -1,0 +1,865 @@
+import { after, describe, it } from "node:test";
+import assert from "node:assert/strict";
+import { request as httpRequest } from "node:http";
+import { readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import {
+  Client,
+  InMemoryTransport,
+  StreamableHTTPClientTransport,
+} from "@modelcontextprotocol/client";
+import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
+import { type Skill, SkillsClient } from "@modelcontextprotocol/client/ext/skills";
+import { McpServer } from "@modelcontextprotocol/server";
+import {
+  memorySkillFiles,
+  SkillsExtension,
+  type SkillWarning,
+} from "@modelcontextprotocol/server/ext/skills";
+import { fc, runs } from "./_fc.ts";
+import {
+  BINARY,
+  cliCommand,
+  commandLine,
+  digest,
+  eventually,
+  GEN_NONSTANDARD,
+  GEN_STANDARD,
+  generatedSkills,
+  listPage,
+  put,
+  ROOT,
+  skillMd,
+  startHttpServer,
+  tempDir,
+  within,
+} from "./_mcp.ts";
+import { cli } from "./_cli.ts";
+import {
+  activateSkill,
+  handleSkillTool,
+  readResource,
+  renderActivation,
+  skillToolDefinition,
+} from "../mod.ts";
+import { loadSkillFolder } from "../lib/load.ts";
+import { mcpSkillBundles, McpSkillError, serveSkills, type SkillServer } from "../lib/mcp.ts";
+import { splitCommand } from "../lib/_mcp_cli.ts";
+import { mainAsync } from "../lib/cli.ts";
+
+const MCP_SERVE_USAGE = "skillset serve <skill-dir>... [--http 127.0.0.1:PORT [--allow-remote]] " +
+  "[--watch] [--prefix <p>] [--page-size N] [--global-safety true|false] [--skill-safety true|false]";
+
+const EXAMPLES = join(ROOT, "examples", "skills");
+const TIME = 60_000;
+const temps: string[] = [];
+after(() => {
+  for (const t of temps) rmSync(t, { recursive: true, force: true });
+});
+function temp(): string {
+  const dir = tempDir();
+  temps.push(dir);
+  return dir;
+}
+
+/** A client connected in-process to a fresh server of `served`. */
+async function connectInMemory(server: McpServer): Promise<Client> {
+  const [here, there] = InMemoryTransport.createLinkedPair();
+  await server.connect(there);
+  const client = new Client({ name: "test-host", version: "1.0.0" });
+  await client.connect(here);
+  return client;
+}
+
+/** The relative path of a resource URI of a skill, decoded. */
+function relative(skill: Skill, uri: string): string {
+  const root = skill.uri.slice(0, -"SKILL.md".length);
+  return uri.slice(root.length).split("/").map(decodeURIComponent).join("/");
+}
+
+/** What a local read of the same file gives, whole. */
+function localBytes(folder: string, path: string): Uint8Array {
+  const bundle = loadSkillFolder(folder);
+  const file = bundle.files.get(path === "SKILL.md" ? "SKILL.md" : path)!;
+  return file.read(0, file.size + 1);
+}
+
+async function rpcError(promise: Promise<unknown>): Promise<number | undefined> {
+  try {
+    await promise;
+  } catch (e) {
+    return (e as { code?: number }).code;
+  }
+  assert.fail("expected an error");
+}
+
+/**
+ * The whole SEP-2640 surface against a connected client: capability, paging
+ * at page size 1, get of every entry, read of every file against the local
+ * bytes, digests and sizes, and the -32602 answers.
+ */
+async function roundTrip(client: Client, folders: Record<string, string>): Promise<void> {
+  const extensions = client.getServerCapabilities()?.extensions as Record<string, unknown>;
+  assert.deepEqual(extensions["io.modelcontextprotocol/skills"], { directoryRead: true });
+  const skills = new SkillsClient(client);
+  // Page size 1: every page holds one whole entry; the walk sees each once.
+  const walked: string[] = [];
+  let cursor: string | undefined;
+  do {
+    const page = await listPage(client, cursor);
+    assert.ok(page.skills.length <= 1, "a page holds at most one entry");
+    walked.push(...page.skills.map((s) => s.uri));
+    cursor = page.nextCursor;
+  } while (cursor !== undefined);
+  const { skills: entries } = await skills.list();
+  assert.deepEqual(walked, entries.map((e) => e.uri));
+  assert.deepEqual(entries.map((e) => e.frontmatter.name).sort(), Object.keys(folders).sort());
+  for (const entry of entries) {
+    const folder = folders[entry.frontmatter.name as string]!;
+    assert.deepEqual((await skills.get(entry.uri)).skill, entry);
+    assert.ok(Array.isArray(entry.resources));
+    const resources = entry.resources as { uri: string; digest: string; size: number }[];
+    for (const resource of resources) {
+      const path = relative(entry, resource.uri);
+      const local = localBytes(folder, path);
+      const file = await skills.read(entry, resource.uri);
+      assert.deepEqual(file.bytes, local, `${resource.uri} equals the local read`);
+      assert.equal(resource.size, local.length);
+      assert.equal(resource.digest, await digest(local));
+      if (path === "SKILL.md") {
+        const read = await client.readResource({ uri: resource.uri });
+        const content = read.contents[0] as { mimeType?: string };
+        assert.equal(content.mimeType, "text/markdown");
+      }
+    }
+    // A file is not a directory.
+    assert.equal(
+      await rpcError(skills.readDirectory(resources.at(-1)!.uri)),
+      -32602,
+    );
+  }
+  assert.equal(await rpcError(skills.get("skill://no-such-skill/SKILL.md")), -32602);
+  // resources/list shows each SKILL.md with the frontmatter's name and description.
+  const listed = (await client.listResources()).resources;
+  assert.deepEqual(
+    listed.map((r) => [r.uri, r.name, r.description, r.mimeType]),
+    entries.map((e) => [e.uri, e.frontmatter.name, e.frontmatter.description, "text/markdown"]),
+  );
+}
+
+describe("serveSkills", () => {
+  for (const era of ["2025-11-25", "2026-07-28"] as const) {
+    it(`round trip over stdio with the official client, protocol ${era}: examples and a generated folder, page size 1`, async () => {
+      const root = temp();
+      const generated = generatedSkills(root);
+      const transport = new StdioClientTransport({
+        ...cliCommand(["serve", EXAMPLES, generated, "--page-size", "1"]),
+        stderr: "pipe",
+      });
+      const client = new Client(
+        { name: "test-host", version: "1.0.0" },
+        era === "2026-07-28" ? { versionNegotiation: { mode: { pin: era } } } : {},
+      );
+      await within(TIME, client.connect(transport), "connect over stdio");
+      try {
+        assert.equal(client.getNegotiatedProtocolVersion(), era);
+        await within(
+          TIME,
+          roundTrip(client, { pdf: join(EXAMPLES, "pdf"), gen: join(generated, "gen") }),
+          "stdio round trip",
+        );
+      } finally {
+        await client.close();
+      }
+    });
+  }
+
+  for (const era of ["2025-11-25", "2026-07-28"] as const) {
+    it(`round trip over Streamable HTTP on 127.0.0.1, protocol ${era}`, async () => {
+      const root = temp();
+      const generated = generatedSkills(root);
+      const server = await startHttpServer([EXAMPLES, generated, "--page-size", "1"]);
+      const client = new Client(
+        { name: "test-host", version: "1.0.0" },
+        era === "2026-07-28" ? { versionNegotiation: { mode: { pin: era } } } : {},
+      );
+      try {
+        assert.match(server.url, /^http:\/\/127\.0\.0\.1:\d+\/mcp$/);
+        await within(
+          TIME,
+          client.connect(new StreamableHTTPClientTransport(new URL(server.url))),
+          "connect over HTTP",
+        );
+        assert.equal(client.getNegotiatedProtocolVersion(), era);
+        await within(
+          TIME,
+          roundTrip(client, { pdf: join(EXAMPLES, "pdf"), gen: join(generated, "gen") }),
+          "HTTP round trip",
+        );
+        if (era === "2026-07-28") {
+          // The CLI's own client negotiates over HTTP.
+          const read = cli([
+            "read",
+            "--mcp-url",
+            server.url,
+            "--origin",
+            "web",
+            "web:gen",
+            "top.txt",
+          ]);
+          assert.equal(read.code, 0, read.stderr);
+          assert.match(read.stdout, /^skill: web:gen$/m);
+          assert.match(read.stdout, /^top level$/m);
+        }
+      } finally {
+        await client.close();
+        await server.stop();
+      }
+    });
+  }
+
+  it("HTTP refuses a request whose Host is not localhost (DNS rebinding)", async () => {
+    const server = await startHttpServer([EXAMPLES]);
+    try {
+      const url = new URL(server.url);
+      const status = await new Promise<number>((ok, fail) => {
+        const req = httpRequest({
+          host: url.hostname,
+          port: url.port,
+          path: "/mcp",
+          method: "POST",
+          headers: { host: "attacker.example", "content-type": "application/json" },
+        }, (res) => {
+          res.resume();
+          ok(res.statusCode ?? 0);
+        });
+        req.on("error", fail);
+        req.end(JSON.stringify({ jsonrpc: "2.0", id: 1, method: "ping" }));
+      });
+      assert.equal(status, 403);
+    } finally {
+      await server.stop();
+    }
+  });
+
+  it("the CLI refuses a non-loopback --http address without --allow-remote", () => {
+    const result = cli(["serve", EXAMPLES, "--http", "192.0.2.1:8765"]);
+    assert.equal(result.code, 2);
+    assert.equal(
+      result.stderr,
+      'skillset: refused to serve on "192.0.2.1": not a loopback address (add --allow-remote to serve beyond this machine)\n',
+    );
+  });
+
+  describe("the gate over MCP", () => {
+    const states = [
+      { global_safety: true, skill_safety: true },
+      { global_safety: true, skill_safety: false },
+      { global_safety: false, skill_safety: true },
+      { global_safety: false, skill_safety: false },
+    ];
+    for (const flags of states) {
+      const open = !flags.global_safety && !flags.skill_safety;
+      it(
+        `global ${flags.global_safety}, skill ${flags.skill_safety}: non-standard files ${
+          open ? "served" : "hidden"
+        } in skills/list, skills/get, resources/read, directory reads and the skill tool`,
+        async () => {
+          const skills = generatedSkills(temp());
+          const served = await serveSkills([skills], { ...flags, onWarning: () => {} });
+          const client = await connectInMemory(served.server);
+          try {
+            const sc = new SkillsClient(client);
+            const { skills: [entry] } = await sc.list();
+            const paths = (entry!.resources as { uri: string }[]).map((r) =>
+              relative(entry!, r.uri)
+            )
+              .sort();
+            const expected = [...GEN_STANDARD, ...(open ? GEN_NONSTANDARD : [])].sort();
+            assert.deepEqual(paths, expected, "skills/list");
+            assert.deepEqual((await sc.get(entry!.uri)).skill, entry, "skills/get");
+            for (const path of GEN_NONSTANDARD) {
+              const uri = `skill://gen/${path}`;
+              const read = client.readResource({ uri });
+              if (open) {
+                const contents = (await read).contents[0] as { text?: string };
+                assert.equal(contents.text, "non-standard secret\n", "resources/read");
+              } else {
+                assert.equal(await rpcError(read), -32602, "resources/read of a gated file");
+              }
+            }
+            const top = (await sc.readDirectory("skill://gen")).resources.map((r) => r.name).sort();
+            assert.deepEqual(
+              top,
+              [
+                "SKILL.md",
+                "assets",
+                "references",
+                "scripts",
+                "top.txt",
+                ...(open ? ["extras"] : []),
+              ]
+                .sort(),
+            );
+            const refs = (await sc.readDirectory("skill://gen/references")).resources
+              .map((r) => r.name).sort();
+            assert.equal(refs.includes("leak.md"), open, "directory read of references/");
+            assert.equal(refs.includes("alias.md"), true);
+            if (!open) {
+              assert.equal(await rpcError(sc.readDirectory("skill://gen/extras")), -32602);
+            }
+            const activation = await client.callTool({
+              name: "skill",
+              arguments: { skill: "gen" },
+            });
+            const text = (activation.content as { text: string }[])[0]!.text;
+            assert.equal(text.includes("extras/secret.txt"), open, "the skill tool's manifest");
+            const secret = await client.callTool({
+              name: "skill",
+              arguments: { skill: "gen", resource: "extras/secret.txt" },
+            });
+            assert.equal(secret.isError === true, !open, "the skill tool's read");
+            assert.equal(
+              (secret.content as { text: string }[])[0]!.text.includes("non-standard secret"),
+              open,
+            );
+          } finally {
+            await client.close();
+          }
+        },
+      );
+    }
+  });
+
+  it("a link out of the skill is never published, whatever the gate", async () => {
+    const skills = generatedSkills(temp());
+    const served = await serveSkills([skills], {
+      global_safety: false,
+      skill_safety: false,
+      onWarning: () => {},
+    });
+    const uris = (served.catalog.entries[0]!.resources as { uri: string }[]).map((r) => r.uri);
+    assert.equal(uris.includes("skill://gen/assets/outside.txt"), false);
+    const client = await connectInMemory(served.server);
+    try {
+      assert.equal(
+        await rpcError(client.readResource({ uri: "skill://gen/assets/outside.txt" })),
+        -32602,
+      );
+    } finally {
+      await client.close();
+    }
+  });
+
+  it("a listed link re-pointed into a non-standard folder is refused at read time", async () => {
+    const root = temp();
+    const skills = generatedSkills(root);
+    const gen = join(skills, "gen");
+    // Same bytes, so only the class decided on the opened handle can refuse it.
+    writeFileSync(join(gen, "extras/secret.txt"), readFileSync(join(gen, "references/guide.md")));
+    const warnings: SkillWarning[] = [];
+    const served = await serveSkills([skills], { onWarning: (w) => warnings.push(w) });
+    const client = await connectInMemory(served.server);
+    try {
+      // references/alias.md -> guide.md was listed as a link; it now leads into extras/.
+      rmSync(join(gen, "references/alias.md"));
+      symlinkSync("../extras/secret.txt", join(gen, "references/alias.md"));
+      assert.equal(
+        await rpcError(client.readResource({ uri: "skill://gen/references/alias.md" })),
+        -32603,
+      );
+      assert.deepEqual(warnings.at(-1), {
+        path: "gen/references/alias.md",
+        message:
+          'could not be read: Refused to read non-standard resource "references/alias.md": ' +
+          "global safety is true, skill safety is true (both must be false)",
+      });
+    } finally {
+      await client.close();
+    }
+  });
+
+  it("published files are exactly what the gate lets a model see (generated trees, four states)", async () => {
+    const segment = fc.stringMatching(/^[a-z0-9][a-z0-9_-]{0,6}$/);
+    const folder = fc.constantFrom("references", "assets", "scripts", "extra", "References", "");
+    const file = fc.tuple(folder, fc.array(segment, { maxLength: 2 }), segment).map(
+      ([top, middle, name]) => [top, ...middle, `${name}.txt`].filter((s) => s !== "").join("/"),
+    );
+    await fc.assert(
+      fc.asyncProperty(
+        fc.uniqueArray(file, { maxLength: 8 }),
+        fc.boolean(),
+        fc.boolean(),
+        async (files, global_safety, skill_safety) => {
+          const root = temp();
+          put(root, "prop/SKILL.md", skillMd("prop"));
+          const taken = new Set<string>();
+          const kept = files.filter((f) => {
+            // A file and a folder cannot share a path.
+            const parts = f.split("/");
+            for (let i = 1; i <= parts.length; i++) {
+              const prefix = parts.slice(0, i).join("/");
+              if (
+                taken.has(prefix) ||
+                (i === parts.length && [...taken].some((t) => t.startsWith(`${f}/`)))
+              ) return false;
+            }
+            taken.add(f);
+            return true;
+          });
+          for (const f of kept) put(join(root, "prop"), f, f);
+          const served = await serveSkills([join(root, "prop")], {
+            global_safety,
+            skill_safety,
+            onWarning: () => {},
+          });
+          const published = (served.catalog.entries[0]!.resources as { uri: string }[])
+            .map((r) => relative(served.catalog.entries[0]!, r.uri)).sort();
+          const bundle = loadSkillFolder(join(root, "prop"));
+          const visible = activateSkill(bundle, { global_safety, skill_safety }).resources;
+          const expected = ["SKILL.md", ...Object.values(visible).flat().map((e) => e.path)]
+            .sort();
+          assert.deepEqual(published, expected);
+        },
+      ),
+      runs(15),
+    );
+  });
+
+  it("a skill over the 512-file limit is not published, with a warning naming it", async () => {
+    const root = temp();
+    put(root, "big/SKILL.md", skillMd("big"));
+    for (let i = 0; i < 512; i++) put(root, `big/references/f${i}.md`, "x");
+    put(root, "small/SKILL.md", skillMd("small"));
+    const warnings: SkillWarning[] = [];
+    const served = await serveSkills([root], { onWarning: (w) => warnings.push(w) });
+    assert.deepEqual(served.catalog.entries.map((e) => e.uri), ["skill://small/SKILL.md"]);
+    assert.deepEqual(warnings, [{
+      path: join(root, "big"),
+      message: `Skill "big" is not published: 513 files / ${
+        512 + skillMd("big").length
+      } bytes exceed the limit of 512 files / 16777216 bytes`,
+    }]);
+  });
+
+  it("a skill over the byte limit is not published", async () => {
+    const root = temp();
+    put(root, "heavy/SKILL.md", skillMd("heavy"));
+    put(root, "heavy/assets/blob.bin", new Uint8Array(2000));
+    const warnings: SkillWarning[] = [];
+    const served = await serveSkills([root], {
+      limits: { bytes: 1000 },
+      onWarning: (w) => warnings.push(w),
+    });
+    assert.equal(served.catalog.entries.length, 0);
+    assert.match(warnings[0]!.message, /^Skill "heavy" is not published: 2 files \/ \d+ bytes/);
+  });
+
+  it("a skill the SDK's frontmatter reader refuses is a typed error, not a crash", async () => {
+    const root = temp();
+    put(root, "anch/SKILL.md", "---\nname: anch\ndescription: &d Uses an anchor\n---\nBody\n");
+    await assert.rejects(serveSkills([root], { onWarning: () => {} }), {
+      name: "McpSkillError",
+      code: "CATALOG_REFUSED",
+      message: "The MCP SDK refused the skills: anch/SKILL.md: SKILL.md frontmatter: line 3: " +
+        "anchors, aliases and tags are not supported (skill skipped)",
+    });
+  });
+
+  it("an empty folder serves no skill and no tool; the tool appears with the first skill", async () => {
+    const root = temp();
+    const warnings: SkillWarning[] = [];
+    const served = await serveSkills([root], { onWarning: (w) => warnings.push(w) });
+    assert.deepEqual(warnings.map((w) => w.message), [
+      "no skills found (a skill is a folder containing SKILL.md)",
+    ]);
+    const client = await connectInMemory(served.createServer());
+    try {
+      assert.deepEqual((await client.listTools()).tools, []);
+      put(root, "first/SKILL.md", skillMd("first"));
+      const changes = await served.reload();
+      assert.deepEqual(changes.added, ["skill://first/SKILL.md"]);
+      assert.deepEqual((await client.listTools()).tools.map((t) => t.name), ["skill"]);
+      const result = await client.callTool({ name: "skill", arguments: { skill: "first" } });
+      assert.match((result.content as { text: string }[])[0]!.text, /^skill: first$/m);
+      // A broken edit: the reload fails with the loader's error and the catalog stays.
+      put(root, "first/SKILL.md", "---\nname: First\n---\n");
+      await assert.rejects(served.reload(), { name: "AgentSkillError" });
+      assert.deepEqual(served.catalog.entries.map((e) => e.uri), ["skill://first/SKILL.md"]);
+      assert.deepEqual([...served.skills.keys()], ["first"]);
+    } finally {
+      await client.close();
+    }
+  });
+
+  it("two folders with the same skill name are refused", async () => {
+    const a = temp(), b = temp();
+    put(a, "same/SKILL.md", skillMd("same"));
+    put(b, "same/SKILL.md", skillMd("same"));
+    await assert.rejects(serveSkills([a, b]), (e: unknown) => {
+      assert.ok(e instanceof McpSkillError);
+      assert.equal(e.code, "DUPLICATE_SKILL");
+      assert.equal(
+        e.message,
+        `Two folders hold the skill "same": ${JSON.stringify(join(a, "same"))} and ${
+          JSON.stringify(join(b, "same"))
+        }`,
+      );
+      return true;
+    });
+  });
+});
+
+describe("mcpSkillBundles", () => {
+  it("consumes this project's server: activation, reads and the skill tool match the local folder", async () => {
+    const skills = generatedSkills(temp());
+    const served = await serveSkills([skills], { onWarning: () => {} });
+    const client = await connectInMemory(served.server);
+    try {
+      const remote = await mcpSkillBundles(client, { origin: "srv" });
+      assert.deepEqual([...remote.bundles.keys()], ["srv:gen"]);
+      const local = loadSkillFolder(join(skills, "gen"));
+      const bundle = remote.get("srv:gen")!;
+      assert.equal(bundle.loaded, false, "nothing fetched before activation");
+      const activation = await remote.activate("srv:gen");
+      assert.equal(
+        renderActivation(activation),
+        renderActivation(activateSkill(local)).replaceAll('"gen"', '"srv:gen"').replace(
+          "skill: gen",
+          "skill: srv:gen",
+        ),
+      );
+      for (const path of GEN_STANDARD.filter((p) => p !== "SKILL.md")) {
+        const page = await remote.read("srv:gen", path, { limit: 3 });
+        const expected = readResource(local, path, { limit: 3 });
+        assert.deepEqual({ ...page, skill: "gen" }, expected, path);
+      }
+      const viaTool = await remote.handleSkillTool({
+        skill: "srv:gen",
+        resource: "assets/blob.bin",
+      });
+      const localTool = handleSkillTool({ skill: "gen", resource: "assets/blob.bin" }, {
+        skills: [local],
+      });
+      assert.equal(viaTool.content, localTool.content.replace("skill: gen", "skill: srv:gen"));
+      const refused = await remote.handleSkillTool({
+        skill: "srv:gen",
+        resource: "extras/secret.txt",
+      });
+      assert.equal(refused.is_error, true);
+      assert.equal(skillToolDefinition(remote.bundles.values()).name, "skill");
+      assert.deepEqual(await remote.handleSkillTool({ skill: "srv:gen", extra: 1 }), {
+        content: 'Invalid input: unknown field "extra" (known: skill, resource, offset, limit)',
+        is_error: true,
+      });
+      assert.deepEqual(await remote.handleSkillTool({ skill: "gen" }), {
+        content: 'Unknown skill "gen"',
+        is_error: true,
+      });
+    } finally {
+      await client.close();
+    }
+  });
+
+  it("consumes a plain SDK server (SkillsExtension.load(memorySkillFiles(...)))", async () => {
+    const record: Record<string, string | Uint8Array> = {
+      "refunds/SKILL.md": skillMd("refunds", "Refund orders", "Check the policy.\n"),
+      "refunds/references/policy.md": "Refunds within 30 days.\n",
+      "refunds/assets/table.bin": BINARY,
+    };
+    const catalog = await SkillsExtension.load(memorySkillFiles(record));
+    const server = new McpServer({ name: "plain", version: "1.0.0" });
+    catalog.attach(server);
+    const client = await connectInMemory(server);
+    try {
+      const remote = await mcpSkillBundles(client, { origin: "plain" });
+      const activation = await remote.activate("plain:refunds");
+      assert.equal(activation.instructions.trim(), "Check the policy.");
+      assert.deepEqual(activation.resources.references.map((e) => e.path), [
+        "references/policy.md",
+      ]);
+      const page = await remote.read("plain:refunds", "assets/table.bin");
+      assert.equal(page.encoding, "base64");
+      assert.equal(page.size, BINARY.length);
+      assert.deepEqual(Uint8Array.from(atob(page.content), (c) => c.charCodeAt(0)), BINARY);
+    } finally {
+      await client.close();
+    }
+  });
+
+  it("a file changed on the server after listing fails verification; skills/get recovers", async () => {
+    const record: Record<string, string | Uint8Array> = {
+      "refunds/SKILL.md": skillMd("refunds"),
+      "refunds/references/policy.md": "Refunds within 30 days.\n",
+    };
+    const catalog = await SkillsExtension.load(memorySkillFiles(record));
+    const server = new McpServer({ name: "plain", version: "1.0.0" });
+    catalog.attach(server);
+    const client = await connectInMemory(server);
+    try {
+      const remote = await mcpSkillBundles(client, { origin: "plain" });
+      record["refunds/references/policy.md"] = "Refunds within 7 days.\n";
+      await catalog.reload();
+      await assert.rejects(remote.read("plain:refunds", "references/policy.md"), (e: unknown) => {
+        assert.ok(e instanceof McpSkillError);
+        assert.equal(e.code, "VERIFICATION_FAILED");
+        assert.equal(e.uri, "skill://refunds/references/policy.md");
+        assert.equal(
+          e.message,
+          '"references/policy.md" of skill "plain:refunds" failed verification (size); call refresh("plain:refunds") to fetch the entry again',
+        );
+        return true;
+      });
+      const viaTool = await remote.handleSkillTool({
+        skill: "plain:refunds",
+        resource: "references/policy.md",
+      });
+      assert.deepEqual(viaTool, {
+        content:
+          '"references/policy.md" of skill "plain:refunds" failed verification (size); call refresh("plain:refunds") to fetch the entry again',
+        is_error: true,
+      });
+      await remote.refresh("plain:refunds");
+      const page = await remote.read("plain:refunds", "references/policy.md");
+      assert.equal(page.content, "Refunds within 7 days.\n");
+    } finally {
+      await client.close();
+    }
+  });
+
+  it("a file changed on disk behind this project's server fails verification; refresh recovers", async () => {
+    const skills = generatedSkills(temp());
+    const served: SkillServer = await serveSkills([skills], { onWarning: () => {} });
+    const client = await connectInMemory(served.server);
+    try {
+      const remote = await mcpSkillBundles(client, { origin: "srv" });
+      writeFileSync(join(skills, "gen/references/guide.md"), "# Guide\n\nline 2!\n");
+      await served.reload();
+      await assert.rejects(remote.read("srv:gen", "references/guide.md"), {
+        name: "McpSkillError",
+        code: "VERIFICATION_FAILED",
+      });
+      await remote.refresh("srv:gen");
+      assert.equal(
+        (await remote.read("srv:gen", "references/guide.md")).content,
+        "# Guide\n\nline 2!\n",
+      );
+    } finally {
+      await client.close();
+    }
+  });
+
+  it("an unlisted file, an unknown skill and a read before fetching are typed errors", async () => {
+    const served = await serveSkills([EXAMPLES]);
+    const client = await connectInMemory(served.server);
+    try {
+      const remote = await mcpSkillBundles(client, { origin: "ex" });
+      const bundle = remote.get("ex:pdf")!;
+      assert.throws(() => bundle.instructions, { name: "McpSkillError", code: "NOT_LOADED" });
+      assert.throws(() => bundle.files.get("references/forms.md")!.read(0, 10), {
+        name: "McpSkillError",
+        code: "NOT_LOADED",
+        message:
+          'File "references/forms.md" of skill "ex:pdf" is not fetched yet: await load("ex:pdf", "references/forms.md") first',
+      });
+      await assert.rejects(remote.load("ex:pdf", "references/none.md"), {
+        name: "McpSkillError",
+        code: "UNLISTED_FILE",
+        message: 'File "references/none.md" is not listed by skill "ex:pdf"',
+      });
+      await assert.rejects(remote.activate("pdf"), {
+        name: "McpSkillError",
+        code: "UNKNOWN_SKILL",
+        message: 'Unknown skill "pdf" from origin "ex"',
+      });
+      await assert.rejects(mcpSkillBundles(client, { origin: "a:b" }), {
+        name: "TypeError",
+        message: 'Invalid origin "a:b": use a short label of letters, digits, ".", "_" and "-"',
+      });
+    } finally {
+      await client.close();
+    }
+  });
+
+  it("two servers serving the same skill name stay distinct, and never shadow a local folder", async () => {
+    const make = async (policy: string) => {
+      const catalog = await SkillsExtension.load(memorySkillFiles({
+        "refunds/SKILL.md": skillMd("refunds", `Refunds (${policy})`),
+        "refunds/references/policy.md": policy,
+      }));
+      const server = new McpServer({ name: policy, version: "1.0.0" });
+      catalog.attach(server);
+      return await connectInMemory(server);
+    };
+    const [a, b] = [await make("30 days"), await make("7 days")];
+    try {
+      const fromA = await mcpSkillBundles(a, { origin: "shop-a" });
+      const fromB = await mcpSkillBundles(b, { origin: "shop-b" });
+      const root = temp();
+      put(root, "refunds/SKILL.md", skillMd("refunds", "Local refunds"));
+      const local = loadSkillFolder(join(root, "refunds"));
+      const all = [local, ...fromA.bundles.values(), ...fromB.bundles.values()];
+      assert.deepEqual(all.map((s) => s.name), ["refunds", "shop-a:refunds", "shop-b:refunds"]);
+      const tool = skillToolDefinition(all);
+      assert.deepEqual((tool.input_schema.properties as { skill: { enum: string[] } }).skill.enum, [
+        "refunds",
+        "shop-a:refunds",
+        "shop-b:refunds",
+      ]);
+      assert.equal((await fromA.read("shop-a:refunds", "references/policy.md")).content, "30 days");
+      assert.equal((await fromB.read("shop-b:refunds", "references/policy.md")).content, "7 days");
+    } finally {
+      await a.close();
+      await b.close();
+    }
+  });
+});
+
+describe("skillset serve --watch", () => {
+  it("add, change and break a skill while a client is connected", async () => {
+    const root = temp();
+    put(root, "alpha/SKILL.md", skillMd("alpha"));
+    put(root, "alpha/references/a.md", "first\n");
+    const transport = new StdioClientTransport({
+      ...cliCommand(["serve", root, "--watch"]),
+      stderr: "pipe",
+    });
+    let stderr = "";
+    transport.stderr?.on("data", (d: Uint8Array) => (stderr += new TextDecoder().decode(d)));
+    const client = new Client({ name: "test-host", version: "1.0.0" });
+    let notified = 0;
+    client.setNotificationHandler("notifications/resources/list_changed", () => {
+      notified++;
+    });
+    await within(TIME, client.connect(transport), "connect");
+    try {
+      const sc = new SkillsClient(client);
+      const uris = async () => (await sc.list()).skills.map((s) => s.uri);
+      assert.deepEqual(await uris(), ["skill://alpha/SKILL.md"]);
+      // Add.
+      put(root, "beta/SKILL.md", skillMd("beta"));
+      await eventually(
+        TIME,
+        "beta to appear",
+        async () => (await uris()).includes("skill://beta/SKILL.md") ? true : undefined,
+      );
+      await eventually(TIME, "a list_changed notification", () => notified >= 1 ? true : undefined);
+      // Change.
+      const before = (await sc.get("skill://alpha/SKILL.md")).skill;
+      const seen = notified;
+      writeFileSync(join(root, "alpha/references/a.md"), "second, longer\n");
+      const changed = await eventually(TIME, "alpha's new digest", async () => {
+        const now = (await sc.get("skill://alpha/SKILL.md")).skill;
+        return JSON.stringify(now) === JSON.stringify(before) ? undefined : now;
+      });
+      const file = await sc.read(changed, "references/a.md");
+      assert.equal(file.text, "second, longer\n");
+      await eventually(
+        TIME,
+        "a notification for the change",
+        () => notified > seen ? true : undefined,
+      );
+      // Break: the old catalog keeps serving.
+      writeFileSync(join(root, "beta/SKILL.md"), "---\nname: Not Valid\n---\n");
+      await eventually(
+        TIME,
+        "the reload warning",
+        () =>
+          stderr.includes("reload failed, still serving the previous skills") ? true : undefined,
+      );
+      assert.deepEqual(await uris(), ["skill://alpha/SKILL.md", "skill://beta/SKILL.md"]);
+      assert.equal((await sc.read(changed, "references/a.md")).text, "second, longer\n");
+    } finally {
+      await client.close();
+    }
+  });
+});
+
+describe("CLI with an MCP source", () => {
+  const server = commandLine(cliCommand(["serve", EXAMPLES]));
+  it("activate, read and to-prompt with --mcp-stdio print what the folder gives", () => {
+    const activated = cli(["activate", "--mcp-stdio", server, "pdf"]);
+    assert.equal(activated.code, 0, activated.stderr);
+    const local = cli(["activate", join(EXAMPLES, "pdf")]);
+    assert.equal(
+      activated.stdout,
+      local.stdout.replaceAll('"pdf"', '"mcp:pdf"').replace("skill: pdf", "skill: mcp:pdf"),
+    );
+    const read = cli(["read", "--mcp-stdio", server, "mcp:pdf", "references/forms.md", "--json"]);
+    assert.equal(read.code, 0, read.stderr);
+    const localRead = cli(["read", join(EXAMPLES, "pdf"), "references/forms.md", "--json"]);
+    assert.deepEqual(
+      { ...JSON.parse(read.stdout), skill: "pdf" },
+      JSON.parse(localRead.stdout),
+    );
+    const prompt = cli(["to-prompt", "--mcp-stdio", server, "--json"]);
+    assert.equal(prompt.code, 0, prompt.stderr);
+    assert.deepEqual(JSON.parse(prompt.stdout).map((e: { name: string }) => e.name), ["mcp:pdf"]);
+    const refused = cli(["read", "--mcp-stdio", server, "pdf", "canvas-fonts/NOTICE.txt"]);
+    assert.equal(refused.code, 1);
+    assert.match(
+      refused.stderr,
+      /Refused to read non-standard resource "canvas-fonts\/NOTICE.txt"/,
+    );
+  });
+});
+
+describe("CLI usage errors of the MCP commands", () => {
+  const cases: [string[], string][] = [
+    [
+      ["activate", "--mcp-stdio", "x", "--mcp-url", "http://127.0.0.1:1/mcp", "pdf"],
+      "skillset: give exactly one of --mcp-stdio and --mcp-url\n",
+    ],
+    [
+      ["read", "--mcp-url", "not a url", "pdf", "a.md"],
+      'skillset: --mcp-url takes a URL, got "not a url"\n',
+    ],
+    [["activate", "--mcp-stdio", "", "pdf"], "skillset: --mcp-stdio needs a command\n"],
+    [
+      ["serve", EXAMPLES, "--http", "127.0.0.1"],
+      'skillset: --http takes HOST:PORT (e.g. 127.0.0.1:3000), got "127.0.0.1"\n',
+    ],
+    [
+      ["serve", EXAMPLES, "--page-size", "0"],
+      'skillset: --page-size takes a whole number of at least 1, got "0"\n',
+    ],
+    [
+      ["graph", "--mcp-url", "http://127.0.0.1:1/mcp"],
+      "skillset: graph: --mcp-stdio and --mcp-url work with activate, read and to-prompt\n",
+    ],
+    [
+      ["serve", EXAMPLES, "--bogus"],
+      `skillset: serve: unknown option "--bogus"\nusage: ${MCP_SERVE_USAGE}\n`,
+    ],
+  ];
+  for (const [argv, message] of cases) {
+    it(`exit 2: ${argv.join(" ")}`, async () => {
+      let out = "", err = "";
+      const io = {
+        stdout: (s: string) => (out += s),
+        stderr: (s: string) => (err += s),
+        color: false,
+      };
+      assert.equal(await mainAsync(argv, io), 2);
+      assert.equal(err, message);
+      assert.equal(out, "");
+    });
+  }
+});
+
+describe("splitCommand", () => {
+  it("gives back the words of a shell-quoted command line", () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.string({ minLength: 1 }), { minLength: 1, maxLength: 5 }),
+        (words) => {
+          const line = words.map((w) => `'${w.replaceAll("'", `'\\''`)}'`).join(" ");
+          assert.deepEqual(splitCommand(line), words);
+        },
+      ),
+      runs(200),
+    );
+    assert.deepEqual(splitCommand(`a "b c" d\\ e`), ["a", "b c", "d e"]);
+    assert.throws(() => splitCommand(`a "b`), { message: 'unclosed " in "a \\"b"' });
+  });
+});
