@@ -69,10 +69,10 @@ export async function mainAsync(
     return await runMcpCli(argv, io);
   } catch (e) {
     if ((e as Error)?.name === "UsageError") {
-      io.stderr(`skillset: ${(e as Error).message}\n`);
+      io.stderr(`skillset: ${escapeControlsKeepingLines((e as Error).message)}\n`);
       return 2;
     }
-    io.stderr(`${describeError(e, io)}\n`);
+    io.stderr(`${describeError(e, io, shownAsTyped(argv))}\n`);
     return 1;
   }
 }
