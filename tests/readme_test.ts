@@ -7,8 +7,7 @@
  */
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import process from "node:process";
 import { pathToFileURL } from "node:url";
@@ -30,6 +29,19 @@ export function tsSnippets(markdown: string): { line: number; code: string }[] {
 }
 
 const README = readFileSync(join(ROOT, "README.md"), "utf8");
+const EXPORTS: Record<string, string> = JSON.parse(
+  readFileSync(join(ROOT, "package.json"), "utf8"),
+).exports;
+
+/** `./x` and `skillset[/x]` imports as file URLs of the repository (by package.json `exports`). */
+function pointImports(code: string): string {
+  const root = pathToFileURL(`${ROOT}/`).href;
+  return code.replace(/from "(\.\/[^"]+|skillset(?:\/[^"]+)?)"/g, (whole, spec: string) => {
+    if (spec.startsWith("./")) return `from "${root}${spec.slice(2)}"`;
+    const target = EXPORTS[`.${spec.slice("skillset".length)}`];
+    return target === undefined ? whole : `from "${root}${target.slice(2)}"`;
+  });
+}
 const snippets = tsSnippets(README);
 
 describe("README", () => {
@@ -43,15 +55,12 @@ describe("README", () => {
 
   for (const { line, code } of snippets) {
     it(`runs the ts snippet at README.md:${line}`, async () => {
-      const dir = mkdtempSync(join(tmpdir(), "skillset-readme-"));
-      const root = pathToFileURL(`${ROOT}/`).href;
-      // An ES module, as in the repository (else tsx would compile the shared files a second way).
-      writeFileSync(join(dir, "package.json"), '{ "type": "module" }\n');
+      // Inside the repository (its package.json, node_modules and import map apply), in the
+      // git-ignored .tmp/; "./x" imports point at the repository, "skillset/x" at its exports.
+      mkdirSync(join(ROOT, ".tmp"), { recursive: true });
+      const dir = mkdtempSync(join(ROOT, ".tmp", "readme-"));
       const file = join(dir, `snippet_${line}.ts`);
-      writeFileSync(
-        file,
-        code.replace(/from "\.\/([^"]+)"/g, (_, path) => `from "${root}${path}"`),
-      );
+      writeFileSync(file, pointImports(code));
       const cwd = process.cwd();
       const log = console.log;
       process.chdir(ROOT);
