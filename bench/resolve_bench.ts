@@ -9,7 +9,7 @@
  */
 import { bench, group, run, summary } from "mitata";
 import { resolveTools, type Skill } from "../mod.ts";
-import { referenceResolve } from "../tests/_reference_resolver.ts";
+import { referenceResolve } from "../lib/testing.ts";
 import { floorResolve, immutableResolve } from "./_baselines.ts";
 
 interface Workload {

@@ -25,6 +25,13 @@ import { mayAccess } from "./gate.ts";
 import { McpSkillError } from "./_mcp_errors.ts";
 import { type ReadOptions, readResource, type ResourceRead } from "./read.ts";
 import { classifyResource, normalizeResourcePath } from "./resource_path.ts";
+
+/**
+ * A connected MCP client of the SDK (`Client` of `@modelcontextprotocol/client`).
+ *
+ * @internal
+ */
+type SdkClient = Client;
 import {
   handleSkillTool,
   parseSkillToolInput,
@@ -56,7 +63,9 @@ export interface McpSkillBundle extends SkillBundle {
 
 /** A `skills/list` entry that was not turned into a bundle, and why. */
 export interface McpSkillWarning {
+  /** The entry's `SKILL.md` URI. */
   readonly uri: string;
+  /** Why it was left out. */
   readonly message: string;
 }
 
@@ -93,7 +102,7 @@ const ORIGIN = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
  * ```
  */
 export async function mcpSkillBundles(
-  client: Client,
+  client: SdkClient,
   options: McpSkillBundlesOptions,
 ): Promise<McpSkills> {
   if (typeof options?.origin !== "string" || !ORIGIN.test(options.origin)) {
@@ -147,6 +156,8 @@ export class McpSkills {
   readonly #warnings: McpSkillWarning[] = [];
 
   /**
+   * Wrap a server's listed entries; {@linkcode mcpSkillBundles} is the usual way in.
+   *
    * @param client The SDK's skills client.
    * @param origin The origin label.
    * @param entries The server's entries.
@@ -168,6 +179,8 @@ export class McpSkills {
   }
 
   /**
+   * One bundle by name.
+   *
    * @param name A bundle name.
    * @returns The bundle, or `undefined`.
    */

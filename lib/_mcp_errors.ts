@@ -36,6 +36,7 @@ export type McpSkillErrorCode =
  * ```
  */
 export class McpSkillError extends Error {
+  /** Always `"McpSkillError"`. */
   override readonly name = "McpSkillError";
   /** Which condition. */
   readonly code: McpSkillErrorCode;
@@ -43,6 +44,8 @@ export class McpSkillError extends Error {
   readonly uri: string | undefined;
 
   /**
+   * Create an error of the MCP side.
+   *
    * @param code Which condition.
    * @param message What failed and why.
    * @param uri The resource URI concerned.

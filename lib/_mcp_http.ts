@@ -18,6 +18,13 @@ import {
 } from "@modelcontextprotocol/server";
 import { McpSkillError } from "./_mcp_errors.ts";
 
+/**
+ * A per-request server factory of the SDK (`McpServerFactory` of `@modelcontextprotocol/server`).
+ *
+ * @internal
+ */
+type SdkMcpServerFactory = McpServerFactory;
+
 /** Options of {@linkcode listenHttp}. */
 export interface ListenHttpOptions {
   /** The address to listen on; a loopback address unless `allowRemote`. */
@@ -43,6 +50,8 @@ export interface HttpListener {
 const MAX_BODY = 4 * 1024 * 1024;
 
 /**
+ * Whether a host is a loopback address, the only kind `serve --http` binds without `--allow-remote`.
+ *
  * @param host A host name or address.
  * @returns Whether it is a loopback address (`127.0.0.0/8`, `::1`, `localhost`).
  * @example
@@ -83,7 +92,7 @@ export function isLoopbackHost(host: string): boolean {
  * ```
  */
 export async function listenHttp(
-  factory: McpServerFactory,
+  factory: SdkMcpServerFactory,
   options: ListenHttpOptions,
 ): Promise<HttpListener> {
   const remote = options.allowRemote === true;

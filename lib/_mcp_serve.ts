@@ -27,6 +27,34 @@ import { effectiveClass } from "./resource_path.ts";
 import { isSkillFolder, type LoadedSkill, loadSkillFolder } from "./skill_folder.ts";
 import { handleSkillTool, skillToolDefinition } from "./skill_tool.ts";
 
+/**
+ * An MCP server of the SDK (`McpServer` of `@modelcontextprotocol/server`).
+ *
+ * @internal
+ */
+type SdkMcpServer = McpServer;
+
+/**
+ * The SDK's skills catalog (`SkillCatalog` of `@modelcontextprotocol/server/ext/skills`).
+ *
+ * @internal
+ */
+type SdkSkillCatalog = SkillCatalog;
+
+/**
+ * What a catalog reload changed (`SkillCatalogChanges` of the SDK's skills extension).
+ *
+ * @internal
+ */
+type SdkSkillCatalogChanges = SkillCatalogChanges;
+
+/**
+ * A warning of the SDK's skills extension (`SkillWarning`).
+ *
+ * @internal
+ */
+type SdkSkillWarning = SkillWarning;
+
 /** Each skill's safety: one value for all, or by skill name (absent means true). */
 export type SkillSafety =
   | boolean
@@ -46,7 +74,7 @@ export interface ServeSkillsOptions {
   /** Publication limits per skill; default 512 files and 16 MiB (SEP-2640). */
   readonly limits?: { readonly files?: number; readonly bytes?: number };
   /** Where warnings go; default `console.warn` (stderr). */
-  readonly onWarning?: (warning: SkillWarning) => void;
+  readonly onWarning?: (warning: SdkSkillWarning) => void;
   /** The server's name and version in the MCP handshake. */
   readonly serverInfo?: { readonly name: string; readonly version: string };
 }
@@ -54,22 +82,22 @@ export interface ServeSkillsOptions {
 /** What {@linkcode serveSkills} returns. */
 export interface SkillServer {
   /** The SDK catalog: attach it to more servers, or read its published `entries`. */
-  readonly catalog: SkillCatalog;
+  readonly catalog: SdkSkillCatalog;
   /** One server with the skills extension and the `skill` tool, ready to connect. */
-  readonly server: McpServer;
+  readonly server: SdkMcpServer;
   /** The published skills by name (after the last successful load). */
   readonly skills: ReadonlyMap<string, LoadedSkill>;
   /**
    * A fresh server over the same catalog: a factory for `serveStdio` and
    * `createMcpHandler`, which build one server per connection or request.
    */
-  createServer(): McpServer;
+  createServer(): SdkMcpServer;
   /**
    * Load every folder again and swap the catalog in at once; all or nothing:
    * on failure the previous catalog keeps serving and the error is thrown.
    * Sends `resources/list_changed` to connected servers when anything changed.
    */
-  reload(): Promise<SkillCatalogChanges>;
+  reload(): Promise<SdkSkillCatalogChanges>;
 }
 
 /** A published file and the switches its skill is served under. */
@@ -513,7 +541,7 @@ export interface WatchOptions {
   /** How often to look for changes; default 500 ms. */
   readonly intervalMs?: number;
   /** Called after each successful reload that changed something. */
-  readonly onReload?: (changes: SkillCatalogChanges) => void;
+  readonly onReload?: (changes: SdkSkillCatalogChanges) => void;
   /** Called when a reload fails (the previous catalog keeps serving). */
   readonly onError?: (error: unknown) => void;
 }

@@ -14,6 +14,7 @@ import { effectiveClass, type ResourceClass } from "./resource_path.ts";
 
 /** One listed file. */
 export interface ManifestEntry {
+  /** The normalised path. */
   readonly path: string;
   /** Bytes. */
   readonly size: number;
@@ -23,25 +24,37 @@ export interface ManifestEntry {
 
 /** The listed files by class, each sorted by path; `nonstandard` only while the gate is open. */
 export interface ResourceManifest {
+  /** Files at the top level (SKILL.md excluded). */
   readonly root: readonly ManifestEntry[];
+  /** Files under `references/`. */
   readonly references: readonly ManifestEntry[];
+  /** Files under `assets/`. */
   readonly assets: readonly ManifestEntry[];
+  /** Files under `scripts/` (read as source, never run). */
   readonly scripts: readonly ManifestEntry[];
+  /** Files in other top-level folders, only while the gate is open. */
   readonly nonstandard?: readonly ManifestEntry[];
 }
 
 /** How many listed files of each class the manifest leaves out after its page. */
 export interface ManifestOmissions {
+  /** Top-level files left out. */
   readonly root: number;
+  /** Files under `references/` left out. */
   readonly references: number;
+  /** Files under `assets/` left out. */
   readonly assets: number;
+  /** Files under `scripts/` left out. */
   readonly scripts: number;
+  /** Files in other top-level folders left out, only while the gate is open. */
   readonly nonstandard?: number;
 }
 
 /** What activating a skill returns. */
 export interface Activation {
+  /** The skill's name. */
   readonly skill: string;
+  /** The SKILL.md body. */
   readonly instructions: string;
   /** At most `max_entries` per class, from entry `offset` of each class. */
   readonly resources: ResourceManifest;

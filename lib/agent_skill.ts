@@ -13,9 +13,11 @@ export interface AgentSkillFrontmatter {
   readonly name: string;
   /** 1–1024 characters. */
   readonly description: string;
+  /** The license of the skill. */
   readonly license?: string;
   /** 1–500 characters. */
   readonly compatibility?: string;
+  /** Free-form string metadata. */
   readonly metadata?: Readonly<Record<string, string>>;
   /** Space-separated tool names. */
   readonly "allowed-tools"?: string;
@@ -31,6 +33,8 @@ const KNOWN: readonly string[] = [
 ];
 
 /**
+ * Check an Agent Skill name.
+ *
  * @param name A candidate skill name.
  * @returns Why it breaks the Agent Skills name rule, or `null` when it is valid.
  */
@@ -137,6 +141,8 @@ export function validateAgentSkillFrontmatter(
 }
 
 /**
+ * The `allowed-tools` list.
+ *
  * @param frontmatter Validated frontmatter.
  * @returns The `allowed-tools` names, split on white space.
  */

@@ -21,6 +21,8 @@ const ASCII = new TextDecoder();
 const SLICE = 3 * 1024 * 1024;
 
 /**
+ * Encode bytes as base64.
+ *
  * @param bytes Any bytes.
  * @returns Their base64 text, padded with `=`.
  * @example
@@ -77,6 +79,8 @@ function encodeSlice(bytes: Uint8Array): string {
 }
 
 /**
+ * Decode base64 text.
+ *
  * @param text Base64 text (padding optional, no white space).
  * @returns The bytes it encodes.
  * @throws {SyntaxError} When `text` is not base64.

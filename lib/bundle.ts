@@ -109,6 +109,7 @@ export function openResource(file: ResourceFile): ResourceHandle {
 export interface SkillBundle {
   /** The skill's name (the frontmatter `name`). */
   readonly name: string;
+  /** The validated SKILL.md frontmatter. */
   readonly frontmatter: AgentSkillFrontmatter;
   /** The SKILL.md body after the frontmatter. */
   readonly instructions: string;
@@ -179,6 +180,8 @@ export function createBundle(input: BundleInput): SkillBundle {
 }
 
 /**
+ * A file held in memory.
+ *
  * @param path The normalised path.
  * @param bytes The content (not copied).
  * @returns A file reading from `bytes`.

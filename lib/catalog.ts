@@ -174,6 +174,8 @@ export function parseCatalogFile(file: string): ReturnType<typeof parseCatalogTe
 }
 
 /**
+ * List a catalog folder's files.
+ *
  * @param dir A catalog folder.
  * @returns Its `.yaml`, `.yml` and `.json` files, sorted by name.
  */

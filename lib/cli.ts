@@ -1,4 +1,4 @@
-#!/usr/bin/env -S npx tsx
+#!/usr/bin/env node
 /**
  * The `skillset` command line: resolve, graph, validate, activate, read,
  * to-prompt. Runs under `npx tsx`, `deno run -A` and `bun`.
@@ -7,11 +7,12 @@
  *
  * @module
  */
-import { readdirSync, readFileSync, realpathSync } from "node:fs";
+import { readdirSync, realpathSync } from "node:fs";
 import { basename, isAbsolute, join, relative } from "node:path";
 import process from "node:process";
 import { fileURLToPath } from "node:url";
 import { escapeControls as esc, escapeControlsKeepingLines } from "./_text.ts";
+import { VERSION } from "./_version.ts";
 import { activateSkill, renderActivation } from "./activate.ts";
 import { type Catalog, loadCatalog } from "./catalog.ts";
 import {
@@ -663,8 +664,7 @@ function describeError(
 }
 
 function version(): string {
-  const pkg = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8"));
-  return `skillset ${pkg.version}`;
+  return `skillset ${VERSION}`;
 }
 
 function processIO(): CliIO {

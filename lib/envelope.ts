@@ -48,17 +48,23 @@ export interface Envelope {
 
 /** An envelope read back: what was rendered, with its nonce. */
 export interface ParsedEnvelope {
+  /** The marker name, e.g. `SKILL_RESOURCE_READ`. */
   readonly marker: string;
+  /** The nonce both markers carry. */
   readonly nonce: string;
   /** The header fields, without `content_bytes`. */
   readonly header: readonly (readonly [key: string, value: string])[];
+  /** Exactly `content_bytes` bytes of text after the `---` line. */
   readonly content: string;
+  /** What stands between the content's newline and the closing marker. */
   readonly trailer: string;
 }
 
 /** A text that is not a well-formed envelope. */
 export class EnvelopeError extends Error {
+  /** `"EnvelopeError"`. */
   override readonly name = "EnvelopeError";
+  /** `"INVALID_ENVELOPE"`. */
   readonly code = "INVALID_ENVELOPE" as const;
 }
 
@@ -67,7 +73,9 @@ const MARKER = /^[A-Z][A-Z_]*$/;
 const KEY = /^[a-z][a-z0-9_]*$/;
 
 /**
- * @returns A new nonce: 128 random bits as 32 lowercase hex digits.
+ * A new nonce for an envelope.
+ *
+ * @returns 128 random bits as 32 lowercase hex digits.
  * @throws Never.
  * @example
  * ```ts
@@ -272,14 +280,21 @@ function isLow(c: number): boolean {
 
 /** The fields of a `[SKILL_RESOURCE_READ]` page (the shape of `ResourceRead` in `read.ts`). */
 export interface ResourceReadFields {
+  /** The skill's name. */
   readonly skill: string;
+  /** The file's path inside the skill. */
   readonly path: string;
+  /** Its resource class. */
   readonly class: string;
+  /** `utf-8` or `base64`. */
   readonly encoding: string;
+  /** Bytes of the whole file. */
   readonly size: number;
+  /** The page's lines or bytes, e.g. `lines 1-200 of 731`. */
   readonly range: string;
   /** A line or byte, `"L+B"` (byte `B` of line `L`), or `null` after the last page. */
   readonly next_offset: number | string | null;
+  /** The page: decoded text, or base64. */
   readonly content: string;
 }
 

@@ -8,12 +8,17 @@
 
 /** Where in a source file something was found; lines and columns count from 1. */
 export interface SourceLocation {
+  /** The file. */
   readonly file: string;
+  /** The 1-based line, when known. */
   readonly line?: number;
+  /** The 1-based column, when known. */
   readonly column?: number;
 }
 
 /**
+ * Write a location as editors link it.
+ *
  * @param location A location, possibly without line and column.
  * @returns `file:line:col`, `file:line`, or `file`.
  */
@@ -27,6 +32,8 @@ export function formatLocation(location: SourceLocation): string {
 }
 
 /**
+ * Strip a location suffix from a message.
+ *
  * @param message An error message that may end with ` (file:line:col)`.
  * @param location The location it names, if any.
  * @returns The message without that suffix, for printing the place first.
@@ -39,7 +46,9 @@ export function withoutLocation(message: string, location: SourceLocation | unde
 
 /** A skill definition that breaks the data model (SPEC §2). */
 export class SkillDefinitionError extends Error {
+  /** Always `"SkillDefinitionError"`. */
   override readonly name = "SkillDefinitionError";
+  /** Always `"INVALID_SKILL"`. */
   readonly code = "INVALID_SKILL" as const;
   /** The skill's name when it is known and valid, otherwise `undefined`. */
   readonly skill: string | undefined;
@@ -51,6 +60,8 @@ export class SkillDefinitionError extends Error {
   readonly location: SourceLocation | undefined;
 
   /**
+   * Describe an invalid skill definition.
+   *
    * @param details What is wrong and where.
    */
   constructor(
@@ -77,12 +88,16 @@ export type SkillResolutionCode = "UNKNOWN_SKILL" | "CYCLE" | "NAME_MISMATCH";
 
 /** Resolution failed: an unknown include, a cycle, or a lookup that answered with another skill. */
 export class SkillResolutionError extends Error {
+  /** `"SkillResolutionError"`, or the subclass's name. */
   override readonly name: string = "SkillResolutionError";
+  /** Which condition failed. */
   readonly code: SkillResolutionCode;
   /** The include path from the root to the skill that failed, inclusive. */
   readonly path: readonly string[];
 
   /**
+   * Describe a failed resolution.
+   *
    * @param code Which condition failed.
    * @param message The whole message.
    * @param path The include path from the root, ending at the failing skill.
@@ -100,10 +115,14 @@ export class SkillResolutionError extends Error {
  * `Cycle detected in skill includes: local/a -> local/b -> local/a`.
  */
 export class SkillCycleError extends SkillResolutionError {
+  /** Always `"SkillCycleError"`. */
   override readonly name: string = "SkillCycleError";
+  /** Always `"CYCLE"`. */
   declare readonly code: "CYCLE";
 
   /**
+   * Describe an include cycle by its path.
+   *
    * @param path The include path from the root; its last name appears earlier in it.
    */
   constructor(path: readonly string[]) {
@@ -113,12 +132,16 @@ export class SkillCycleError extends SkillResolutionError {
 
 /** A resource path that is empty, absolute, escapes its root, or holds a forbidden character. */
 export class InvalidResourcePathError extends Error {
+  /** Always `"InvalidResourcePathError"`. */
   override readonly name = "InvalidResourcePathError";
+  /** Always `"INVALID_RESOURCE_PATH"`. */
   readonly code = "INVALID_RESOURCE_PATH" as const;
   /** The path as given. */
   readonly path: string;
 
   /**
+   * Describe a rejected resource path.
+   *
    * @param path The rejected input.
    * @param reason Why it was rejected.
    */
@@ -130,7 +153,9 @@ export class InvalidResourcePathError extends Error {
 
 /** A resource path that names no file of the skill. */
 export class ResourceNotFoundError extends Error {
+  /** Always `"ResourceNotFoundError"`. */
   override readonly name = "ResourceNotFoundError";
+  /** Always `"RESOURCE_NOT_FOUND"`. */
   readonly code = "RESOURCE_NOT_FOUND" as const;
   /** The (normalised) path. */
   readonly path: string;
@@ -138,6 +163,8 @@ export class ResourceNotFoundError extends Error {
   readonly skill: string;
 
   /**
+   * Describe a missing resource.
+   *
    * @param skill The skill's name.
    * @param path The normalised path.
    */
@@ -150,7 +177,9 @@ export class ResourceNotFoundError extends Error {
 
 /** An Agent Skill's SKILL.md that breaks the Agent Skills rules (SPEC §5). */
 export class AgentSkillError extends Error {
+  /** Always `"AgentSkillError"`. */
   override readonly name = "AgentSkillError";
+  /** Always `"INVALID_AGENT_SKILL"`. */
   readonly code = "INVALID_AGENT_SKILL" as const;
   /** The frontmatter field at fault, or `""` for the file as a whole. */
   readonly field: string;
@@ -160,6 +189,8 @@ export class AgentSkillError extends Error {
   readonly location: SourceLocation | undefined;
 
   /**
+   * Describe a SKILL.md that breaks the rules.
+   *
    * @param field The field at fault, or `""`.
    * @param reason What is wrong.
    * @param location Where, when known.
@@ -178,15 +209,22 @@ export type GateOperation = "read" | "list";
 
 /** The safety gate refused an operation on a resource. */
 export class ExecutionError extends Error {
+  /** Always `"ExecutionError"`. */
   override readonly name = "ExecutionError";
+  /** Always `"ACCESS_REFUSED"`. */
   readonly code = "ACCESS_REFUSED" as const;
   /** The refused (normalised) path. */
   readonly path: string;
+  /** The refused operation: `read` or `list`. */
   readonly operation: GateOperation;
+  /** The global safety switch at the time. */
   readonly global_safety: boolean;
+  /** The skill's safety switch at the time. */
   readonly skill_safety: boolean;
 
   /**
+   * Describe a refused operation.
+   *
    * @param message The whole message.
    * @param details The refused request.
    */
@@ -234,12 +272,16 @@ export type ResourceReadCode =
  * ```
  */
 export class ResourceReadError extends Error {
+  /** Always `"ResourceReadError"`. */
   override readonly name = "ResourceReadError";
+  /** Which condition failed. */
   readonly code: ResourceReadCode;
   /** The normalised path inside the skill folder. */
   readonly path: string;
 
   /**
+   * Describe a resource that cannot be read.
+   *
    * @param code Which condition failed.
    * @param path The normalised path inside the skill folder.
    * @param reason Why, e.g. `it is a named pipe, not a regular file`.
@@ -265,12 +307,16 @@ export class ResourceReadError extends Error {
  * ```
  */
 export class SkillFolderError extends Error {
+  /** Always `"SkillFolderError"`. */
   override readonly name = "SkillFolderError";
+  /** Always `"NO_SUCH_FOLDER"`. */
   readonly code = "NO_SUCH_FOLDER" as const;
   /** The folder as it was given. */
   readonly folder: string;
 
   /**
+   * Describe a missing skill folder.
+   *
    * @param folder The folder as it was given; the message names only its last segment.
    * @param name That last segment.
    */

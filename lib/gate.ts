@@ -16,6 +16,8 @@ export interface SafetyFlags {
 }
 
 /**
+ * Whether the gate is open.
+ *
  * @param flags The two switches (absent means true).
  * @returns Whether non-standard resources may be listed and read: only when
  *   global safety is false **and** skill safety is false.
@@ -33,6 +35,8 @@ export function isGateOpen(flags: SafetyFlags): boolean {
 }
 
 /**
+ * Whether a class of resources is accessible.
+ *
  * @param resourceClass A resource's class (for a link: the stricter of both paths).
  * @param flags The two switches.
  * @returns Whether resources of that class may be listed and read under `flags`.

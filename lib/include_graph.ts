@@ -8,20 +8,27 @@ import { includeName, type Skill } from "./skill.ts";
 
 /** A skill in the graph; `missing` when something includes it but the catalog lacks it. */
 export interface GraphNode {
+  /** The skill's name. */
   readonly name: string;
+  /** Whether the catalog lacks it. */
   readonly missing: boolean;
 }
 
 /** An include edge; `cycle` when it lies on a cycle. */
 export interface GraphEdge {
+  /** The including skill. */
   readonly from: string;
+  /** The included skill. */
   readonly to: string;
+  /** Whether the edge lies on a cycle. */
   readonly cycle: boolean;
 }
 
 /** The include graph. */
 export interface IncludeGraph {
+  /** The skills, in discovery order. */
   readonly nodes: readonly GraphNode[];
+  /** The includes, in declaration order. */
   readonly edges: readonly GraphEdge[];
   /** One cycle per strongly connected group of skills, as a path whose last name repeats its first. */
   readonly cycles: readonly (readonly string[])[];

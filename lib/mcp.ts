@@ -33,3 +33,19 @@ export { mcpSkillBundles, McpSkills } from "./_mcp_consume.ts";
 export type { McpSkillBundle, McpSkillBundlesOptions, McpSkillWarning } from "./_mcp_consume.ts";
 export { isLoopbackHost, listenHttp } from "./_mcp_http.ts";
 export type { HttpListener, ListenHttpOptions } from "./_mcp_http.ts";
+// Types that the signatures above name, re-exported so users (and `deno doc`) can see them.
+// (The SDK's own types, `Client`, `McpServer` and the skills extension's, come from the SDK.)
+export type {
+  ActivateOptions,
+  Activation,
+  ManifestEntry,
+  ManifestOmissions,
+  ResourceManifest,
+} from "./activate.ts";
+export type { AgentSkillFrontmatter } from "./agent_skill.ts";
+export type { ResourceFile, ResourceHandle, SkillBundle } from "./bundle.ts";
+export type { SafetyFlags } from "./gate.ts";
+export type { ReadOptions, ResourceRead } from "./read.ts";
+export type { ResourceClass } from "./resource_path.ts";
+export type { LoadedSkill, LoadWarning } from "./skill_folder.ts";
+export type { SkillToolContext, SkillToolResult } from "./skill_tool.ts";

@@ -60,6 +60,8 @@ const TYPES: ReadonlyMap<string, string> = new Map([
 ]);
 
 /**
+ * Guess a media type from a file name.
+ *
  * @param path A file path.
  * @returns The media type its extension suggests (case-insensitive), or
  *   `application/octet-stream`.

@@ -113,6 +113,8 @@ export class OrderedMap<K, V> implements ReadonlyMap<K, V> {
   }
 
   /**
+   * Look a key up.
+   *
    * @param key The key to look up.
    * @returns The value of `key`, or `undefined` when absent.
    */
@@ -121,6 +123,8 @@ export class OrderedMap<K, V> implements ReadonlyMap<K, V> {
   }
 
   /**
+   * Test for a key.
+   *
    * @param key The key to look up.
    * @returns Whether `key` is present.
    */
@@ -128,22 +132,38 @@ export class OrderedMap<K, V> implements ReadonlyMap<K, V> {
     return this.#map.has(key);
   }
 
-  /** @returns The keys in first-appearance order. */
+  /**
+   * The keys.
+   *
+   * @returns The keys in first-appearance order.
+   */
   keys(): MapIterator<K> {
     return this.#map.keys();
   }
 
-  /** @returns The values in key order. */
+  /**
+   * The values.
+   *
+   * @returns The values in key order.
+   */
   values(): MapIterator<V> {
     return this.#map.values();
   }
 
-  /** @returns The `[key, value]` pairs in key order. */
+  /**
+   * The entries.
+   *
+   * @returns The `[key, value]` pairs in key order.
+   */
   entries(): MapIterator<[K, V]> {
     return this.#map.entries();
   }
 
-  /** @returns The `[key, value]` pairs in key order. */
+  /**
+   * Iterate over the entries.
+   *
+   * @returns The `[key, value]` pairs in key order.
+   */
   [Symbol.iterator](): MapIterator<[K, V]> {
     return this.#map.entries();
   }
@@ -161,19 +181,29 @@ export class OrderedMap<K, V> implements ReadonlyMap<K, V> {
     for (const [key, value] of this.#map) callback.call(thisArg, value, key, this);
   }
 
-  /** @returns The `[key, value]` pairs as a new frozen array of frozen pairs. */
+  /**
+   * The entries as an array.
+   *
+   * @returns The `[key, value]` pairs as a new frozen array of frozen pairs.
+   */
   toArray(): ReadonlyArray<readonly [K, V]> {
     const out: (readonly [K, V])[] = [];
     for (const pair of this.#map) out.push(Object.freeze(pair));
     return Object.freeze(out);
   }
 
-  /** @returns The same as {@linkcode OrderedMap.toArray}, for `JSON.stringify`. */
+  /**
+   * The entries as JSON: `[key, value]` pairs.
+   *
+   * @returns The same as {@linkcode OrderedMap.toArray}, for `JSON.stringify`.
+   */
   toJSON(): ReadonlyArray<readonly [K, V]> {
     return this.toArray();
   }
 
   /**
+   * Set one key, persistently (O(n) copy on write).
+   *
    * @param key The key to set.
    * @param value Its new value.
    * @returns A map in which `key` has `value`: at its old position when it was
@@ -188,6 +218,8 @@ export class OrderedMap<K, V> implements ReadonlyMap<K, V> {
   }
 
   /**
+   * Set many keys, persistently.
+   *
    * @param entries Pairs to set, in order.
    * @returns A map equal to folding {@linkcode OrderedMap.with} over `entries`.
    */
@@ -198,6 +230,8 @@ export class OrderedMap<K, V> implements ReadonlyMap<K, V> {
   }
 
   /**
+   * Remove one key, persistently (O(n) copy on write).
+   *
    * @param key The key to remove.
    * @returns A map without `key`; `this` when it was absent.
    */
@@ -245,6 +279,8 @@ export class OrderedMapBuilder<K, V> {
   }
 
   /**
+   * Look a key up.
+   *
    * @param key The key to look up.
    * @returns The value set last for `key`, or `undefined`.
    */
@@ -253,6 +289,8 @@ export class OrderedMapBuilder<K, V> {
   }
 
   /**
+   * Test for a key.
+   *
    * @param key The key to look up.
    * @returns Whether `key` has been set.
    */
@@ -276,7 +314,11 @@ export class OrderedMapBuilder<K, V> {
     return this;
   }
 
-  /** @returns An immutable map of everything set so far. */
+  /**
+   * Freeze what was built, in O(1); the builder copies before its next `set`.
+   *
+   * @returns An immutable map of everything set so far.
+   */
   freeze(): OrderedMap<K, V> {
     this.#shared = true;
     return this.#adopt(this.#map);

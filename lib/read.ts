@@ -67,10 +67,13 @@ export interface ReadOptions extends SafetyFlags {
 
 /** One page of a resource. */
 export interface ResourceRead {
+  /** The skill's name. */
   readonly skill: string;
+  /** The normalised path. */
   readonly path: string;
   /** The class the gate decided on: of the requested path and of the real path found when the file was opened. */
   readonly class: ResourceClass;
+  /** How `content` is encoded. */
   readonly encoding: "utf-8" | "base64";
   /** Bytes of the whole file when it was opened for this page. */
   readonly size: number;

@@ -22,9 +22,11 @@ export type ResolvedToolKind = "tool_ref" | "inline" | "mcp" | "agent_skill";
 export interface ResolvedToolEntry {
   /** The key: a tool name, `{skill}/_anon_{i}`, `mcp:{server}/{tool}` or `agent_skill:{path}`. */
   readonly name: string;
+  /** Which step wrote the entry. */
   readonly kind: ResolvedToolKind;
   /** The skill whose declaration wrote this entry last. */
   readonly source_skill: string;
+  /** Whether `kind` is `inline`. */
   readonly is_inline: boolean;
   /** The inline definition, for `kind: "inline"`; otherwise `null`. */
   readonly inline_tool: InlineTool | null;
@@ -46,16 +48,23 @@ export type SkillLookup =
 
 /** The capabilities of a resolved tool set (counted from its entries). */
 export interface CapabilitySummary {
+  /** The number of entries. */
   readonly total_tools: number;
+  /** Inline tools marked `read_only`. */
   readonly read_only_tools: number;
+  /** Inline tools marked `writes`. */
   readonly write_tools: number;
+  /** Inline tools marked `checkpointable`. */
   readonly checkpointable_tools: number;
+  /** Whether any inline tool declares a side effect. */
   readonly has_side_effects: boolean;
   /** The union of the inline tools' side effects, sorted. */
   readonly side_effects: readonly string[];
+  /** The number of MCP entries. */
   readonly mcp_tools: number;
   /** The number of distinct MCP servers among the entries. */
   readonly mcp_servers: number;
+  /** The number of Agent Skill entries. */
   readonly agent_skills: number;
 }
 

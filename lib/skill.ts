@@ -10,9 +10,13 @@ export type SkillInclude = string | { readonly name: string };
 
 /** An anonymous tool defined inside a skill; every capability flag defaults to false / `[]`. */
 export interface InlineTool {
+  /** What the tool does. */
   readonly description?: string;
+  /** The tool only reads; never true together with `writes`. */
   readonly read_only?: boolean;
+  /** The tool writes. */
   readonly writes?: boolean;
+  /** The tool's work can be checkpointed. */
   readonly checkpointable?: boolean;
   /** Kinds of side effect, e.g. `network`, `filesystem`. */
   readonly side_effects?: readonly string[];
@@ -20,7 +24,9 @@ export interface InlineTool {
 
 /** An MCP server; only a server with an explicit `tools` list contributes tools. */
 export interface McpServer {
+  /** The server's name (no `/`). */
   readonly server: string;
+  /** The server's tools to contribute, each as `mcp:{server}/{tool}`. */
   readonly tools?: readonly string[];
 }
 
@@ -31,6 +37,7 @@ export type ToolOverrides = Readonly<Record<string, unknown>>;
 export interface Skill {
   /** `namespace/name`; each part matches `[a-z0-9][a-z0-9._-]*`. */
   readonly name: string;
+  /** What the skill is for. */
   readonly description?: string;
   /** This skill's safety flag for the resource gate; default true. */
   readonly safety?: boolean;
@@ -38,7 +45,9 @@ export interface Skill {
   readonly includes?: readonly SkillInclude[];
   /** Names of tools defined elsewhere. */
   readonly tool_refs?: readonly string[];
+  /** Anonymous tools defined here, keyed `{skill}/_anon_{i}`. */
   readonly inline_tools?: readonly InlineTool[];
+  /** MCP servers whose listed tools this skill contributes. */
   readonly mcp_servers?: readonly McpServer[];
   /** Paths of Agent Skill folders (each holding a SKILL.md). */
   readonly agent_skills?: readonly string[];
@@ -65,6 +74,8 @@ const SKILL_NAME = new RegExp(`^${NAME_PART}/${NAME_PART}$`);
 const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
 
 /**
+ * Check a skill name.
+ *
  * @param name Any value.
  * @returns Whether `name` is a valid skill name, `namespace/name`.
  * @example
@@ -81,6 +92,8 @@ export function isSkillName(name: unknown): name is string {
 }
 
 /**
+ * The name of an include.
+ *
  * @param include An include, as a name or `{ name }`.
  * @returns The included skill's name.
  */
@@ -112,10 +125,12 @@ const MCP_FIELDS: ReadonlySet<string> = new Set(["server", "tools"]);
 const INCLUDE_FIELDS: ReadonlySet<string> = new Set(["name"]);
 
 /**
+ * Write a field path for a message.
+ *
  * @param path A field path.
  * @returns It written as in code: `inline_tools[2].writes`, `overrides["a b"]`.
  */
-export function formatFieldPath(path: Path): string {
+export function formatFieldPath(path: readonly (string | number)[]): string {
   let out = "";
   for (const part of path) {
     if (typeof part === "number") out += `[${part}]`;

@@ -47,6 +47,7 @@ export interface LoadedSkill extends SkillBundle {
 export interface LoadWarning {
   /** The entry's path inside the folder. */
   readonly path: string;
+  /** What the loader passed over, and why. */
   readonly message: string;
 }
 
@@ -65,6 +66,8 @@ const realpath: (path: string) => string = typeof realpathSync.native === "funct
 const SKILL_MD_NAMES = ["SKILL.md", "skill.md"] as const;
 
 /**
+ * Find a folder's SKILL.md.
+ *
  * @param dir A folder.
  * @returns The path of its `SKILL.md` (preferred) or `skill.md`, or `null`.
  */
@@ -151,6 +154,8 @@ export function loadSkillFolder(dir: string): LoadedSkill {
 }
 
 /**
+ * Whether a folder is an Agent Skill.
+ *
  * @param dir A folder.
  * @returns Whether it holds a SKILL.md (or skill.md).
  */
@@ -332,7 +337,16 @@ const O_NOFOLLOW: number = constants?.O_NOFOLLOW ?? 0;
  * Where the kernel names an open file's path (Linux): the path of the file
  * the handle holds, which no later swap of a link or folder can change.
  */
-const FD_PATHS = existsSync("/proc/self/fd") ? "/proc/self/fd/" : null;
+const FD_PATHS = hasFdPaths() ? "/proc/self/fd/" : null;
+
+/** Whether `/proc/self/fd` can be used; Deno grants it only with `--allow-all`, and says no otherwise. */
+function hasFdPaths(): boolean {
+  try {
+    return existsSync("/proc/self/fd");
+  } catch {
+    return false;
+  }
+}
 
 /** The real path of the open file: the kernel's name for the handle where there is one, else the real path of `full` now. */
 function realPathOf(fd: number, full: string): string {

@@ -18,6 +18,7 @@ export { MAX_ALIAS_COUNT };
 
 /** A parsed SKILL.md. */
 export interface SkillMd {
+  /** The validated frontmatter. */
   readonly frontmatter: AgentSkillFrontmatter;
   /** Everything after the closing `---` line. */
   readonly body: string;

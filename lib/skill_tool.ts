@@ -24,23 +24,31 @@ export type JsonSchema = { readonly [key: string]: unknown };
 
 /** The tool definition: a name, a description for the model and a JSON Schema for its input. */
 export interface SkillToolDefinition {
+  /** Always `skill`. */
   readonly name: "skill";
+  /** What the model is told about the tool. */
   readonly description: string;
+  /** The JSON Schema of the input. */
   readonly input_schema: JsonSchema;
 }
 
 /** What the model sends. */
 export interface SkillToolInput {
+  /** The skill to activate or read from. */
   readonly skill: string;
+  /** A path inside the skill; absent to activate. */
   readonly resource?: string;
   /** A line or byte of the file; `"L+B"` inside a long line; without `resource`, the first manifest entry of each class. */
   readonly offset?: number | string;
+  /** Lines or bytes in the page. */
   readonly limit?: number;
 }
 
 /** What the handler returns: text for the model, and whether it is an error. */
 export interface SkillToolResult {
+  /** The text for the model. */
   readonly content: string;
+  /** Whether the request failed (the text says why). */
   readonly is_error: boolean;
 }
 
@@ -347,6 +355,8 @@ export function parseSkillToolInput(
 }
 
 /**
+ * The definition as an MCP tool.
+ *
  * @param definition The skill tool's definition.
  * @returns An MCP `tools/list` entry.
  */
@@ -363,6 +373,8 @@ export function toMcpTool(definition: SkillToolDefinition): {
 }
 
 /**
+ * The definition as an OpenAI function tool.
+ *
  * @param definition The skill tool's definition.
  * @returns An OpenAI function tool.
  */
@@ -381,6 +393,8 @@ export function toOpenAITool(definition: SkillToolDefinition): {
 }
 
 /**
+ * The definition as an Anthropic tool.
+ *
  * @param definition The skill tool's definition.
  * @returns An Anthropic tool.
  */

@@ -22,10 +22,15 @@ import { includeName } from "./skill.ts";
 
 /** One finding. */
 export interface Diagnostic {
+  /** The file. */
   readonly file: string;
+  /** The 1-based line, when known. */
   readonly line?: number;
+  /** The 1-based column, when known. */
   readonly column?: number;
+  /** How bad it is. */
   readonly severity: "error" | "warning";
+  /** What is wrong. */
   readonly message: string;
 }
 
@@ -382,6 +387,8 @@ function fromError(
 }
 
 /**
+ * Write a finding as editors link it.
+ *
  * @param d A finding.
  * @returns `file:line:col: error|warning: message`.
  */

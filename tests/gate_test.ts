@@ -3,14 +3,24 @@ import assert from "node:assert/strict";
 import { fc, runs } from "./_fc.ts";
 import {
   activateSkill,
+  classifyResource,
   createBundle,
   decideAccess,
   ExecutionError,
+  InvalidResourcePathError,
   isGateOpen,
+  normalizeResourcePath,
   readResource,
   type ResourceClass,
+  ResourceNotFoundError,
   type SafetyFlags,
 } from "../mod.ts";
+import {
+  gateProperties,
+  type GateRequest,
+  type GateVerdict,
+  safetyFlagsArbitrary,
+} from "../lib/testing.ts";
 
 const PATHS: Record<ResourceClass, string> = {
   root: "LICENSE.txt",
@@ -98,10 +108,7 @@ describe("the safety gate", () => {
     });
   });
 
-  const flags: fc.Arbitrary<SafetyFlags> = fc.record({
-    global_safety: fc.boolean(),
-    skill_safety: fc.boolean(),
-  }, { requiredKeys: [] });
+  const flags = safetyFlagsArbitrary();
   const resourceClass = fc.constantFrom<ResourceClass>(
     "root",
     "references",
@@ -173,4 +180,40 @@ describe("the safety gate", () => {
       runs(100),
     );
   });
+});
+
+/**
+ * This project's gate as the kit sees it: reads go through `readResource`,
+ * listings through `activateSkill`, on an in-memory bundle holding `files`.
+ */
+function projectGate({ path, flags, operation, files }: GateRequest): GateVerdict {
+  const bundle = createBundle({
+    frontmatter: { name: "pdf", description: "Fill PDF forms" },
+    instructions: "",
+    files: new Map([...files].map((f) => [f, `content of ${f}\n`])),
+  });
+  try {
+    const normal = normalizeResourcePath(path);
+    if (operation === "read") {
+      readResource(bundle, path, flags);
+      return { verdict: "allowed", path: normal };
+    }
+    const listed = Object.values(activateSkill(bundle, flags).resources).flat();
+    if (listed.some((e) => e.path === normal)) return { verdict: "allowed", path: normal };
+    const refusal = decideAccess(normal, classifyResource(normal), flags, "list");
+    return { verdict: refusal === null ? "missing" : "refused" };
+  } catch (e) {
+    if (e instanceof InvalidResourcePathError) return { verdict: "invalid" };
+    if (e instanceof ExecutionError) return { verdict: "refused" };
+    if (e instanceof ResourceNotFoundError) return { verdict: "missing" };
+    throw e;
+  }
+}
+
+describe("the gate guarded by the testing kit", () => {
+  for (const [name, property] of Object.entries(gateProperties(projectGate))) {
+    it(`readResource and activateSkill: the gate ${name}`, () => {
+      fc.assert(property, runs(200));
+    });
+  }
 });

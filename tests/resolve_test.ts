@@ -1,14 +1,20 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { fc, runs } from "./_fc.ts";
-import { type Catalog, catalogArbitrary, deepFreeze, lookupForms } from "./_catalogs.ts";
-import { referenceResolve, referenceWriteLog } from "./_reference_resolver.ts";
+import {
+  catalogArbitrary,
+  referenceResolve,
+  resolverProperties,
+  type ResolverProperty,
+} from "../lib/testing.ts";
+import { deepFreeze } from "../lib/_deep_freeze.ts";
 import {
   computeCapabilitySummary,
   type ResolvedToolEntry,
   resolveTools,
   type Skill,
   SkillCycleError,
+  type SkillLookup,
   SkillResolutionError,
   SkillResolver,
 } from "../mod.ts";
@@ -29,136 +35,56 @@ function outcome(run: () => Iterable<ResolvedToolEntry>): Outcome {
   }
 }
 
-function resolveCatalog(c: Catalog, form: "map" | "record" | "fn" = "map"): Outcome {
-  return outcome(() => resolveTools(c.root, lookupForms(c.skills)[form]).values());
-}
-
-function referenceCatalog(c: Catalog): Outcome {
-  return outcome(() => referenceResolve(c.root, lookupForms(c.skills).fn));
-}
-
-/** Independent check: is a cycle reachable from the root (Kahn's algorithm on the reachable part)? */
-function cycleReachable(c: Catalog): boolean {
-  const reach = new Set([c.root.name]);
-  const todo = [c.root.name];
-  while (todo.length > 0) {
-    for (const next of c.edges.get(todo.pop()!) ?? []) {
-      if (!reach.has(next)) {
-        reach.add(next);
-        todo.push(next);
-      }
-    }
-  }
-  const indegree = new Map([...reach].map((n) => [n, 0]));
-  for (const n of reach) {
-    for (const m of c.edges.get(n) ?? []) indegree.set(m, indegree.get(m)! + 1);
-  }
-  const free = [...reach].filter((n) => indegree.get(n) === 0);
-  let removed = 0;
-  while (free.length > 0) {
-    const n = free.pop()!;
-    removed++;
-    for (const m of c.edges.get(n) ?? []) {
-      indegree.set(m, indegree.get(m)! - 1);
-      if (indegree.get(m) === 0) free.push(m);
-    }
-  }
-  return removed < reach.size;
+function lookupForms(skills: readonly Skill[]): Record<"map" | "record" | "fn", SkillLookup> {
+  const map = new Map(skills.map((s) => [s.name, s]));
+  return {
+    map,
+    record: Object.fromEntries(skills.map((s) => [s.name, s])),
+    fn: (name: string) => map.get(name),
+  };
 }
 
 const anyCatalog = catalogArbitrary();
-const knownCatalog = catalogArbitrary({ unknown: false });
 const dagCatalog = catalogArbitrary({ cycles: false, unknown: false, maxSkills: 12 });
+const RUNS: Record<ResolverProperty, number> = {
+  "agrees with the reference": 300,
+  "keeps first position": 200,
+  "takes last metadata": 200,
+  "takes overrides from the declaring skill": 200,
+  "forms keys by kind": 200,
+  "reports a cycle with its path": 300,
+  "is deterministic and leaves its input alone": 200,
+  "has no recursion limit (100k chain)": 20,
+};
 
-describe("resolveTools against the naive reference", () => {
-  it("returns the reference's entries or throws its error, for every lookup form", () => {
+describe("resolveTools guarded by the testing kit", () => {
+  const properties = resolverProperties((root, lookup) => resolveTools(root, lookup).values());
+  for (const [name, property] of Object.entries(properties)) {
+    it(`resolveTools ${name}`, () => {
+      fc.assert(property, runs(RUNS[name as ResolverProperty]));
+    });
+  }
+
+  it("returns the reference's entries or error class and code, for every lookup form", () => {
     fc.assert(
       fc.property(
         anyCatalog,
         fc.constantFrom("map", "record", "fn") as fc.Arbitrary<"map" | "record" | "fn">,
         (c, form) => {
-          assert.deepEqual(resolveCatalog(c, form), referenceCatalog(c));
+          assert.deepEqual(
+            outcome(() => resolveTools(c.root, lookupForms(c.skills)[form]).values()),
+            outcome(() => referenceResolve(c.root, new Map(c.skills.map((s) => [s.name, s])))),
+          );
         },
       ),
       runs(300),
     );
   });
 
-  it("agrees with the reference on DAGs full of diamonds", () => {
+  it("returns frozen entries in a frozen map, also for deep-frozen input", () => {
     fc.assert(
       fc.property(dagCatalog, (c) => {
-        const got = resolveCatalog(c);
-        assert.equal(got.ok, true);
-        assert.deepEqual(got, referenceCatalog(c));
-      }),
-      runs(300),
-    );
-  });
-
-  it("keeps keys unique, in the order of first appearance in the naive write log", () => {
-    fc.assert(
-      fc.property(knownCatalog, (c) => {
-        fc.pre(!cycleReachable(c));
-        const keys = [...resolveTools(c.root, lookupForms(c.skills).map).keys()];
-        assert.equal(new Set(keys).size, keys.length);
-        const firstSeen: string[] = [];
-        for (const { name } of referenceWriteLog(c.root, lookupForms(c.skills).fn)) {
-          if (!firstSeen.includes(name)) firstSeen.push(name);
-        }
-        assert.deepEqual(keys, firstSeen);
-      }),
-      runs(200),
-    );
-  });
-
-  it("takes each entry's metadata from the last writer in the naive write log", () => {
-    fc.assert(
-      fc.property(dagCatalog, (c) => {
-        const log = referenceWriteLog(c.root, lookupForms(c.skills).fn);
-        for (const entry of resolveTools(c.root, lookupForms(c.skills).record).values()) {
-          const last = log.findLast((w) => w.name === entry.name)!;
-          assert.deepEqual(entry, last);
-        }
-      }),
-      runs(200),
-    );
-  });
-
-  it("throws SkillCycleError iff a cycle is reachable, with .path a real walk ending in a repeat", () => {
-    fc.assert(
-      fc.property(knownCatalog, (c) => {
-        const got = resolveCatalog(c);
-        assert.equal(!got.ok && got.error.class === "SkillCycleError", cycleReachable(c));
-        if (got.ok) return;
-        const { path } = got.error;
-        assert.equal(path[0], c.root.name);
-        for (let i = 1; i < path.length; i++) {
-          assert.ok(c.edges.get(path[i - 1]!)!.includes(path[i]!), `${path[i - 1]} -> ${path[i]}`);
-        }
-        assert.ok(path.slice(0, -1).includes(path.at(-1)!));
-        assert.equal(new Set(path.slice(0, -1)).size, path.length - 1);
-      }),
-      runs(300),
-    );
-  });
-
-  it("is deterministic and never mutates its input (deep-frozen inputs work)", () => {
-    fc.assert(
-      fc.property(anyCatalog, (c) => {
-        const before = JSON.stringify(c.skills);
         deepFreeze(c.skills);
-        const first = resolveCatalog(c, "record");
-        const second = resolveCatalog(c, "record");
-        assert.deepEqual(second, first);
-        assert.equal(JSON.stringify(c.skills), before);
-      }),
-      runs(200),
-    );
-  });
-
-  it("returns frozen entries in a frozen map", () => {
-    fc.assert(
-      fc.property(dagCatalog, (c) => {
         const tools = resolveTools(c.root, lookupForms(c.skills).map);
         assert.ok(Object.isFrozen(tools));
         for (const entry of tools.values()) {

@@ -2,6 +2,7 @@ import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { fc, runs } from "./_fc.ts";
 import { isPlainName } from "../lib/resource_path.ts";
+import { resourcePathArbitrary } from "../lib/testing.ts";
 import {
   classifyResource,
   effectiveClass,
@@ -19,32 +20,8 @@ function rejected(input: string, reason: string): void {
   });
 }
 
-/** Path-ish strings built from hostile pieces. */
-const hostile = fc.tuple(
-  fc.array(
-    fc.constantFrom(
-      "a",
-      "b.md",
-      ".",
-      "..",
-      "",
-      "/",
-      "\\",
-      "C:",
-      "\u0000",
-      "\n",
-      "\u007f",
-      "references",
-      "assets",
-      "~",
-      "%2e%2e",
-      "é",
-      " ",
-    ),
-    { maxLength: 8 },
-  ),
-  fc.constantFrom("/", ""),
-).map(([parts, separator]) => parts.join(separator));
+/** Path-ish strings built from hostile pieces, in every position (the testing kit's). */
+const hostile = resourcePathArbitrary();
 
 describe("normalizeResourcePath", () => {
   it("drops . and empty segments", () => {

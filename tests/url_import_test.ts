@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import { createServer, type Server } from "node:http";
 import { spawn } from "node:child_process";
 import { readFile } from "node:fs/promises";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, normalize, resolve } from "node:path";
 
@@ -54,7 +54,7 @@ function run(
   });
 }
 
-describe("mod.ts imported by URL", () => {
+describe("skillset imported by URL in Deno", () => {
   it("runs in Deno with no import map, no config and no file system access", async () => {
     const script = join(temp, "main.ts");
     writeFileSync(
@@ -77,5 +77,79 @@ console.log(JSON.stringify({ keys: [...tools.keys()], assets: activateSkill(bund
     ], temp);
     assert.equal(result.code, 0, result.err);
     assert.deepEqual(JSON.parse(result.out), { keys: ["y", "x"], assets: 1, content: "AP8=" });
+  });
+
+  it("lib/load.ts runs in Deno by URL with the README's import map for yaml", async () => {
+    // The map the README gives, written as a user would; yaml comes from the project's
+    // node_modules (Deno's manual mode), so the test needs no network.
+    writeFileSync(join(temp, "import_map.json"), '{ "imports": { "yaml": "npm:yaml@2.9.1" } }\n');
+    symlinkSync(join(ROOT, "node_modules"), join(temp, "node_modules"), "dir");
+    writeFileSync(join(temp, "package.json"), '{ "dependencies": { "yaml": "2.9.1" } }\n');
+    writeFileSync(
+      join(temp, "catalog.yaml"),
+      "- name: local/a\n  includes: [local/b]\n  tool_refs: [x]\n- name: local/b\n  tool_refs: [y, x]\n",
+    );
+    const script = join(temp, "load.ts");
+    writeFileSync(
+      script,
+      `import { loadCatalog } from "http://127.0.0.1:${port}/lib/load.ts";
+import { resolveTools } from "http://127.0.0.1:${port}/mod.ts";
+const catalog = loadCatalog("catalog.yaml");
+console.log(JSON.stringify([...resolveTools(catalog.skills.get("local/a")!, catalog.skills).keys()]));
+`,
+    );
+    const result = await run(DENO, [
+      "run",
+      "--no-config",
+      "--no-lock",
+      "--node-modules-dir=manual",
+      "--import-map=import_map.json",
+      `--allow-import=127.0.0.1:${port}`,
+      `--allow-read=${temp}`,
+      "--allow-env=LOG_TOKENS,LOG_STREAM", // yaml's debug switches
+      "--deny-write",
+      script,
+    ], temp);
+    assert.equal(result.code, 0, result.err);
+    assert.deepEqual(JSON.parse(result.out), ["y", "x"]);
+  });
+
+  it("lib/testing.ts runs in Deno by URL with fast-check in the import map", async () => {
+    const dir = join(temp, "testing");
+    mkdirSync(dir);
+    writeFileSync(
+      join(dir, "import_map.json"),
+      '{ "imports": { "fast-check": "npm:fast-check@4.11.0" } }\n',
+    );
+    symlinkSync(join(ROOT, "node_modules"), join(dir, "node_modules"), "dir");
+    writeFileSync(join(dir, "package.json"), '{ "dependencies": { "fast-check": "4.11.0" } }\n');
+    const script = join(dir, "guard.ts");
+    writeFileSync(
+      script,
+      `import { assertResolverInvariants } from "http://127.0.0.1:${port}/lib/testing.ts";
+import { resolveTools } from "http://127.0.0.1:${port}/mod.ts";
+assertResolverInvariants((root, lookup) => resolveTools(root, lookup).values(), { numRuns: 5 });
+let caught = "";
+try {
+  assertResolverInvariants((root) => resolveTools({ ...root, includes: [] }, {}).values(), { numRuns: 50 });
+} catch (e) {
+  caught = (e as Error).name;
+}
+console.log(caught);
+`,
+    );
+    const result = await run(DENO, [
+      "run",
+      "--no-config",
+      "--no-lock",
+      "--node-modules-dir=manual",
+      "--import-map=import_map.json",
+      `--allow-import=127.0.0.1:${port}`,
+      `--allow-read=${dir}`,
+      "--deny-write",
+      script,
+    ], dir);
+    assert.equal(result.code, 0, result.err);
+    assert.equal(result.out, "InvariantViolationError\n");
   });
 });

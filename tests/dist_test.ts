@@ -1,0 +1,214 @@
+/**
+ * The npm package as a user gets it: `npm pack` (which builds dist/), an
+ * offline install of the tarball into a fresh project, then plain Node, the
+ * `skillset` bin through npx, Bun, and a strict `tsc` consumer of the
+ * shipped `.d.ts`.
+ *
+ * @module
+ */
+import { after, before, describe, it } from "node:test";
+import assert from "node:assert/strict";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import process from "node:process";
+import { packAndInstall, ROOT, type Run, run } from "./_package.ts";
+import { VERSION } from "../lib/_version.ts";
+
+const BIN = join(ROOT, "node_modules", ".bin");
+const NODE_ONLY = !("Deno" in globalThis) && !("Bun" in globalThis);
+const CATALOG = join(ROOT, "examples", "catalog.yaml");
+
+/** Asserts a command succeeded and returns its stdout. */
+function ok(result: Run): string {
+  assert.equal(result.code, 0, `exit ${result.code}\n${result.stderr}\n${result.stdout}`);
+  return result.stdout;
+}
+
+describe(
+  NODE_ONLY
+    ? "the packed npm package, installed offline into a fresh project"
+    : "the packed npm package (skipped: runs under Node only, where npm and the built dist/ belong; Deno and Bun read the sources)",
+  () => {
+    if (!NODE_ONLY) {
+      it.skip("packs, installs and imports the package", () => {});
+      return;
+    }
+    let temp = "";
+    let project = "";
+
+    before(() => {
+      temp = mkdtempSync(join(tmpdir(), "skillset-dist-"));
+      project = packAndInstall(temp);
+    });
+
+    after(() => {
+      if (temp !== "") rmSync(temp, { recursive: true, force: true });
+    });
+
+    it("ships dist/ with JavaScript, declarations and source maps, and no tests", () => {
+      // What npm installed is what the tarball holds.
+      const installed = join(project, "node_modules", "skillset");
+      const listed = (readdirSync(installed, { recursive: true }) as string[])
+        .map((p) => p.replaceAll("\\", "/"));
+      for (
+        const path of ["dist/mod.js", "dist/mod.d.ts", "dist/mod.js.map", "dist/bin/skillset.mjs"]
+      ) {
+        assert.ok(listed.includes(path), path);
+      }
+      assert.ok(listed.includes("skill.schema.json"));
+      assert.ok(listed.includes("lib/load.ts"), "the sources, for Bun");
+      assert.deepEqual(
+        listed.filter((p) => /^(tests|bench|examples|\.ci|node_modules)\b/.test(p)),
+        [],
+      );
+      assert.ok(
+        statSync(join(installed, "dist", "bin", "skillset.mjs")).mode & 0o111,
+        "the bin is executable",
+      );
+    });
+
+    it("(a) imports from a plain .mjs file under Node: resolve, a cycle, activate, read, load, testing", () => {
+      writeFileSync(
+        join(project, "main.mjs"),
+        `import { activateSkill, createBundle, readResource, resolveTools, SkillCycleError } from "skillset";
+import { loadCatalog } from "skillset/load";
+import { assertResolverInvariants } from "skillset/testing";
+import schema from "skillset/skill.schema.json" with { type: "json" };
+
+const tools = resolveTools({ name: "local/a", includes: ["local/b"], tool_refs: ["x"] }, { "local/b": { name: "local/b", tool_refs: ["y", "x"] } });
+let cycle = "";
+try {
+  resolveTools({ name: "local/a", includes: ["local/a"] }, { "local/a": { name: "local/a", includes: ["local/a"] } });
+} catch (e) {
+  cycle = (e instanceof SkillCycleError) + " " + e.message;
+}
+const bundle = createBundle({ frontmatter: { name: "pdf", description: "d" }, instructions: "hi", files: { "assets/a.bin": new Uint8Array([0, 255]), "references/r.md": "# R\\n" } });
+const catalog = loadCatalog(${JSON.stringify(CATALOG)});
+assertResolverInvariants((root, lookup) => resolveTools(root, lookup).values(), { numRuns: 5 });
+console.log(JSON.stringify({
+  keys: [...tools.keys()],
+  cycle,
+  assets: activateSkill(bundle).resources.assets.map((e) => e.path),
+  content: readResource(bundle, "assets/a.bin").content,
+  text: readResource(bundle, "references/r.md").content,
+  pdfTools: [...resolveTools(catalog.skills.get("local/pdf-tools"), catalog.skills).keys()].length,
+  schema: schema.title,
+}));
+`,
+      );
+      const out = ok(run(process.execPath, ["main.mjs"], project));
+      assert.deepEqual(JSON.parse(out), {
+        keys: ["y", "x"],
+        cycle: "true Cycle detected in skill includes: local/a -> local/a",
+        assets: ["assets/a.bin"],
+        content: "AP8=",
+        text: "# R\n",
+        pdfTools: JSON.parse(
+          ok(run(process.execPath, [
+            "--import",
+            "tsx",
+            join(ROOT, "lib", "cli.ts"),
+            "resolve",
+            CATALOG,
+            "local/pdf-tools",
+            "--json",
+          ], ROOT)),
+        ).entries.length,
+        schema: "skillset catalog file",
+      });
+    });
+
+    it("(b) runs the skillset bin through npx: --version and resolve", () => {
+      const version = ok(run("npx", ["--offline", "skillset", "--version"], project));
+      assert.equal(version, `skillset ${VERSION}\n`);
+      const resolved = ok(
+        run("npx", ["--offline", "skillset", "resolve", CATALOG, "local/pdf-tools"], project),
+      );
+      const fromSource = ok(run(process.execPath, [
+        "--import",
+        "tsx",
+        join(ROOT, "lib", "cli.ts"),
+        "resolve",
+        CATALOG,
+        "local/pdf-tools",
+      ], ROOT));
+      assert.equal(resolved, fromSource);
+      const unknown = run(
+        "npx",
+        ["--offline", "skillset", "resolve", CATALOG, "local/nope"],
+        project,
+      );
+      assert.equal(unknown.code, 1);
+      assert.doesNotMatch(unknown.stderr, /\n\s+at /, "no stack trace");
+    });
+
+    it("(c) imports the installed package under Bun", () => {
+      writeFileSync(
+        join(project, "bun_main.ts"),
+        `import { resolveTools } from "skillset";
+import { loadCatalog } from "skillset/load";
+const catalog = loadCatalog(${JSON.stringify(CATALOG)});
+console.log([...resolveTools(catalog.skills.get("local/pdf-tools")!, catalog.skills).keys()].join(","));
+`,
+      );
+      const out = ok(run(join(BIN, "bun"), ["bun_main.ts"], project));
+      assert.match(out, /^read_file,write_file,.*mcp:github\/create_issue/);
+    });
+
+    it("(d) type-checks a strict TypeScript consumer against the shipped .d.ts", () => {
+      writeFileSync(
+        join(project, "tsconfig.json"),
+        JSON.stringify({
+          compilerOptions: {
+            target: "ES2023",
+            module: "NodeNext",
+            moduleResolution: "NodeNext",
+            strict: true,
+            exactOptionalPropertyTypes: true,
+            noUncheckedIndexedAccess: true,
+            noEmit: true,
+            skipLibCheck: false,
+            types: [],
+            typeRoots: [join(ROOT, "node_modules", "@types")],
+          },
+          files: ["consumer.ts"],
+        }),
+      );
+      writeFileSync(
+        join(project, "consumer.ts"),
+        `import { type ResolvedToolEntry, resolveTools, type Skill, SkillCycleError } from "skillset";
+import { loadCatalog, type Catalog } from "skillset/load";
+import { catalogArbitrary, resolverProperties } from "skillset/testing";
+import fc from "fast-check";
+
+const skill: Skill = { name: "local/a", tool_refs: ["x"] };
+const entries: ResolvedToolEntry[] = [...resolveTools(skill, {}).values()];
+const kind: "tool_ref" | "inline" | "mcp" | "agent_skill" = entries[0]!.kind;
+const catalog: Catalog = loadCatalog("catalog.yaml");
+const error: SkillCycleError | undefined = undefined;
+fc.assert(fc.property(catalogArbitrary({ maxSkills: 3 }), (c) => c.root.name.length > 0));
+fc.assert(resolverProperties((root, lookup) => resolveTools(root, lookup).values())["keeps first position"]);
+// @ts-expect-error: tool_refs is a list of names
+const bad: Skill = { name: "local/b", tool_refs: "x" };
+export { bad, catalog, error, kind };
+`,
+      );
+      ok(
+        run(
+          process.execPath,
+          [join(ROOT, "node_modules", "typescript", "bin", "tsc"), "-p", "."],
+          project,
+        ),
+      );
+    });
+  },
+);
+
+describe("the version", () => {
+  it("is the same in lib/_version.ts, package.json and deno.json", () => {
+    const npm = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")).version;
+    const deno = JSON.parse(readFileSync(join(ROOT, "deno.json"), "utf8")).version;
+    assert.deepEqual([VERSION, VERSION], [npm, deno]);
+  });
+});
