@@ -30,17 +30,25 @@ export function tsSnippets(markdown: string): { line: number; code: string }[] {
 
 const README = readFileSync(join(ROOT, "README.md"), "utf8");
 const EXPORTS: Record<string, string> = JSON.parse(
-  readFileSync(join(ROOT, "package.json"), "utf8"),
+  readFileSync(join(ROOT, "deno.json"), "utf8"),
 ).exports;
 
-/** `./x` and `skillset[/x]` imports as file URLs of the repository (by package.json `exports`). */
+const HOST = "https://example.com/skillset/";
+
+/** `./x`, `skillset[/x]` and example-host imports as file URLs of the repository (by deno.json `exports`). */
 function pointImports(code: string): string {
   const root = pathToFileURL(`${ROOT}/`).href;
-  return code.replace(/from "(\.\/[^"]+|skillset(?:\/[^"]+)?)"/g, (whole, spec: string) => {
-    if (spec.startsWith("./")) return `from "${root}${spec.slice(2)}"`;
-    const target = EXPORTS[`.${spec.slice("skillset".length)}`];
-    return target === undefined ? whole : `from "${root}${target.slice(2)}"`;
-  });
+  return code.replace(
+    /from "(\.\/[^"]+|skillset(?:\/[^"]+)?|https:\/\/example\.com\/skillset\/[^"]+)"/g,
+    (whole, spec: string) => {
+      if (spec.startsWith("./")) return `from "${root}${spec.slice(2)}"`;
+      // The README's example host stands for wherever the repository is served
+      // (tests/url_import_test.ts imports it over real HTTP).
+      if (spec.startsWith(HOST)) return `from "${root}${spec.slice(HOST.length)}"`;
+      const target = EXPORTS[`.${spec.slice("skillset".length)}`];
+      return target === undefined ? whole : `from "${root}${target.slice(2)}"`;
+    },
+  );
 }
 const snippets = tsSnippets(README);
 
