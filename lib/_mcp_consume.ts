@@ -12,9 +12,10 @@
  *
  * @module
  */
-import type { Client } from "@modelcontextprotocol/client";
+import { type Client, ProtocolError, SdkError, SdkErrorCode } from "@modelcontextprotocol/client";
 import {
   type Skill,
+  SKILL_LIMITS,
   SkillsClient,
   SkillVerificationError,
 } from "@modelcontextprotocol/client/ext/skills";
@@ -47,6 +48,18 @@ export interface McpSkillBundlesOptions {
    * `<origin>:<skill-path>`.
    */
   readonly origin: string;
+  /**
+   * Entries listing more files or bytes than this are left out, with a
+   * warning, so a lying size never makes the host fetch more; default 512
+   * files and 16 MiB (SEP-2640's limits, which hosts must accept).
+   */
+  readonly limits?: { readonly files?: number; readonly bytes?: number };
+  /**
+   * How long one request may wait for the server's answer before it fails
+   * with the SDK's `REQUEST_TIMEOUT` (a listing walks at most 64 pages); by
+   * default the SDK's 60 s.
+   */
+  readonly timeoutMs?: number;
 }
 
 /** A skill an MCP server serves, as a bundle. */
@@ -61,7 +74,11 @@ export interface McpSkillBundle extends SkillBundle {
   readonly loaded: boolean;
 }
 
-/** A `skills/list` entry that was not turned into a bundle, and why. */
+/**
+ * A `skills/list` entry that was not turned into a bundle, and why. Both
+ * fields come from the server: control and bidirectional characters are
+ * escaped (`\u001b`), so printing them cannot drive a terminal.
+ */
 export interface McpSkillWarning {
   /** The entry's `SKILL.md` URI. */
   readonly uri: string;
@@ -70,17 +87,31 @@ export interface McpSkillWarning {
 }
 
 const ORIGIN = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
+/** A segment of a skill path (`acme` in `skill://acme/refunds/SKILL.md`): one plain name. */
+const SEGMENT = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
+// deno-lint-ignore no-control-regex
+const UNPRINTABLE = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069]/g;
+
+/** `text` with control and bidirectional characters escaped as `\uXXXX`. */
+function printable(text: string): string {
+  return text.replace(UNPRINTABLE, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
+}
 
 /**
  * List the skills an MCP server serves and wrap each as a lazy
  * {@linkcode McpSkillBundle}, named `<origin>:<skill-path>` (for example
  * `docs:refunds`, or `docs:acme/refunds` under a prefix). A local Agent Skill
  * name never holds `:`, so an MCP skill never shadows a local folder's, and
- * two servers with different origins never shadow each other. Entries whose
- * frontmatter breaks the Agent Skills rules are left out, with a warning.
+ * two servers with different origins never shadow each other. Left out, with
+ * a warning in `warnings` (the other entries are served): an entry the SDK
+ * finds invalid (a digest of the wrong shape, a file outside the skill, …),
+ * one whose frontmatter breaks the Agent Skills rules, one whose skill path
+ * is not plain names (`[A-Za-z0-9][A-Za-z0-9._-]*` per segment), one over the
+ * limits, a `"dynamic"` one, and every entry of a name listed twice (never a
+ * silent shadow).
  *
  * @param client A connected SDK client.
- * @param options The origin label.
+ * @param options The origin label, the limits and the request timeout.
  * @returns The skills, with async helpers that fetch and verify on need.
  * @throws {TypeError} When `origin` is not a short label (`[A-Za-z0-9][A-Za-z0-9._-]*`).
  * @throws {SdkError} (from the SDK) When the server's listing is invalid.
@@ -112,9 +143,20 @@ export async function mcpSkillBundles(
       }: use a short label of letters, digits, ".", "_" and "-"`,
     );
   }
-  const skillsClient = new SkillsClient(client);
-  const listing = await skillsClient.list();
-  return new McpSkills(skillsClient, options.origin, listing.skills);
+  const skillsClient = new SkillsClient(client, { skipInvalid: true });
+  const request = options.timeoutMs === undefined ? undefined : { timeout: options.timeoutMs };
+  const listing = await skillsClient.list({}, request);
+  const skills = new McpSkills(
+    skillsClient,
+    options.origin,
+    listing.skills,
+    options.limits,
+    request,
+  );
+  for (const entry of listing.invalid) {
+    skills.warn(entry.uri ?? `#${entry.index}`, `invalid entry, left out: ${entry.reason}`);
+  }
+  return skills;
 }
 
 /**
@@ -154,6 +196,8 @@ export class McpSkills {
   readonly #client: SkillsClient;
   readonly #bundles = new Map<string, LazyBundle>();
   readonly #warnings: McpSkillWarning[] = [];
+  readonly #limits: { readonly files: number; readonly bytes: number };
+  readonly #request: { readonly timeout: number } | undefined;
 
   /**
    * Wrap a server's listed entries; {@linkcode mcpSkillBundles} is the usual way in.
@@ -161,11 +205,47 @@ export class McpSkills {
    * @param client The SDK's skills client.
    * @param origin The origin label.
    * @param entries The server's entries.
+   * @param limits Entries over these are left out (default SEP-2640's 512 files, 16 MiB).
+   * @param request The SDK's options for each request (its timeout).
    */
-  constructor(client: SkillsClient, origin: string, entries: readonly Skill[]) {
+  constructor(
+    client: SkillsClient,
+    origin: string,
+    entries: readonly Skill[],
+    limits: McpSkillBundlesOptions["limits"] = {},
+    request?: { readonly timeout: number },
+  ) {
     this.#client = client;
+    this.#request = request;
     this.origin = origin;
-    for (const entry of entries) this.#add(entry);
+    this.#limits = {
+      files: limits.files ?? SKILL_LIMITS.files,
+      bytes: limits.bytes ?? SKILL_LIMITS.bytes,
+    };
+    const made = new Map<string, LazyBundle[]>();
+    for (const entry of entries) {
+      const bundle = this.#make(entry);
+      if (typeof bundle === "string") this.warn(entry.uri, bundle);
+      else made.set(bundle.name, [...made.get(bundle.name) ?? [], bundle]);
+    }
+    for (const [name, bundles] of made) {
+      if (bundles.length === 1) this.#bundles.set(name, bundles[0]!);
+      else {
+        for (const b of bundles) {
+          this.warn(b.uri, `another entry is also named ${JSON.stringify(name)}; both left out`);
+        }
+      }
+    }
+  }
+
+  /**
+   * Record a warning about an entry (escaped: see {@linkcode McpSkillWarning}).
+   *
+   * @param uri The entry's URI.
+   * @param message Why it was left out.
+   */
+  warn(uri: string, message: string): void {
+    this.#warnings.push({ uri: printable(uri), message: printable(message) });
   }
 
   /** The bundles by name (`<origin>:<skill-path>`). */
@@ -295,17 +375,35 @@ export class McpSkills {
    *
    * @param name A bundle name.
    * @returns The new bundle.
-   * @throws {McpSkillError} `UNKNOWN_SKILL`, or `VERIFICATION_FAILED` when the new entry is unusable.
+   * @throws {McpSkillError} `UNKNOWN_SKILL` (also when the server no longer serves it), or
+   *   `VERIFICATION_FAILED` when the new entry is invalid, another skill's, or unusable.
    */
   async refresh(name: string): Promise<McpSkillBundle> {
     const bundle = this.#require(name);
-    const { skill } = await this.#client.get(bundle.uri);
+    let skill: Skill;
+    try {
+      ({ skill } = await this.#client.get(bundle.uri, this.#request));
+    } catch (e) {
+      if (e instanceof ProtocolError && e.code === -32602) {
+        throw new McpSkillError(
+          "UNKNOWN_SKILL",
+          `The server no longer serves skill ${JSON.stringify(name)}`,
+          bundle.uri,
+          { cause: e },
+        );
+      }
+      throw invalidResult(
+        e,
+        `The entry of skill ${JSON.stringify(name)} is not usable`,
+        bundle.uri,
+      );
+    }
     const next = this.#make(skill);
     if (typeof next === "string" || next.name !== name) {
       throw new McpSkillError(
         "VERIFICATION_FAILED",
         `The entry of skill ${JSON.stringify(name)} is no longer usable: ${
-          typeof next === "string" ? next : `it is now ${JSON.stringify(next.name)}`
+          printable(typeof next === "string" ? next : `it is now ${JSON.stringify(next.name)}`)
         }`,
         bundle.uri,
       );
@@ -328,7 +426,7 @@ export class McpSkills {
   async #fetch(bundle: LazyBundle, path: string): Promise<{ body?: string }> {
     const uri = bundle.uriOf(path);
     try {
-      const file = await this.#client.read(bundle.entry, uri);
+      const file = await this.#client.read(bundle.entry, uri, this.#request);
       bundle.setBytes(path, file.bytes);
       return file.body === undefined ? {} : { body: file.body };
     } catch (e) {
@@ -342,18 +440,20 @@ export class McpSkills {
           { cause: e },
         );
       }
-      throw e;
+      throw invalidResult(
+        e,
+        `${JSON.stringify(path)} of skill ${
+          JSON.stringify(bundle.name)
+        } failed verification (the server's answer is invalid)`,
+        uri,
+      );
     }
   }
 
-  #add(entry: Skill): void {
-    const made = this.#make(entry);
-    if (typeof made === "string") this.#warnings.push({ uri: entry.uri, message: made });
-    else this.#bundles.set(made.name, made);
-  }
-
   #make(entry: Skill): LazyBundle | string {
-    const root = entry.uri.slice(0, -"SKILL.md".length);
+    // The SDK checked the entry; its URIs are compared in their WHATWG form, as the SDK does.
+    const canonical = new URL(entry.uri).href;
+    const root = canonical.slice(0, -"SKILL.md".length);
     const scheme = root.indexOf("://");
     let segments: string[];
     try {
@@ -361,6 +461,12 @@ export class McpSkills {
         .map((s) => decodeURIComponent(s));
     } catch {
       return `Skill URI ${JSON.stringify(entry.uri)} cannot be decoded`;
+    }
+    const odd = segments.find((s) => !SEGMENT.test(s));
+    if (odd !== undefined) {
+      return `Skill path segment ${
+        JSON.stringify(odd)
+      } is not a plain name (letters, digits, ".", "_", "-"); left out`;
     }
     if (typeof entry.resources === "string") {
       return `Skill ${
@@ -373,21 +479,25 @@ export class McpSkills {
     } catch (e) {
       return (e as Error).message;
     }
+    let bytes = 0;
+    for (const resource of entry.resources) bytes += resource.size;
+    if (entry.resources.length > this.#limits.files || bytes > this.#limits.bytes) {
+      return `Skill ${
+        JSON.stringify(entry.uri)
+      } lists ${entry.resources.length} files / ${bytes} ` +
+        `bytes, over the limit of ${this.#limits.files} files / ${this.#limits.bytes} bytes; left out`;
+    }
     const files = new Map<string, { uri: string; size: number }>();
     for (const resource of entry.resources) {
-      if (!resource.uri.startsWith(root)) continue;
+      const uri = new URL(resource.uri).href;
+      if (!uri.startsWith(root)) continue;
       try {
         const path = normalizeResourcePath(
-          resource.uri.slice(root.length).split("/").map((s: string) => decodeURIComponent(s)).join(
-            "/",
-          ),
+          uri.slice(root.length).split("/").map((s: string) => decodeURIComponent(s)).join("/"),
         );
         files.set(path, { uri: resource.uri, size: resource.size });
       } catch {
-        this.#warnings.push({
-          uri: resource.uri,
-          message: "not a valid resource path; left out",
-        });
+        this.warn(resource.uri, "not a valid resource path; left out");
       }
     }
     return new LazyBundle(
@@ -489,6 +599,14 @@ class LazyBundle implements McpSkillBundle {
       Math.min(position + length, bytes.length),
     );
   }
+}
+
+/** An SDK error saying the server's answer was invalid, as this module's typed error. */
+function invalidResult(e: unknown, message: string, uri: string): unknown {
+  if (!(e instanceof SdkError) || e.code !== SdkErrorCode.InvalidResult) return e;
+  return new McpSkillError("VERIFICATION_FAILED", `${message}: ${printable(e.message)}`, uri, {
+    cause: e,
+  });
 }
 
 function safeNormalize(path: string): string | undefined {

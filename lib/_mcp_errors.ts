@@ -18,7 +18,7 @@ export type McpSkillErrorCode =
   | "UNKNOWN_SKILL"
   /** An HTTP listen address that is not loopback, without `allowRemote`. */
   | "REMOTE_NOT_ALLOWED"
-  /** The SDK refused to publish a skill (its frontmatter reader is stricter than this project's). */
+  /** The SDK could not list or read a file it was to publish (a skill it refuses is only skipped). */
   | "CATALOG_REFUSED";
 
 /**

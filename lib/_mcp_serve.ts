@@ -137,8 +137,10 @@ const INSTRUCTIONS = ["SKILL.md", "skill.md"];
  * @returns The catalog, a connected-ready server and a server factory.
  * @throws {McpSkillError} `DUPLICATE_SKILL` when two folders hold skills of the same name.
  * @throws {AgentSkillError} When a folder is missing or a skill breaks the Agent Skills rules.
- * @throws {McpSkillError} `CATALOG_REFUSED` when the SDK refuses a skill (its frontmatter
- *   reader is stricter than this project's: no anchors, no multi-line quoted values).
+ * @throws {McpSkillError} `CATALOG_REFUSED` when the SDK cannot list or read a published
+ *   file. A skill the SDK's frontmatter reader refuses (it is stricter than this project's:
+ *   no anchors, no multi-line quoted values) is not an error: it is not published, with a
+ *   warning naming it, and the other skills serve.
  * @example
  * ```ts
  * import { serveSkills } from "./mcp.ts";
@@ -156,16 +158,17 @@ export async function serveSkills(
   const warn = options.onWarning ?? ((w: SkillWarning) => console.warn(`${w.path}: ${w.message}`));
   const files = new LoaderFiles(folders, options, warn);
   files.prepare();
+  // Not strict: a skill the SDK refuses is skipped with a warning naming it, the rest serve.
   const catalog = await sdkCatalog(() =>
     SkillCatalog.load(files, {
-      strict: true,
+      strict: false,
       onWarning: warn,
       limits: { files: Infinity, bytes: Infinity },
       ...(options.prefix === undefined ? {} : { prefix: options.prefix }),
       ...(options.pageSize === undefined ? {} : { pageSize: options.pageSize }),
     })
   );
-  files.commit();
+  files.commit(catalog.entries);
   const servers = new Set<WeakRef<McpServer>>();
   const tools = new WeakMap<McpServer, RegisteredTool>();
   const createServer = (): McpServer => {
@@ -189,7 +192,7 @@ export async function serveSkills(
       try {
         files.prepare();
         const changes = await sdkCatalog(() => catalog.reload());
-        files.commit();
+        files.commit(catalog.entries);
         notify(servers, tools, files.current.skills, changes, options);
         return changes;
       } catch (e) {
@@ -211,7 +214,10 @@ export async function serveSkills(
   });
 }
 
-/** Run an SDK catalog step, turning its `SkillCatalogError` into this module's typed error. */
+/**
+ * Run an SDK catalog step, turning its `SkillCatalogError` (a file that
+ * cannot be listed or read) into this module's typed error.
+ */
 async function sdkCatalog<T>(step: () => Promise<T>): Promise<T> {
   try {
     return await step();
@@ -318,8 +324,15 @@ class LoaderFiles implements SkillFiles {
     this.#prepared = this.#load();
   }
 
-  commit(): void {
-    if (this.#pending !== undefined) this.#current = this.#pending;
+  /**
+   * Make the pending snapshot current, keeping only the skills the SDK
+   * published (it skips, with a warning, a skill it refuses), so the `skill`
+   * tool serves exactly what `skills/list` does.
+   */
+  commit(entries: readonly { readonly frontmatter: { readonly name: unknown } }[]): void {
+    if (this.#pending !== undefined) {
+      this.#current = published(this.#pending, new Set(entries.map((e) => e.frontmatter.name)));
+    }
     this.#pending = undefined;
   }
 
@@ -417,6 +430,20 @@ class LoaderFiles implements SkillFiles {
     }
     return published;
   }
+}
+
+/** `snapshot` without the skills not in `names`. */
+function published(snapshot: Snapshot, names: ReadonlySet<unknown>): Snapshot {
+  if ([...snapshot.skills.keys()].every((name) => names.has(name))) return snapshot;
+  const skills = new Map([...snapshot.skills].filter(([name]) => names.has(name)));
+  const files = new Map<string, Published>();
+  const dirs = new Map<string, Map<string, SkillFileEntry>>([["", new Map()]]);
+  for (const [virtual, file] of snapshot.files) {
+    if (!skills.has(virtual.slice(0, virtual.indexOf("/")))) continue;
+    files.set(virtual, file);
+    addToTree(dirs, virtual);
+  }
+  return { skills, files, dirs };
 }
 
 function addToTree(dirs: Map<string, Map<string, SkillFileEntry>>, path: string): void {

@@ -38,14 +38,34 @@ export interface CliResult {
   readonly stderr: string;
 }
 
-/** Run `skillset ...args` in `cwd` (the repository by default), without colour. */
-export function cli(args: readonly string[], cwd: string = ROOT): CliResult {
+/** How long one CLI run may take before it counts as a hang (generous: a loaded 2-core CI). */
+export const CLI_TIMEOUT_MS = 120_000;
+
+/**
+ * Run `skillset ...args` in `cwd` (the repository by default), without colour.
+ * A run that outlives `timeoutMs` is killed and throws, so a hang fails the
+ * test instead of blocking the suite.
+ */
+export function cli(
+  args: readonly string[],
+  cwd: string = ROOT,
+  timeoutMs: number = CLI_TIMEOUT_MS,
+): CliResult {
   const [bin, pre] = command();
   const result = spawnSync(bin, [...pre, ...args], {
     cwd,
     encoding: "utf8",
     env: { ...process.env, NO_COLOR: "1", FORCE_COLOR: "0" },
     maxBuffer: 64 * 1024 * 1024,
+    timeout: timeoutMs,
+    killSignal: "SIGKILL",
   });
+  if (result.error !== undefined || result.signal !== null) {
+    throw new Error(
+      `skillset ${args.join(" ")} did not finish: ${
+        result.error?.message ?? `killed by ${result.signal}`
+      } (timeout ${timeoutMs} ms)\nstderr: ${result.stderr ?? ""}`,
+    );
+  }
   return { code: result.status ?? -1, stdout: result.stdout, stderr: result.stderr };
 }

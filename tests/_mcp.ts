@@ -11,7 +11,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import process from "node:process";
 import { pathToFileURL } from "node:url";
-import type { Client } from "@modelcontextprotocol/client";
+import { Client, InMemoryTransport } from "@modelcontextprotocol/client";
 import { ROOT, RUNTIME } from "./_cli.ts";
 
 export { ROOT, RUNTIME };
@@ -179,4 +179,93 @@ export async function startHttpServer(
       if (stdout !== "") throw new Error(`serve wrote to stdout: ${stdout}`);
     },
   };
+}
+
+/** A file a hostile server answers `resources/read` with. */
+export interface HostileContent {
+  readonly uri: string;
+  readonly text?: string;
+  readonly blob?: string;
+  readonly mimeType?: string;
+}
+
+/** What a hostile server answers; anything it returns goes on the wire as is. */
+export interface HostileServer {
+  /** The entries, or a whole `skills/list` page (to send a `nextCursor`), or never an answer. */
+  readonly list: (
+    cursor: string | undefined,
+  ) => unknown[] | { skills: unknown[]; nextCursor?: string } | "silent";
+  readonly get?: (uri: string) => unknown;
+  readonly read: (uri: string) => HostileContent[] | undefined | "silent";
+}
+
+/**
+ * A client connected in-process to a hand-written, hostile server: it
+ * declares the skills extension and answers `skills/list`, `skills/get` and
+ * `resources/read` with whatever `server` returns, unchecked (an attacker
+ * does not use the SDK's server). Every request's method and URI is logged.
+ */
+export async function hostileClient(
+  server: HostileServer,
+): Promise<{ client: Client; requests: string[] }> {
+  const [here, there] = InMemoryTransport.createLinkedPair();
+  const requests: string[] = [];
+  there.onmessage = (message: unknown) => {
+    const m = message as { id?: number; method?: string; params?: Record<string, unknown> };
+    if (m.id === undefined || m.method === undefined) return;
+    const uri = m.params?.uri as string | undefined;
+    requests.push(uri === undefined ? m.method : `${m.method} ${uri}`);
+    const reply = (result: unknown) =>
+      void there.send({ jsonrpc: "2.0", id: m.id!, result } as never);
+    const fail = (code: number, text: string) =>
+      void there.send({ jsonrpc: "2.0", id: m.id!, error: { code, message: text } } as never);
+    switch (m.method) {
+      case "initialize":
+        return reply({
+          protocolVersion: m.params?.protocolVersion,
+          capabilities: {
+            resources: {},
+            extensions: { "io.modelcontextprotocol/skills": { directoryRead: true } },
+          },
+          serverInfo: { name: "hostile", version: "6.6.6" },
+        });
+      case "skills/list": {
+        const page = server.list(m.params?.cursor as string | undefined);
+        if (page === "silent") return;
+        return reply(Array.isArray(page) ? { skills: page } : page);
+      }
+      case "skills/get": {
+        const skill = server.get?.(uri!);
+        return skill === undefined ? fail(-32602, "Unknown skill") : reply({ skill });
+      }
+      case "resources/read": {
+        const contents = server.read(uri!);
+        if (contents === "silent") return;
+        return contents === undefined ? fail(-32602, "Unknown resource") : reply({ contents });
+      }
+      default:
+        return fail(-32601, "Method not found");
+    }
+  };
+  await there.start();
+  const client = new Client({ name: "test-host", version: "1.0.0" });
+  await client.connect(here);
+  return { client, requests };
+}
+
+/**
+ * An honest SEP-2640 entry for `files` (path to text) under `root`
+ * (`skill://…/<name>`, no trailing slash), frontmatter from `files["SKILL.md"]`'s name.
+ */
+export async function entryOf(
+  root: string,
+  frontmatter: Record<string, unknown>,
+  files: Readonly<Record<string, string>>,
+): Promise<{ uri: string; frontmatter: Record<string, unknown>; resources: unknown[] }> {
+  const resources = [];
+  for (const [path, text] of Object.entries(files)) {
+    const bytes = new TextEncoder().encode(text);
+    resources.push({ uri: `${root}/${path}`, digest: await digest(bytes), size: bytes.length });
+  }
+  return { uri: `${root}/SKILL.md`, frontmatter, resources };
 }

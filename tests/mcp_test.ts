@@ -22,10 +22,13 @@ import {
   cliCommand,
   commandLine,
   digest,
+  entryOf,
   eventually,
   GEN_NONSTANDARD,
   GEN_STANDARD,
   generatedSkills,
+  hostileClient,
+  type HostileContent,
   listPage,
   put,
   ROOT,
@@ -43,8 +46,14 @@ import {
   skillToolDefinition,
 } from "../mod.ts";
 import { loadSkillFolder } from "../lib/load.ts";
-import { mcpSkillBundles, McpSkillError, serveSkills, type SkillServer } from "../lib/mcp.ts";
-import { splitCommand } from "../lib/_mcp_cli.ts";
+import {
+  listenHttp,
+  mcpSkillBundles,
+  McpSkillError,
+  serveSkills,
+  type SkillServer,
+} from "../lib/mcp.ts";
+import { runMcpCli, splitCommand } from "../lib/_mcp_cli.ts";
 import { mainAsync } from "../lib/cli.ts";
 
 const MCP_SERVE_USAGE = "skillset serve <skill-dir>... [--http 127.0.0.1:PORT [--allow-remote]] " +
@@ -455,15 +464,44 @@ describe("serveSkills", () => {
     assert.match(warnings[0]!.message, /^Skill "heavy" is not published: 2 files \/ \d+ bytes/);
   });
 
-  it("a skill the SDK's frontmatter reader refuses is a typed error, not a crash", async () => {
+  it("a skill the SDK's frontmatter reader refuses is skipped with a warning naming it; the rest serve", async () => {
     const root = temp();
     put(root, "anch/SKILL.md", "---\nname: anch\ndescription: &d Uses an anchor\n---\nBody\n");
-    await assert.rejects(serveSkills([root], { onWarning: () => {} }), {
-      name: "McpSkillError",
-      code: "CATALOG_REFUSED",
-      message: "The MCP SDK refused the skills: anch/SKILL.md: SKILL.md frontmatter: line 3: " +
-        "anchors, aliases and tags are not supported (skill skipped)",
-    });
+    put(root, "multi/SKILL.md", '---\nname: multi\ndescription: "one\n  two"\n---\nBody\n');
+    put(root, "good/SKILL.md", skillMd("good"));
+    put(root, "good/references/r.md", "ok\n");
+    // This project's loader reads all three.
+    assert.equal(loadSkillFolder(join(root, "anch")).frontmatter.description, "Uses an anchor");
+    assert.equal(loadSkillFolder(join(root, "multi")).frontmatter.description, "one two");
+    const warnings: SkillWarning[] = [];
+    const served = await serveSkills([root], { onWarning: (w) => warnings.push(w) });
+    assert.deepEqual(served.catalog.entries.map((e) => e.uri), ["skill://good/SKILL.md"]);
+    assert.deepEqual([...served.skills.keys()], ["good"]);
+    assert.deepEqual(warnings.map((w) => w.path).sort(), ["anch/SKILL.md", "multi/SKILL.md"]);
+    assert.match(warnings.find((w) => w.path === "anch/SKILL.md")!.message, /anchors.*skipped/);
+    const client = await connectInMemory(served.createServer());
+    try {
+      // Nowhere: not in resources, not readable, not in the skill tool.
+      assert.equal(
+        await rpcError(client.readResource({ uri: "skill://anch/SKILL.md" })),
+        -32602,
+      );
+      const tools = (await client.listTools()).tools;
+      assert.doesNotMatch(tools[0]!.description!, /anch|multi/);
+      const call = await client.callTool({ name: "skill", arguments: { skill: "anch" } });
+      assert.equal(call.isError, true);
+      const good = await client.callTool({
+        name: "skill",
+        arguments: { skill: "good", resource: "references/r.md" },
+      });
+      assert.equal(good.isError, false);
+      // Fixing the odd skill publishes it on the next reload.
+      put(root, "anch/SKILL.md", skillMd("anch"));
+      assert.deepEqual((await served.reload()).added, ["skill://anch/SKILL.md"]);
+      assert.deepEqual([...served.skills.keys()].sort(), ["anch", "good"]);
+    } finally {
+      await client.close();
+    }
   });
 
   it("an empty folder serves no skill and no tool; the tool appears with the first skill", async () => {
@@ -780,6 +818,68 @@ describe("skillset serve --watch", () => {
   });
 });
 
+describe("skillset serve --watch over HTTP", () => {
+  it("add, change and break a skill while a 2026-07-28 client listens on 127.0.0.1", async () => {
+    const root = temp();
+    put(root, "alpha/SKILL.md", skillMd("alpha"));
+    put(root, "alpha/references/a.md", "first\n");
+    const server = await startHttpServer([root, "--watch"]);
+    const client = new Client(
+      { name: "test-host", version: "1.0.0" },
+      { versionNegotiation: { mode: { pin: "2026-07-28" } } },
+    );
+    let notified = 0;
+    client.setNotificationHandler("notifications/resources/list_changed", () => {
+      notified++;
+    });
+    try {
+      await within(
+        TIME,
+        client.connect(new StreamableHTTPClientTransport(new URL(server.url))),
+        "connect over HTTP",
+      );
+      const subscription = await within(
+        TIME,
+        client.listen({ resourcesListChanged: true }),
+        "subscriptions/listen",
+      );
+      const sc = new SkillsClient(client);
+      const uris = async () => (await sc.list()).skills.map((s) => s.uri);
+      assert.deepEqual(await uris(), ["skill://alpha/SKILL.md"]);
+      // Add: the listener hears of it and the next list shows it.
+      put(root, "beta/SKILL.md", skillMd("beta"));
+      await eventually(TIME, "a list_changed notification", () => notified >= 1 ? true : undefined);
+      assert.deepEqual(await uris(), ["skill://alpha/SKILL.md", "skill://beta/SKILL.md"]);
+      // Change.
+      const seen = notified;
+      writeFileSync(join(root, "alpha/references/a.md"), "second, longer\n");
+      await eventually(
+        TIME,
+        "a notification for the change",
+        () => notified > seen ? true : undefined,
+      );
+      const changed = (await sc.get("skill://alpha/SKILL.md")).skill;
+      assert.equal((await sc.read(changed, "references/a.md")).text, "second, longer\n");
+      // Break: a warning, and the previous catalog keeps serving.
+      writeFileSync(join(root, "beta/SKILL.md"), "---\nname: Not Valid\n---\n");
+      await eventually(
+        TIME,
+        "the reload warning",
+        () =>
+          server.stderr().includes("reload failed, still serving the previous skills")
+            ? true
+            : undefined,
+      );
+      assert.deepEqual(await uris(), ["skill://alpha/SKILL.md", "skill://beta/SKILL.md"]);
+      assert.equal((await sc.read(changed, "references/a.md")).text, "second, longer\n");
+      await subscription.close();
+    } finally {
+      await client.close();
+      await server.stop();
+    }
+  });
+});
+
 describe("CLI with an MCP source", () => {
   const server = commandLine(cliCommand(["serve", EXAMPLES]));
   it("activate, read and to-prompt with --mcp-stdio print what the folder gives", () => {
@@ -853,6 +953,120 @@ describe("CLI usage errors of the MCP commands", () => {
   }
 });
 
+describe("the HTTP endpoint and the CLI's MCP source, in process", () => {
+  it("listenHttp: loopback only unless allowed, /mcp only, bounded bodies", async () => {
+    const served = await serveSkills([EXAMPLES]);
+    await assert.rejects(listenHttp(served.createServer, { host: "0.0.0.0", port: 0 }), {
+      name: "McpSkillError",
+      code: "REMOTE_NOT_ALLOWED",
+    });
+    const http = await listenHttp(served.createServer, { host: "127.0.0.1", port: 0 });
+    try {
+      const base = http.url.slice(0, -"/mcp".length);
+      const other = await fetch(`${base}/other`);
+      assert.equal(other.status, 404);
+      assert.equal(await other.text(), "Not found: the endpoint is /mcp\n");
+      const huge = await fetch(http.url, {
+        method: "POST",
+        headers: { "content-type": "application/json", accept: "application/json" },
+        body: new Uint8Array(4 * 1024 * 1024 + 1),
+      }).then((r) => r.status, () => 413); // the server may cut the upload short
+      assert.equal(huge, 413);
+    } finally {
+      await http.close();
+    }
+  });
+
+  it("to-prompt, activate and read against an HTTP server; an unknown skill names the known ones", async () => {
+    const root = temp();
+    put(root, "x/SKILL.md", skillMd("x", 'Use <x> & "y"', "Read references/r.md.\n"));
+    put(root, "x/references/r.md", "one\ntwo\nthree\n");
+    const served = await serveSkills([root]);
+    const http = await listenHttp(served.createServer, { host: "127.0.0.1", port: 0 });
+    const run = async (argv: string[]) => {
+      let stdout = "", stderr = "";
+      const code = await mainAsync(argv, {
+        stdout: (s) => (stdout += s),
+        stderr: (s) => (stderr += s),
+        color: false,
+      });
+      return { code, stdout, stderr };
+    };
+    try {
+      const prompt = await run(["to-prompt", "--mcp-url", http.url, "--origin", "web"]);
+      assert.equal(prompt.code, 0, prompt.stderr);
+      assert.equal(
+        prompt.stdout,
+        "<available_skills>\n<skill>\n<name>web:x</name>\n" +
+          "<description>Use &lt;x&gt; &amp; &quot;y&quot;</description>\n" +
+          "<location>skill://x/SKILL.md</location>\n</skill>\n</available_skills>\n",
+      );
+      const activated = await run(["activate", "--mcp-url", http.url, "x"]);
+      assert.equal(activated.code, 0, activated.stderr);
+      assert.match(activated.stdout, /^skill: mcp:x$/m);
+      const page = await run([
+        "read",
+        "--mcp-url",
+        http.url,
+        "mcp:x",
+        "references/r.md",
+        "--offset",
+        "1",
+        "--limit",
+        "1",
+        "--json",
+      ]);
+      assert.equal(page.code, 0, page.stderr);
+      assert.equal(JSON.parse(page.stdout).content, "two\n");
+      const unknown = await run(["activate", "--mcp-url", http.url, "nope"]);
+      assert.equal(unknown.code, 1);
+      assert.match(unknown.stderr, /Unknown skill "nope" \(the server has: mcp:x\)/);
+      const help = await runMcpCli(["read", "--mcp-url", http.url, "--help"], {
+        stdout: (s) => assert.match(s, /^usage: skillset read/),
+        stderr: () => {},
+      });
+      assert.equal(help, 0);
+    } finally {
+      await http.close();
+    }
+  });
+});
+
+describe("the README's Skills over MCP section, as a new user follows it", () => {
+  const readme = readFileSync(join(ROOT, "README.md"), "utf8");
+  const section = readme.slice(readme.indexOf("## Skills over MCP"));
+
+  it("the mcpServers entry starts a server from a host's own working directory", async () => {
+    const block = /```json\n(\{\n {2}"mcpServers"[\s\S]*?)```/.exec(section)?.[1];
+    assert.ok(block !== undefined, "the README has an mcpServers entry");
+    const entry = JSON.parse(
+      block.replaceAll("/path/to/skillset", ROOT).replaceAll("/path/to/skills", EXAMPLES),
+    ).mcpServers.skills as { command: string; args: string[] };
+    // A host's working directory is its own: not the repository, no node_modules.
+    const transport = new StdioClientTransport({ ...entry, cwd: temp(), stderr: "pipe" });
+    let stderr = "";
+    transport.stderr?.on("data", (d: Uint8Array) => (stderr += new TextDecoder().decode(d)));
+    const client = new Client({ name: "test-host", version: "1.0.0" });
+    try {
+      await within(TIME, client.connect(transport), `connect (stderr: ${stderr})`);
+      const { skills } = await new SkillsClient(client).list();
+      assert.deepEqual(skills.map((s) => s.uri), ["skill://pdf/SKILL.md"]);
+      assert.deepEqual((await client.listTools()).tools.map((t) => t.name), ["skill"]);
+    } finally {
+      await client.close();
+    }
+  });
+});
+
+describe("the test helper cli()", () => {
+  it("kills a CLI that outlives its timeout and fails, instead of hanging the suite", () => {
+    // `serve --http` runs until stopped: the stand-in for a hang.
+    assert.throws(() => cli(["serve", EXAMPLES, "--http", "127.0.0.1:0"], ROOT, 3_000), {
+      message: /^skillset serve .* did not finish: .*\(timeout 3000 ms\)/,
+    });
+  });
+});
+
 describe("splitCommand", () => {
   it("gives back the words of a shell-quoted command line", () => {
     fc.assert(
@@ -867,5 +1081,438 @@ describe("splitCommand", () => {
     );
     assert.deepEqual(splitCommand(`a "b c" d\\ e`), ["a", "b c", "d e"]);
     assert.throws(() => splitCommand(`a "b`), { message: 'unclosed " in "a \\"b"' });
+  });
+});
+
+describe("mcpSkillBundles against a hostile server", () => {
+  const md = (name: string, description = "D") =>
+    `---\nname: ${name}\ndescription: ${description}\n---\nBody\n`;
+  const fm = (name: string, description = "D") => ({ name, description });
+  const honestFiles = { "SKILL.md": md("pdf"), "references/a.md": "aaa" };
+  /** A hostile server listing `entries` and serving `files` (URI to text) as given. */
+  const hostile = (
+    entries: unknown[],
+    read: (uri: string) => HostileContent[] | undefined = () => undefined,
+    get?: (uri: string) => unknown,
+  ) => hostileClient({ list: () => entries, read, ...(get === undefined ? {} : { get }) });
+  const honestRead = (uri: string): HostileContent[] | undefined => {
+    const path = uri.slice("skill://pdf/".length) as keyof typeof honestFiles;
+    return honestFiles[path] === undefined ? undefined : [{ uri, text: honestFiles[path] }];
+  };
+
+  it("skill paths that are not plain names are left out, escaped in the warning; the rest serve", async () => {
+    const odd = [
+      "skill://a%2Fb/pdf", // a slash inside a segment
+      "skill://x%1B%5B2J/pdf", // a terminal escape
+      "skill://../pdf", // a dot-dot authority
+      "skill://a/b:c/pdf", // a colon, as in an origin
+      "skill://a/%E2%80%AEfdp/pdf", // a bidirectional override
+      "skill://a%20b/pdf", // a space
+    ];
+    const entries = [await entryOf("skill://pdf", fm("pdf"), { "SKILL.md": md("pdf") })];
+    for (const root of odd) entries.push(await entryOf(root, fm("pdf"), { "SKILL.md": md("pdf") }));
+    const { client } = await hostile(entries);
+    try {
+      const remote = await mcpSkillBundles(client, { origin: "evil" });
+      assert.deepEqual([...remote.bundles.keys()], ["evil:pdf"]);
+      assert.deepEqual(remote.warnings.map((w) => w.uri), odd.map((r) => `${r}/SKILL.md`));
+      for (const w of remote.warnings) {
+        assert.match(w.message, /^Skill path segment ".*" is not a plain name/);
+        // deno-lint-ignore no-control-regex
+        assert.doesNotMatch(w.message + w.uri, /[\u0000-\u001f\u007f-\u009f\u202e]/);
+      }
+      assert.ok(remote.warnings[1]!.message.includes("x\\u001b[2J"));
+    } finally {
+      await client.close();
+    }
+  });
+
+  it("two entries that come out as one name are both left out, never a silent shadow", async () => {
+    const { client } = await hostile([
+      await entryOf("skill://ok/pdf", fm("pdf", "first"), { "SKILL.md": md("pdf", "first") }),
+      await entryOf("skill://o%6B/pdf", fm("pdf", "second"), { "SKILL.md": md("pdf", "second") }),
+      await entryOf("skill://other", fm("other"), { "SKILL.md": md("other") }),
+    ]);
+    try {
+      const remote = await mcpSkillBundles(client, { origin: "evil" });
+      assert.deepEqual([...remote.bundles.keys()], ["evil:other"]);
+      assert.deepEqual(remote.warnings, [
+        {
+          uri: "skill://ok/pdf/SKILL.md",
+          message: 'another entry is also named "evil:ok/pdf"; both left out',
+        },
+        {
+          uri: "skill://o%6B/pdf/SKILL.md",
+          message: 'another entry is also named "evil:ok/pdf"; both left out',
+        },
+      ]);
+    } finally {
+      await client.close();
+    }
+  });
+
+  it("an invalid entry is left out with a warning; the server's other skills still serve", async () => {
+    const good = await entryOf("skill://pdf", fm("pdf"), honestFiles);
+    const file = (uri: string, digest: unknown, size: unknown) => ({ uri, digest, size });
+    const zero = `sha256:${"0".repeat(64)}`;
+    const bad = [
+      // A digest of the wrong shape (upper case, short, another algorithm).
+      {
+        uri: "skill://d1/SKILL.md",
+        frontmatter: fm("d1"),
+        resources: [file("skill://d1/SKILL.md", "sha256:ABC", 1)],
+      },
+      {
+        uri: "skill://d2/SKILL.md",
+        frontmatter: fm("d2"),
+        resources: [file("skill://d2/SKILL.md", `md5:${"0".repeat(32)}`, 1)],
+      },
+      // Sizes that are not sizes.
+      {
+        uri: "skill://s1/SKILL.md",
+        frontmatter: fm("s1"),
+        resources: [file("skill://s1/SKILL.md", zero, -1)],
+      },
+      {
+        uri: "skill://s2/SKILL.md",
+        frontmatter: fm("s2"),
+        resources: [file("skill://s2/SKILL.md", zero, 1.5)],
+      },
+      {
+        uri: "skill://s3/SKILL.md",
+        frontmatter: fm("s3"),
+        resources: [file("skill://s3/SKILL.md", zero, "1")],
+      },
+      // A file outside the skill, or a dot-dot segment.
+      {
+        uri: "skill://o1/SKILL.md",
+        frontmatter: fm("o1"),
+        resources: [
+          file("skill://o1/SKILL.md", zero, 1),
+          file("skill://pdf/references/a.md", zero, 3),
+        ],
+      },
+      {
+        uri: "skill://o2/SKILL.md",
+        frontmatter: fm("o2"),
+        resources: [file("skill://o2/SKILL.md", zero, 1), file("skill://o2/%2e%2E%2Fx", zero, 3)],
+      },
+      // A name that is not its folder's, SKILL.md not listed, a file listed twice.
+      {
+        uri: "skill://n1/SKILL.md",
+        frontmatter: fm("pdf"),
+        resources: [file("skill://n1/SKILL.md", zero, 1)],
+      },
+      {
+        uri: "skill://n2/SKILL.md",
+        frontmatter: fm("n2"),
+        resources: [file("skill://n2/a.md", zero, 1)],
+      },
+      {
+        uri: "skill://n3/SKILL.md",
+        frontmatter: fm("n3"),
+        resources: [file("skill://n3/SKILL.md", zero, 1), file("skill://n3/SKILL.md", zero, 1)],
+      },
+      // Not an entry at all; a "__proto__" frontmatter.
+      "skill://x/SKILL.md",
+      JSON.parse(
+        '{"uri":"skill://p/SKILL.md","frontmatter":{"name":"p","description":"d","__proto__":{"x":1}},"resources":[]}',
+      ),
+      // "dynamic" files cannot be verified.
+      { uri: "skill://dyn/SKILL.md", frontmatter: fm("dyn"), resources: "dynamic" },
+    ];
+    const { client } = await hostile([...bad, good], honestRead);
+    try {
+      const remote = await mcpSkillBundles(client, { origin: "evil" });
+      assert.deepEqual([...remote.bundles.keys()], ["evil:pdf"]);
+      assert.equal(remote.warnings.length, bad.length);
+      assert.equal((await remote.read("evil:pdf", "references/a.md")).content, "aaa");
+    } finally {
+      await client.close();
+    }
+  });
+
+  it("an entry listing more than the limits is left out before any byte is fetched", async () => {
+    const good = await entryOf("skill://pdf", fm("pdf"), honestFiles);
+    const huge = {
+      ...good,
+      resources: (good.resources as { uri: string }[]).map((r) => ({ ...r, size: 2 ** 53 - 1 })),
+    };
+    const many = await entryOf(
+      "skill://many",
+      fm("many"),
+      Object.fromEntries([
+        ["SKILL.md", md("many")],
+        ...Array.from({ length: 3 }, (_, i) => [`f${i}`, ""]),
+      ]),
+    );
+    const { client, requests } = await hostile([huge, many], honestRead);
+    try {
+      const remote = await mcpSkillBundles(client, { origin: "evil", limits: { files: 3 } });
+      assert.deepEqual([...remote.bundles.keys()], []);
+      assert.deepEqual(remote.warnings.map((w) => w.message), [
+        `Skill "skill://pdf/SKILL.md" lists 2 files / ${2 * (2 ** 53 - 1)} bytes, over the limit ` +
+        "of 3 files / 16777216 bytes; left out",
+        `Skill "skill://many/SKILL.md" lists 4 files / ${md("many").length} bytes, over the ` +
+        "limit of 3 files / 16777216 bytes; left out",
+      ]);
+      assert.deepEqual(requests.filter((r) => r.startsWith("resources/")), []);
+    } finally {
+      await client.close();
+    }
+  });
+
+  it("bytes that do not match the entry never reach the model: each answer is a typed error", async () => {
+    const good = await entryOf("skill://pdf", fm("pdf"), honestFiles);
+    const cases: [string, (uri: string) => HostileContent[] | undefined][] = [
+      ["a size that lies", (uri) => [{ uri, text: uri.endsWith("a.md") ? "aaaa" : md("pdf") }]],
+      [
+        "same size, other bytes",
+        (uri) => [{ uri, text: uri.endsWith("a.md") ? "bbb" : md("pdf") }],
+      ],
+      [
+        "frontmatter other than the entry's",
+        (uri) => [{ uri, text: uri.endsWith("a.md") ? "aaa" : md("pdf", "X") }],
+      ],
+      ["no contents", (uri) => uri.endsWith("a.md") ? [] : honestRead(uri)],
+      [
+        "contents of another URI",
+        (uri) =>
+          uri.endsWith("a.md") ? [{ uri: "skill://pdf/SKILL.md", text: "aaa" }] : honestRead(uri),
+      ],
+      [
+        "a blob that is not base64",
+        (uri) => uri.endsWith("a.md") ? [{ uri, blob: "!!!" }] : honestRead(uri),
+      ],
+      ["an error", (uri) => uri.endsWith("a.md") ? undefined : honestRead(uri)],
+    ];
+    for (const [what, read] of cases) {
+      const { client } = await hostile([good], read);
+      try {
+        const remote = await mcpSkillBundles(client, { origin: "evil" });
+        const failed = await remote.read("evil:pdf", "references/a.md").then(
+          () => assert.fail(`${what}: the read succeeded`),
+          (e: unknown) => e,
+        );
+        if (what === "an error") {
+          assert.equal((failed as { code?: number }).code, -32602, what);
+        } else {
+          assert.ok(failed instanceof McpSkillError, `${what}: ${String(failed)}`);
+          assert.equal(failed.code, "VERIFICATION_FAILED", what);
+        }
+        const viaTool = await remote.handleSkillTool({
+          skill: "evil:pdf",
+          resource: "references/a.md",
+        });
+        assert.equal(viaTool.is_error, true, what);
+        assert.doesNotMatch(viaTool.content, /aaaa|bbb|description: X/, what);
+      } finally {
+        await client.close();
+      }
+    }
+  });
+
+  it("an unlisted file is refused without asking the server", async () => {
+    const good = await entryOf("skill://pdf", fm("pdf"), honestFiles);
+    const { client, requests } = await hostile(
+      [good],
+      (uri) => uri.endsWith("secret.md") ? [{ uri, text: "secret" }] : honestRead(uri),
+    );
+    try {
+      const remote = await mcpSkillBundles(client, { origin: "evil" });
+      await assert.rejects(remote.read("evil:pdf", "references/secret.md"), {
+        code: "UNLISTED_FILE",
+      });
+      await assert.rejects(remote.read("evil:pdf", "../other/SKILL.md"), {
+        name: "InvalidResourcePathError",
+      });
+      const viaTool = await remote.handleSkillTool({
+        skill: "evil:pdf",
+        resource: "references/secret.md",
+      });
+      assert.equal(viaTool.is_error, true);
+      assert.ok(!requests.some((r) => r.includes("secret")), requests.join("\n"));
+    } finally {
+      await client.close();
+    }
+  });
+
+  it("a SKILL.md that changes between list and get: refresh refuses another skill, an invalid entry, a vanished one", async () => {
+    const good = await entryOf("skill://pdf", fm("pdf"), honestFiles);
+    const answers: [string, unknown, string][] = [
+      [
+        "another skill",
+        await entryOf("skill://evil", fm("evil"), { "SKILL.md": md("evil") }),
+        "VERIFICATION_FAILED",
+      ],
+      ["an invalid entry", { ...good, resources: "nope" }, "VERIFICATION_FAILED"],
+      ["a renamed skill", { ...good, frontmatter: fm("other") }, "VERIFICATION_FAILED"],
+      ["nothing", undefined, "UNKNOWN_SKILL"],
+    ];
+    for (const [what, answer, code] of answers) {
+      const { client } = await hostile([good], honestRead, () => answer);
+      try {
+        const remote = await mcpSkillBundles(client, { origin: "evil" });
+        const before = remote.get("evil:pdf");
+        await assert.rejects(remote.refresh("evil:pdf"), { name: "McpSkillError", code }, what);
+        assert.equal(remote.get("evil:pdf"), before, `${what}: the old entry stays`);
+      } finally {
+        await client.close();
+      }
+    }
+  });
+
+  it("a listing that never ends and a server that never answers fail in bounded time", async () => {
+    let pages = 0;
+    const endless = await hostileClient({
+      list: (cursor) => ({ skills: [], nextCursor: `${Number(cursor ?? 0) + 1}` }),
+      read: () => undefined,
+    });
+    try {
+      await assert.rejects(
+        within(TIME, mcpSkillBundles(endless.client, { origin: "evil" }), "the endless listing"),
+        (e: unknown) => (pages = endless.requests.length, e instanceof Error),
+      );
+      assert.ok(pages <= 66, `${pages} requests`);
+    } finally {
+      await endless.client.close();
+    }
+    const good = await entryOf("skill://pdf", fm("pdf"), honestFiles);
+    const silent = await hostileClient({
+      list: () => [good],
+      read: (uri) => uri.endsWith("a.md") ? "silent" : honestRead(uri),
+    });
+    try {
+      const remote = await mcpSkillBundles(silent.client, { origin: "evil", timeoutMs: 200 });
+      await assert.rejects(remote.read("evil:pdf", "references/a.md"), {
+        name: "SdkError",
+        code: "REQUEST_TIMEOUT",
+      });
+      const viaTool = await remote.handleSkillTool({
+        skill: "evil:pdf",
+        resource: "references/a.md",
+      });
+      assert.equal(viaTool.is_error, true);
+      assert.throws(() => remote.get("evil:pdf")!.files.get("references/a.md")!.read(0, 9), {
+        code: "NOT_LOADED",
+      });
+    } finally {
+      await silent.client.close();
+    }
+    const mute = await hostileClient({ list: () => "silent", read: () => undefined });
+    try {
+      await assert.rejects(mcpSkillBundles(mute.client, { origin: "evil", timeoutMs: 200 }), {
+        code: "REQUEST_TIMEOUT",
+      });
+    } finally {
+      await mute.client.close();
+    }
+  });
+
+  it("property: whatever a server lists, bundles have plain names and reads return only verified bytes", async () => {
+    const decoded = (uri: string) =>
+      URL.parse(uri)?.href.split("/").map((s) => {
+        try {
+          return decodeURIComponent(s);
+        } catch {
+          return s;
+        }
+      }).join("/");
+    const segment = fc.oneof(
+      fc.constantFrom(
+        "pdf",
+        "a",
+        "..",
+        ".",
+        "a:b",
+        "%2F",
+        "%00",
+        "%1B",
+        "%E2%80%AE",
+        "x%20y",
+        "ok",
+      ),
+      fc.string({ maxLength: 4 }),
+    );
+    const hostileFile = fc.record({
+      path: fc.oneof(
+        fc.constantFrom("a.md", "references/a.md", "%2e%2e/x", "../x", "a%00b", "SKILL.md"),
+        fc.string({ maxLength: 6 }),
+      ),
+      text: fc.string({ maxLength: 8 }),
+      lie: fc.constantFrom("none", "size", "digest", "shape"),
+      served: fc.option(fc.string({ maxLength: 8 }), { nil: undefined }),
+    });
+    const hostileEntry = fc.record({
+      prefix: fc.array(segment, { maxLength: 2 }),
+      name: fc.constantFrom("pdf", "ok", "Bad", ""),
+      files: fc.array(hostileFile, { maxLength: 3 }),
+    });
+    await fc.assert(
+      fc.asyncProperty(fc.array(hostileEntry, { maxLength: 4 }), async (specs) => {
+        const served = new Map<string, string>();
+        const entries: unknown[] = [];
+        const truth = new Map<string, string>();
+        for (const spec of specs) {
+          const root = `skill://${[...spec.prefix, spec.name].join("/")}`;
+          const resources: unknown[] = [];
+          const manifest = md(spec.name);
+          for (
+            const f of [
+              { path: "SKILL.md", text: manifest, lie: "none", served: undefined },
+              ...spec.files,
+            ]
+          ) {
+            const uri = `${root}/${f.path}`;
+            const bytes = new TextEncoder().encode(f.text);
+            const size = f.lie === "size" ? bytes.length + 1 : bytes.length;
+            const d = f.lie === "digest"
+              ? `sha256:${"0".repeat(64)}`
+              : f.lie === "shape"
+              ? "sha256:x"
+              : await digest(bytes);
+            resources.push({ uri, digest: d, size });
+            served.set(uri, f.served ?? f.text);
+            if (f.lie === "none" && (f.served ?? f.text) === f.text) truth.set(uri, f.text);
+          }
+          entries.push({ uri: `${root}/SKILL.md`, frontmatter: fm(spec.name), resources });
+        }
+        const { client } = await hostile(entries, (uri) => {
+          const text = served.get(uri);
+          return text === undefined ? undefined : [{ uri, text }];
+        });
+        try {
+          const remote = await mcpSkillBundles(client, { origin: "evil" });
+          for (const [name, bundle] of remote.bundles) {
+            assert.match(name, /^evil:[A-Za-z0-9][A-Za-z0-9._-]*(\/[A-Za-z0-9][A-Za-z0-9._-]*)*$/);
+            for (const path of bundle.files.keys()) {
+              let page;
+              try {
+                page = await remote.read(name, path, { global_safety: false, skill_safety: false });
+              } catch (e) {
+                if (e instanceof McpSkillError || (e as { code?: unknown }).code === -32602) {
+                  continue;
+                }
+                throw e;
+              }
+              // The file's URI as the server listed it, both sides decoded segment by segment.
+              const key = decoded(bundle.uri)!.slice(0, -"SKILL.md".length) + path;
+              const expected = [...truth].find(([u]) => decoded(u) === key)?.[1];
+              assert.notEqual(
+                expected,
+                undefined,
+                `${name} ${path}: read bytes that were not honest`,
+              );
+              if (page.encoding === "utf-8" && page.next_offset === null) {
+                assert.equal(page.content, expected);
+              }
+            }
+          }
+        } finally {
+          await client.close();
+        }
+      }),
+      runs(30),
+    );
   });
 });
