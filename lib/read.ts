@@ -42,6 +42,11 @@ export const DEFAULT_BYTE_LIMIT = 49152;
 export const DEFAULT_MAX_PAGE_BYTES = 262144;
 /** The smallest page cap: one UTF-8 character always fits. */
 export const MIN_PAGE_BYTES = 4;
+/**
+ * The largest page cap: 64 MiB, so a page (and its base64) stays far below a
+ * runtime's longest string.
+ */
+const MAX_PAGE_BYTES = 64 * 1024 * 1024;
 
 /** Options of {@linkcode readResource}. */
 export interface ReadOptions extends SafetyFlags {
@@ -59,8 +64,8 @@ export interface ReadOptions extends SafetyFlags {
   readonly limit?: number;
   /**
    * The most bytes of content in one page (text bytes before decoding, or
-   * bytes before base64), at least 4. Default 262144 (256 KiB). A binary page
-   * holds the largest multiple of 3 that fits.
+   * bytes before base64), from 4 to 67108864 (64 MiB). Default 262144
+   * (256 KiB). A binary page holds the largest multiple of 3 that fits.
    */
   readonly max_page_bytes?: number;
 }
@@ -170,8 +175,9 @@ export function readResource(
 ): ResourceRead {
   const offset = parseOffset(options.offset);
   const limit = wholeNumber(options.limit, "limit", 1);
-  const cap = wholeNumber(options.max_page_bytes, "max_page_bytes", MIN_PAGE_BYTES) ??
-    DEFAULT_MAX_PAGE_BYTES;
+  const cap =
+    wholeNumber(options.max_page_bytes, "max_page_bytes", MIN_PAGE_BYTES, MAX_PAGE_BYTES) ??
+      DEFAULT_MAX_PAGE_BYTES;
   const normal = normalizeResourcePath(path);
   assertAccess(normal, classifyResource(normal), options, "read");
   const file = bundle.files.get(normal);
@@ -234,10 +240,16 @@ export function renderResourceRead(read: ResourceRead, nonce?: string): string {
   return renderResourceReadEnvelope(read, nonce);
 }
 
-function wholeNumber(value: number | undefined, name: string, min: number): number | undefined {
+function wholeNumber(
+  value: number | undefined,
+  name: string,
+  min: number,
+  max = Number.MAX_SAFE_INTEGER,
+): number | undefined {
   if (value === undefined) return undefined;
-  if (!Number.isSafeInteger(value) || value < min) {
-    throw new RangeError(`${name} must be a whole number of at least ${min}, got ${String(value)}`);
+  if (!Number.isSafeInteger(value) || value < min || value > max) {
+    const range = max === Number.MAX_SAFE_INTEGER ? `of at least ${min}` : `from ${min} to ${max}`;
+    throw new RangeError(`${name} must be a whole number ${range}, got ${String(value)}`);
   }
   return value;
 }
@@ -267,7 +279,7 @@ function outsideRoot(path: string, flags: SafetyFlags): ExecutionError {
   return new ExecutionError(
     `Refused to read ${
       JSON.stringify(path)
-    }: it is a link whose real path is outside the skill folder`,
+    }: it does not lead to a regular file inside the skill folder`,
     {
       path,
       operation: "read",
@@ -387,13 +399,22 @@ function textPage(
 ): Page {
   const { lines: total, size } = index;
   const { line, byte } = offset;
-  if (line >= total) return { range: `lines none of ${total}`, next_offset: null, content: "" };
+  if (line >= total) {
+    if (byte > 0) {
+      throw new RangeError(
+        `offset "${line}+${byte}" is past the end of the file (${total} ${plural(total, "line")})`,
+      );
+    }
+    return { range: `lines none of ${total}`, next_offset: null, content: "" };
+  }
   const lineStart = findLine(handle, index, path, line);
   if (byte > 0) {
     const end = line + 1 < total ? findLine(handle, index, path, line + 1) : size;
     if (lineStart + byte >= end) {
       throw new RangeError(
-        `offset "${line}+${byte}" is past the end of line ${line + 1} (${end - lineStart} bytes)`,
+        `offset "${line}+${byte}" is past the end of line ${line + 1} (${end - lineStart} ${
+          plural(end - lineStart, "byte")
+        })`,
       );
     }
     if (isContinuation(readExactly(handle, path, lineStart + byte, 1)[0]!)) {
@@ -454,6 +475,10 @@ function piece(
     next_offset: next,
     content: decodeText(bytes.subarray(0, end), path),
   };
+}
+
+function plural(count: number, noun: string): string {
+  return count === 1 ? noun : `${noun}s`;
 }
 
 function isContinuation(byte: number): boolean {

@@ -28,7 +28,7 @@ import {
   SkillFolderError,
 } from "./errors.ts";
 import { OrderedMap, type OrderedMapBuilder } from "./ordered_map.ts";
-import { isPlainName, normalizeResourcePath } from "./resource_path.ts";
+import { effectiveClass, isPlainName, normalizeResourcePath } from "./resource_path.ts";
 import { parseSkillMd } from "./skill_md.ts";
 
 /** A bundle loaded from a folder, with what the loader passed over. */
@@ -89,18 +89,21 @@ export function findSkillMd(dir: string): string | null {
  * pipe either.
  *
  * A symbolic link is classified by its requested and its real path (the
- * stricter class wins); one whose real path leaves the folder is kept only to
- * be refused. Links that loop or break, linked folders, named pipes, sockets,
- * devices, names that are not valid UTF-8 or not valid resource paths, and
- * unreadable entries are reported in `warnings` and skipped; files with more
- * than one hard link are listed with a warning (a hard link may share its
- * content with a file outside the folder).
+ * stricter class wins); one that does not lead to a regular file inside the
+ * folder (it leads outside, breaks or loops) is kept only to be refused, all
+ * alike, so a read tells nothing of what exists outside. Linked folders,
+ * named pipes, sockets and devices inside, names that are not valid UTF-8 or
+ * not valid resource paths, and unreadable entries are reported in
+ * `warnings` and skipped (broken links and loops in `warnings` too); files
+ * with more than one hard link are listed with a warning (a hard link may
+ * share its content with a file outside the folder).
  *
  * @param dir The skill folder.
  * @returns The bundle.
  * @throws {SkillFolderError} When the folder does not exist or is not a folder.
  * @throws {AgentSkillError} When the folder has no SKILL.md, or its SKILL.md
- *   is too large, leads outside the folder or breaks the Agent Skills rules.
+ *   is too large, does not lead to a regular file inside the folder, is a
+ *   link into a non-standard folder or breaks the Agent Skills rules.
  * @throws {ResourceReadError} When SKILL.md cannot be read as a regular file
  *   inside the folder (it changed after listing, or the file system refused).
  */
@@ -121,13 +124,29 @@ export function loadSkillFolder(dir: string): LoadedSkill {
   const skillMdPath = join(location, name);
   const file = files.get(name)!;
   if (file.outside_root === true) {
-    throw new AgentSkillError("", "SKILL.md is a link that leads outside the skill folder", {
-      file: skillMdPath,
-    });
+    throw new AgentSkillError(
+      "",
+      "SKILL.md is a link that does not lead to a regular file inside the skill folder",
+      {
+        file: skillMdPath,
+      },
+    );
   }
   const handle = file.open!();
   let bytes: Uint8Array;
   try {
+    if (effectiveClass(name, handle.real_path) === "nonstandard") {
+      // The instructions (and the description shown before any activation)
+      // would come from a folder the safety gate guards, and the loader does
+      // not know the switches: refuse, whatever they are.
+      throw new AgentSkillError(
+        "",
+        `SKILL.md is a link into the non-standard folder ${
+          JSON.stringify(handle.real_path!.split("/")[0])
+        }, which the safety gate guards`,
+        { file: skillMdPath },
+      );
+    }
     if (handle.size > MAX_SKILL_MD_BYTES) {
       throw new AgentSkillError(
         "",
@@ -286,32 +305,38 @@ function addLink(
   files: OrderedMapBuilder<string, ResourceFile>,
   warnings: LoadWarning[],
 ): void {
+  // A link that does not lead to a file inside — outside, broken, a loop,
+  // unreadable, a folder or a special file outside — is kept only to be
+  // refused, all alike: how a read of it fails must not tell what exists
+  // outside the folder.
+  const refused = (): void => {
+    files.set(
+      path,
+      Object.freeze({ ...diskFile(root, path, full, 0, undefined, true), outside_root: true }),
+    );
+  };
   let real: string;
   try {
     real = realpath(full);
   } catch (e) {
     const code = (e as { code?: string }).code;
     const why = code === "ELOOP" ? "a symbolic link loop" : "a broken symbolic link";
-    warnings.push({ path, message: `${why}; skipped` });
+    warnings.push({ path, message: `${why}; refused` });
+    refused();
     return;
   }
   const stat = safeStat(real);
+  if (!isInside(root, real)) {
+    refused();
+    return;
+  }
   if (stat === null) {
-    warnings.push({ path, message: "link target could not be read; skipped" });
+    warnings.push({ path, message: "link target could not be read; refused" });
+    refused();
     return;
   }
   if (stat.isDirectory()) {
     warnings.push({ path, message: "a linked folder; not followed" });
-    return;
-  }
-  if (!isInside(root, real)) {
-    files.set(
-      path,
-      Object.freeze({
-        ...diskFile(root, path, full, stat.size, undefined, true),
-        outside_root: true,
-      }),
-    );
     return;
   }
   if (!stat.isFile()) {
@@ -348,11 +373,56 @@ function hasFdPaths(): boolean {
   }
 }
 
+/** Where the real path of an opened file comes from now: {@linkcode FD_PATHS}, or `null` for the portable way. */
+let handlePaths: string | null = FD_PATHS;
+/** Runs between the open and the real path (tests: where a racing attacker acts). */
+let afterOpen: ((full: string, fd: number) => void) | null = null;
+
+/**
+ * For this module's own tests (`lib/load.ts` does not export it): run the
+ * checks of an open the portable way, as off Linux, and act where a racing
+ * attacker would, so one attack test covers both ways deterministically.
+ *
+ * @param options `handlePaths: false` finds the real path of an opened file
+ *   with `realpath` of its path after the open (as off Linux) instead of the
+ *   kernel's name for the handle; `afterOpen` runs with the file-system path
+ *   and the handle just after each open and `fstat`, before the real path is
+ *   found.
+ * @returns A function that restores the defaults.
+ * @throws Nothing itself; an exception from `afterOpen` fails that open as
+ *   `RESOURCE_CHANGED`, like a swap would.
+ * @example
+ * ```ts
+ * import { _setOpenChecks, loadSkillFolder } from "./skill_folder.ts";
+ * import { assert } from "./_assert.ts";
+ *
+ * const opened: string[] = [];
+ * const restore = _setOpenChecks({ handlePaths: false, afterOpen: (path) => opened.push(path) });
+ * try {
+ *   loadSkillFolder(new URL("../examples/skills/pdf", import.meta.url).pathname);
+ * } finally {
+ *   restore();
+ * }
+ * assert.ok(opened.length === 1 && opened[0]!.endsWith("SKILL.md"));
+ * ```
+ */
+export function _setOpenChecks(
+  options: { handlePaths?: boolean; afterOpen?: (full: string, fd: number) => void },
+): () => void {
+  handlePaths = options.handlePaths === false ? null : FD_PATHS;
+  afterOpen = options.afterOpen ?? null;
+  return () => {
+    handlePaths = FD_PATHS;
+    afterOpen = null;
+  };
+}
+
 /** The real path of the open file: the kernel's name for the handle where there is one, else the real path of `full` now. */
 function realPathOf(fd: number, full: string): string {
-  if (FD_PATHS !== null) {
+  afterOpen?.(full, fd);
+  if (handlePaths !== null) {
     try {
-      const path = readlinkSync(`${FD_PATHS}${fd}`);
+      const path = readlinkSync(`${handlePaths}${fd}`);
       if (path.startsWith("/")) return path;
     } catch {
       // Not available for this handle: resolve the path instead.
@@ -403,28 +473,23 @@ function openVerified(
   try {
     fd = openSync(full, O_RDONLY | O_NONBLOCK | (followLink ? 0 : O_NOFOLLOW));
   } catch (e) {
-    throw fileSystemError(path, e, followLink);
+    throw openError(root, path, e, followLink);
   }
   try {
     const stat = fstatSync(fd);
-    if (!stat.isFile()) {
-      throw new ResourceReadError(
-        "NOT_A_REGULAR_FILE",
-        path,
-        `it is ${kindOf(stat)}, not a regular file`,
-      );
-    }
     let real: string;
     try {
       real = realPathOf(fd, full);
     } catch {
       throw changed(path);
     }
-    if (!isInside(root, real)) {
+    // Containment first: what kind of file lies outside is none of a reader's business.
+    if (!isInside(root, real)) throw leadsNowhereInside(path);
+    if (!stat.isFile()) {
       throw new ResourceReadError(
-        "OUTSIDE_ROOT",
+        "NOT_A_REGULAR_FILE",
         path,
-        "its real path is outside the skill folder",
+        `it is ${kindOf(stat)}, not a regular file`,
       );
     }
     const now = safeStat(real);
@@ -435,6 +500,48 @@ function openVerified(
     closeSync(fd);
     throw e;
   }
+}
+
+function leadsNowhereInside(path: string): ResourceReadError {
+  return new ResourceReadError(
+    "OUTSIDE_ROOT",
+    path,
+    "it does not lead to a regular file inside the skill folder",
+  );
+}
+
+/**
+ * Why an open failed, told only about what is inside the folder: walking the
+ * listed path from the root without following links, a missing entry is
+ * `RESOURCE_GONE`; a link on the way (a folder swapped for one, or the listed
+ * link itself) may lead anywhere, so the failure is the same refusal whatever
+ * lies outside — existing or not, of any kind, readable or not. Only when the
+ * path is all real folders inside is the file system's reason told.
+ */
+function openError(
+  root: string,
+  path: string,
+  e: unknown,
+  followLink: boolean,
+): ResourceReadError {
+  const parts = path.split("/");
+  let at = root;
+  for (let i = 0; i < parts.length; i++) {
+    at = `${at}${sep}${parts[i]}`;
+    const entry = safeLstat(at);
+    const last = i === parts.length - 1;
+    if (entry === null) return gone(path);
+    if (entry.isSymbolicLink()) {
+      if (!last || followLink) return leadsNowhereInside(path);
+      break; // a listed file that is now a link: the file system says so (ELOOP)
+    }
+    if (!last && !entry.isDirectory()) return gone(path);
+  }
+  return fileSystemError(path, e);
+}
+
+function gone(path: string): ResourceReadError {
+  return new ResourceReadError("RESOURCE_GONE", path, "it no longer exists");
 }
 
 function diskHandle(
@@ -459,7 +566,7 @@ function diskHandle(
           filled += got;
         }
       } catch (e) {
-        throw fileSystemError(path, e, false);
+        throw fileSystemError(path, e);
       }
       return buffer.subarray(0, filled);
     },
@@ -480,20 +587,18 @@ function changed(path: string): ResourceReadError {
 }
 
 /** A file-system failure as a typed error naming only the path inside the skill folder. */
-function fileSystemError(path: string, e: unknown, followLink: boolean): ResourceReadError {
+function fileSystemError(path: string, e: unknown): ResourceReadError {
   const code = (e as { code?: unknown })?.code;
   switch (code) {
     case "ENOENT":
     case "ENOTDIR":
-      return new ResourceReadError("RESOURCE_GONE", path, "it no longer exists");
+      return gone(path);
     case "ELOOP":
     case "EMLINK":
       return new ResourceReadError(
         "NOT_A_REGULAR_FILE",
         path,
-        followLink
-          ? "it is a symbolic link loop"
-          : "it is now a symbolic link, not the file that was listed",
+        "it is now a symbolic link, not the file that was listed",
       );
     case "EISDIR":
       return new ResourceReadError(

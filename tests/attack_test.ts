@@ -171,7 +171,7 @@ describe("attack 1: check-then-open race", () => {
       assert.throws(() => readResource(skill, "references/x.md", flags), {
         name: "ExecutionError",
         message:
-          'Refused to read "references/x.md": it is a link whose real path is outside the skill folder',
+          'Refused to read "references/x.md": it does not lead to a regular file inside the skill folder',
       });
     }
     // Swapped in after loading, through a link that was inside when listed.
@@ -182,7 +182,7 @@ describe("attack 1: check-then-open race", () => {
     assert.throws(() => readResource(later, "references/later.md", OPEN), {
       name: "ExecutionError",
       message:
-        'Refused to read "references/later.md": it is a link whose real path is outside the skill folder',
+        'Refused to read "references/later.md": it does not lead to a regular file inside the skill folder',
     });
   });
 });

@@ -104,9 +104,9 @@ describe("loadSkillFolder on a real folder", () => {
     const { warnings } = loadSkillFolder(skillDir);
     assert.deepEqual(warnings.map((w) => `${w.path}: ${w.message}`).sort(), [
       "assets/linked-folder: a linked folder; not followed",
-      "references/broken.md: a broken symbolic link; skipped",
-      "references/loop-a: a symbolic link loop; skipped",
-      "references/loop-b: a symbolic link loop; skipped",
+      "references/broken.md: a broken symbolic link; refused",
+      "references/loop-a: a symbolic link loop; refused",
+      "references/loop-b: a symbolic link loop; refused",
     ]);
   });
 
@@ -152,7 +152,7 @@ describe("loadSkillFolder on a real folder", () => {
         assert.ok(e instanceof ExecutionError);
         assert.equal(
           e.message,
-          'Refused to read "references/escape.md": it is a link whose real path is outside the skill folder',
+          'Refused to read "references/escape.md": it does not lead to a regular file inside the skill folder',
         );
         return true;
       });
@@ -234,9 +234,10 @@ describe("loadSkillFolder on a real folder", () => {
     write(join(temp, "outside", "SKILL.md"), "---\nname: linked-md\ndescription: d\n---\n");
     symlinkSync(join(temp, "outside", "SKILL.md"), join(dir, "SKILL.md"));
     assert.throws(() => loadSkillFolder(dir), {
-      message: `Invalid SKILL.md: SKILL.md is a link that leads outside the skill folder (${
-        join(dir, "SKILL.md")
-      })`,
+      message:
+        `Invalid SKILL.md: SKILL.md is a link that does not lead to a regular file inside the skill folder (${
+          join(dir, "SKILL.md")
+        })`,
     });
     assert.throws(() => loadSkillFolder(join(temp, "no-such")), {
       name: "SkillFolderError",

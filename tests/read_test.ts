@@ -324,7 +324,7 @@ describe("readResource: the page cap", () => {
         [
           "a.txt",
           { max_page_bytes: 3 },
-          "max_page_bytes must be a whole number of at least 4, got 3",
+          "max_page_bytes must be a whole number from 4 to 67108864, got 3",
         ],
         [
           "a.txt",
