@@ -25,7 +25,7 @@ function plain(
 }
 
 /**
- * The floor: walk every reachable skill once (lookup plus a visited set), create
+ * Floor (a): walk every reachable skill once (lookup plus a visited set), create
  * one plain entry object per declared tool and insert it into a native `Map`.
  * No ordering rule, no cycle or error checks, no freezing.
  */
@@ -47,6 +47,35 @@ export function floorResolve(
     for (const ref of skill.tool_refs ?? []) {
       const overrides = skill.overrides?.[ref] ?? NONE;
       out.set(ref, plain(ref, "tool_ref", skill.name, null, overrides));
+    }
+    const inline = skill.inline_tools ?? [];
+    for (let i = 0; i < inline.length; i++) {
+      const key = `${skill.name}/_anon_${i}`;
+      out.set(key, plain(key, "inline", skill.name, inline[i]!, NONE));
+    }
+    for (const server of skill.mcp_servers ?? []) {
+      for (const tool of server.tools ?? []) {
+        const key = `mcp:${server.server}/${tool}`;
+        out.set(key, plain(key, "mcp", skill.name, null, NONE));
+      }
+    }
+    for (const path of skill.agent_skills ?? []) {
+      const key = `agent_skill:${path}`;
+      out.set(key, plain(key, "agent_skill", skill.name, null, NONE));
+    }
+  }
+  return out;
+}
+
+/**
+ * Floor (b): no walk at all. Given the reachable skills (found beforehand),
+ * iterate their declared tools and `Map.set` one plain entry each.
+ */
+export function floorDeclared(reachable: readonly Skill[]): Map<string, ResolvedToolEntry> {
+  const out = new Map<string, ResolvedToolEntry>();
+  for (const skill of reachable) {
+    for (const ref of skill.tool_refs ?? []) {
+      out.set(ref, plain(ref, "tool_ref", skill.name, null, skill.overrides?.[ref] ?? NONE));
     }
     const inline = skill.inline_tools ?? [];
     for (let i = 0; i < inline.length; i++) {

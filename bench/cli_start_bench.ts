@@ -8,7 +8,6 @@
  *
  * @module
  */
-import { bench, group, run, summary } from "mitata";
 import { spawnSync } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -16,6 +15,7 @@ import { join } from "node:path";
 import process from "node:process";
 import { pathToFileURL } from "node:url";
 import { packAndInstall, ROOT } from "../tests/_package.ts";
+import { timeGroup } from "./_harness.ts";
 
 if ("Deno" in globalThis || "Bun" in globalThis) {
   console.log("cli_start: measures Node processes; see the Node run");
@@ -35,22 +35,18 @@ function start(command: string, args: readonly string[]): void {
   if (result.status !== 0) throw new Error(`${command} ${args.join(" ")} exited ${result.status}`);
 }
 
-group("CLI start to exit", () => {
-  summary(() => {
-    bench("node -e 0", () => start(process.execPath, ["-e", "0"])).baseline(true);
-    // For scale: the part of `resolve` that is only loading the yaml package.
-    bench("node importing yaml", () => start(process.execPath, ["-e", 'require("yaml")']));
-    bench("skillset --version (installed bin)", () => start(skillset, ["--version"]));
-    bench(
-      "skillset resolve examples/catalog.yaml local/pdf-tools (installed bin)",
-      () => start(skillset, ["resolve", catalog, "local/pdf-tools"]),
-    );
-    bench(
-      "sources through tsx: skillset --version",
-      () => start(process.execPath, ["--import", TSX, join(ROOT, "lib", "cli.ts"), "--version"]),
-    );
-  });
-});
-
-await run();
+await timeGroup("cli_start", "CLI start to exit (Node processes)", 1, [
+  { name: "node -e 0", fn: () => start(process.execPath, ["-e", "0"]), baseline: true },
+  // For scale: the part of `resolve` that is only loading the yaml package.
+  { name: "node importing yaml", fn: () => start(process.execPath, ["-e", 'require("yaml")']) },
+  { name: "skillset --version (installed bin)", fn: () => start(skillset, ["--version"]) },
+  {
+    name: "skillset resolve examples/catalog.yaml local/pdf-tools (installed bin)",
+    fn: () => start(skillset, ["resolve", catalog, "local/pdf-tools"]),
+  },
+  {
+    name: "sources through tsx: skillset --version",
+    fn: () => start(process.execPath, ["--import", TSX, join(ROOT, "lib", "cli.ts"), "--version"]),
+  },
+]);
 rmSync(temp, { recursive: true, force: true });

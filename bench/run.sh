@@ -1,11 +1,5 @@
 #!/usr/bin/env bash
-# Runs each benchmark (or those whose name contains $1) under Node, Deno and Bun.
+# Runs every benchmark under Node, Deno and Bun and writes the results; see bench/run.ts.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bin=node_modules/.bin
-for file in bench/*_bench.ts; do
-  case "$file" in *"${1:-}"*) ;; *) continue ;; esac
-  echo "=== $file: node"; "$bin/tsx" "$file"
-  echo "=== $file: deno"; "$bin/deno" run -A "$file"
-  echo "=== $file: bun"; "$bin/bun" "$file"
-done
+exec node_modules/.bin/tsx bench/run.ts "$@"

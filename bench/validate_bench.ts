@@ -1,30 +1,44 @@
 /**
- * `validate` of a folder of 5,000 Agent Skills against a bare script that only
- * reads every SKILL.md; and the split between parsing and resolving when a
- * 10,000-skill catalog folder is loaded and its top skill resolved.
+ * The skill library workloads: `validate` and a name+description index of
+ * 5,000 Agent Skill folders against a bare script that only reads every
+ * SKILL.md; and the split between parsing and resolving when a 10,000-skill
+ * catalog folder is loaded and its top skill resolved.
  * Run: `npm run bench -- validate`.
  *
  * @module
  */
-import { bench, do_not_optimize, group, run, summary } from "mitata";
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { resolveTools } from "../mod.ts";
-import { loadCatalog, validatePaths } from "../lib/load.ts";
+import { findSkillMd, loadCatalog, parseSkillMd, validatePaths } from "../lib/load.ts";
+import { QUICK, timeGroup } from "./_harness.ts";
+import {
+  BARE_READ_CASE,
+  CATALOG_WORKLOAD,
+  INDEX_CASE,
+  LISTING_CASE,
+  PARSE_CASE,
+  RESOLVE_CASE,
+  SKILLS_WORKLOAD,
+  VALIDATE_CASE,
+} from "./_report.ts";
 
+const SKILLS = QUICK ? 500 : 5000;
+const CATALOG_SKILLS = QUICK ? 1000 : 10_000;
 const temp = mkdtempSync(join(tmpdir(), "skillset-validate-"));
 
-// 5,000 Agent Skills: SKILL.md plus a reference, an asset and a script each.
+// Agent Skills: SKILL.md (with a metadata mapping) plus a reference, an asset and a script each.
 const skills = join(temp, "skills");
-for (let i = 0; i < 5000; i++) {
+for (let i = 0; i < SKILLS; i++) {
   const dir = join(skills, `skill-${i}`);
   mkdirSync(join(dir, "references"), { recursive: true });
   mkdirSync(join(dir, "assets"));
   mkdirSync(join(dir, "scripts"));
   writeFileSync(
     join(dir, "SKILL.md"),
-    `---\nname: skill-${i}\ndescription: Skill number ${i}; use it for task ${i}.\nlicense: MIT\n---\n` +
+    `---\nname: skill-${i}\ndescription: "Skill number ${i}: use it for task ${i}."\n` +
+      `license: MIT\nmetadata:\n  author: bench\n  version: "1.${i % 10}"\n---\n` +
       `# Skill ${i}\n\nRead [the guide](references/guide.md) and fill \`assets/template.txt\`.\n`,
   );
   writeFileSync(join(dir, "references", "guide.md"), "# Guide\n");
@@ -39,49 +53,79 @@ function readEverySkillMd(root: string): number {
   return bytes;
 }
 
+/** What a prompt needs of each skill: its name and description, through the public API. */
+function nameDescriptionIndex(root: string): Map<string, string> {
+  const index = new Map<string, string>();
+  for (const folder of readdirSync(root)) {
+    const file = findSkillMd(join(root, folder));
+    if (file === null) continue;
+    const { frontmatter } = parseSkillMd(readFileSync(file, "utf8"), { file, folder });
+    index.set(frontmatter.name, frontmatter.description);
+  }
+  return index;
+}
+
 const errors = validatePaths([skills]).filter((d) => d.severity === "error");
 if (errors.length > 0) {
   throw new Error(`the generated skills should be valid: ${errors[0]!.message}`);
 }
+if (nameDescriptionIndex(skills).size !== SKILLS) {
+  throw new Error("the index should hold every skill");
+}
 
-group("validate 5,000 Agent Skill folders", () => {
-  summary(() => {
-    bench("bare: read every SKILL.md", () => do_not_optimize(readEverySkillMd(skills))).baseline(
-      true,
-    );
-    bench("validatePaths (skillset validate)", () => do_not_optimize(validatePaths([skills])));
-  });
-});
+/**
+ * What bounds validate: checking a skill's links needs its file listing, and
+ * listing the four folders of each skill alone costs several bare reads.
+ */
+function listEveryFolder(root: string): number {
+  let entries = 0;
+  for (const name of readdirSync(root)) {
+    entries += readdirSync(join(root, name), { withFileTypes: true }).length;
+    for (const sub of ["references", "assets", "scripts"]) {
+      entries += readdirSync(join(root, name, sub), { withFileTypes: true }).length;
+    }
+  }
+  return entries;
+}
 
-// A 10,000-skill catalog folder: 100 files of 100 skills; a chain of includes with fan-out.
+await timeGroup("validate", SKILLS_WORKLOAD, SKILLS, [
+  { name: BARE_READ_CASE, fn: () => readEverySkillMd(skills), baseline: true },
+  { name: INDEX_CASE, fn: () => nameDescriptionIndex(skills) },
+  { name: VALIDATE_CASE, fn: () => validatePaths([skills]) },
+  { name: LISTING_CASE, fn: () => listEveryFolder(skills) },
+]);
+
+// A catalog folder: files of 100 skills; a chain of includes with fan-out.
 const catalog = join(temp, "catalog");
 mkdirSync(catalog);
-for (let f = 0; f < 100; f++) {
+for (let f = 0; f < CATALOG_SKILLS / 100; f++) {
   const lines: string[] = [];
   for (let k = 0; k < 100; k++) {
     const i = f * 100 + k;
-    const includes = [i + 1, i + 2, i + 50].filter((j) => j < 10_000).map((j) => `cat/s${j}`);
+    const includes = [i + 1, i + 2, i + 50].filter((j) => j < CATALOG_SKILLS).map((j) =>
+      `cat/s${j}`
+    );
     lines.push(
       `- name: cat/s${i}`,
+      `  description: Skill ${i}`,
       `  includes: [${includes.join(", ")}]`,
       `  tool_refs: [tool_${i % 997}, shared]`,
       `  inline_tools:`,
       `    - { description: Tool ${i}, read_only: true }`,
+      ...(i % 10 === 0
+        ? [`  mcp_servers:`, `    - server: github`, `      tools: [create_issue]`]
+        : []),
     );
   }
   writeFileSync(join(catalog, `part-${String(f).padStart(3, "0")}.yaml`), lines.join("\n") + "\n");
 }
 const loaded = loadCatalog(catalog);
+const top = loaded.skills.get("cat/s0")!;
+if (resolveTools(top, loaded.skills).size < 1000) throw new Error("the catalog should resolve");
 
-group("load a 10,000-skill catalog folder and resolve its top skill", () => {
-  summary(() => {
-    bench("parse (loadCatalog)", () => do_not_optimize(loadCatalog(catalog))).baseline(true);
-    bench(
-      "resolve (resolveTools on the loaded catalog)",
-      () => do_not_optimize(resolveTools(loaded.skills.get("cat/s0")!, loaded.skills)),
-    );
-  });
-});
+await timeGroup("validate", CATALOG_WORKLOAD, CATALOG_SKILLS, [
+  { name: RESOLVE_CASE, fn: () => resolveTools(top, loaded.skills), baseline: true },
+  { name: PARSE_CASE, fn: () => loadCatalog(catalog) },
+]);
 
-await run();
 rmSync(temp, { recursive: true, force: true });

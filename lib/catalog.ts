@@ -21,6 +21,7 @@ import { formatLocation, SkillDefinitionError, type SourceLocation } from "./err
 import { OrderedMap } from "./ordered_map.ts";
 import { parseSkill, type Skill } from "./skill.ts";
 import { parseStrictYaml, yamlData, YamlRuleError } from "./_yaml.ts";
+import { linePositions, parsePlainYaml } from "./_plain_yaml.ts";
 
 /** The largest catalog file read. */
 export const MAX_CATALOG_FILE_BYTES = 4 * 1024 * 1024;
@@ -102,6 +103,8 @@ export function parseCatalogText(
   text: string,
   file: string,
 ): { skill: Skill; locate: (path: readonly (string | number)[]) => Position | undefined }[] {
+  const plain = parsePlainCatalog(text, file);
+  if (plain !== undefined) return plain;
   const lines = new LineCounter();
   const at = (offset: number): Position => {
     const { line, col } = lines.linePos(offset);
@@ -234,4 +237,35 @@ function statOrFail(path: string): Stats {
       location: { file: path },
     });
   }
+}
+
+/**
+ * The fast path: a catalog in the plain YAML subset whose skills are all
+ * valid. Anything else answers `undefined`, and yaml parses and reports it.
+ */
+function parsePlainCatalog(
+  text: string,
+  file: string,
+): ReturnType<typeof parseCatalogText> | undefined {
+  const doc = parsePlainYaml(text);
+  if (doc === undefined) return undefined;
+  const linePos = linePositions(text);
+  const list = Array.isArray(doc.value);
+  const items: unknown[] = list ? (doc.value as unknown[]) : [doc.value];
+  const out: ReturnType<typeof parseCatalogText> = [];
+  try {
+    items.forEach((item, index) => {
+      const prefix = list ? [index] : [];
+      const locate = (path: readonly (string | number)[]): Position | undefined => {
+        const offset = doc.offset([...prefix, ...path]);
+        if (offset === undefined) return undefined;
+        const { line, col } = linePos(offset);
+        return { file, line, column: col };
+      };
+      out.push({ skill: parseSkill(item, { file, locate }), locate });
+    });
+  } catch {
+    return undefined;
+  }
+  return out;
 }

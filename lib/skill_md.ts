@@ -13,6 +13,7 @@ import { type Document, isMap, isScalar, LineCounter } from "yaml";
 import { type AgentSkillFrontmatter, validateAgentSkillFrontmatter } from "./agent_skill.ts";
 import { AgentSkillError, type SourceLocation } from "./errors.ts";
 import { MAX_ALIAS_COUNT, parseStrictYaml, yamlData, YamlRuleError } from "./_yaml.ts";
+import { parsePlainYaml } from "./_plain_yaml.ts";
 
 export { MAX_ALIAS_COUNT };
 
@@ -79,6 +80,19 @@ export function parseSkillMd(text: string, options: ParseSkillMdOptions = {}): S
   const afterClose = close.index + close[0].length;
   const body = rest.slice(afterClose).replace(/^\n/, "");
   const bodyLine = 2 + countLines(source) + 1;
+  // The plain subset parses fast; anything else, and every error, goes through yaml below.
+  const plain = parsePlainYaml(source, { offsets: false });
+  if (plain !== undefined) {
+    try {
+      return Object.freeze({
+        frontmatter: validateAgentSkillFrontmatter(plain.value, folder),
+        body,
+        bodyLine,
+      });
+    } catch {
+      // Reported by the yaml path, with its position.
+    }
+  }
   // Line 1 of the YAML source is line 2 of the file.
   const lines = new LineCounter();
   const position = (offset: number | undefined): SourceLocation | undefined => {

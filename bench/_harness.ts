@@ -1,0 +1,213 @@
+/**
+ * The measuring side of every `bench/*_bench.ts`: cases grouped by workload
+ * and size, each group timed in one process — fast cases with mitata's
+ * `measure`, slow (allocation-heavy) ones in interleaved rounds with a
+ * collection before each run — ratios against the group's baseline, rows appended to the file named by
+ * `BENCH_OUT` (the runner, `bench/run.ts`, collects them). `BENCH_QUICK=1`
+ * shrinks the time budget; each bench file shrinks its sizes.
+ *
+ * @module
+ */
+import { do_not_optimize, measure } from "mitata";
+import { appendFileSync } from "node:fs";
+import process from "node:process";
+
+/** One measured (or skipped) case. */
+export interface Row {
+  readonly bench: string;
+  readonly workload: string;
+  /** The size on the workload's x axis (declared tools, files, bytes…). */
+  readonly size: number;
+  readonly case: string;
+  /** Nanoseconds; `null` when skipped. */
+  readonly median: number | null;
+  readonly p75: number | null;
+  readonly p99: number | null;
+  readonly samples: number;
+  /** The case this one is compared with, in the same group. */
+  readonly baseline: string | null;
+  /** median / the baseline's median. */
+  readonly ratio: number | null;
+  /** Why the case was not measured, or a note (e.g. bytes of heap). */
+  readonly note?: string;
+  /** Extra numbers (heap bytes…). */
+  readonly value?: number;
+}
+
+/** A case of a group. */
+export interface Case {
+  readonly name: string;
+  readonly fn: () => unknown;
+  /** The group's baseline (exactly one per group). */
+  readonly baseline?: boolean;
+  /** When set, the case is not run and this says why. */
+  readonly skip?: string;
+}
+
+/** True under `--quick`. */
+export const QUICK: boolean = process.env["BENCH_QUICK"] === "1";
+
+const OUT = process.env["BENCH_OUT"];
+
+/**
+ * Time each case of a group (one after another, same process) and record rows.
+ *
+ * @param bench The bench file's short name.
+ * @param workload The workload (group) name.
+ * @param size Its size.
+ * @param cases The cases; one is the baseline.
+ * @param options `interleave`: time every case in interleaved rounds with a
+ *   collection before each run (for cases whose garbage would land on the next).
+ * @returns The rows written.
+ */
+export async function timeGroup(
+  bench: string,
+  workload: string,
+  size: number,
+  cases: readonly Case[],
+  options: { readonly interleave?: boolean } = {},
+): Promise<Row[]> {
+  const base = cases.find((c) => c.baseline === true);
+  const medians = new Map<string, { median: number; p75: number; p99: number; samples: number }>();
+  const run = cases.filter((c) => c.skip === undefined);
+  // One untimed run each: warms the JIT and sizes the budget.
+  const once = new Map<Case, number>();
+  for (const c of run) {
+    collectGarbage();
+    const t0 = performance.now();
+    do_not_optimize(c.fn());
+    let ms = performance.now() - t0;
+    if (ms < 5 * SLOW_MS) {
+      // A cold first run is slow for reasons of its own: size the budget on a second.
+      const t1 = performance.now();
+      do_not_optimize(c.fn());
+      ms = performance.now() - t1;
+    }
+    once.set(c, ms);
+  }
+  // Fast cases: mitata's loop, one case after another.
+  for (const c of run) {
+    if (options.interleave === true || once.get(c)! >= SLOW_MS) continue;
+    const stats = await measure(() => do_not_optimize(c.fn()), {
+      min_samples: QUICK ? 5 : 9,
+      min_cpu_time: (QUICK ? 30 : 400) * 1e6,
+    });
+    medians.set(c.name, {
+      median: stats.p50,
+      p75: stats.p75,
+      p99: stats.p99,
+      samples: stats.samples.length,
+    });
+  }
+  // Slow cases (allocation-heavy, GC-bound): interleaved rounds, a collection
+  // before each run, so neither machine load nor another case's garbage is
+  // charged to one case more than to another.
+  const slow = run.filter((c) => options.interleave === true || once.get(c)! >= SLOW_MS);
+  const longest = Math.max(0, ...slow.map((c) => once.get(c)!));
+  const rounds = longest < 5 * SLOW_MS ? (QUICK ? 7 : 15) : QUICK || longest > 1000 ? 2 : 5;
+  // Past a second a run, JIT warm-up is noise: the untimed run counts as a sample.
+  const times = new Map<Case, number[]>(
+    slow.map((c) => [c, rounds === 2 ? [once.get(c)! * 1e6] : []]),
+  );
+  for (let round = 0; round < rounds; round++) {
+    // Alternate the order, so no case always runs first (or after the same neighbour).
+    for (const c of round % 2 === 0 ? slow : [...slow].reverse()) {
+      collectGarbage();
+      const t0 = performance.now();
+      do_not_optimize(c.fn());
+      times.get(c)!.push((performance.now() - t0) * 1e6);
+    }
+  }
+  for (const [c, ts] of times) {
+    ts.sort((a, b) => a - b);
+    medians.set(c.name, {
+      median: quantile(ts, 0.5),
+      p75: quantile(ts, 0.75),
+      p99: quantile(ts, 0.99),
+      samples: ts.length,
+    });
+  }
+  const baseMedian = base === undefined ? undefined : medians.get(base.name)?.median;
+  const rows: Row[] = cases.map((c) => {
+    const m = medians.get(c.name);
+    if (m === undefined) {
+      return {
+        bench,
+        workload,
+        size,
+        case: c.name,
+        median: null,
+        p75: null,
+        p99: null,
+        samples: 0,
+        baseline: base?.name ?? null,
+        ratio: null,
+        note: c.skip ?? "not run",
+      };
+    }
+    return {
+      bench,
+      workload,
+      size,
+      case: c.name,
+      ...m,
+      baseline: base?.name ?? null,
+      ratio: baseMedian === undefined ? null : m.median / baseMedian,
+    };
+  });
+  for (const row of rows) print(row);
+  record(rows);
+  return rows;
+}
+
+/**
+ * Record a row that is not a timing (a memory figure, a count).
+ *
+ * @param row The row.
+ */
+export function recordValue(row: Row): void {
+  print(row);
+  record([row]);
+}
+
+/** Cases slower than this (one run, in ms) are timed in interleaved rounds. */
+const SLOW_MS = 10;
+
+function quantile(sorted: readonly number[], q: number): number {
+  // The median of an even count is the mean of the middle two.
+  const at = q * (sorted.length - 1);
+  const lo = Math.floor(at), hi = Math.ceil(at);
+  return sorted[lo]! + (sorted[hi]! - sorted[lo]!) * (at - lo);
+}
+
+/** A full collection where the runtime offers one (Node and Deno with --expose-gc, Bun). */
+export function collectGarbage(): void {
+  const g = globalThis as { gc?: () => void; Bun?: { gc(force: boolean): void } };
+  if (g.Bun !== undefined) g.Bun.gc(true);
+  else g.gc?.();
+}
+
+function record(rows: readonly Row[]): void {
+  if (OUT === undefined) return;
+  appendFileSync(OUT, rows.map((r) => JSON.stringify(r) + "\n").join(""));
+}
+
+/** Human-readable time. */
+export function formatTime(ns: number): string {
+  if (ns < 1e3) return `${ns.toFixed(0)} ns`;
+  if (ns < 1e6) return `${(ns / 1e3).toFixed(1)} µs`;
+  if (ns < 1e9) return `${(ns / 1e6).toFixed(1)} ms`;
+  return `${(ns / 1e9).toFixed(2)} s`;
+}
+
+function print(row: Row): void {
+  const what = `${row.workload} @ ${row.size}: ${row.case}`;
+  if (row.value !== undefined) {
+    console.log(`${what}: ${row.value}${row.note === undefined ? "" : ` (${row.note})`}`);
+  } else if (row.median === null) {
+    console.log(`${what}: skipped — ${row.note}`);
+  } else {
+    const ratio = row.ratio === null ? "" : ` = ${row.ratio.toFixed(2)}x ${row.baseline}`;
+    console.log(`${what}: ${formatTime(row.median)}${ratio} (${row.samples} samples)`);
+  }
+}

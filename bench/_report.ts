@@ -1,0 +1,556 @@
+/**
+ * Turns the results files of the three runtimes into `RESULTS.md` (tables,
+ * log–log slopes, the targets with the worst runtime's ratio) and one SVG
+ * plot per graph family (time against declared tools, log–log, every
+ * resolver; solid Node, dashed Deno, dotted Bun). Pure functions plus one
+ * writer; the SVG is written by hand.
+ *
+ * @module
+ */
+import { mkdirSync, writeFileSync } from "node:fs";
+import { join, relative } from "node:path";
+import type { Row } from "./_harness.ts";
+import { FAMILIES } from "./_graphs.ts";
+
+/** The runtimes, in report order. */
+export const RUNTIMES = ["node", "deno", "bun"] as const;
+/** One of {@linkcode RUNTIMES}. */
+export type Runtime = (typeof RUNTIMES)[number];
+
+/** `bench/results/<runtime>.json`. */
+export interface ResultsFile {
+  readonly runtime: Runtime;
+  readonly version: string;
+  readonly date: string;
+  readonly machine: string;
+  readonly quick: boolean;
+  readonly rows: readonly Row[];
+}
+
+/** The sizes the scaling slopes are fitted on. */
+export const SCALING_SIZES: readonly number[] = [1e3, 1e4, 1e5, 1e6];
+/** The resolvers of the resolve bench, in plot order. */
+const RESOLVERS = ["resolveTools", "floor (a)", "floor (b)", "Immutable.js", "naive reference"];
+
+/**
+ * The least-squares slope of log(time) against log(size).
+ *
+ * @param points [size, time] pairs (at least two distinct sizes).
+ * @returns The slope, or `null` with fewer than two points.
+ */
+export function logLogSlope(points: readonly (readonly [number, number])[]): number | null {
+  if (points.length < 2) return null;
+  const xs = points.map(([x]) => Math.log(x));
+  const ys = points.map(([, y]) => Math.log(y));
+  const mx = xs.reduce((a, b) => a + b, 0) / xs.length;
+  const my = ys.reduce((a, b) => a + b, 0) / ys.length;
+  let num = 0, den = 0;
+  for (let i = 0; i < xs.length; i++) {
+    num += (xs[i]! - mx) * (ys[i]! - my);
+    den += (xs[i]! - mx) ** 2;
+  }
+  return den === 0 ? null : num / den;
+}
+
+function time(ns: number | null | undefined): string {
+  if (ns === null || ns === undefined) return "—";
+  if (ns < 1e3) return `${ns.toFixed(0)} ns`;
+  if (ns < 1e6) return `${(ns / 1e3).toFixed(1)} µs`;
+  if (ns < 1e9) return `${(ns / 1e6).toFixed(1)} ms`;
+  return `${(ns / 1e9).toFixed(2)} s`;
+}
+
+function ratio(r: number | null | undefined): string {
+  return r === null || r === undefined ? "—" : `${r.toFixed(2)}×`;
+}
+
+function size(n: number): string {
+  const e = Math.log10(n);
+  return Number.isInteger(e) && n >= 1000 ? `10^${e}` : n.toLocaleString("en-US");
+}
+
+function find(
+  file: ResultsFile,
+  bench: string,
+  workload: string,
+  at: number,
+  name: string,
+): Row | undefined {
+  return file.rows.find((r) =>
+    r.bench === bench && r.workload === workload && r.size === at && r.case === name
+  );
+}
+
+/** A ratio of two cases' medians in one run (same process, same group). */
+function between(
+  file: ResultsFile,
+  bench: string,
+  workload: string,
+  at: number,
+  a: string,
+  b: string,
+): number | null {
+  const x = find(file, bench, workload, at, a)?.median;
+  const y = find(file, bench, workload, at, b)?.median;
+  return x === null || x === undefined || y === null || y === undefined || y === 0 ? null : x / y;
+}
+
+/** A resolver's slope on a family in one runtime. */
+function slope(file: ResultsFile, family: string, name: string): number | null {
+  const points: [number, number][] = [];
+  for (const at of SCALING_SIZES) {
+    const m = find(file, "resolve", family, at, name)?.median;
+    if (m !== null && m !== undefined) points.push([at, m]);
+  }
+  return logLogSlope(points);
+}
+
+/** One target: the worst runtime's value against the bound. */
+interface Target {
+  readonly what: string;
+  readonly bound: number;
+  /** Per runtime: the worst value and where. */
+  readonly values: Map<Runtime, { value: number; where: string } | null>;
+}
+
+function worst(
+  values: readonly { value: number | null; where: string }[],
+): { value: number; where: string } | null {
+  let out: { value: number; where: string } | null = null;
+  for (const v of values) {
+    if (v.value !== null && (out === null || v.value > out.value)) {
+      out = { value: v.value, where: v.where };
+    }
+  }
+  return out;
+}
+
+function targets(files: readonly ResultsFile[]): Target[] {
+  const big = [1e5, 1e6];
+  const per = (f: (file: ResultsFile) => { value: number; where: string } | null) =>
+    new Map(files.map((file) => [file.runtime, f(file)]));
+  const overFamilies = (
+    value: (family: string, at: number) => number | null,
+    sizes: readonly number[],
+  ) =>
+    worst(
+      FAMILIES.flatMap((family) =>
+        sizes.map((at) => ({ value: value(family, at), where: `${family} @ ${size(at)}` }))
+      ),
+    );
+  const lib = (file: ResultsFile, workload: string, a: string, b: string) => {
+    const row = file.rows.find((r) => r.workload === workload && r.case === a);
+    if (row === undefined) return null;
+    const value = between(file, row.bench, workload, row.size, a, b);
+    return value === null ? null : { value, where: `${workload} @ ${row.size}` };
+  };
+  return [
+    {
+      what: "resolveTools ÷ floor (a), every family at 10^5 and 10^6",
+      bound: 2.0,
+      values: per((file) =>
+        overFamilies(
+          (fam, at) => between(file, "resolve", fam, at, "resolveTools", "floor (a)"),
+          big,
+        )
+      ),
+    },
+    {
+      what: "resolveTools ÷ floor (b), every family at 10^5 and 10^6",
+      bound: 3.0,
+      values: per((file) =>
+        overFamilies(
+          (fam, at) => between(file, "resolve", fam, at, "resolveTools", "floor (b)"),
+          big,
+        )
+      ),
+    },
+    {
+      what: "resolveTools log–log slope, 10^3…10^6, every family",
+      bound: 1.1,
+      values: per((file) =>
+        worst(FAMILIES.map((fam) => ({ value: slope(file, fam, "resolveTools"), where: fam })))
+      ),
+    },
+    {
+      what: "name+description index of 5,000 skills ÷ bare read of every SKILL.md",
+      bound: 3.0,
+      values: per((file) => lib(file, SKILLS_WORKLOAD, INDEX_CASE, BARE_READ_CASE)),
+    },
+    {
+      what: "validate of 5,000 skills ÷ bare read of every SKILL.md",
+      bound: 5.0,
+      values: per((file) => lib(file, SKILLS_WORKLOAD, VALIDATE_CASE, BARE_READ_CASE)),
+    },
+    {
+      what: "catalog parse ÷ resolve, 10,000-skill catalog",
+      bound: 10.0,
+      values: per((file) => lib(file, CATALOG_WORKLOAD, PARSE_CASE, RESOLVE_CASE)),
+    },
+    {
+      what: "encodeBase64 ÷ the runtime's fastest built-in encoder, 16 MiB",
+      bound: 1.3,
+      values: per((file) => {
+        const rows = file.rows.filter((r) => r.workload === BASE64_WORKLOAD);
+        const builtIns = rows.filter((r) => r.case.startsWith("built-in") && r.median !== null);
+        const ours = rows.find((r) => r.case === BASE64_CASE)?.median;
+        if (builtIns.length === 0 || ours === null || ours === undefined) return null;
+        const fastest = builtIns.reduce((a, b) => (a.median! <= b.median! ? a : b));
+        return { value: ours / fastest.median!, where: `vs ${fastest.case}` };
+      }),
+    },
+    {
+      what: "peak heap resolving the 10^6 random DAG ÷ the same entries in a Map",
+      bound: 2.0,
+      values: per((file) => {
+        const rows = file.rows.filter((r) => r.workload === MEMORY_WORKLOAD);
+        const ours = rows.find((r) => r.case === MEMORY_CASE)?.value;
+        const map = rows.find((r) => r.case === MEMORY_BASELINE)?.value;
+        if (ours === undefined || map === undefined || map === 0) return null;
+        return { value: ours / map, where: `at ${size(rows[0]!.size)}` };
+      }),
+    },
+  ];
+}
+
+/** Workload and case names shared with the bench files (the report finds rows by them). */
+export const SKILLS_WORKLOAD = "Agent Skill folders";
+export const BARE_READ_CASE = "bare: read every SKILL.md";
+export const INDEX_CASE = "name+description index";
+export const VALIDATE_CASE = "validatePaths";
+export const LISTING_CASE = "bound: readdir of each skill's 4 folders";
+export const CATALOG_WORKLOAD = "skill catalog: load + resolve";
+export const PARSE_CASE = "parse (loadCatalog)";
+export const RESOLVE_CASE = "resolve (resolveTools)";
+export const BASE64_WORKLOAD = "base64 (bytes)";
+export const BASE64_CASE = "encodeBase64";
+export const MEMORY_WORKLOAD = "peak heap, random DAG";
+export const MEMORY_CASE = "resolveTools (peak)";
+export const MEMORY_BASELINE = "entries in a Map (peak)";
+
+const COLORS: Record<string, string> = {
+  "resolveTools": "#d62728",
+  "floor (a)": "#1f77b4",
+  "floor (b)": "#17becf",
+  "Immutable.js": "#9467bd",
+  "naive reference": "#ff7f0e",
+};
+const DASH: Record<Runtime, string> = { node: "", deno: "8 4", bun: "2 3" };
+
+function escapeXml(text: string): string {
+  return text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
+}
+
+/**
+ * One family's chart: median time against size, log–log, every resolver and runtime.
+ *
+ * @param files The results files.
+ * @param family The family.
+ * @returns The SVG text.
+ */
+export function familySvg(files: readonly ResultsFile[], family: string): string {
+  const series: { name: string; runtime: Runtime; points: [number, number][] }[] = [];
+  for (const file of files) {
+    for (const name of RESOLVERS) {
+      const points = file.rows
+        .filter((r) =>
+          r.bench === "resolve" && r.workload === family && r.case === name && r.median !== null
+        )
+        .map((r): [number, number] => [r.size, r.median!])
+        .sort((a, b) => a[0] - b[0]);
+      if (points.length > 0) series.push({ name, runtime: file.runtime, points });
+    }
+  }
+  const W = 640, H = 420, left = 70, right = 170, top = 30, bottom = 50;
+  const all = series.flatMap((s) => s.points);
+  const xs = all.map(([x]) => Math.log10(x)), ys = all.map(([, y]) => Math.log10(y));
+  const x0 = Math.floor(Math.min(...xs, 3)), x1 = Math.ceil(Math.max(...xs, 4));
+  const y0 = Math.floor(Math.min(...ys, 3)), y1 = Math.ceil(Math.max(...ys, 4));
+  const px = (x: number) => left + ((Math.log10(x) - x0) / (x1 - x0)) * (W - left - right);
+  const py = (y: number) => H - bottom - ((Math.log10(y) - y0) / (y1 - y0)) * (H - top - bottom);
+  const out: string[] = [
+    `<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${H}" viewBox="0 0 ${W} ${H}" font-family="sans-serif" font-size="11">`,
+    `<rect width="${W}" height="${H}" fill="white"/>`,
+    `<text x="${left}" y="18" font-size="14">${
+      escapeXml(family)
+    }: median time against declared tools (log–log)</text>`,
+  ];
+  for (let e = x0; e <= x1; e++) {
+    const x = px(10 ** e);
+    out.push(
+      `<line x1="${x}" y1="${top}" x2="${x}" y2="${H - bottom}" stroke="#ddd"/>`,
+      `<text x="${x}" y="${H - bottom + 16}" text-anchor="middle">10^${e}</text>`,
+    );
+  }
+  for (let e = y0; e <= y1; e++) {
+    const y = py(10 ** e);
+    out.push(
+      `<line x1="${left}" y1="${y}" x2="${W - right}" y2="${y}" stroke="#ddd"/>`,
+      `<text x="${left - 6}" y="${y + 4}" text-anchor="end">${time(10 ** e)}</text>`,
+    );
+  }
+  out.push(
+    `<text x="${(left + W - right) / 2}" y="${H - 12}" text-anchor="middle">declared tools</text>`,
+  );
+  for (const s of series) {
+    const d = s.points.map(([x, y]) => `${px(x).toFixed(1)},${py(y).toFixed(1)}`).join(" ");
+    const dash = DASH[s.runtime] === "" ? "" : ` stroke-dasharray="${DASH[s.runtime]}"`;
+    out.push(
+      `<polyline points="${d}" fill="none" stroke="${COLORS[s.name]}" stroke-width="2"${dash}/>`,
+    );
+    for (const [x, y] of s.points) {
+      out.push(
+        `<circle cx="${px(x).toFixed(1)}" cy="${py(y).toFixed(1)}" r="2.5" fill="${
+          COLORS[s.name]
+        }"/>`,
+      );
+    }
+  }
+  let ly = top + 10;
+  for (const name of RESOLVERS) {
+    out.push(
+      `<line x1="${W - right + 12}" y1="${ly}" x2="${W - right + 36}" y2="${ly}" stroke="${
+        COLORS[name]
+      }" stroke-width="2"/>`,
+      `<text x="${W - right + 42}" y="${ly + 4}">${escapeXml(name)}</text>`,
+    );
+    ly += 18;
+  }
+  ly += 8;
+  for (const runtime of RUNTIMES) {
+    const dash = DASH[runtime] === "" ? "" : ` stroke-dasharray="${DASH[runtime]}"`;
+    out.push(
+      `<line x1="${W - right + 12}" y1="${ly}" x2="${
+        W - right + 36
+      }" y2="${ly}" stroke="black" stroke-width="2"${dash}/>`,
+      `<text x="${W - right + 42}" y="${ly + 4}">${runtime}</text>`,
+    );
+    ly += 18;
+  }
+  out.push("</svg>");
+  return out.join("\n") + "\n";
+}
+
+/** Options of {@linkcode renderResults}. */
+export interface ReportOptions {
+  readonly quick: boolean;
+  readonly elapsedSeconds?: number;
+  /** Where the plots are, relative to the report. */
+  readonly plots: string;
+}
+
+/**
+ * The whole `RESULTS.md`.
+ *
+ * @param files The results files (one per runtime).
+ * @param options Quick or full, elapsed time, the plots' folder.
+ * @returns The Markdown.
+ */
+export function renderResults(files: readonly ResultsFile[], options: ReportOptions): string {
+  const md: string[] = [];
+  const first = files[0];
+  md.push("# Benchmark results", "");
+  md.push(
+    `Written by \`npm run bench${options.quick ? " -- --quick" : ""}\` (bench/run.ts)${
+      options.elapsedSeconds === undefined
+        ? ""
+        : ` in ${(options.elapsedSeconds / 60).toFixed(1)} min`
+    }. Machine: ${first?.machine ?? "unknown"} — a **shared** 2-core machine (other ` +
+      "engineers' builds and tests ran at the same time), so absolute times are noisy; " +
+      "every ratio compares cases timed one after another in the same process. Times are " +
+      "medians (p75 and p99 are in the JSON files).",
+    "",
+  );
+  md.push("| runtime | version | date |", "|---|---|---|");
+  for (const f of files) md.push(`| ${f.runtime} | ${f.version} | ${f.date} |`);
+  md.push("");
+
+  // Headline.
+  md.push("## Headline", "");
+  md.push(
+    "resolveTools on the 10^6 random DAG (or the largest size run), as a ratio of the floors measured in the same run:",
+    "",
+  );
+  md.push(
+    "| runtime | size | resolveTools | floor (a) | floor (b) | ÷ floor (a) | ÷ floor (b) | Immutable.js ÷ floor (a) |",
+    "|---|---|---|---|---|---|---|---|",
+  );
+  for (const f of files) md.push(headlineRow(f));
+  md.push("");
+
+  // Targets.
+  md.push("## Targets (worst runtime)", "");
+  md.push(
+    `| target | bound | ${files.map((f) => f.runtime).join(" | ")} | met |`,
+    `|---|---|${files.map(() => "---|").join("")}---|`,
+  );
+  for (const t of targets(files)) {
+    const cells = files.map((f) => {
+      const v = t.values.get(f.runtime);
+      return v === null || v === undefined ? "—" : `${v.value.toFixed(2)} (${v.where})`;
+    });
+    const measured = [...t.values.values()].filter((v) => v !== null && v !== undefined);
+    const met = measured.length === 0
+      ? "not measured"
+      : measured.every((v) => v!.value <= t.bound)
+      ? "yes"
+      : "**no**";
+    md.push(`| ${t.what} | ≤ ${t.bound} | ${cells.join(" | ")} | ${met} |`);
+  }
+  md.push("");
+
+  md.push(...bounds(files), "");
+
+  // Slopes.
+  md.push("## Scaling: log–log slope of time against declared tools (10^3…10^6)", "");
+  md.push("A slope above 1.15 for resolveTools is a regression to explain.", "");
+  md.push(
+    `| family | resolver | ${files.map((f) => f.runtime).join(" | ")} |`,
+    `|---|---|${files.map(() => "---|").join("")}`,
+  );
+  for (const family of FAMILIES) {
+    for (const name of RESOLVERS.slice(0, 4)) {
+      const cells = files.map((f) => {
+        const s = slope(f, family, name);
+        return s === null ? "—" : s.toFixed(2);
+      });
+      md.push(`| ${family} | ${name} | ${cells.join(" | ")} |`);
+    }
+    const excess = files.map((f) => {
+      const ours = slope(f, family, "resolveTools"), floor = slope(f, family, "floor (a)");
+      return ours === null || floor === null ? "—" : (ours - floor).toFixed(2);
+    });
+    md.push(`| ${family} | *resolveTools − floor (a)* | ${excess.join(" | ")} |`);
+  }
+  md.push("");
+
+  // Plots.
+  md.push("## Plots", "");
+  md.push(
+    "Median time against declared tools, log–log; colour = resolver, line style = runtime (solid Node, dashed Deno, dotted Bun). The ladder's extra sizes (120–360 declared tools, 6–18 rungs) are where the naive reference can still finish: its time doubles per rung.",
+    "",
+  );
+  for (const family of FAMILIES) md.push(`![${family}](${options.plots}/${family}.svg)`, "");
+
+  // Every group.
+  md.push("## Every measurement", "");
+  md.push(
+    "Median per runtime, with the ratio to the group's baseline (the first case marked *baseline*) in the same run.",
+    "",
+  );
+  const groups = new Map<string, { bench: string; workload: string; size: number }>();
+  for (const f of files) {
+    for (const r of f.rows) {
+      groups.set(`${r.bench}\u0000${r.workload}\u0000${r.size}`, r);
+    }
+  }
+  let bench = "";
+  for (const g of groups.values()) {
+    if (g.bench !== bench) {
+      bench = g.bench;
+      md.push(`### ${bench}`, "");
+    }
+    md.push(`**${g.workload} @ ${size(g.size)}**`, "");
+    md.push(
+      `| case | ${files.map((f) => f.runtime).join(" | ")} |`,
+      `|---|${files.map(() => "---|").join("")}`,
+    );
+    const names: string[] = [];
+    for (const f of files) {
+      for (const r of f.rows) {
+        if (
+          r.bench === g.bench && r.workload === g.workload && r.size === g.size &&
+          !names.includes(r.case)
+        ) names.push(r.case);
+      }
+    }
+    for (const name of names) {
+      let isBase = false;
+      const cells = files.map((f) => {
+        const r = find(f, g.bench, g.workload, g.size, name);
+        if (r === undefined) return "—";
+        if (r.baseline === name) isBase = true;
+        if (r.value !== undefined) {
+          return `${(r.value / 2 ** 20).toFixed(1)} MiB${
+            r.note === undefined ? "" : ` (${r.note})`
+          }`;
+        }
+        if (r.median === null) return `skipped: ${r.note}`;
+        return `${time(r.median)} (${ratio(r.ratio)})`;
+      });
+      md.push(`| ${name}${isBase ? " *baseline*" : ""} | ${cells.join(" | ")} |`);
+    }
+    md.push("");
+  }
+  return md.join("\n");
+}
+
+/** What bounds the targets that depend on more than this code: measured, from the same rows. */
+function bounds(files: readonly ResultsFile[]): string[] {
+  const out: string[] = ["What bounds them, from the rows below:", ""];
+  for (const f of files) {
+    let worstFamily = "", worstSlope = -Infinity;
+    for (const family of FAMILIES) {
+      const s = slope(f, family, "resolveTools");
+      if (s !== null && s > worstSlope) [worstFamily, worstSlope] = [family, s];
+    }
+    const floor = slope(f, worstFamily, "floor (a)");
+    const floorB = slope(f, worstFamily, "floor (b)");
+    if (floor !== null && floorB !== null) {
+      out.push(
+        `- ${f.runtime}: resolveTools' steepest slope is ${
+          worstSlope.toFixed(2)
+        } (${worstFamily}); on the same family floor (a) has ${floor.toFixed(2)} and floor (b) ${
+          floorB.toFixed(2)
+        } — the floors allocate one entry per tool and nothing else, so a slope above 1 there is the runtime's (garbage collection and cache misses as the heap grows), not the algorithm's.`,
+      );
+    }
+    const skills = f.rows.find((r) => r.workload === SKILLS_WORKLOAD && r.case === LISTING_CASE);
+    if (skills?.ratio !== null && skills?.ratio !== undefined) {
+      out.push(
+        `- ${f.runtime}: validate must list each skill's folders to check its links; listing the four folders of every skill alone takes ${
+          skills.ratio.toFixed(1)
+        }× the bare read.`,
+      );
+    }
+  }
+  return out;
+}
+
+function headlineRow(f: ResultsFile): string {
+  const sizes = f.rows
+    .filter((r) => r.bench === "resolve" && r.workload === "random-dag" && r.median !== null)
+    .map((r) => r.size);
+  if (sizes.length === 0) return `| ${f.runtime} | — | — | — | — | — | — | — |`;
+  const at = Math.max(...sizes);
+  const get = (name: string) => find(f, "resolve", "random-dag", at, name)?.median ?? null;
+  return `| ${f.runtime} | ${size(at)} | ${time(get("resolveTools"))} | ${
+    time(get("floor (a)"))
+  } | ${time(get("floor (b)"))} | ${
+    ratio(between(f, "resolve", "random-dag", at, "resolveTools", "floor (a)"))
+  } | ${ratio(between(f, "resolve", "random-dag", at, "resolveTools", "floor (b)"))} | ${
+    ratio(between(f, "resolve", "random-dag", at, "Immutable.js", "floor (a)"))
+  } |`;
+}
+
+/**
+ * Write `RESULTS.md` and the plots.
+ *
+ * @param files The results files.
+ * @param report The path of `RESULTS.md`.
+ * @param plots The folder of the SVG files.
+ * @param options Quick or full, elapsed time.
+ */
+export function writeReport(
+  files: readonly ResultsFile[],
+  report: string,
+  plots: string,
+  options: { quick: boolean; elapsedSeconds?: number },
+): void {
+  mkdirSync(plots, { recursive: true });
+  for (const family of FAMILIES) {
+    writeFileSync(join(plots, `${family}.svg`), familySvg(files, family));
+  }
+  const rel = relative(join(report, ".."), plots).split("\\").join("/");
+  writeFileSync(report, renderResults(files, { ...options, plots: rel }) + "\n");
+}
