@@ -4,7 +4,9 @@
  * timed with mitata, and the log–log slope of time against size printed
  * (1 = linear, 2 = quadratic; the target is ≤ 1.2). The ×8 sizes are those of
  * the issue: ~85k `metadata` keys, 60k override keys, a 520 KB body line of
- * `references/a `, a body line of 100k `[`.
+ * `references/a `, a body line of 100k `[`; the key-heavy inputs both through
+ * the plain fast path and through the `yaml` package (where the duplicate-key
+ * check and the locations live).
  * Run: `npm run bench -- parse_scaling`.
  *
  * @module
@@ -43,6 +45,14 @@ const workloads: Workload[] = [
     },
   },
   {
+    name: "the same through the yaml path (a trailing comment leaves the plain fast path)",
+    setup: (scale) => {
+      const keys = Array.from({ length: 10_600 * scale }, (_, i) => `  key${i}: v\n`);
+      const text = `---\nname: x # yaml\ndescription: d\nmetadata:\n${keys.join("")}---\n`;
+      return () => parseSkillMd(text);
+    },
+  },
+  {
     name: "catalog with 7.5k override keys (×8: 60k): loadCatalog + resolveTools",
     setup: (scale) => {
       const keys = Array.from({ length: 7_500 * scale }, (_, i) => `t${i}`);
@@ -50,6 +60,22 @@ const workloads: Workload[] = [
       writeFileSync(
         file,
         `name: a/b\ntool_refs: [${keys.join(", ")}]\noverrides:\n` +
+          keys.map((k) => `  ${k}: { timeout_s: 5 }\n`).join(""),
+      );
+      return () => {
+        const catalog = loadCatalog(file);
+        return resolveTools(catalog.skills.get("a/b")!, catalog.skills);
+      };
+    },
+  },
+  {
+    name: "the same through the yaml path (a trailing comment leaves the plain fast path)",
+    setup: (scale) => {
+      const keys = Array.from({ length: 7_500 * scale }, (_, i) => `t${i}`);
+      const file = join(temp, `overrides-yaml-${scale}.yaml`);
+      writeFileSync(
+        file,
+        `name: a/b # yaml\ntool_refs: [${keys.join(", ")}]\noverrides:\n` +
           keys.map((k) => `  ${k}: { timeout_s: 5 }\n`).join(""),
       );
       return () => {
