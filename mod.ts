@@ -84,6 +84,18 @@ export {
   renderResourceRead,
 } from "./lib/read.ts";
 export type { ReadOptions, ResourceRead } from "./lib/read.ts";
+export {
+  EnvelopeError,
+  newNonce,
+  parseEnvelope,
+  parseResourceReadEnvelope,
+  renderEnvelope,
+  renderResourceReadEnvelope,
+  RESOURCE_READ_MARKER,
+  utf8Length,
+} from "./lib/envelope.ts";
+export type { Envelope, ParsedEnvelope, ResourceReadFields } from "./lib/envelope.ts";
+export { escapeControls, escapeControlsKeepingLines, quoteShort } from "./lib/_text.ts";
 export { decodeBase64, encodeBase64 } from "./lib/base64.ts";
 export {
   handleSkillTool,

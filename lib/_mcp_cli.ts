@@ -11,6 +11,7 @@ import process from "node:process";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import { serveStdio } from "@modelcontextprotocol/server/stdio";
+import { escapeControls as esc, escapeControlsKeepingLines } from "./_text.ts";
 import { renderActivation } from "./activate.ts";
 import { McpSkillError } from "./_mcp_errors.ts";
 import { mcpSkillBundles, type McpSkills } from "./_mcp_consume.ts";
@@ -285,7 +286,7 @@ async function connect(args: Args, io: McpCliIO): Promise<{ client: Client; skil
 }
 
 function warn(skills: McpSkills, io: McpCliIO): void {
-  for (const w of skills.warnings) io.stderr(`${w.uri}: warning: ${w.message}\n`);
+  for (const w of skills.warnings) io.stderr(`${esc(w.uri)}: warning: ${esc(w.message)}\n`);
 }
 
 async function consume(
@@ -312,7 +313,11 @@ async function consume(
   if (command === "activate") {
     const activation = await skills.activate(name, flags);
     io.stdout(
-      `${args.json ? JSON.stringify(activation, null, 2) : renderActivation(activation)}\n`,
+      `${
+        args.json
+          ? JSON.stringify(activation, null, 2)
+          : escapeControlsKeepingLines(renderActivation(activation))
+      }\n`,
     );
     return 0;
   }
@@ -323,7 +328,13 @@ async function consume(
     ...(offset === undefined ? {} : { offset }),
     ...(limit === undefined ? {} : { limit }),
   });
-  io.stdout(`${args.json ? JSON.stringify(page, null, 2) : renderResourceRead(page)}\n`);
+  io.stdout(
+    `${
+      args.json
+        ? JSON.stringify(page, null, 2)
+        : escapeControlsKeepingLines(renderResourceRead(page))
+    }\n`,
+  );
   return 0;
 }
 
@@ -347,9 +358,9 @@ function availableSkills(
   for (const e of entries) {
     lines.push(
       "<skill>",
-      `<name>${xml(e.name)}</name>`,
-      `<description>${xml(e.description)}</description>`,
-      `<location>${xml(e.location)}</location>`,
+      `<name>${xml(esc(e.name))}</name>`,
+      `<description>${xml(esc(e.description))}</description>`,
+      `<location>${xml(esc(e.location))}</location>`,
       "</skill>",
     );
   }

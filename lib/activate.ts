@@ -5,7 +5,9 @@
  *
  * @module
  */
+import { escapeControls } from "./_text.ts";
 import type { SkillBundle } from "./bundle.ts";
+import { renderEnvelope } from "./envelope.ts";
 import { isGateOpen, mayAccess, type SafetyFlags } from "./gate.ts";
 import { mediaTypeOf } from "./media_type.ts";
 import { effectiveClass, type ResourceClass } from "./resource_path.ts";
@@ -200,8 +202,16 @@ const HEADINGS: Readonly<Record<ResourceClass, string>> = {
  * offset that lists them. While the gate is closed it says that non-standard
  * folders are gated, without naming any.
  *
+ * The text is a `[SKILL_ACTIVATED]` envelope (format in `envelope.ts`): the
+ * instructions are its content, counted in `content_bytes`, and a per-call
+ * nonce stands in both markers, so instructions holding a fake manifest or a
+ * fake closing marker cannot pass for the real ones. The manifest follows the
+ * instructions as the envelope's trailer.
+ *
  * @param activation From {@linkcode activateSkill}.
+ * @param nonce The nonce (default: a new random one per call).
  * @returns The text.
+ * @throws {RangeError} For a malformed nonce.
  * @example
  * ```ts
  * import { activateSkill, createBundle, renderActivation } from "../mod.ts";
@@ -217,16 +227,13 @@ const HEADINGS: Readonly<Record<ResourceClass, string>> = {
  * assert.ok(!text.includes("secret"));
  * ```
  */
-export function renderActivation(activation: Activation): string {
+export function renderActivation(activation: Activation, nonce?: string): string {
   const { skill, instructions, resources, not_shown, next_offset } = activation;
   const lines = [
-    "[SKILL_ACTIVATED]",
-    `skill: ${skill}`,
     "---",
-    instructions.replace(/^(\r?\n)+|(\r?\n)+$/g, ""),
-    "---",
-    `Bundled resources (read one with the skill tool: skill "${skill}", resource "<path>"; ` +
-    "text comes back decoded, other files as base64, in pages):",
+    `Bundled resources (read one with the skill tool: skill ${
+      JSON.stringify(escapeControls(skill))
+    }, resource "<path>"; text comes back decoded, other files as base64, in pages):`,
   ];
   let listed = 0;
   for (const resourceClass of ["root", "references", "assets", "scripts", "nonstandard"] as const) {
@@ -235,7 +242,9 @@ export function renderActivation(activation: Activation): string {
     if (entries === undefined || (entries.length === 0 && more === 0)) continue;
     lines.push(`${HEADINGS[resourceClass]}:`);
     for (const e of entries) {
-      lines.push(`  ${LABELS[resourceClass]} ${e.path} (${e.size} bytes, ${e.media_type})`);
+      lines.push(
+        `  ${LABELS[resourceClass]} ${escapeControls(e.path)} (${e.size} bytes, ${e.media_type})`,
+      );
       listed++;
     }
     if (more > 0) {
@@ -253,6 +262,13 @@ export function renderActivation(activation: Activation): string {
         "(global safety and skill safety must both be false).",
     );
   }
-  lines.push("[/SKILL_ACTIVATED]");
-  return lines.join("\n");
+  return renderEnvelope(
+    {
+      marker: "SKILL_ACTIVATED",
+      header: [["skill", skill]],
+      content: instructions.replace(/^(\r?\n)+|(\r?\n)+$/g, ""),
+      trailer: `${lines.join("\n")}\n`,
+    },
+    nonce,
+  );
 }

@@ -7,11 +7,20 @@
  */
 import { readdirSync, readFileSync, type Stats, statSync } from "node:fs";
 import { dirname, extname, join, resolve } from "node:path";
-import { isMap, isPair, isScalar, isSeq, LineCounter, type Node, parseAllDocuments } from "yaml";
+import {
+  type Document,
+  isMap,
+  isPair,
+  isScalar,
+  isSeq,
+  LineCounter,
+  type Node,
+  type Pair,
+} from "yaml";
 import { formatLocation, SkillDefinitionError, type SourceLocation } from "./errors.ts";
 import { OrderedMap } from "./ordered_map.ts";
 import { parseSkill, type Skill } from "./skill.ts";
-import { MAX_ALIAS_COUNT } from "./skill_md.ts";
+import { parseStrictYaml, yamlData, YamlRuleError } from "./_yaml.ts";
 import { linePositions, parsePlainYaml } from "./_plain_yaml.ts";
 
 /** The largest catalog file read. */
@@ -101,48 +110,49 @@ export function parseCatalogText(
     const { line, col } = lines.linePos(offset);
     return { file, line, column: col };
   };
-  const docs = parseAllDocuments(text, {
-    schema: "core",
-    customTags: [],
-    uniqueKeys: true,
-    prettyErrors: false,
-    lineCounter: lines,
-  });
+  let docs: { data: unknown; doc: Document.Parsed }[];
+  try {
+    docs = parseCatalogYaml(text, lines);
+  } catch (e) {
+    if (!(e instanceof YamlRuleError)) throw e;
+    throw new SkillDefinitionError({
+      skill: undefined,
+      field: "",
+      reason: e.message,
+      location: e.offset === undefined ? { file } : at(e.offset),
+    });
+  }
   const out: ReturnType<typeof parseCatalogText> = [];
-  for (const doc of "empty" in docs ? [] : docs) {
-    const [error] = doc.errors;
-    if (error !== undefined) {
-      throw new SkillDefinitionError({
-        skill: undefined,
-        field: "",
-        reason: `YAML error: ${error.message.split("\n")[0]!.trim()}`,
-        location: at(error.pos[0]),
-      });
-    }
-    let data: unknown;
-    try {
-      data = doc.toJS({ maxAliasCount: MAX_ALIAS_COUNT });
-    } catch (e) {
-      throw new SkillDefinitionError({
-        skill: undefined,
-        field: "",
-        reason: `YAML error: ${(e as Error).message.split("\n")[0]!.trim()}`,
-        location: { file },
-      });
-    }
+  const keyIndex = new WeakMap<object, Map<unknown, Pair>>();
+  for (const { data, doc } of docs) {
     if (data === null || data === undefined) continue;
     const list = Array.isArray(data);
     const items: unknown[] = list ? (data as unknown[]) : [data];
     items.forEach((item, index) => {
       const prefix = list ? [index] : [];
       const locate = (path: readonly (string | number)[]): Position | undefined => {
-        const offset = nodeOffset(doc.contents, [...prefix, ...path]);
+        const offset = nodeOffset(doc.contents, [...prefix, ...path], keyIndex);
         return offset === undefined ? undefined : at(offset);
       };
       out.push({ skill: parseSkill(item, { file, locate }), locate });
     });
   }
   return out;
+}
+
+/**
+ * A catalog's YAML parse (strict: see `_yaml.ts`), in one place so a faster
+ * parser for a plain subset can sit in front of it.
+ *
+ * @returns Each document with its data.
+ * @throws {YamlRuleError} For a syntax error, a warning, a tag outside the core
+ *   schema, a duplicate key or an alias bomb.
+ */
+function parseCatalogYaml(
+  text: string,
+  lines: LineCounter,
+): { data: unknown; doc: Document.Parsed }[] {
+  return parseStrictYaml(text, lines).map((doc) => ({ data: yamlData(doc), doc }));
 }
 
 /**
@@ -180,13 +190,29 @@ export function catalogFiles(dir: string): string[] {
     .map((name) => join(dir, name));
 }
 
-/** The offset of the node at `path`: for a mapping key, the key itself. */
-function nodeOffset(root: Node | null, path: readonly (string | number)[]): number | undefined {
+/**
+ * The offset of the node at `path`: for a mapping key, the key itself. Each
+ * mapping's keys are indexed once (in `index`), so locating every key of a
+ * large mapping stays linear.
+ */
+function nodeOffset(
+  root: Node | null,
+  path: readonly (string | number)[],
+  index: WeakMap<object, Map<unknown, Pair>>,
+): number | undefined {
   let node: unknown = root;
   let offset: number | undefined = (root as { range?: number[] } | null)?.range?.[0];
   for (const part of path) {
     if (isMap(node)) {
-      const pair = node.items.find((p) => isPair(p) && isScalar(p.key) && p.key.value === part);
+      let keys = index.get(node);
+      if (keys === undefined) {
+        keys = new Map();
+        for (const p of node.items) {
+          if (isPair(p) && isScalar(p.key) && !keys.has(p.key.value)) keys.set(p.key.value, p);
+        }
+        index.set(node, keys);
+      }
+      const pair = keys.get(part);
       if (pair === undefined) return offset;
       offset = (pair.key as { range?: number[] }).range?.[0] ?? offset;
       node = pair.value;

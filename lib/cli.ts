@@ -9,9 +9,10 @@
  */
 import { realpathSync } from "node:fs";
 import { homedir } from "node:os";
-import { join, resolve } from "node:path";
+import { isAbsolute, join, relative, resolve } from "node:path";
 import process from "node:process";
 import { fileURLToPath } from "node:url";
+import { escapeControls as esc, escapeControlsKeepingLines } from "./_text.ts";
 import { VERSION } from "./_version.ts";
 import { activateSkill, renderActivation } from "./activate.ts";
 import { type Catalog, loadCatalog } from "./catalog.ts";
@@ -23,7 +24,6 @@ import {
   ResourceNotFoundError,
   SkillDefinitionError,
   SkillResolutionError,
-  type SourceLocation,
   withoutLocation,
 } from "./errors.ts";
 import { type IncludeGraph, includeGraph } from "./include_graph.ts";
@@ -74,10 +74,10 @@ export async function mainAsync(
     return await runMcpCli(argv, io);
   } catch (e) {
     if ((e as Error)?.name === "UsageError") {
-      io.stderr(`skillset: ${(e as Error).message}\n`);
+      io.stderr(`skillset: ${escapeControlsKeepingLines((e as Error).message)}\n`);
       return 2;
     }
-    io.stderr(`${describeError(e, io)}\n`);
+    io.stderr(`${describeError(e, io, shownAsTyped(argv))}\n`);
     return 1;
   }
 }
@@ -207,12 +207,21 @@ export function main(argv: readonly string[], io: CliIO = processIO()): number {
     return run(argv, io);
   } catch (e) {
     if (e instanceof UsageError) {
-      io.stderr(`skillset: ${e.message}\n`);
+      io.stderr(`skillset: ${escapeControlsKeepingLines(e.message)}\n`);
       return 2;
     }
-    io.stderr(`${describeError(e, io)}\n`);
+    io.stderr(`${describeError(e, io, shownAsTyped(argv))}\n`);
     return 1;
   }
+}
+
+/**
+ * How files are named in output: relative to the working folder when every
+ * path argument was typed relative, as the absolute path otherwise.
+ */
+function shownAsTyped(argv: readonly string[]): (file: string) => string {
+  const typedRelative = argv.slice(1).every((a) => a.startsWith("-") || !isAbsolute(a));
+  return (file) => (typedRelative && isAbsolute(file) ? relative(".", file) || "." : file);
 }
 
 function run(argv: readonly string[], io: CliIO): number {
@@ -228,7 +237,7 @@ function run(argv: readonly string[], io: CliIO): number {
   }
   const spec = Object.hasOwn(COMMANDS, command) ? COMMANDS[command] : undefined;
   if (spec === undefined) {
-    throw new UsageError(`unknown command "${command}" (try: skillset --help)`);
+    throw new UsageError(`unknown command "${esc(command)}" (try: skillset --help)`);
   }
   const args = parseArgs(command, spec, rest);
   if (args.help) {
@@ -288,7 +297,9 @@ function parseArgs(command: string, spec: FlagSpec, argv: readonly string[]): Ar
       const eq = arg.indexOf("=");
       const name = eq < 0 ? arg : arg.slice(0, eq);
       if (!spec.values.includes(name)) {
-        throw new UsageError(`${command}: unknown option "${name}"\nusage: ${spec.usage}`);
+        throw new UsageError(
+          `${command}: unknown option "${esc(name)}"\nusage: ${spec.usage}`,
+        );
       }
       const value = eq < 0 ? argv[++i] : arg.slice(eq + 1);
       if (value === undefined) {
@@ -329,14 +340,16 @@ function bool(flags: ReadonlyMap<string, string>, name: string): boolean {
   const value = flags.get(name);
   if (value === undefined || value === "true") return true;
   if (value === "false") return false;
-  throw new UsageError(`${name} takes true or false, got "${value}"`);
+  throw new UsageError(`${name} takes true or false, got "${esc(value)}"`);
 }
 
 function count(flags: ReadonlyMap<string, string>, name: string, min: number): number | undefined {
   const value = flags.get(name);
   if (value === undefined) return undefined;
   if (!/^\d+$/.test(value) || !Number.isSafeInteger(Number(value)) || Number(value) < min) {
-    throw new UsageError(`${name} takes a whole number of at least ${min}, got "${value}"`);
+    throw new UsageError(
+      `${name} takes a whole number of at least ${min}, got "${esc(value)}"`,
+    );
   }
   return Number(value);
 }
@@ -346,7 +359,7 @@ function count(flags: ReadonlyMap<string, string>, name: string, min: number): n
 function resolveCommand(catalogPath: string, name: string, json: boolean, io: CliIO): number {
   const catalog = loadCatalog(catalogPath);
   const skill = catalog.skills.get(name);
-  if (skill === undefined) throw unknownSkill(name, catalog);
+  if (skill === undefined) throw unknownSkill(name, catalog, catalogPath);
   const tools = resolveTools(skill, catalog.skills);
   const summary = computeCapabilitySummary(skill, tools);
   if (json) {
@@ -355,13 +368,13 @@ function resolveCommand(catalogPath: string, name: string, json: boolean, io: Cl
   }
   const rows = [...tools.values()].map((e, i) => [
     String(i + 1),
-    e.name,
+    esc(e.name),
     e.kind,
-    e.source_skill,
-    describeOverrides(e),
+    esc(e.source_skill),
+    esc(describeOverrides(e)),
   ]);
   const out = [
-    bold(`${name}: ${tools.size} tool${tools.size === 1 ? "" : "s"}`, io),
+    bold(`${esc(name)}: ${tools.size} tool${tools.size === 1 ? "" : "s"}`, io),
     "",
     ...table([["#", "name", "kind", "source skill", "overrides"], ...rows]).map((l) => `  ${l}`),
     "",
@@ -371,7 +384,7 @@ function resolveCommand(catalogPath: string, name: string, json: boolean, io: Cl
       ["read-only tools", String(summary.read_only_tools)],
       ["write tools", String(summary.write_tools)],
       ["checkpointable tools", String(summary.checkpointable_tools)],
-      ["side effects", summary.has_side_effects ? summary.side_effects.join(", ") : "none"],
+      ["side effects", summary.has_side_effects ? esc(summary.side_effects.join(", ")) : "none"],
       [
         "MCP tools",
         `${summary.mcp_tools} from ${summary.mcp_servers} server${
@@ -397,10 +410,12 @@ function graphCommand(
   io: CliIO,
 ): number {
   if (format !== "mermaid" && format !== "dot") {
-    throw new UsageError(`--format takes mermaid or dot, got "${format}"`);
+    throw new UsageError(`--format takes mermaid or dot, got "${esc(format)}"`);
   }
   const catalog = loadCatalog(catalogPath);
-  if (root !== undefined && !catalog.skills.has(root)) throw unknownSkill(root, catalog);
+  if (root !== undefined && !catalog.skills.has(root)) {
+    throw unknownSkill(root, catalog, catalogPath);
+  }
   const graph = includeGraph(catalog.skills, root);
   if (json) io.stdout(`${JSON.stringify(graph, null, 2)}\n`);
   else io.stdout(`${format === "dot" ? toDot(graph) : toMermaid(graph)}\n`);
@@ -464,7 +479,7 @@ function validateCommand(paths: readonly string[], json: boolean, io: CliIO): nu
 }
 
 function colorDiagnostic(d: Diagnostic, io: CliIO): string {
-  const text = formatDiagnostic(d);
+  const text = formatDiagnostic({ ...d, file: esc(d.file), message: esc(d.message) });
   if (!io.color) return text;
   const label = `${d.severity}:`;
   const colored = d.severity === "error" ? `\x1b[31m${label}\x1b[0m` : `\x1b[33m${label}\x1b[0m`;
@@ -480,13 +495,19 @@ function activateCommand(
   const offset = count(flags, "--offset", 0);
   const maxEntries = count(flags, "--max-entries", 1);
   const skill = loadSkillFolder(dir, { lenient: true });
-  warnAbout(skill, io);
+  warnAbout(skill, io, dir);
   const activation = activateSkill(skill, {
     ...safety(flags),
     ...(offset === undefined ? {} : { offset }),
     ...(maxEntries === undefined ? {} : { max_entries: maxEntries }),
   });
-  io.stdout(`${json ? JSON.stringify(activation, null, 2) : renderActivation(activation)}\n`);
+  io.stdout(
+    `${
+      json
+        ? JSON.stringify(activation, null, 2)
+        : escapeControlsKeepingLines(renderActivation(activation))
+    }\n`,
+  );
   return 0;
 }
 
@@ -509,7 +530,11 @@ function readCommand(
     ...(limit === undefined ? {} : { limit }),
     ...(maxPageBytes === undefined ? {} : { max_page_bytes: maxPageBytes }),
   });
-  io.stdout(`${json ? JSON.stringify(page, null, 2) : renderResourceRead(page)}\n`);
+  io.stdout(
+    `${
+      json ? JSON.stringify(page, null, 2) : escapeControlsKeepingLines(renderResourceRead(page))
+    }\n`,
+  );
   return 0;
 }
 
@@ -534,7 +559,8 @@ function toPromptCommand(
     discovery.skills.map((s) => ({
       name: s.name,
       description: s.description,
-      location: s.skill_md,
+      // Named as the argument was typed: relative for a relative path.
+      location: isAbsolute(s.scope) ? s.skill_md : relative(".", s.skill_md),
     })),
     budget === undefined ? {} : { budget },
   );
@@ -674,44 +700,56 @@ function bold(text: string, io: CliIO): string {
   return io.color ? `\x1b[1m${text}\x1b[0m` : text;
 }
 
-function warnAbout(skill: LoadedSkill, io: CliIO): void {
+function warnAbout(skill: LoadedSkill, io: CliIO, typed: string): void {
   printDiagnostics(skill.diagnostics, io);
+  const shown = shownAsTyped(["", typed]);
   for (const w of skill.warnings) {
-    io.stderr(`${join(skill.location, w.path)}: warning: ${w.message}\n`);
+    io.stderr(`${esc(shown(join(skill.location, w.path)))}: warning: ${esc(w.message)}\n`);
   }
 }
 
-function unknownSkill(name: string, catalog: Catalog): SkillResolutionError {
+function unknownSkill(name: string, catalog: Catalog, typed: string): SkillResolutionError {
   return new SkillResolutionError(
     "UNKNOWN_SKILL",
-    `Unknown skill "${name}" in catalog ${catalog.path} (it has: ${
+    `Unknown skill "${name}" in catalog ${typed} (it has: ${
       [...catalog.skills.keys()].join(", ")
     })`,
     [name],
   );
 }
 
-/** The error as one clear line: `file:line:col: error: message` when it has a place. */
-function describeError(e: unknown, io: CliIO): string {
-  const label = io.color ? "\x1b[31merror:\x1b[0m" : "error:";
+/** Errors of this module and of the file system, reported without a stack trace. */
+function isExpected(e: unknown): boolean {
+  return e instanceof Error && typeof (e as { code?: unknown }).code === "string";
+}
+
+/**
+ * The error as one clear line: `file:line:col: error: message` when it has a
+ * place, else `skillset: error: message` (or `<subject>: error: message`);
+ * files named as typed, control characters escaped.
+ */
+function describeError(
+  e: unknown,
+  io: CliIO,
+  shown: (file: string) => string,
+  subject = "skillset",
+): string {
+  const label = `${esc(subject)}: ${io.color ? "\x1b[31merror:\x1b[0m" : "error:"}`;
   if (e instanceof SkillDefinitionError || e instanceof AgentSkillError) {
-    return placed(e.message, e.location, label);
+    if (e.location === undefined) return `${label} ${esc(e.message)}`;
+    const location = { ...e.location, file: esc(shown(e.location.file)) };
+    const error = io.color ? "\x1b[31merror:\x1b[0m" : "error:";
+    return `${formatLocation(location)}: ${error} ${esc(withoutLocation(e.message, e.location))}`;
   }
   if (
     e instanceof SkillResolutionError || e instanceof ExecutionError ||
     e instanceof InvalidResourcePathError || e instanceof ResourceNotFoundError ||
     e instanceof RangeError
   ) {
-    return `skillset: ${label} ${e.message}`;
+    return `${label} ${esc(e.message)}`;
   }
-  const code = (e as { code?: unknown })?.code;
-  if (e instanceof Error && typeof code === "string") return `skillset: ${label} ${e.message}`;
-  return `skillset: ${label} internal error: ${e instanceof Error ? e.message : String(e)}`;
-}
-
-function placed(message: string, location: SourceLocation | undefined, label: string): string {
-  if (location === undefined) return `skillset: ${label} ${message}`;
-  return `${formatLocation(location)}: ${label} ${withoutLocation(message, location)}`;
+  if (isExpected(e)) return `${label} ${esc((e as Error).message)}`;
+  return `${label} internal error: ${esc(e instanceof Error ? e.message : String(e))}`;
 }
 
 function version(): string {

@@ -13,6 +13,7 @@ import {
   type ResourceHandle,
   type SkillBundle,
 } from "./bundle.ts";
+import { renderResourceReadEnvelope } from "./envelope.ts";
 import { ExecutionError, ResourceNotFoundError, ResourceReadError } from "./errors.ts";
 import { assertAccess, type SafetyFlags } from "./gate.ts";
 import {
@@ -213,11 +214,14 @@ export function readResource(
 }
 
 /**
- * Render a page in the `[SKILL_RESOURCE_READ]` envelope. The content sits
- * between the `---` line and a newline before the closing tag.
+ * Render a page in the `[SKILL_RESOURCE_READ]` envelope: the format is
+ * described in `envelope.ts` (a per-read nonce in both markers and the
+ * content's length in the header, so no content can forge the end).
  *
  * @param read A page from {@linkcode readResource}.
+ * @param nonce The nonce (default: a new random one per call).
  * @returns The envelope text.
+ * @throws {RangeError} For a malformed nonce.
  * @example
  * ```ts
  * import { renderResourceRead } from "./read.ts";
@@ -227,24 +231,13 @@ export function readResource(
  *   skill: "pdf", path: "references/a.md", class: "references", encoding: "utf-8",
  *   size: 3, range: "lines 1-1 of 1", next_offset: null, content: "hi\n",
  * });
- * assert.equal(text.split("\n")[0], "[SKILL_RESOURCE_READ]");
- * assert.ok(text.endsWith("---\nhi\n\n[/SKILL_RESOURCE_READ]"));
+ * const nonce = text.slice("[SKILL_RESOURCE_READ nonce=".length, text.indexOf("]"));
+ * assert.ok(/^[0-9a-f]{32}$/.test(nonce));
+ * assert.ok(text.endsWith(`content_bytes: 3\n---\nhi\n\n[/SKILL_RESOURCE_READ nonce=${nonce}]`));
  * ```
  */
-export function renderResourceRead(read: ResourceRead): string {
-  return [
-    "[SKILL_RESOURCE_READ]",
-    `skill: ${read.skill}`,
-    `path: ${read.path}`,
-    `class: ${read.class}`,
-    `encoding: ${read.encoding}`,
-    `size: ${read.size}`,
-    `range: ${read.range}`,
-    `next_offset: ${read.next_offset ?? "none"}`,
-    "---",
-    read.content,
-    "[/SKILL_RESOURCE_READ]",
-  ].join("\n");
+export function renderResourceRead(read: ResourceRead, nonce?: string): string {
+  return renderResourceReadEnvelope(read, nonce);
 }
 
 function wholeNumber(

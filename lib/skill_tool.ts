@@ -7,6 +7,7 @@
  * @module
  */
 import { deepFreeze } from "./_deep_freeze.ts";
+import { escapeControls, quoteShort } from "./_text.ts";
 import { activateSkill, renderActivation } from "./activate.ts";
 import type { SkillBundle } from "./bundle.ts";
 import { formatLocation, type SourceLocation, withoutLocation } from "./errors.ts";
@@ -128,9 +129,15 @@ export function skillToolDefinition(
     }
   }
   if (listed.length === 0) throw new RangeError("skillToolDefinition needs at least one skill");
-  const names = [...new Set(listed.map((s) => s.name))];
-  const catalog = listed.map((s) =>
-    `- ${s.name}${s.description === undefined ? "" : `: ${s.description}`}`
+  // One entry per name (the first); names and descriptions on one line each, so
+  // a description cannot add lines or entries of its own.
+  const byName = new Map<string, { name: string; description?: string }>();
+  for (const s of listed) if (!byName.has(s.name)) byName.set(s.name, s);
+  const names = [...byName.keys()];
+  const catalog = [...byName.values()].map((s) =>
+    `- ${escapeControls(s.name)}${
+      s.description === undefined ? "" : `: ${escapeControls(s.description)}`
+    }`
   );
   const description = [
     "Use a skill: a folder of instructions and bundled files for a task.",
@@ -180,6 +187,7 @@ export function skillToolDefinition(
       },
     },
     required: ["skill"],
+    dependencies: { limit: ["resource"] },
     additionalProperties: false,
   };
   return deepFreeze({ name: "skill", description, input_schema });
@@ -219,7 +227,7 @@ export function handleSkillTool(input: unknown, context: SkillToolContext): Skil
     const request = parseSkillToolInput(input, cap);
     const bundle = findSkill(context, request.skill);
     if (bundle === undefined) {
-      return failure(`Unknown skill ${JSON.stringify(request.skill)}`);
+      return failure(`Unknown skill ${quoteShort(request.skill)}`);
     }
     const flags: SafetyFlags = {
       global_safety: context.global_safety !== false,
@@ -249,9 +257,40 @@ export function handleSkillTool(input: unknown, context: SkillToolContext): Skil
     });
     return success(renderResourceRead(page));
   } catch (e) {
-    return failure(e instanceof Error ? modelMessage(e) : `Unexpected error: ${String(e)}`);
+    return failure(
+      shortenQuotes(e instanceof Error ? modelMessage(e) : `Unexpected error: ${String(e)}`),
+    );
   }
 }
+
+/**
+ * Error texts quote at most {@linkcode MAX_QUOTED} characters of any value:
+ * each JSON-quoted value in the message that is longer is cut (one pass, no
+ * regular expression, so a 10 MB value costs nothing more than reading it).
+ */
+function shortenQuotes(message: string): string {
+  let out = "";
+  let from = 0;
+  for (let open = message.indexOf('"'); open >= 0; open = message.indexOf('"', from)) {
+    let close = open + 1;
+    while (close < message.length && message[close] !== '"') {
+      close += message[close] === "\\" ? 2 : 1;
+    }
+    if (close >= message.length) break;
+    const quoted = message.slice(open, close + 1);
+    let value: unknown = null;
+    try {
+      value = quoted.length > MAX_QUOTED + 2 ? JSON.parse(quoted) : null;
+    } catch {
+      value = null;
+    }
+    out += message.slice(from, open) + (typeof value === "string" ? quoteShort(value) : quoted);
+    from = close + 1;
+  }
+  return out + message.slice(from);
+}
+
+const MAX_QUOTED = 200;
 
 /**
  * An error's message without host paths: a location keeps only its file's
@@ -292,7 +331,7 @@ export function parseSkillToolInput(
   for (const key of Object.keys(fields)) {
     if (!(FIELDS as readonly string[]).includes(key)) {
       throw new TypeError(
-        `Invalid input: unknown field ${JSON.stringify(key)} (known: ${FIELDS.join(", ")})`,
+        `Invalid input: unknown field ${quoteShort(key)} (known: ${FIELDS.join(", ")})`,
       );
     }
   }
@@ -317,6 +356,12 @@ export function parseSkillToolInput(
     out.limit = integer(limit, "limit", 1);
     if (out.limit > maxPageBytes) {
       throw new TypeError(`Invalid input: "limit" must be at most ${maxPageBytes}`);
+    }
+    // An offset without a resource pages the manifest; a limit without one means nothing.
+    if (out.resource === undefined) {
+      throw new TypeError(
+        'Invalid input: "limit" needs "resource" (it sizes a page of a file; omit it to activate the skill)',
+      );
     }
   }
   return out;

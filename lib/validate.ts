@@ -5,7 +5,7 @@
  * @module
  */
 import { existsSync, statSync } from "node:fs";
-import { basename, dirname, join, resolve } from "node:path";
+import { basename, dirname, isAbsolute, join, relative, resolve } from "node:path";
 import { type Catalog, catalogFiles, loadCatalog } from "./catalog.ts";
 import {
   AgentSkillError,
@@ -18,7 +18,7 @@ import {
 import { findSkillFolders } from "./discover.ts";
 import { includeGraph } from "./include_graph.ts";
 import { isSkillFolder, type LoadedSkill, loadSkillFolder } from "./skill_folder.ts";
-import { effectiveClass, normalizeResourcePath } from "./resource_path.ts";
+import { classifyResource, effectiveClass, normalizeResourcePath } from "./resource_path.ts";
 import { includeName } from "./skill.ts";
 
 /** One finding. */
@@ -41,7 +41,11 @@ export const MAX_BODY_LINES = 500;
 /**
  * Validate catalogs (files or folders) and Agent Skill folders (or folders
  * holding them at any depth, scanned like `discoverSkills`: depth 6, 2,000
- * folders; a bound hit is a warning).
+ * folders; a bound hit is a warning). Each skill and each catalog is checked
+ * on its own: one that cannot be
+ * read is an error of its own and the others are still checked. Files are
+ * named as the path was given: relative (to the working folder) for a
+ * relative path, absolute for an absolute one.
  *
  * @param paths What to check.
  * @returns Every finding, in the order met.
@@ -49,7 +53,16 @@ export const MAX_BODY_LINES = 500;
 export function validatePaths(paths: readonly string[]): Diagnostic[] {
   const out: Diagnostic[] = [];
   const seen = new Set<string>();
-  for (const path of paths) validatePath(resolve(path), out, seen);
+  for (const path of paths) {
+    const first = out.length;
+    validatePath(resolve(path), out, seen);
+    if (!isAbsolute(path)) {
+      for (let i = first; i < out.length; i++) {
+        const d = out[i]!;
+        if (isAbsolute(d.file)) out[i] = { ...d, file: relative(".", d.file) || "." };
+      }
+    }
+  }
   return out;
 }
 
@@ -84,8 +97,9 @@ function validatePath(path: string, out: Diagnostic[], seen: Set<string>): void 
   if (!found) {
     out.push({
       file: path,
-      severity: "warning",
-      message: "nothing to validate (no catalog files and no skill folders)",
+      severity: "error",
+      message: "Nothing to validate: no SKILL.md or skill.md in the folder, no catalog file " +
+        "(.yaml, .yml, .json) in it, and no sub-folder holding a SKILL.md",
     });
   }
 }
@@ -95,8 +109,9 @@ function validateCatalog(path: string, out: Diagnostic[], seen: Set<string>): vo
   try {
     catalog = loadCatalog(path);
   } catch (e) {
-    if (!(e instanceof SkillDefinitionError)) throw e;
-    out.push(fromError(e, e.location, path));
+    out.push(
+      e instanceof SkillDefinitionError ? fromError(e, e.location, path) : unreadable(e, path),
+    );
     return;
   }
   const where = (skill: string, at: readonly (string | number)[]): SourceLocation =>
@@ -167,8 +182,11 @@ function validateSkillFolder(dir: string, out: Diagnostic[], seen: Set<string>):
   try {
     skill = loadSkillFolder(dir);
   } catch (e) {
-    if (!(e instanceof AgentSkillError)) throw e;
-    out.push(fromError(e, e.location, join(dir, "SKILL.md")));
+    out.push(
+      e instanceof AgentSkillError
+        ? fromError(e, e.location, join(dir, "SKILL.md"))
+        : unreadable(e, dir),
+    );
     return;
   }
   for (const w of skill.warnings) {
@@ -185,71 +203,144 @@ function validateSkillFolder(dir: string, out: Diagnostic[], seen: Set<string>):
         "and move detail into references/",
     });
   }
+  const index = folderIndex(skill);
+  const problems = new Map<string, string | null>(); // a path met again is checked once
   lines.forEach((text, i) => {
-    for (const { target, column } of linksIn(text)) {
-      const here = { file: skill.skillMdPath, line: skill.bodyLine + i, column };
-      let path: string;
-      try {
-        path = normalizeResourcePath(target);
-      } catch (e) {
-        if (!(e instanceof InvalidResourcePathError)) throw e;
-        out.push(
-          at(here, "warning", `Link to "${target}" is not a path inside the skill: ${e.message}`),
-        );
-        continue;
+    for (const reference of referencesIn(text, index.topLevel)) {
+      const here = { file: skill.skillMdPath, line: skill.bodyLine + i, column: reference.column };
+      let problem = problems.get(reference.target);
+      if (problem === undefined) {
+        problem = referenceProblem(skill, index, reference.target);
+        problems.set(reference.target, problem);
       }
-      const file = skill.files.get(path);
-      if (file === undefined) {
-        if (!isFolderPrefix(skill, path)) {
-          out.push(at(here, "warning", `Link to "${target}" points to a missing file`));
-        }
-        continue;
-      }
-      if (file.outside_root === true) {
-        out.push(
-          at(
-            here,
-            "warning",
-            `Link to "${target}" leads outside the skill folder; it is never readable`,
-          ),
-        );
-      } else if (effectiveClass(path, file.real_path) === "nonstandard") {
-        out.push(
-          at(
-            here,
-            "warning",
-            `Link to "${target}" points into a non-standard folder; it is hidden while the safety gate is closed`,
-          ),
-        );
+      if (problem !== null) {
+        const subject = reference.link
+          ? `Link to ${JSON.stringify(reference.target)}`
+          : `Path ${JSON.stringify(reference.target)}`;
+        out.push(at(here, "warning", `${subject} ${problem}`));
       }
     }
   });
 }
 
-function isFolderPrefix(skill: LoadedSkill, path: string): boolean {
-  for (const key of skill.files.keys()) if (key.startsWith(`${path}/`)) return true;
-  return false;
+/** What `validate` needs to know of a skill's files, built once per skill. */
+interface FolderIndex {
+  /** Every folder that holds a file, e.g. `references` and `references/x`. */
+  readonly folders: ReadonlySet<string>;
+  /** Files and folders by their lower-cased path. */
+  readonly lowerCase: ReadonlyMap<string, string>;
+  /** Names at the top level (files and folders), and the three standard folders. */
+  readonly topLevel: ReadonlySet<string>;
 }
 
-const MARKDOWN_LINK = /\[[^\]]*\]\(\s*<?([^)\s>]+)>?(?:\s+"[^"]*")?\s*\)/g;
-const BARE_PATH = /(?<![\w./-])((?:references|assets|scripts)\/[^\s`'"()<>\]]+)/g;
+function folderIndex(skill: LoadedSkill): FolderIndex {
+  const folders = new Set<string>();
+  const lowerCase = new Map<string, string>();
+  const topLevel = new Set<string>(["references", "assets", "scripts"]);
+  for (const path of skill.files.keys()) {
+    lowerCase.set(path.toLowerCase(), path);
+    const slash = path.indexOf("/");
+    topLevel.add(slash < 0 ? path : path.slice(0, slash));
+    for (let i = path.lastIndexOf("/"); i > 0; i = path.lastIndexOf("/", i - 1)) {
+      const folder = path.slice(0, i);
+      if (folders.has(folder)) break;
+      folders.add(folder);
+      lowerCase.set(folder.toLowerCase(), folder);
+    }
+  }
+  return { folders, lowerCase, topLevel };
+}
 
-/** Relative link targets in one line of markdown, with their 1-based columns. */
-function linksIn(line: string): { target: string; column: number }[] {
-  const found = new Map<number, string>();
-  for (const m of line.matchAll(MARKDOWN_LINK)) {
+/** Why a referenced path would fail a model that follows it, or `null` when it is fine. */
+function referenceProblem(skill: LoadedSkill, index: FolderIndex, target: string): string | null {
+  let path: string;
+  try {
+    path = normalizeResourcePath(target);
+  } catch (e) {
+    if (!(e instanceof InvalidResourcePathError)) throw e;
+    return `is not a path inside the skill: ${e.message}`;
+  }
+  const file = skill.files.get(path);
+  if (file !== undefined) {
+    if (file.outside_root === true) {
+      return "leads outside the skill folder; it is never readable";
+    }
+    return effectiveClass(path, file.real_path) === "nonstandard" ? GATED : null;
+  }
+  if (index.folders.has(path)) {
+    return classifyResource(`${path}/-`) === "nonstandard" ? GATED : null;
+  }
+  const other = index.lowerCase.get(path.toLowerCase());
+  if (other !== undefined) {
+    return `points to a missing file; ${JSON.stringify(other)} differs only in case`;
+  }
+  return "points to a missing file";
+}
+
+const GATED = "points into a non-standard folder; it is hidden while the safety gate is closed";
+
+/** A path a model may follow, found in one line of the body. */
+interface Reference {
+  readonly target: string;
+  /** 1-based. */
+  readonly column: number;
+  /** A markdown link target rather than a path in the text. */
+  readonly link: boolean;
+}
+
+/** After `](`: an optional `<`, then the target (no brackets, so matches never overlap). */
+const LINK_TARGET = /[ \t]*<?([^()\s<>[\]]+)/y;
+/** Runs of characters that can be part of a path in prose or code spans. */
+const TOKEN = /[^\s`'"()<>[\]{},;*|]+/g;
+const SCHEME = /^[a-z][a-z0-9+.-]*:/i;
+
+/**
+ * The paths a model may follow in one line of markdown: markdown link targets
+ * (relative, decoded, without `#…`/`?…`), and — in prose or in backticks —
+ * relative paths with a `/` that start with `./` or `../`, start with a name
+ * the folder has at its top level (or a standard folder), or end in a file
+ * name with an extension. One pass each, linear in the line.
+ */
+function referencesIn(line: string, topLevel: ReadonlySet<string>): Reference[] {
+  // Both scans meet columns in increasing order; the two lists are merged, not sorted.
+  const links: Reference[] = [];
+  for (let i = line.indexOf("]("); i >= 0; i = line.indexOf("](", i + 2)) {
+    LINK_TARGET.lastIndex = i + 2;
+    const m = LINK_TARGET.exec(line);
+    if (m === null) continue;
     const raw = m[1]!;
-    if (/^[a-z][a-z0-9+.-]*:/i.test(raw) || raw.startsWith("#") || raw.startsWith("/")) continue;
+    if (SCHEME.test(raw) || raw.startsWith("#") || raw.startsWith("/")) continue;
     const target = decodeTarget(raw.replace(/[#?].*$/, ""));
-    if (target !== "") found.set(m.index! + m[0].indexOf(raw) + 1, target);
+    const column = m.index + m[0].length - raw.length + 1;
+    if (target !== "") links.push({ target, column, link: true });
   }
-  for (const m of line.matchAll(BARE_PATH)) {
+  const out: Reference[] = [];
+  let next = 0;
+  for (const m of line.matchAll(TOKEN)) {
     const column = m.index! + 1;
-    if ([...found.keys()].some((c) => c === column)) continue;
-    const target = m[1]!.replace(/[.,;:!?]+$/, "");
-    if (!line.slice(0, m.index).endsWith("](")) found.set(column, target);
+    while (next < links.length && links[next]!.column < column) out.push(links[next++]!);
+    if (next < links.length && links[next]!.column === column) continue;
+    const target = withoutTrailingPunctuation(m[0]);
+    if (isPathLike(target, topLevel)) out.push({ target, column, link: false });
   }
-  return [...found].sort((a, b) => a[0] - b[0]).map(([column, target]) => ({ target, column }));
+  while (next < links.length) out.push(links[next++]!);
+  return out;
+}
+
+function withoutTrailingPunctuation(token: string): string {
+  let end = token.length;
+  while (end > 0 && ".,:;!?".includes(token[end - 1]!)) end--;
+  return token.slice(0, end);
+}
+
+function isPathLike(token: string, topLevel: ReadonlySet<string>): boolean {
+  const slash = token.indexOf("/");
+  if (slash <= 0 || SCHEME.test(token)) return false;
+  if (token.startsWith("./") || token.startsWith("../")) return true;
+  const first = token.slice(0, slash);
+  if (topLevel.has(first)) return true;
+  if (first.includes(".") || first.startsWith("~") || first.startsWith("$")) return false;
+  return /\.[A-Za-z0-9]{1,10}$/.test(token.slice(token.lastIndexOf("/") + 1));
 }
 
 function decodeTarget(raw: string): string {
@@ -272,6 +363,15 @@ function at(
     severity,
     message,
   };
+}
+
+/** A skill or catalog that failed in another way than a rule: this module's message, or a system error's code. */
+function unreadable(error: unknown, path: string): Diagnostic {
+  const { code, syscall } = (error ?? {}) as { code?: unknown; syscall?: unknown };
+  const message = error instanceof Error && typeof syscall !== "string"
+    ? error.message
+    : `Cannot be read (${typeof code === "string" ? code : String(error)})`;
+  return { file: path, severity: "error", message };
 }
 
 function fromError(

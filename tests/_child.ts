@@ -16,6 +16,8 @@
  *   or `{ error }`.
  * - `swap-property <temp>`: check the swap property (`tests/_swap_property.ts`);
  *   prints `{ ok: true }`, or fails with fast-check's report.
+ * - `cli <args>...`: run the `skillset` CLI in-process (no colour); its
+ *   output as it is, its exit code as the child's.
  *
  * @module
  */
@@ -24,6 +26,7 @@ import { spawnSync } from "node:child_process";
 import process from "node:process";
 import { activateSkill, handleSkillTool, readResource, renderActivation } from "../mod.ts";
 import { loadSkillFolder } from "../lib/load.ts";
+import { main } from "../lib/cli.ts";
 import { checkSwapProperty } from "./_swap_property.ts";
 
 function errorOf(e: unknown): { name: string; code: unknown; message: string } {
@@ -84,6 +87,14 @@ switch (mode) {
   case "swap-property": {
     checkSwapProperty(args[0]!);
     print({ ok: true });
+    break;
+  }
+  case "cli": {
+    process.exitCode = main(args, {
+      stdout: (text) => void process.stdout.write(text),
+      stderr: (text) => void process.stderr.write(text),
+      color: false,
+    });
     break;
   }
   default:

@@ -16,13 +16,16 @@ const bundle = createBundle({
   },
 });
 
+const NONCE = "0123456789abcdef0123456789abcdef";
+
 describe("renderActivation", () => {
   it("labels every class and announces the closed gate without naming what is behind it", () => {
     assert.equal(
-      renderActivation(activateSkill(bundle)),
+      renderActivation(activateSkill(bundle), NONCE),
       [
-        "[SKILL_ACTIVATED]",
+        `[SKILL_ACTIVATED nonce=${NONCE}]`,
         "skill: pdf",
+        "content_bytes: 30",
         "---",
         "# PDF\nUse references/forms.md.",
         "---",
@@ -36,7 +39,7 @@ describe("renderActivation", () => {
         "scripts/ (source you can read; nothing is executed):",
         "  [script] scripts/fill.py (7 bytes, text/x-python)",
         "Non-standard folders are gated by the safety settings and are not listed (global safety and skill safety must both be false).",
-        "[/SKILL_ACTIVATED]",
+        `[/SKILL_ACTIVATED nonce=${NONCE}]`,
       ].join("\n"),
     );
   });

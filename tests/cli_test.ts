@@ -299,9 +299,9 @@ describe("skillset activate, read and to-prompt", () => {
     const r = cli(["read", PDF, "references/forms.md", "--offset", "2", "--limit", "2"]);
     assert.equal(r.code, 0, r.stderr);
     assert.equal(
-      r.stdout,
-      "[SKILL_RESOURCE_READ]\nskill: pdf\npath: references/forms.md\nclass: references\nencoding: utf-8\nsize: 3899\n" +
-        "range: lines 3-4 of 122\nnext_offset: 4\n---\n- field_001: text — optional\n- field_002: text — optional\n\n[/SKILL_RESOURCE_READ]\n",
+      r.stdout.replace(/nonce=[0-9a-f]{32}/g, "nonce=N"),
+      "[SKILL_RESOURCE_READ nonce=N]\nskill: pdf\npath: references/forms.md\nclass: references\nencoding: utf-8\nsize: 3899\n" +
+        "range: lines 3-4 of 122\nnext_offset: 4\ncontent_bytes: 62\n---\n- field_001: text — optional\n- field_002: text — optional\n\n[/SKILL_RESOURCE_READ nonce=N]\n",
     );
     const json = JSON.parse(
       cli([
@@ -390,9 +390,7 @@ describe("skillset validate", () => {
         `${
           join(skill, "SKILL.md")
         }:5:39: warning: Link to "references/gone.md" points to a missing file`,
-        `${
-          join(skill, "SKILL.md")
-        }:6:7: warning: Link to "assets/none.png" points to a missing file`,
+        `${join(skill, "SKILL.md")}:6:7: warning: Path "assets/none.png" points to a missing file`,
         `${
           join(skill, "SKILL.md")
         }:6:34: warning: Link to "secret/k.txt" points into a non-standard folder; it is hidden while the safety gate is closed`,

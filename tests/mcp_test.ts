@@ -560,9 +560,10 @@ describe("mcpSkillBundles", () => {
       const bundle = remote.get("srv:gen")!;
       assert.equal(bundle.loaded, false, "nothing fetched before activation");
       const activation = await remote.activate("srv:gen");
+      const nonce = "0123456789abcdef0123456789abcdef"; // the same nonce on both sides
       assert.equal(
-        renderActivation(activation),
-        renderActivation(activateSkill(local)).replaceAll('"gen"', '"srv:gen"').replace(
+        renderActivation(activation, nonce),
+        renderActivation(activateSkill(local), nonce).replaceAll('"gen"', '"srv:gen"').replace(
           "skill: gen",
           "skill: srv:gen",
         ),
@@ -579,7 +580,11 @@ describe("mcpSkillBundles", () => {
       const localTool = handleSkillTool({ skill: "gen", resource: "assets/blob.bin" }, {
         skills: [local],
       });
-      assert.equal(viaTool.content, localTool.content.replace("skill: gen", "skill: srv:gen"));
+      const nonces = (text: string) => text.replace(/nonce=[0-9a-f]{32}/g, "nonce=N");
+      assert.equal(
+        nonces(viaTool.content),
+        nonces(localTool.content).replace("skill: gen", "skill: srv:gen"),
+      );
       const refused = await remote.handleSkillTool({
         skill: "srv:gen",
         resource: "extras/secret.txt",
@@ -881,9 +886,10 @@ describe("CLI with an MCP source", () => {
     const activated = cli(["activate", "--mcp-stdio", server, "pdf"]);
     assert.equal(activated.code, 0, activated.stderr);
     const local = cli(["activate", join(EXAMPLES, "pdf")]);
+    const nonces = (text: string) => text.replace(/nonce=[0-9a-f]{32}/g, "nonce=N");
     assert.equal(
-      activated.stdout,
-      local.stdout.replaceAll('"pdf"', '"mcp:pdf"').replace("skill: pdf", "skill: mcp:pdf"),
+      nonces(activated.stdout),
+      nonces(local.stdout).replaceAll('"pdf"', '"mcp:pdf"').replace("skill: pdf", "skill: mcp:pdf"),
     );
     const read = cli(["read", "--mcp-stdio", server, "mcp:pdf", "references/forms.md", "--json"]);
     assert.equal(read.code, 0, read.stderr);

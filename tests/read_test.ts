@@ -180,14 +180,16 @@ describe("readResource: binary", () => {
   });
 });
 
+const NONCE = "0123456789abcdef0123456789abcdef";
+
 describe("readResource: requests", () => {
   const bundle = bundleWith({ "references/a.md": "hello\n", "SKILL.md": "---\n" });
 
   it("renders the [SKILL_RESOURCE_READ] envelope", () => {
     assert.equal(
-      renderResourceRead(readResource(bundle, "./references//a.md")),
+      renderResourceRead(readResource(bundle, "./references//a.md"), NONCE),
       [
-        "[SKILL_RESOURCE_READ]",
+        `[SKILL_RESOURCE_READ nonce=${NONCE}]`,
         "skill: pdf",
         "path: references/a.md",
         "class: references",
@@ -195,9 +197,10 @@ describe("readResource: requests", () => {
         "size: 6",
         "range: lines 1-1 of 1",
         "next_offset: none",
+        "content_bytes: 6",
         "---",
         "hello\n",
-        "[/SKILL_RESOURCE_READ]",
+        `[/SKILL_RESOURCE_READ nonce=${NONCE}]`,
       ].join("\n"),
     );
   });

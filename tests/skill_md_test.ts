@@ -50,9 +50,38 @@ describe("parseSkillMd: the Agent Skills rules", () => {
     });
   });
 
-  it("reads tags as data, never as code", () => {
-    const text = "---\nname: pdf\ndescription: !!js/function 'function () { throw 1 }'\n---\n";
-    // An unknown tag leaves the plain string: nothing is constructed or run.
-    assert.equal(parseSkillMd(text).frontmatter.description, "function () { throw 1 }");
+  it("refuses every tag outside the core schema, with line and column", () => {
+    const cases: [string, string][] = [
+      [
+        "description: !!js/function 'function () { throw 1 }'",
+        "YAML error: Unresolved tag: tag:yaml.org,2002:js/function (pdf/SKILL.md:3:14)",
+      ],
+      ["description: !custom x", "YAML error: Unresolved tag: !custom (pdf/SKILL.md:3:14)"],
+      [
+        "description: d\nmetadata: !!set {a, b}",
+        'YAML error: the tag "!!set" is outside the core schema (pdf/SKILL.md:4:17)',
+      ],
+      [
+        "description: !!binary aGk=",
+        'YAML error: the tag "!!binary" is outside the core schema (pdf/SKILL.md:3:23)',
+      ],
+    ];
+    for (const [yaml, message] of cases) {
+      const text = `---\nname: pdf\n${yaml}\n---\n`;
+      assert.throws(() => parseSkillMd(text, { file: "pdf/SKILL.md" }), {
+        name: "AgentSkillError",
+        message: `Invalid SKILL.md: ${message}`,
+      });
+    }
+    // Core tags stay fine.
+    const md = parseSkillMd("---\nname: pdf\ndescription: !!str 12\n---\n");
+    assert.equal(md.frontmatter.description, "12");
+  });
+
+  it('refuses a duplicate key, also one spelled differently (1 and "1")', () => {
+    const text = '---\nname: pdf\ndescription: d\nmetadata:\n  1: a\n  "1": b\n---\n';
+    assert.throws(() => parseSkillMd(text, { file: "pdf/SKILL.md" }), {
+      message: "Invalid SKILL.md: YAML error: Map keys must be unique (pdf/SKILL.md:6:3)",
+    });
   });
 });

@@ -32,7 +32,8 @@ describe("validatePaths", () => {
     mkdirSync(t("empty"));
     assert.deepEqual(lines(validatePaths([t("missing"), t("empty")])), [
       "T/missing: error: no such file or folder",
-      "T/empty: warning: nothing to validate (no catalog files and no skill folders)",
+      "T/empty: error: Nothing to validate: no SKILL.md or skill.md in the folder, no catalog file " +
+      "(.yaml, .yml, .json) in it, and no sub-folder holding a SKILL.md",
     ]);
   });
 
@@ -65,9 +66,56 @@ describe("validatePaths", () => {
     assert.deepEqual(lines(validatePaths([dir])), [
       'T/links/doc/SKILL.md:5:69: warning: Link to "../x.md" is not a path inside the skill: Invalid resource path "../x.md": it contains ".." and could leave the skill folder',
       'T/links/doc/SKILL.md:6:28: warning: Link to "references/out.md" leads outside the skill folder; it is never readable',
-      'T/links/doc/SKILL.md:7:34: warning: Link to "references/gone.md" points to a missing file',
-      'T/links/doc/SKILL.md:7:62: warning: Link to "scripts/none.sh" points to a missing file',
+      'T/links/doc/SKILL.md:7:34: warning: Path "references/gone.md" points to a missing file',
+      'T/links/doc/SKILL.md:7:62: warning: Path "scripts/none.sh" points to a missing file',
     ]);
+  });
+
+  it("warns for every path a model may follow: backticked, bare, gated, missing, case-mismatched, outside", () => {
+    const dir = t("paths", "canvas");
+    write(join(dir, "templates", "viewer.html"), "<html>");
+    write(join(dir, "canvas-fonts", "a.ttf"), "font");
+    write(join(dir, "forms.md"), "forms");
+    write(join(dir, "references", "Guide.md"), "guide");
+    write(join(dir, "scripts", "run.py"), "print(1)");
+    write(t("paths", "shared.md"), "shared");
+    write(
+      join(dir, "SKILL.md"),
+      [
+        "---",
+        "name: canvas",
+        "description: d",
+        "---",
+        "Open `templates/viewer.html` and search the `./canvas-fonts` directory.",
+        "See [forms](FORMS.md), references/guide.md and ../shared.md too.",
+        "Fine: `scripts/run.py`, forms.md, ./forms.md, [g](references/Guide.md), /tmp/out.pdf.",
+        "Not paths: and/or, input/output, https://example.com/a.md, example.com/x.md, 1/2.",
+        "Missing: `references/none.md`, assets/logo.png; gated: canvas-fonts/a.ttf.",
+      ].join("\n"),
+    );
+    assert.deepEqual(lines(validatePaths([dir])), [
+      'T/paths/canvas/SKILL.md:5:7: warning: Path "templates/viewer.html" points into a non-standard folder; it is hidden while the safety gate is closed',
+      'T/paths/canvas/SKILL.md:5:46: warning: Path "./canvas-fonts" points into a non-standard folder; it is hidden while the safety gate is closed',
+      'T/paths/canvas/SKILL.md:6:13: warning: Link to "FORMS.md" points to a missing file; "forms.md" differs only in case',
+      'T/paths/canvas/SKILL.md:6:24: warning: Path "references/guide.md" points to a missing file; "references/Guide.md" differs only in case',
+      'T/paths/canvas/SKILL.md:6:48: warning: Path "../shared.md" is not a path inside the skill: Invalid resource path "../shared.md": it contains ".." and could leave the skill folder',
+      'T/paths/canvas/SKILL.md:9:11: warning: Path "references/none.md" points to a missing file',
+      'T/paths/canvas/SKILL.md:9:32: warning: Path "assets/logo.png" points to a missing file',
+      'T/paths/canvas/SKILL.md:9:56: warning: Path "canvas-fonts/a.ttf" points into a non-standard folder; it is hidden while the safety gate is closed',
+    ]);
+  });
+
+  it("scans hostile body lines (once quadratic) and finds nothing in them", () => {
+    const dir = t("hostile", "h");
+    write(join(dir, "references", "a"), "a");
+    const body = [
+      "[".repeat(100_000),
+      "](".repeat(50_000),
+      "references/a ".repeat(40_000),
+      `${".".repeat(50_000)}x/`,
+    ];
+    write(join(dir, "SKILL.md"), `---\nname: h\ndescription: d\n---\n${body.join("\n")}\n`);
+    assert.deepEqual(lines(validatePaths([dir])), []);
   });
 
   it("reports a catalog that fails to parse once, with its place", () => {
