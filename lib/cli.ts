@@ -523,7 +523,7 @@ function readCommand(
   const limit = count(flags, "--limit", 1);
   const maxPageBytes = count(flags, "--max-page-bytes", MIN_PAGE_BYTES);
   const skill = loadSkillFolder(dir, { lenient: true });
-  printDiagnostics(skill.diagnostics, io);
+  printDiagnostics(skill.diagnostics, io, shownAsTyped(["", dir]));
   const page = readResource(skill, path, {
     ...safety(flags),
     ...(offset === undefined ? {} : { offset }),
@@ -545,11 +545,16 @@ function toPromptCommand(
   io: CliIO,
 ): number {
   const discovery = discoverSkills(paths.map((path) => ({ scope: path, path })));
-  const missing = discovery.diagnostics.find((d) => d.code === "ROOT_NOT_FOUND");
-  if (missing !== undefined) {
-    throw new AgentSkillError("", "no such folder", { file: missing.path });
+  // Named as typed: relative when every argument was.
+  const shown = paths.every((p) => isAbsolute(p))
+    ? (p: string) => p
+    : (p: string) => isAbsolute(p) ? relative(".", p) || "." : p;
+  // Each failure on its own line; the others are still listed, and the exit code is 1.
+  const missing = discovery.diagnostics.filter((d) => d.code === "ROOT_NOT_FOUND");
+  for (const d of missing) {
+    io.stderr(`${visible(shown(d.path))}: error: Invalid SKILL.md: no such folder\n`);
   }
-  reportDiscovery(discovery, io);
+  reportDiscovery(discovery, io, shown);
   if (discovery.skills.length === 0) {
     throw new AgentSkillError("", "no usable SKILL.md in the folder or its sub-folders", {
       file: resolve(paths[0]!),
@@ -570,24 +575,35 @@ function toPromptCommand(
   } else {
     io.stdout(`${fit.block}\n`);
   }
-  return 0;
+  return missing.length > 0 || discovery.skipped.length > 0 ? 1 : 0;
 }
 
 /** Everything discovery noticed, to stderr: scan problems, rule breaks, skips, shadowing. */
-function reportDiscovery(discovery: Discovery, io: CliIO): void {
-  printDiagnostics(discovery.diagnostics.filter((d) => d.severity !== "info"), io);
-  for (const s of discovery.skills) printDiagnostics(s.diagnostics, io);
-  for (const s of discovery.skipped) printDiagnostics(s.diagnostics, io);
+function reportDiscovery(
+  discovery: Discovery,
+  io: CliIO,
+  shown: (path: string) => string,
+): void {
+  const scan = discovery.diagnostics.filter((d) =>
+    d.severity !== "info" && d.code !== "ROOT_NOT_FOUND"
+  );
+  printDiagnostics(scan, io, shown);
+  for (const s of discovery.skills) printDiagnostics(s.diagnostics, io, shown);
+  for (const s of discovery.skipped) printDiagnostics(s.diagnostics, io, shown);
   for (const s of discovery.shadowed) {
     const message = `skill ${JSON.stringify(s.name)} is shadowed by ${
       JSON.stringify(s.winner.path)
     } (scope ${JSON.stringify(s.winner.scope)}); not listed`;
-    io.stderr(`${visible(s.skill_md)}: warning: ${visible(message)}\n`);
+    io.stderr(`${visible(shown(s.skill_md))}: warning: ${visible(message)}\n`);
   }
 }
 
-function printDiagnostics(diagnostics: readonly SkillDiagnostic[], io: CliIO): void {
-  for (const d of diagnostics) io.stderr(`${describeDiagnostic(d)}\n`);
+function printDiagnostics(
+  diagnostics: readonly SkillDiagnostic[],
+  io: CliIO,
+  shown: (path: string) => string = (p) => p,
+): void {
+  for (const d of diagnostics) io.stderr(`${describeDiagnostic({ ...d, path: shown(d.path) })}\n`);
 }
 
 /** A diagnostic on one line, with control and bidi characters made visible. */
@@ -701,8 +717,8 @@ function bold(text: string, io: CliIO): string {
 }
 
 function warnAbout(skill: LoadedSkill, io: CliIO, typed: string): void {
-  printDiagnostics(skill.diagnostics, io);
   const shown = shownAsTyped(["", typed]);
+  printDiagnostics(skill.diagnostics, io, shown);
   for (const w of skill.warnings) {
     io.stderr(`${esc(shown(join(skill.location, w.path)))}: warning: ${esc(w.message)}\n`);
   }

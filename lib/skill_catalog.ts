@@ -4,6 +4,7 @@
  *
  * @module
  */
+import { escapeControls } from "./_text.ts";
 
 /** A skill as the catalog shows it. */
 export interface CatalogSkill {
@@ -227,14 +228,10 @@ function shorten(chars: readonly string[], cap: number): string {
   return `${chars.slice(0, end).join("")}…`;
 }
 
-/** Escape for XML text, and make control, bidi and line-separator characters visible. */
+/** Escape for XML text, after making control, bidi and line-separator characters visible. */
 function escapeXml(text: string): string {
-  return text.replace(UNSAFE, (c) => ENTITIES.get(c) ?? `&#x${c.codePointAt(0)!.toString(16)};`);
+  return escapeControls(text).replace(/[&<>"']/g, (c) => ENTITIES.get(c)!);
 }
-
-const UNSAFE =
-  // deno-lint-ignore no-control-regex
-  /[&<>"'\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
 
 const ENTITIES: ReadonlyMap<string, string> = new Map([
   ["&", "&amp;"],

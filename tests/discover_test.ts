@@ -312,9 +312,6 @@ describe("discoverSkills on generated trees", () => {
             assert.equal(reals.length, expected.length);
             assert.equal(codes.includes("DEPTH_LIMIT"), reference.tooDeep);
           }
-          for (const path of calls) {
-            assert.ok(depthOf(path, root) <= tree.maxDepth || !path.startsWith(root));
-          }
           rmSync(model.base, { recursive: true, force: true });
         },
       ),
