@@ -64,8 +64,15 @@ export interface SkillBundleSource {
 /** Where the handler finds skills and their safety settings. */
 export interface SkillToolContext {
   /**
-   * The skills: a list, a map by name, a loader returning `undefined` for an
-   * unknown name, or a bundle source such as a discovery result.
+   * The skills: a list, a map by name, or a loader returning `undefined` for an unknown name.
+   * A loader is only asked for names made of `/`-separated segments that start with a letter or
+   * digit (never `..`, an absolute path or a control character), and its answer is used only when
+   * the bundle's `name` is the name asked for.
+  if (isBundleSource(skills)) {
+    // A discovery result looks names up in its own map; the same rule holds for its answer.
+    const bundle = skills.bundle(name) ?? undefined;
+    return bundle?.name === name ? bundle : undefined;
+  }
    */
   readonly skills:
     | Iterable<SkillBundle>
@@ -448,10 +455,28 @@ function pageCap(value: number | undefined): number {
   return value;
 }
 
+/**
+ * Names handed to a caller's loader: segments separated by `/` (MCP-served skills are
+ * `origin:path`), each starting with a letter or digit and holding only letters, digits, `.`,
+ * `_`, `:` and `-`. So no `..`, no absolute path, no backslash, no space, no control or bidi
+ * character reaches a loader.
+ */
+const LOADER_SAFE_NAME = /^[\p{L}\p{N}][\p{L}\p{N}._:-]*(?:\/[\p{L}\p{N}][\p{L}\p{N}._:-]*)*$/u;
+
 function findSkill(context: SkillToolContext, name: string): SkillBundle | undefined {
   const { skills } = context;
-  if (typeof skills === "function") return skills(name) ?? undefined;
-  if (isBundleSource(skills)) return skills.bundle(name) ?? undefined;
+  if (typeof skills === "function") {
+    // The name is the model's: a loader never sees one that could walk a path, and
+    // its answer counts only when it is the skill that was asked for.
+    if (!LOADER_SAFE_NAME.test(name)) return undefined;
+    const bundle = skills(name) ?? undefined;
+    return bundle?.name === name ? bundle : undefined;
+  }
+  if (isBundleSource(skills)) {
+    // A discovery result looks names up in its own map; the same rule holds for its answer.
+    const bundle = skills.bundle(name) ?? undefined;
+    return bundle?.name === name ? bundle : undefined;
+  }
   if (isMap(skills)) return skills.get(name);
   for (const bundle of skills) if (bundle.name === name) return bundle;
   return undefined;

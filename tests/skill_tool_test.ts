@@ -1,18 +1,22 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { readFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { Ajv } from "ajv";
 import { fc, runs } from "./_fc.ts";
 import {
   createBundle,
   handleSkillTool,
   type ResourceClass,
+  type SkillBundle,
   skillToolDefinition,
   toAnthropicTool,
   toMcpTool,
   toOpenAITool,
 } from "../mod.ts";
 import { scriptedTranscript } from "../examples/agent_loop.ts";
+import { loadSkillFolder } from "../lib/load.ts";
 
 const pdf = createBundle({
   frontmatter: { name: "pdf", description: "Fill PDF forms" },
@@ -351,5 +355,54 @@ describe("handleSkillTool", () => {
       "a new nonce per envelope, in both markers",
     );
     assert.equal(scriptedTranscript().replace(/nonce=[0-9a-f]{32}/g, "nonce=<random>"), expected);
+  });
+});
+
+describe("handleSkillTool: a caller's loader and the model's names", () => {
+  it("never hands a loader a name that walks a path, and ignores a bundle of another name", () => {
+    // Arrange: a skills root, and a private skill beside it that a path-joining loader could reach.
+    const base = mkdtempSync(join(tmpdir(), "skillset-loader-"));
+    try {
+      for (const [dir, name] of [["skills/pdf", "pdf"], ["private/x", "x"]] as const) {
+        mkdirSync(join(base, dir), { recursive: true });
+        writeFileSync(
+          join(base, dir, "SKILL.md"),
+          `---\nname: ${name}\ndescription: The ${name} skill\n---\n${name.toUpperCase()} INSTRUCTIONS\n`,
+        );
+      }
+      const asked: string[] = [];
+      const loader = (name: string): SkillBundle | undefined => {
+        asked.push(name);
+        const dir = join(base, "skills", name);
+        return existsSync(join(dir, "SKILL.md")) ? loadSkillFolder(dir) : undefined;
+      };
+      // Act
+      const ok = handleSkillTool({ skill: "pdf" }, { skills: loader });
+      const walks = [
+        "../private/x",
+        "./../private/x",
+        "/etc",
+        "pdf/../../private/x",
+        "..",
+        "a\\b",
+        "a\u202eb",
+      ]
+        .map((skill) => handleSkillTool({ skill }, { skills: loader }));
+      const renamed = handleSkillTool({ skill: "other" }, {
+        skills: () => loadSkillFolder(join(base, "skills/pdf")),
+      });
+      // Assert
+      assert.equal(ok.is_error, false);
+      assert.match(ok.content, /PDF INSTRUCTIONS/);
+      for (const result of walks) {
+        assert.equal(result.is_error, true);
+        assert.match(result.content, /^Unknown skill /);
+        assert.doesNotMatch(result.content, /X INSTRUCTIONS/);
+      }
+      assert.deepEqual(asked, ["pdf"]);
+      assert.deepEqual(renamed, { content: 'Unknown skill "other"', is_error: true });
+    } finally {
+      rmSync(base, { recursive: true, force: true });
+    }
   });
 });
