@@ -126,8 +126,11 @@ export function fitSkillCatalog(
 ): FittedSkillCatalog {
   const all = [...skills].map(checkSkill);
   const budget = wholeNumber(options.budget, "budget");
-  const floor = wholeNumber(options.descriptionFloor, "descriptionFloor") ??
-    DEFAULT_DESCRIPTION_FLOOR;
+  // At least 1: a shortened description always keeps its "…" mark.
+  const floor = Math.max(
+    1,
+    wholeNumber(options.descriptionFloor, "descriptionFloor") ?? DEFAULT_DESCRIPTION_FLOOR,
+  );
   const reach = options.reachHint ?? DEFAULT_REACH;
   const full = all.map((s) => entry(s, s.description));
   const fullLength = OPEN.length + sum(full.map(length)) + CLOSE.length;
@@ -218,7 +221,6 @@ function leftOutLine(count: number, total: number, reach: string): string {
  */
 function shorten(chars: readonly string[], cap: number): string {
   if (chars.length <= cap) return chars.join("");
-  if (cap === 0) return "";
   let end = cap - 1;
   // Back up to the last white space, unless the first word alone is longer than the cap.
   let cut = end;
