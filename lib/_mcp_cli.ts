@@ -14,7 +14,7 @@ import { serveStdio } from "@modelcontextprotocol/server/stdio";
 import { escapeControls as esc, escapeControlsKeepingLines } from "./_text.ts";
 import { renderActivation } from "./activate.ts";
 import { McpSkillError } from "./_mcp_errors.ts";
-import { mcpSkillBundles, type McpSkills } from "./_mcp_consume.ts";
+import { mcpSkillBundles, type McpSkills, ORIGIN } from "./_mcp_consume.ts";
 import { isLoopbackHost, listenHttp } from "./_mcp_http.ts";
 import { serveSkills, watchSkills } from "./_mcp_serve.ts";
 import { renderResourceRead } from "./read.ts";
@@ -254,6 +254,14 @@ async function connect(args: Args, io: McpCliIO): Promise<{ client: Client; skil
   if ((stdio === undefined) === (url === undefined)) {
     throw new UsageError("give exactly one of --mcp-stdio and --mcp-url");
   }
+  const origin = args.flags.get("--origin") ?? "mcp";
+  if (!ORIGIN.test(origin)) {
+    throw new UsageError(
+      `--origin takes a short label of letters, digits, ".", "_" and "-", got ${
+        JSON.stringify(origin)
+      }`,
+    );
+  }
   let client: Client;
   if (stdio !== undefined) {
     const [command, ...commandArgs] = splitCommand(stdio);
@@ -276,7 +284,7 @@ async function connect(args: Args, io: McpCliIO): Promise<{ client: Client; skil
     await client.connect(new StreamableHTTPClientTransport(endpoint));
   }
   try {
-    const skills = await mcpSkillBundles(client, { origin: args.flags.get("--origin") ?? "mcp" });
+    const skills = await mcpSkillBundles(client, { origin });
     warn(skills, io);
     return { client, skills };
   } catch (e) {

@@ -86,7 +86,8 @@ export interface McpSkillWarning {
   readonly message: string;
 }
 
-const ORIGIN = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
+/** An origin label: letters, digits, `.`, `_` and `-`, starting with a letter or digit. */
+export const ORIGIN = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
 /** A segment of a skill path (`acme` in `skill://acme/refunds/SKILL.md`): one plain name. */
 const SEGMENT = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
 // deno-lint-ignore no-control-regex

@@ -922,6 +922,10 @@ describe("CLI usage errors of the MCP commands", () => {
     ],
     [["activate", "--mcp-stdio", "", "pdf"], "skillset: --mcp-stdio needs a command\n"],
     [
+      ["activate", "--mcp-url", "http://127.0.0.1:1/mcp", "--origin", "a:b", "pdf"],
+      'skillset: --origin takes a short label of letters, digits, ".", "_" and "-", got "a:b"\n',
+    ],
+    [
       ["serve", EXAMPLES, "--http", "127.0.0.1"],
       'skillset: --http takes HOST:PORT (e.g. 127.0.0.1:3000), got "127.0.0.1"\n',
     ],
