@@ -107,6 +107,7 @@ export {
 } from "./lib/skill_tool.ts";
 export type {
   JsonSchema,
+  SkillBundleSource,
   SkillSummary,
   SkillToolContext,
   SkillToolDefinition,
@@ -116,3 +117,9 @@ export type {
 } from "./lib/skill_tool.ts";
 export { includeGraph } from "./lib/include_graph.ts";
 export type { GraphEdge, GraphNode, IncludeGraph } from "./lib/include_graph.ts";
+export {
+  DEFAULT_DESCRIPTION_FLOOR,
+  fitSkillCatalog,
+  renderSkillCatalog,
+} from "./lib/skill_catalog.ts";
+export type { CatalogSkill, FittedSkillCatalog, SkillCatalogOptions } from "./lib/skill_catalog.ts";

@@ -183,6 +183,11 @@ function targets(files: readonly ResultsFile[]): Target[] {
       values: per((file) => lib(file, SKILLS_WORKLOAD, VALIDATE_CASE, BARE_READ_CASE)),
     },
     {
+      what: "discoverSkills of 5,000 skills over 3 roots ÷ bare recursive readdir + SKILL.md reads",
+      bound: 3.0,
+      values: per((file) => lib(file, DISCOVER_WORKLOAD, DISCOVER_CASE, DISCOVER_BARE_CASE)),
+    },
+    {
       what: "catalog parse ÷ resolve, 10,000-skill catalog",
       bound: 10.0,
       values: per((file) => lib(file, CATALOG_WORKLOAD, PARSE_CASE, RESOLVE_CASE)),
@@ -215,6 +220,12 @@ function targets(files: readonly ResultsFile[]): Target[] {
 
 /** Workload and case names shared with the bench files (the report finds rows by them). */
 export const SKILLS_WORKLOAD = "Agent Skill folders";
+/** The discovery workload: skills at depths 2–4 under 3 roots. */
+export const DISCOVER_WORKLOAD = "discovery over 3 roots";
+/** Its baseline: a bare recursive readdir of the trees plus a read of each SKILL.md. */
+export const DISCOVER_BARE_CASE = "bare: recursive readdir + read every SKILL.md";
+/** Its measured case. */
+export const DISCOVER_CASE = "discoverSkills";
 export const BARE_READ_CASE = "bare: read every SKILL.md";
 export const INDEX_CASE = "name+description index";
 export const VALIDATE_CASE = "validatePaths";

@@ -24,6 +24,7 @@ import { openResource, type ResourceFile } from "./bundle.ts";
 import { assertAccess, mayAccess, type SafetyFlags } from "./gate.ts";
 import { McpSkillError } from "./_mcp_errors.ts";
 import { effectiveClass } from "./resource_path.ts";
+import { Discovery } from "./discover.ts";
 import { isSkillFolder, type LoadedSkill, loadSkillFolder } from "./skill_folder.ts";
 import { handleSkillTool, skillToolDefinition } from "./skill_tool.ts";
 
@@ -132,7 +133,9 @@ const INSTRUCTIONS = ["SKILL.md", "skill.md"];
  * SDK skips them), nor a `SKILL.md` below a skill's top level (MCP would read
  * it as another skill).
  *
- * @param folders Skill folders, or folders whose direct sub-folders are skills.
+ * @param folders Skill folders, or folders whose direct sub-folders are skills;
+ *   or a discovery result (`discoverSkills`), whose winning skills are served,
+ *   loaded leniently as discovery read them.
  * @param options Safety, prefix, paging, limits, warnings.
  * @returns The catalog, a connected-ready server and a server factory.
  * @throws {McpSkillError} `DUPLICATE_SKILL` when two folders hold skills of the same name.
@@ -152,11 +155,13 @@ const INSTRUCTIONS = ["SKILL.md", "skill.md"];
  * ```
  */
 export async function serveSkills(
-  folders: readonly string[],
+  folders: readonly string[] | Discovery,
   options: ServeSkillsOptions = {},
 ): Promise<SkillServer> {
   const warn = options.onWarning ?? ((w: SkillWarning) => console.warn(`${w.path}: ${w.message}`));
-  const files = new LoaderFiles(folders, options, warn);
+  const discovered = folders instanceof Discovery;
+  const paths = discovered ? folders.skills.map((s) => s.path) : folders;
+  const files = new LoaderFiles(paths, options, warn, discovered);
   files.prepare();
   // Not strict: a skill the SDK refuses is skipped with a warning naming it, the rest serve.
   const catalog = await sdkCatalog(() =>
@@ -301,6 +306,7 @@ class LoaderFiles implements SkillFiles {
   readonly #folders: readonly string[];
   readonly #options: ServeSkillsOptions;
   readonly #warn: (warning: SkillWarning) => void;
+  readonly #lenient: boolean;
   #current: Snapshot = { skills: new Map(), files: new Map(), dirs: new Map() };
   #pending: Snapshot | undefined;
   #prepared: Snapshot | undefined;
@@ -309,10 +315,12 @@ class LoaderFiles implements SkillFiles {
     folders: readonly string[],
     options: ServeSkillsOptions,
     warn: (warning: SkillWarning) => void,
+    lenient: boolean,
   ) {
     this.#folders = folders.map((f) => resolve(f));
     this.#options = options;
     this.#warn = warn;
+    this.#lenient = lenient;
   }
 
   get current(): Snapshot {
@@ -366,7 +374,7 @@ class LoaderFiles implements SkillFiles {
     const files = new Map<string, Published>();
     const dirs = new Map<string, Map<string, SkillFileEntry>>([["", new Map()]]);
     for (const folder of skillFolders(this.#folders)) {
-      const skill = loadSkillFolder(folder);
+      const skill = loadSkillFolder(folder, { lenient: this.#lenient });
       const previous = skills.get(skill.name);
       if (previous !== undefined) {
         throw new McpSkillError(

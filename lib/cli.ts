@@ -1,14 +1,15 @@
 #!/usr/bin/env node
 /**
  * The `skillset` command line: resolve, graph, validate, activate, read,
- * to-prompt. Runs under `npx tsx`, `deno run -A` and `bun`.
+ * to-prompt, list. Runs under `npx tsx`, `deno run -A` and `bun`.
  *
  * Exit codes: 0 ok, 1 invalid input or refused access, 2 bad usage.
  *
  * @module
  */
-import { readdirSync, realpathSync } from "node:fs";
-import { basename, isAbsolute, join, relative } from "node:path";
+import { realpathSync } from "node:fs";
+import { homedir } from "node:os";
+import { isAbsolute, join, relative, resolve } from "node:path";
 import process from "node:process";
 import { fileURLToPath } from "node:url";
 import { escapeControls as esc, escapeControlsKeepingLines } from "./_text.ts";
@@ -28,7 +29,10 @@ import {
 import { type IncludeGraph, includeGraph } from "./include_graph.ts";
 import { MIN_PAGE_BYTES, readResource, renderResourceRead } from "./read.ts";
 import { computeCapabilitySummary, type ResolvedToolEntry, resolveTools } from "./resolve.ts";
-import { isSkillFolder, type LoadedSkill, loadSkillFolder } from "./skill_folder.ts";
+import { discoverSkills, type Discovery, type ShadowedSkill, type SkillRoot } from "./discover.ts";
+import { formatSkillDiagnostic, type SkillDiagnostic } from "./skill_diagnostic.ts";
+import { fitSkillCatalog } from "./skill_catalog.ts";
+import { type LoadedSkill, loadSkillFolder } from "./skill_folder.ts";
 import { type Diagnostic, formatDiagnostic, validatePaths } from "./validate.ts";
 
 // ---- MCP (issue 13): `serve`, and `--mcp-stdio`/`--mcp-url` sources, in lib/_mcp_cli.ts ----
@@ -94,6 +98,8 @@ class UsageError extends Error {
 interface FlagSpec {
   /** Flags that take a value. */
   readonly values: readonly string[];
+  /** Flags among `values` that may be given more than once. */
+  readonly repeated?: readonly string[];
   /** Positional arguments: [required, maximum]. */
   readonly positional: readonly [number, number];
   readonly usage: string;
@@ -147,11 +153,24 @@ const COMMANDS: Readonly<Record<string, FlagSpec>> = {
       "continued with --offset L+B (byte B of line L, as next_offset says).",
   },
   "to-prompt": {
-    values: [],
+    values: ["--budget"],
     positional: [1, Infinity],
-    usage: "skillset to-prompt <skill-dir>... [--json]",
+    usage: "skillset to-prompt <skill-dir>... [--budget N] [--json]",
     help:
-      "Print the <available_skills> block for a system prompt (a folder of skill folders works too).",
+      "Print the <available_skills> block for a system prompt. Each argument is a skill folder or\n" +
+      "a folder scanned for them (depth 6, 2,000 folders); an earlier argument wins a name clash.\n" +
+      "--budget N fits the block into N characters (about 4 per token): descriptions are shortened\n" +
+      "first, then skills from the end are left out, and a last line says how many. Rule breaks in a\n" +
+      "SKILL.md are warnings on stderr; only a SKILL.md that cannot be parsed is skipped.",
+  },
+  list: {
+    values: ["--root"],
+    repeated: ["--root"],
+    positional: [0, 0],
+    usage: "skillset list [--root scope=path]... [--json]",
+    help: "List the skills discovered under the roots, highest precedence first: scope, status\n" +
+      "(loaded, shadowed or skipped), name, folder, and diagnostics. Without --root: project\n" +
+      ".agents/skills, project .claude/skills, user ~/.agents/skills, user ~/.claude/skills.",
   },
   serve: MCP_SERVE,
 };
@@ -243,14 +262,18 @@ function run(argv: readonly string[], io: CliIO): number {
       return activateCommand(first, args.flags, args.json, io);
     case "read":
       return readCommand(first, second, args.flags, args.json, io);
+    case "list":
+      return listCommand(args.repeated.get("--root") ?? [], args.json, io);
     default:
-      return toPromptCommand(args.positional, args.json, io);
+      return toPromptCommand(args.positional, count(args.flags, "--budget", 0), args.json, io);
   }
 }
 
 interface Args {
   readonly positional: readonly string[];
   readonly flags: ReadonlyMap<string, string>;
+  /** Every value of a repeated flag, in order. */
+  readonly repeated: ReadonlyMap<string, readonly string[]>;
   readonly json: boolean;
   readonly help: boolean;
 }
@@ -258,6 +281,7 @@ interface Args {
 function parseArgs(command: string, spec: FlagSpec, argv: readonly string[]): Args {
   const positional: string[] = [];
   const flags = new Map<string, string>();
+  const repeated = new Map<string, string[]>();
   let json = false, help = false, rest = false;
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
@@ -282,6 +306,9 @@ function parseArgs(command: string, spec: FlagSpec, argv: readonly string[]): Ar
         throw new UsageError(`${command}: ${name} needs a value\nusage: ${spec.usage}`);
       }
       flags.set(name, value);
+      if (spec.repeated?.includes(name) === true) {
+        repeated.set(name, [...(repeated.get(name) ?? []), value]);
+      }
     }
   }
   const [min, max] = spec.positional;
@@ -292,7 +319,7 @@ function parseArgs(command: string, spec: FlagSpec, argv: readonly string[]): Ar
       }, got ${positional.length}\nusage: ${spec.usage}`,
     );
   }
-  return { positional, flags, json, help };
+  return { positional, flags, repeated, json, help };
 }
 
 function commandHelp(command: string): string {
@@ -467,7 +494,7 @@ function activateCommand(
 ): number {
   const offset = count(flags, "--offset", 0);
   const maxEntries = count(flags, "--max-entries", 1);
-  const skill = loadSkillFolder(dir);
+  const skill = loadSkillFolder(dir, { lenient: true });
   warnAbout(skill, io, dir);
   const activation = activateSkill(skill, {
     ...safety(flags),
@@ -495,7 +522,8 @@ function readCommand(
   const offset = lineByte ?? count(flags, "--offset", 0);
   const limit = count(flags, "--limit", 1);
   const maxPageBytes = count(flags, "--max-page-bytes", MIN_PAGE_BYTES);
-  const skill = loadSkillFolder(dir);
+  const skill = loadSkillFolder(dir, { lenient: true });
+  printDiagnostics(skill.diagnostics, io, shownAsTyped(["", dir]));
   const page = readResource(skill, path, {
     ...safety(flags),
     ...(offset === undefined ? {} : { offset }),
@@ -510,88 +538,164 @@ function readCommand(
   return 0;
 }
 
-function toPromptCommand(paths: readonly string[], json: boolean, io: CliIO): number {
-  // Each skill on its own: one that fails to load is reported, the others are still listed.
-  const skills: { skill: LoadedSkill; typed: string }[] = [];
-  let failed = 0;
-  const fail = (e: unknown, typed: string): void => {
-    if (!isExpected(e)) throw e;
-    failed++;
-    io.stderr(`${describeError(e, io, shownAsTyped(["to-prompt", typed]), typed)}\n`);
-  };
-  for (const path of paths) {
-    let folders: string[];
-    try {
-      folders = isSkillFolder(path) ? [path] : skillFoldersIn(path);
-      if (folders.length === 0) {
-        throw new AgentSkillError(
-          "",
-          "no SKILL.md or skill.md in the folder or in its sub-folders",
-          { file: path },
-        );
-      }
-    } catch (e) {
-      fail(e, path);
-      continue;
-    }
-    for (const folder of folders) {
-      try {
-        skills.push({ skill: loadSkillFolder(folder), typed: folder });
-      } catch (e) {
-        fail(e, folder);
-      }
-    }
+function toPromptCommand(
+  paths: readonly string[],
+  budget: number | undefined,
+  json: boolean,
+  io: CliIO,
+): number {
+  const discovery = discoverSkills(paths.map((path) => ({ scope: path, path })));
+  // Named as typed: relative when every argument was.
+  const shown = paths.every((p) => isAbsolute(p))
+    ? (p: string) => p
+    : (p: string) => isAbsolute(p) ? relative(".", p) || "." : p;
+  // Each failure on its own line; the others are still listed, and the exit code is 1.
+  const missing = discovery.diagnostics.filter((d) => d.code === "ROOT_NOT_FOUND");
+  for (const d of missing) {
+    io.stderr(`${visible(shown(d.path))}: error: Invalid SKILL.md: no such folder\n`);
   }
-  const entries = skills.map(({ skill, typed }) => ({
-    name: skill.name,
-    description: skill.frontmatter.description,
-    location: isAbsolute(typed) ? skill.skillMdPath : join(typed, basename(skill.skillMdPath)),
-  }));
+  reportDiscovery(discovery, io, shown);
+  if (discovery.skills.length === 0) {
+    throw new AgentSkillError("", "no usable SKILL.md in the folder or its sub-folders", {
+      file: resolve(paths[0]!),
+    });
+  }
+  const fit = fitSkillCatalog(
+    discovery.skills.map((s) => ({
+      name: s.name,
+      description: s.description,
+      // Named as the argument was typed: relative for a relative path.
+      location: isAbsolute(s.scope) ? s.skill_md : relative(".", s.skill_md),
+    })),
+    budget === undefined ? {} : { budget },
+  );
   if (json) {
-    io.stdout(`${JSON.stringify(entries, null, 2)}\n`);
-    return failed > 0 ? 1 : 0;
+    const { listed, left_out, shortened } = fit;
+    io.stdout(`${JSON.stringify({ skills: listed, left_out, shortened }, null, 2)}\n`);
+  } else {
+    io.stdout(`${fit.block}\n`);
   }
-  const lines = ["<available_skills>"];
-  for (const e of entries) {
-    lines.push(
-      "<skill>",
-      `<name>${xml(esc(e.name))}</name>`,
-      `<description>${xml(esc(e.description))}</description>`,
-      `<location>${xml(esc(e.location))}</location>`,
-      "</skill>",
-    );
-  }
-  lines.push("</available_skills>");
-  io.stdout(`${lines.join("\n")}\n`);
-  return failed > 0 ? 1 : 0;
+  return missing.length > 0 || discovery.skipped.length > 0 ? 1 : 0;
 }
 
-function skillFoldersIn(dir: string): string[] {
-  let names: string[];
-  try {
-    names = readdirSync(dir, { withFileTypes: true }).filter((e) => e.isDirectory()).map((e) =>
-      e.name
-    ).sort();
-  } catch {
-    throw new AgentSkillError("", "no such folder", { file: dir });
+/** Everything discovery noticed, to stderr: scan problems, rule breaks, skips, shadowing. */
+function reportDiscovery(
+  discovery: Discovery,
+  io: CliIO,
+  shown: (path: string) => string,
+): void {
+  const scan = discovery.diagnostics.filter((d) =>
+    d.severity !== "info" && d.code !== "ROOT_NOT_FOUND"
+  );
+  printDiagnostics(scan, io, shown);
+  for (const s of discovery.skills) printDiagnostics(s.diagnostics, io, shown);
+  for (const s of discovery.skipped) printDiagnostics(s.diagnostics, io, shown);
+  for (const s of discovery.shadowed) {
+    const message = `skill ${JSON.stringify(s.name)} is shadowed by ${
+      JSON.stringify(s.winner.path)
+    } (scope ${JSON.stringify(s.winner.scope)}); not listed`;
+    io.stderr(`${visible(shown(s.skill_md))}: warning: ${visible(message)}\n`);
   }
-  return names.map((n) => join(dir, n)).filter(isSkillFolder);
+}
+
+function printDiagnostics(
+  diagnostics: readonly SkillDiagnostic[],
+  io: CliIO,
+  shown: (path: string) => string = (p) => p,
+): void {
+  for (const d of diagnostics) io.stderr(`${describeDiagnostic({ ...d, path: shown(d.path) })}\n`);
+}
+
+/** A diagnostic on one line, with control and bidi characters made visible. */
+function describeDiagnostic(d: SkillDiagnostic): string {
+  return visible(formatSkillDiagnostic(d));
+}
+
+/** The conventional roots, highest precedence first. */
+function defaultRoots(): SkillRoot[] {
+  const home = homedir();
+  return [
+    { scope: "project", path: resolve(".agents", "skills") },
+    { scope: "project", path: resolve(".claude", "skills") },
+    { scope: "user", path: join(home, ".agents", "skills") },
+    { scope: "user", path: join(home, ".claude", "skills") },
+  ];
+}
+
+function listCommand(rootFlags: readonly string[], json: boolean, io: CliIO): number {
+  const roots = rootFlags.length === 0 ? defaultRoots() : rootFlags.map((flag) => {
+    const eq = flag.indexOf("=");
+    if (eq <= 0 || eq === flag.length - 1) {
+      throw new UsageError(`--root takes scope=path, got "${flag}"`);
+    }
+    return { scope: flag.slice(0, eq), path: flag.slice(eq + 1) };
+  });
+  const discovery = discoverSkills(roots);
+  const rows = [
+    ...discovery.skills.map((s) => ({ status: "loaded", ...s })),
+    ...discovery.shadowed.map((s) => ({ status: "shadowed", ...s })),
+    ...discovery.skipped.map((s) => ({ status: "skipped", name: null, ...s })),
+  ];
+  if (json) {
+    const skills = rows.map((r) => {
+      const { frontmatter: _, ...rest } = r as typeof r & { frontmatter?: unknown };
+      return rest;
+    });
+    io.stdout(
+      `${
+        JSON.stringify(
+          {
+            roots: roots.map((r) => ({ scope: r.scope, path: resolve(r.path) })),
+            skills,
+            conflicts: discovery.conflicts,
+            diagnostics: discovery.diagnostics,
+          },
+          null,
+          2,
+        )
+      }\n`,
+    );
+    return 0;
+  }
+  const lines = [
+    ...table([
+      ["scope", "status", "name", "path"],
+      ...rows.map((r) => [r.scope, r.status, r.name ?? "-", r.path].map(visible)),
+    ]),
+  ];
+  for (const r of rows) {
+    if (r.status === "shadowed") {
+      const { winner } = r as unknown as ShadowedSkill;
+      lines.push(
+        `  ${visible(r.path)}: shadowed by ${visible(winner.path)} (scope ${
+          visible(winner.scope)
+        })`,
+      );
+    }
+    for (const d of r.diagnostics) lines.push(`  ${describeDiagnostic(d)}`);
+  }
+  for (const d of discovery.diagnostics) lines.push(`  ${describeDiagnostic(d)}`);
+  const n = (count: number, what: string) => `${count} ${what}`;
+  lines.push(
+    "",
+    `${n(discovery.skills.length, "loaded")}, ${n(discovery.shadowed.length, "shadowed")}, ${
+      n(discovery.skipped.length, "skipped")
+    } (roots: ${roots.map((r) => `${r.scope}=${resolve(r.path)}`).map(visible).join(", ")})`,
+  );
+  io.stdout(`${lines.join("\n")}\n`);
+  return 0;
+}
+
+/** Control, bidi and line-separator characters as `\u{…}`, so a name cannot rewrite the terminal. */
+function visible(text: string): string {
+  return text.replace(
+    // deno-lint-ignore no-control-regex
+    /[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g,
+    (c) => `\\u{${c.codePointAt(0)!.toString(16)}}`,
+  );
 }
 
 // ---- output helpers ---------------------------------------------------------
-
-/** Escape text for XML element content and attributes. */
-function xml(text: string): string {
-  return text.replace(/[&<>"']/g, (c) => XML_ENTITIES[c]!);
-}
-
-const XML_ENTITIES: Readonly<Record<string, string>> = {
-  "&": "&amp;",
-  "<": "&lt;",
-  ">": "&gt;",
-  '"': "&quot;",
-  "'": "&apos;",
-};
 
 function table(rows: readonly (readonly string[])[]): string[] {
   const widths: number[] = [];
@@ -614,6 +718,7 @@ function bold(text: string, io: CliIO): string {
 
 function warnAbout(skill: LoadedSkill, io: CliIO, typed: string): void {
   const shown = shownAsTyped(["", typed]);
+  printDiagnostics(skill.diagnostics, io, shown);
   for (const w of skill.warnings) {
     io.stderr(`${esc(shown(join(skill.location, w.path)))}: warning: ${esc(w.message)}\n`);
   }

@@ -19,7 +19,7 @@
  * @module
  */
 export { findSkillMd, isSkillFolder, loadSkillFolder, MAX_SKILL_MD_BYTES } from "./skill_folder.ts";
-export type { LoadedSkill, LoadWarning } from "./skill_folder.ts";
+export type { LoadedSkill, LoadSkillFolderOptions, LoadWarning } from "./skill_folder.ts";
 export { MAX_ALIAS_COUNT, parseSkillMd } from "./skill_md.ts";
 export type { ParseSkillMdOptions, SkillMd } from "./skill_md.ts";
 export {
@@ -33,3 +33,26 @@ export {
 export type { Catalog, Position } from "./catalog.ts";
 export { formatDiagnostic, MAX_BODY_LINES, validatePaths } from "./validate.ts";
 export type { Diagnostic } from "./validate.ts";
+export {
+  DEFAULT_MAX_DEPTH,
+  DEFAULT_MAX_FOLDERS,
+  discoverSkills,
+  Discovery,
+  findSkillFolders,
+  nodeDiscoveryFileSystem,
+} from "./discover.ts";
+export type {
+  DiscoveredSkill,
+  DiscoverOptions,
+  DiscoveryEntry,
+  DiscoveryFileSystem,
+  NameConflict,
+  ShadowedSkill,
+  SkillPlace,
+  SkillRoot,
+  SkippedSkill,
+} from "./discover.ts";
+export { formatSkillDiagnostic } from "./skill_diagnostic.ts";
+export type { SkillDiagnostic, SkillDiagnosticCode } from "./skill_diagnostic.ts";
+export { validateFrontmatterLeniently } from "./lenient_frontmatter.ts";
+export type { FrontmatterProblem, LenientFrontmatter } from "./lenient_frontmatter.ts";

@@ -43,6 +43,7 @@ export type {
   ResourceManifest,
 } from "./activate.ts";
 export type { AgentSkillFrontmatter } from "./agent_skill.ts";
+export type { Discovery } from "./discover.ts";
 export type { ResourceFile, ResourceHandle, SkillBundle } from "./bundle.ts";
 export type { SafetyFlags } from "./gate.ts";
 export type { ReadOptions, ResourceRead } from "./read.ts";

@@ -29,6 +29,7 @@ import {
 } from "./errors.ts";
 import { OrderedMap, type OrderedMapBuilder } from "./ordered_map.ts";
 import { effectiveClass, isPlainName, normalizeResourcePath } from "./resource_path.ts";
+import type { SkillDiagnostic } from "./skill_diagnostic.ts";
 import { parseSkillMd } from "./skill_md.ts";
 
 /** A bundle loaded from a folder, with what the loader passed over. */
@@ -41,6 +42,18 @@ export interface LoadedSkill extends SkillBundle {
   readonly bodyLine: number;
   /** Entries the loader passed over: links that loop or break, linked folders, unreadable entries. */
   readonly warnings: readonly LoadWarning[];
+  /** The SKILL.md rule breaks a lenient load passed over (always empty when strict). */
+  readonly diagnostics: readonly SkillDiagnostic[];
+}
+
+/** Options of {@linkcode loadSkillFolder}. */
+export interface LoadSkillFolderOptions {
+  /**
+   * Load despite SKILL.md rule breaks, reporting them in `diagnostics`; a
+   * SKILL.md whose frontmatter cannot be parsed or has no description still
+   * throws. Default false.
+   */
+  readonly lenient?: boolean;
 }
 
 /** An entry of a skill folder that the loader passed over, and why. */
@@ -99,6 +112,7 @@ export function findSkillMd(dir: string): string | null {
  * share its content with a file outside the folder).
  *
  * @param dir The skill folder.
+ * @param options `lenient: true` to load despite SKILL.md rule breaks.
  * @returns The bundle.
  * @throws {SkillFolderError} When the folder does not exist or is not a folder.
  * @throws {AgentSkillError} When the folder has no SKILL.md, or its SKILL.md
@@ -107,7 +121,7 @@ export function findSkillMd(dir: string): string | null {
  * @throws {ResourceReadError} When SKILL.md cannot be read as a regular file
  *   inside the folder (it changed after listing, or the file system refused).
  */
-export function loadSkillFolder(dir: string): LoadedSkill {
+export function loadSkillFolder(dir: string, options: LoadSkillFolderOptions = {}): LoadedSkill {
   const location = resolve(dir);
   let root: string;
   try {
@@ -159,7 +173,11 @@ export function loadSkillFolder(dir: string): LoadedSkill {
     handle.close();
   }
   const text = new TextDecoder().decode(bytes);
-  const md = parseSkillMd(text, { file: skillMdPath, folder: basename(location) });
+  const md = parseSkillMd(text, {
+    file: skillMdPath,
+    folder: basename(location),
+    lenient: options.lenient === true,
+  });
   return Object.freeze({
     name: md.frontmatter.name,
     frontmatter: md.frontmatter,
@@ -169,6 +187,7 @@ export function loadSkillFolder(dir: string): LoadedSkill {
     skillMdPath,
     bodyLine: md.bodyLine,
     warnings: Object.freeze(warnings),
+    diagnostics: md.diagnostics,
   });
 }
 

@@ -12,8 +12,10 @@
 import { type Document, isMap, isScalar, LineCounter } from "yaml";
 import { type AgentSkillFrontmatter, validateAgentSkillFrontmatter } from "./agent_skill.ts";
 import { AgentSkillError, type SourceLocation } from "./errors.ts";
+import { validateFrontmatterLeniently } from "./lenient_frontmatter.ts";
 import { MAX_ALIAS_COUNT, parseStrictYaml, yamlData, YamlRuleError } from "./_yaml.ts";
 import { parsePlainYaml } from "./_plain_yaml.ts";
+import { diagnosticFromError, type SkillDiagnostic } from "./skill_diagnostic.ts";
 
 export { MAX_ALIAS_COUNT };
 
@@ -25,6 +27,8 @@ export interface SkillMd {
   readonly body: string;
   /** The 1-based line of the file where the body starts. */
   readonly bodyLine: number;
+  /** The rule breaks a lenient parse passed over (always empty when strict). */
+  readonly diagnostics: readonly SkillDiagnostic[];
 }
 
 /** Options of {@linkcode parseSkillMd}. */
@@ -33,6 +37,12 @@ export interface ParseSkillMdOptions {
   readonly file?: string;
   /** The folder name the frontmatter `name` must equal. */
   readonly folder?: string;
+  /**
+   * Load despite rule breaks, reporting them in `diagnostics`; only a
+   * frontmatter that cannot be parsed or has no description still throws.
+   * Default false.
+   */
+  readonly lenient?: boolean;
 }
 
 const OPEN = /^\uFEFF?---[ \t]*\r?\n/;
@@ -80,20 +90,45 @@ export function parseSkillMd(text: string, options: ParseSkillMdOptions = {}): S
   const afterClose = close.index + close[0].length;
   const body = rest.slice(afterClose).replace(/^\n/, "");
   const bodyLine = 2 + countLines(source) + 1;
-  // The plain subset parses fast; anything else, and every error, goes through yaml below.
+  const lenient = options.lenient === true;
+  // The plain subset parses fast; anything else, every error and every rule break (for its
+  // position) goes through yaml below.
   const plain = parsePlainYaml(source, { offsets: false });
   if (plain !== undefined) {
     try {
-      return Object.freeze({
-        frontmatter: validateAgentSkillFrontmatter(plain.value, folder),
-        body,
-        bodyLine,
-      });
+      const frontmatter = lenient
+        ? validateFrontmatterLeniently(plain.value, folder)
+        : { frontmatter: validateAgentSkillFrontmatter(plain.value, folder), problems: [] };
+      if (frontmatter.problems.length === 0) {
+        return Object.freeze({
+          frontmatter: frontmatter.frontmatter,
+          body,
+          bodyLine,
+          diagnostics: NONE,
+        });
+      }
     } catch {
       // Reported by the yaml path, with its position.
     }
   }
-  // Line 1 of the YAML source is line 2 of the file.
+  // Line 1 of the frontmatter is line 2 of the file.
+  const { data, locate } = parseYaml(source, at);
+  if (!lenient) {
+    const frontmatter = validateAgentSkillFrontmatter(data, folder, locate);
+    return Object.freeze({ frontmatter, body, bodyLine, diagnostics: NONE });
+  }
+  const { frontmatter, problems } = validateFrontmatterLeniently(data, folder, locate);
+  const diagnostics = problems.map((p) =>
+    diagnosticFromError("warning", p.code, p.error, file ?? "SKILL.md")
+  );
+  return Object.freeze({ frontmatter, body, bodyLine, diagnostics: Object.freeze(diagnostics) });
+}
+
+/** Parse the frontmatter with the `yaml` package: the data, and where each field is. */
+function parseYaml(
+  source: string,
+  at: (line: number, column: number) => SourceLocation | undefined,
+): { data: unknown; locate: (field: string) => SourceLocation | undefined } {
   const lines = new LineCounter();
   const position = (offset: number | undefined): SourceLocation | undefined => {
     if (offset === undefined) return at(2, 1);
@@ -118,10 +153,10 @@ export function parseSkillMd(text: string, options: ParseSkillMdOptions = {}): S
     const offset = (item?.key as { range?: number[] } | undefined)?.range?.[0];
     return offset === undefined ? at(2, 1) : position(offset);
   };
-  const frontmatter = validateAgentSkillFrontmatter(data, folder, locate);
-  return Object.freeze({ frontmatter, body, bodyLine });
+  return { data, locate };
 }
 
+const NONE: readonly SkillDiagnostic[] = Object.freeze([]);
 /**
  * The frontmatter's YAML parse (strict: see `_yaml.ts`), in one place so a
  * faster parser for a plain subset can sit in front of it.

@@ -52,6 +52,15 @@ export interface SkillToolResult {
   readonly is_error: boolean;
 }
 
+/**
+ * Anything that loads bundles by name, such as a discovery result
+ * (`discoverSkills` in `./load`), which loads each skill on first use.
+ */
+export interface SkillBundleSource {
+  /** The bundle of that name, or `undefined` for an unknown name. */
+  bundle(name: string): SkillBundle | undefined;
+}
+
 /** Where the handler finds skills and their safety settings. */
 export interface SkillToolContext {
   /**
@@ -59,11 +68,17 @@ export interface SkillToolContext {
    * A loader is only asked for names made of `/`-separated segments that start with a letter or
    * digit (never `..`, an absolute path or a control character), and its answer is used only when
    * the bundle's `name` is the name asked for.
+  if (isBundleSource(skills)) {
+    // A discovery result looks names up in its own map; the same rule holds for its answer.
+    const bundle = skills.bundle(name) ?? undefined;
+    return bundle?.name === name ? bundle : undefined;
+  }
    */
   readonly skills:
     | Iterable<SkillBundle>
     | ReadonlyMap<string, SkillBundle>
-    | ((name: string) => SkillBundle | undefined);
+    | ((name: string) => SkillBundle | undefined)
+    | SkillBundleSource;
   /** The runtime's global safety; default true. */
   readonly global_safety?: boolean;
   /** Each skill's safety by name (default true): a map, a record or a function. */
@@ -457,6 +472,11 @@ function findSkill(context: SkillToolContext, name: string): SkillBundle | undef
     const bundle = skills(name) ?? undefined;
     return bundle?.name === name ? bundle : undefined;
   }
+  if (isBundleSource(skills)) {
+    // A discovery result looks names up in its own map; the same rule holds for its answer.
+    const bundle = skills.bundle(name) ?? undefined;
+    return bundle?.name === name ? bundle : undefined;
+  }
   if (isMap(skills)) return skills.get(name);
   for (const bundle of skills) if (bundle.name === name) return bundle;
   return undefined;
@@ -470,6 +490,11 @@ function skillSafety(context: SkillToolContext, name: string): boolean {
   else if (isMap(table)) value = table.get(name);
   else value = Object.hasOwn(table, name) ? table[name] : undefined;
   return value !== false;
+}
+
+function isBundleSource(value: unknown): value is SkillBundleSource {
+  return typeof value === "object" && value !== null &&
+    typeof (value as SkillBundleSource).bundle === "function";
 }
 
 function isMap<V>(value: unknown): value is ReadonlyMap<string, V> {

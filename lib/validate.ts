@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { existsSync, readdirSync, statSync } from "node:fs";
+import { existsSync, statSync } from "node:fs";
 import { basename, dirname, isAbsolute, join, relative, resolve } from "node:path";
 import { type Catalog, catalogFiles, loadCatalog } from "./catalog.ts";
 import {
@@ -15,6 +15,7 @@ import {
   type SourceLocation,
   withoutLocation,
 } from "./errors.ts";
+import { findSkillFolders } from "./discover.ts";
 import { includeGraph } from "./include_graph.ts";
 import { isSkillFolder, type LoadedSkill, loadSkillFolder } from "./skill_folder.ts";
 import { classifyResource, effectiveClass, normalizeResourcePath } from "./resource_path.ts";
@@ -38,8 +39,10 @@ export interface Diagnostic {
 export const MAX_BODY_LINES = 500;
 
 /**
- * Validate catalogs (files or folders) and Agent Skill folders (or folders of
- * them). Each skill and each catalog is checked on its own: one that cannot be
+ * Validate catalogs (files or folders) and Agent Skill folders (or folders
+ * holding them at any depth, scanned like `discoverSkills`: depth 6, 2,000
+ * folders; a bound hit is a warning). Each skill and each catalog is checked
+ * on its own: one that cannot be
  * read is an error of its own and the others are still checked. Files are
  * named as the path was given: relative (to the working folder) for a
  * relative path, absolute for an absolute one.
@@ -83,11 +86,13 @@ function validatePath(path: string, out: Diagnostic[], seen: Set<string>): void 
     found = true;
     validateCatalog(path, out, seen);
   }
-  for (const child of subfolders(path)) {
-    if (isSkillFolder(child)) {
-      found = true;
-      validateSkillFolder(child, out, seen);
-    }
+  const scan = findSkillFolders(path);
+  for (const d of scan.diagnostics) {
+    if (d.severity !== "info") out.push({ file: d.path, severity: "warning", message: d.message });
+  }
+  for (const child of scan.folders) {
+    found = true;
+    validateSkillFolder(child, out, seen);
   }
   if (!found) {
     out.push({
@@ -97,15 +102,6 @@ function validatePath(path: string, out: Diagnostic[], seen: Set<string>): void 
         "(.yaml, .yml, .json) in it, and no sub-folder holding a SKILL.md",
     });
   }
-}
-
-/** Sub-folders of `dir`, sorted, so the output is stable. */
-function subfolders(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true })
-    .filter((e) => e.isDirectory())
-    .map((e) => e.name)
-    .sort()
-    .map((name) => join(dir, name));
 }
 
 function validateCatalog(path: string, out: Diagnostic[], seen: Set<string>): void {

@@ -42,20 +42,21 @@ export interface CliResult {
 export const CLI_TIMEOUT_MS = 120_000;
 
 /**
- * Run `skillset ...args` in `cwd` (the repository by default), without colour.
- * A run that outlives `timeoutMs` is killed and throws, so a hang fails the
- * test instead of blocking the suite.
+ * Run `skillset ...args` in `cwd` (the repository by default), without colour,
+ * with `env` added to the environment. A run that outlives `timeoutMs` is
+ * killed and throws, so a hang fails the test instead of blocking the suite.
  */
 export function cli(
   args: readonly string[],
   cwd: string = ROOT,
   timeoutMs: number = CLI_TIMEOUT_MS,
+  env: Readonly<Record<string, string>> = {},
 ): CliResult {
   const [bin, pre] = command();
   const result = spawnSync(bin, [...pre, ...args], {
     cwd,
     encoding: "utf8",
-    env: { ...process.env, NO_COLOR: "1", FORCE_COLOR: "0" },
+    env: { ...process.env, NO_COLOR: "1", FORCE_COLOR: "0", ...env },
     maxBuffer: 64 * 1024 * 1024,
     timeout: timeoutMs,
     killSignal: "SIGKILL",

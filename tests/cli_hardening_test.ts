@@ -75,7 +75,7 @@ describe("CLI: terminal and log injection", () => {
     );
     // --json is exact: the raw characters, JSON-escaped only where JSON requires.
     const json = JSON.parse(run(["to-prompt", dir, "--json"]).stdout);
-    assert.equal(json[0].description, `Tables${HOSTILE}`);
+    assert.equal(json.skills[0].description, `Tables${HOSTILE}`);
     const diagnostics = JSON.parse(run(["validate", dir, "--json"]).stdout).diagnostics;
     assert.ok(diagnostics.some((d: { file: string }) => d.file.endsWith(`references/${HOSTILE}`)));
   });
@@ -84,17 +84,20 @@ describe("CLI: terminal and log injection", () => {
 describe("CLI: one failure does not hide the rest", () => {
   it("to-prompt lists every loadable skill, reports each broken one, and exits 1", () => {
     const a = skill(t("many", "a"), "a", "First");
-    const broken = skill(t("many", "b"), "wrong-name");
+    // (Since issue 14 a name mismatch loads with a warning; no description is what skips a skill.)
+    const broken = t("many", "b");
+    write(join(broken, "SKILL.md"), "---\nname: b\n---\nbody\n");
     const c = skill(t("many", "c"), "c", "Third");
     const r = run(["to-prompt", a, broken, t("many", "missing"), c]);
     assert.equal(r.code, 1);
     assert.match(r.stdout, /<name>a<\/name>[\s\S]*<name>c<\/name>/);
     assert.equal(
       r.stderr,
-      `${
-        join(broken, "SKILL.md")
-      }:2:1: error: Invalid SKILL.md at name: "wrong-name" must equal the folder name "b"\n` +
-        `${t("many", "missing")}: error: Invalid SKILL.md: no such folder\n`,
+      `${t("many", "missing")}: error: Invalid SKILL.md: no such folder\n` +
+        `${
+          join(broken, "SKILL.md")
+        }:2:1: error: Invalid SKILL.md at description: missing required field "description"\n` +
+        "",
     );
     // A folder of skill folders: the same, skill by skill.
     const folder = run(["to-prompt", t("many")]);
@@ -126,7 +129,7 @@ describe("CLI: one failure does not hide the rest", () => {
       // (Under c8, the unprivileged child also says it cannot write coverage: first line only.)
       assert.equal(
         toPrompt.stderr.split("\n")[0],
-        `${locked}: error: Cannot read "SKILL.md": permission denied`,
+        `${join(locked, "SKILL.md")}: error: Skipped: SKILL.md could not be read (EACCES)`,
       );
     } finally {
       chmodSync(join(locked, "SKILL.md"), 0o644);
@@ -193,7 +196,7 @@ describe("CLI: paths printed as typed", () => {
     const activate = cli(["activate", "./skills/x"], t("typed"));
     assert.equal(
       activate.stderr,
-      'skills/x/SKILL.md:2:1: error: Invalid SKILL.md at name: "y" must equal the folder name "x"\n',
+      'skills/x/SKILL.md:2:1: warning: Invalid SKILL.md at name: "y" must equal the folder name "x"\n',
     );
   });
 });

@@ -1,0 +1,825 @@
+/**
+ * Discovery: find every Agent Skill a runtime should see under ordered scopes
+ * (project `.agents/skills`, user `~/.agents/skills`, configured paths …),
+ * within bounds, following symbolic links to skill folders with a cycle guard,
+ * in an order that never depends on the order the file system lists entries;
+ * resolve name clashes by scope and report every skill that lost. SKILL.md
+ * files are read leniently: a rule break is a diagnostic, not a lost skill.
+ *
+ * | step | cost |
+ * |---|---|
+ * | scan a root | one `readdir` per folder (at most `maxFolders`), one `realpath` per linked folder |
+ * | each skill | one read of its SKILL.md and one frontmatter parse |
+ * | {@linkcode Discovery.bundle} | the first call per name lists the skill folder; later calls are O(1) |
+ *
+ * @module
+ */
+import {
+  closeSync,
+  constants,
+  type Dirent,
+  fstatSync,
+  openSync,
+  readdirSync,
+  readSync,
+  realpathSync,
+  statSync,
+} from "node:fs";
+import { basename, join, resolve, sep } from "node:path";
+import type { AgentSkillFrontmatter } from "./agent_skill.ts";
+import { AgentSkillError } from "./errors.ts";
+import {
+  diagnostic,
+  diagnosticFromError,
+  type SkillDiagnostic,
+  type SkillDiagnosticCode,
+} from "./skill_diagnostic.ts";
+import { type LoadedSkill, loadSkillFolder, MAX_SKILL_MD_BYTES } from "./skill_folder.ts";
+import { parseSkillMd } from "./skill_md.ts";
+
+/** One place to look for skills, and the scope it belongs to (e.g. `project`, `user`). */
+export interface SkillRoot {
+  /** The scope's name: roots of one scope rank together. */
+  readonly scope: string;
+  /** The folder to scan (relative paths resolve against the working folder). */
+  readonly path: string;
+}
+
+/** A directory entry as discovery needs it; Node's `Dirent` is one. */
+export interface DiscoveryEntry {
+  /** The entry's name in its folder. */
+  readonly name: string;
+  /** Whether it is a regular file (not following a link). */
+  isFile(): boolean;
+  /** Whether it is a folder (not following a link). */
+  isDirectory(): boolean;
+  /** Whether it is a symbolic link. */
+  isSymbolicLink(): boolean;
+}
+
+/**
+ * The file-system operations discovery uses. The default,
+ * {@linkcode nodeDiscoveryFileSystem}, uses `node:fs`; tests wrap it, for
+ * example to shuffle the order of `readdir`.
+ */
+export interface DiscoveryFileSystem {
+  /** The entries of a folder, without following links (a link is reported as a link). */
+  readdir(dir: string): readonly DiscoveryEntry[];
+  /** The real path: every link resolved. */
+  realpath(path: string): string;
+  /** Whether a path (links followed) is a folder. */
+  isDirectory(path: string): boolean;
+  /**
+   * At most `maxBytes + 1` bytes of a regular file, without following a final
+   * link and without blocking (a FIFO is refused, not waited on).
+   */
+  readFile(path: string, maxBytes: number): Uint8Array;
+}
+
+/** Options of {@linkcode discoverSkills}. */
+export interface DiscoverOptions {
+  /** How deep below each root to look; the root is depth 0. Default 6. */
+  readonly maxDepth?: number;
+  /** The most folders listed per root. Default 2,000. */
+  readonly maxFolders?: number;
+  /**
+   * Scope names, highest precedence first; scopes not named follow in the
+   * order they first appear in `roots`. Default: the order of `roots`.
+   */
+  readonly precedence?: readonly string[];
+  /** The file system; default {@linkcode nodeDiscoveryFileSystem}. */
+  readonly fs?: DiscoveryFileSystem;
+}
+
+/** Where a skill folder was found. Paths are absolute. */
+export interface SkillPlace {
+  /** The scope of the root it was found under. */
+  readonly scope: string;
+  /** The folder as reached from its root (through links, if any). */
+  readonly path: string;
+  /** The folder's real path: the skill's containment root. */
+  readonly real_path: string;
+  /** The SKILL.md (or skill.md) file, under `path`. */
+  readonly skill_md: string;
+}
+
+/** A skill found and loaded (perhaps with rule breaks, in `diagnostics`). */
+export interface DiscoveredSkill extends SkillPlace {
+  /** The frontmatter name (NFKC-normalised), or the folder name when it has none. */
+  readonly name: string;
+  /** The frontmatter description, whole. */
+  readonly description: string;
+  /** The frontmatter as read leniently. */
+  readonly frontmatter: AgentSkillFrontmatter;
+  /** The rule breaks passed over, and a `NAME_CONFLICT` warning when it won a clash in its scope. */
+  readonly diagnostics: readonly SkillDiagnostic[];
+}
+
+/** A skill that lost a name clash. */
+export interface ShadowedSkill extends DiscoveredSkill {
+  /** The skill that is used instead. */
+  readonly winner: { readonly scope: string; readonly path: string };
+  /** Whether the winner is of the same scope (a conflict) rather than of an earlier one. */
+  readonly same_scope: boolean;
+}
+
+/** A skill folder whose SKILL.md could not be used; `diagnostics` says why. */
+export interface SkippedSkill extends SkillPlace {
+  /** Why it was skipped (severity `error`). */
+  readonly diagnostics: readonly SkillDiagnostic[];
+}
+
+/** Two or more skills of one scope with one name. */
+export interface NameConflict {
+  /** The shared name. */
+  readonly name: string;
+  /** The scope that holds them. */
+  readonly scope: string;
+  /** Their folders; the first is the one the scope offers (earlier root, shallower, then code-unit order). */
+  readonly paths: readonly string[];
+}
+
+/** The default depth bound of {@linkcode discoverSkills}. */
+export const DEFAULT_MAX_DEPTH = 6;
+/** The default folder bound (per root) of {@linkcode discoverSkills}. */
+export const DEFAULT_MAX_FOLDERS = 2000;
+
+/** The instruction file names, in order of preference. */
+const SKILL_MD_NAMES = ["SKILL.md", "skill.md"] as const;
+
+const OPEN_FLAGS = constants.O_RDONLY | (constants.O_NONBLOCK ?? 0) | (constants.O_NOFOLLOW ?? 0);
+
+const nativeRealpath: (path: string) => string = typeof realpathSync.native === "function"
+  ? (path) => realpathSync.native(path)
+  : (path) => realpathSync(path);
+
+/**
+ * The `node:fs` file system (Node, Deno and Bun). Wrap it to observe or
+ * change what discovery sees.
+ *
+ * @example
+ * ```ts
+ * import { discoverSkills, nodeDiscoveryFileSystem } from "./discover.ts";
+ * import { assert } from "./_assert.ts";
+ *
+ * const listed: string[] = [];
+ * const fs = {
+ *   ...nodeDiscoveryFileSystem,
+ *   readdir(dir: string) {
+ *     listed.push(dir);
+ *     return [...nodeDiscoveryFileSystem.readdir(dir)].reverse();
+ *   },
+ * };
+ * const examples = new URL("../examples", import.meta.url).pathname;
+ * assert.equal(discoverSkills([{ scope: "s", path: examples }], { fs }).skills[0]?.name, "pdf");
+ * assert.equal(listed.length, 3);
+ * ```
+ */
+export const nodeDiscoveryFileSystem: DiscoveryFileSystem = Object.freeze({
+  readdir: (dir: string): Dirent[] => readdirSync(dir, { withFileTypes: true }),
+  realpath: nativeRealpath,
+  isDirectory: (path: string): boolean => statSync(path).isDirectory(),
+  readFile(path: string, maxBytes: number): Uint8Array {
+    const fd = openSync(path, OPEN_FLAGS);
+    try {
+      const stat = fstatSync(fd);
+      if (!stat.isFile()) throw new Error("not a regular file");
+      const buffer = new Uint8Array(Math.min(stat.size, maxBytes + 1));
+      let filled = 0;
+      while (filled < buffer.length) {
+        const got = readSync(fd, buffer, filled, buffer.length - filled, filled);
+        if (got === 0) break;
+        filled += got;
+      }
+      return buffer.subarray(0, filled);
+    } finally {
+      closeSync(fd);
+    }
+  },
+});
+
+/**
+ * What {@linkcode discoverSkills} found. `skills` are the winners, in
+ * precedence order (scope, then root, then depth, then path in code-unit
+ * order); every loser of a name clash is in `shadowed`, every unusable skill
+ * folder in `skipped`, and every bound hit, broken link or unreadable folder
+ * in `diagnostics`.
+ *
+ * | operation | cost |
+ * |---|---|
+ * | `skill(name)` | O(1) |
+ * | `bundle(name)`, first call | one `realpath` before and after listing the skill folder |
+ * | `bundle(name)`, later calls | O(1) (cached) |
+ *
+ * @example
+ * ```ts
+ * import { discoverSkills } from "./discover.ts";
+ * import { handleSkillTool } from "../mod.ts";
+ * import { assert } from "./_assert.ts";
+ *
+ * const found = discoverSkills([
+ *   { scope: "project", path: new URL("../examples", import.meta.url).pathname },
+ * ]);
+ * assert.equal(found.skill("pdf")?.description.startsWith("Fill in PDF forms"), true);
+ * const read = handleSkillTool({ skill: "pdf", resource: "references/forms.md" }, { skills: found });
+ * assert.equal(read.is_error, false);
+ * ```
+ */
+export class Discovery {
+  /** The skills to use, one per name, in precedence order. */
+  readonly skills: readonly DiscoveredSkill[];
+  /** Skills that lost a name clash, in precedence order. */
+  readonly shadowed: readonly ShadowedSkill[];
+  /** Names held by more than one skill of one scope. */
+  readonly conflicts: readonly NameConflict[];
+  /** Skill folders whose SKILL.md could not be used. */
+  readonly skipped: readonly SkippedSkill[];
+  /** What the scan itself met: missing roots, bounds, links, unreadable folders, repeats. */
+  readonly diagnostics: readonly SkillDiagnostic[];
+  readonly #byName: ReadonlyMap<string, DiscoveredSkill>;
+  readonly #bundles = new Map<string, LoadedSkill>();
+  readonly #fs: DiscoveryFileSystem;
+
+  /**
+   * A discovery result from its lists (frozen copies are kept).
+   *
+   * @param parts The lists, as {@linkcode discoverSkills} builds them.
+   * @param fs The file system the scan used.
+   */
+  constructor(
+    parts: {
+      skills: readonly DiscoveredSkill[];
+      shadowed: readonly ShadowedSkill[];
+      conflicts: readonly NameConflict[];
+      skipped: readonly SkippedSkill[];
+      diagnostics: readonly SkillDiagnostic[];
+    },
+    fs: DiscoveryFileSystem = nodeDiscoveryFileSystem,
+  ) {
+    this.skills = Object.freeze([...parts.skills]);
+    this.shadowed = Object.freeze([...parts.shadowed]);
+    this.conflicts = Object.freeze([...parts.conflicts]);
+    this.skipped = Object.freeze([...parts.skipped]);
+    this.diagnostics = Object.freeze([...parts.diagnostics]);
+    this.#byName = new Map(this.skills.map((s) => [s.name, s]));
+    this.#fs = fs;
+    Object.freeze(this);
+  }
+
+  /**
+   * The skill used for a name.
+   *
+   * @param name A skill name.
+   * @returns The winning skill of that name, or `undefined`.
+   */
+  skill(name: string): DiscoveredSkill | undefined {
+    return this.#byName.get(name);
+  }
+
+  /**
+   * The skill's bundle, loaded (leniently) on first use from the folder
+   * discovery found; the folder's real path is its containment root.
+   *
+   * @param name A skill name.
+   * @returns The bundle, or `undefined` for a name discovery did not find.
+   * @throws {AgentSkillError} When the folder now leads to another real folder
+   *   or another skill than discovery saw, or its SKILL.md no longer loads.
+   * @throws {SkillFolderError} When the folder is gone.
+   * @throws {ResourceReadError} When its SKILL.md cannot be read as a regular file.
+   */
+  bundle(name: string): LoadedSkill | undefined {
+    const cached = this.#bundles.get(name);
+    if (cached !== undefined) return cached;
+    const skill = this.#byName.get(name);
+    if (skill === undefined) return undefined;
+    this.#checkPlace(skill);
+    const loaded = loadSkillFolder(skill.path, { lenient: true });
+    this.#checkPlace(skill);
+    if (loaded.name !== skill.name) {
+      throw new AgentSkillError(
+        "name",
+        `the skill changed since discovery: its name is now ${JSON.stringify(loaded.name)}, not ${
+          JSON.stringify(skill.name)
+        }`,
+        { file: skill.skill_md },
+      );
+    }
+    this.#bundles.set(name, loaded);
+    return loaded;
+  }
+
+  #checkPlace(skill: DiscoveredSkill): void {
+    let real: string | undefined;
+    try {
+      real = this.#fs.realpath(skill.path);
+    } catch {
+      real = undefined;
+    }
+    if (real !== skill.real_path) {
+      // The reason names no host path: it may reach a model through the skill tool.
+      throw new AgentSkillError(
+        "",
+        "the skill folder changed since discovery: it now leads to another folder",
+        { file: skill.path },
+      );
+    }
+  }
+}
+
+/**
+ * Find the Agent Skills under ordered roots.
+ *
+ * Each root is scanned breadth-first (so a folder is met at its shallowest
+ * depth), entries in code-unit order, down to `maxDepth` and at most
+ * `maxFolders` folders; hitting a bound is a diagnostic. A folder holding a
+ * `SKILL.md` (or `skill.md`) is a skill and is not scanned further (its
+ * sub-folders are its resources). Folders whose names start with `.` and
+ * `node_modules` are not entered. A symbolic link to a folder is followed;
+ * the same real folder reached twice counts once (a `SAME_FOLDER`
+ * diagnostic), and a link back to a folder that contains it is a
+ * `LINK_CYCLE` diagnostic.
+ *
+ * Name clashes: the scope with the higher precedence wins; inside one scope
+ * the earlier root wins, then the shallower folder, then the path first in
+ * code-unit order — and the clash is also a {@linkcode NameConflict}. Every
+ * loser is in `shadowed`.
+ *
+ * @param roots The roots, in precedence order unless `options.precedence` says otherwise.
+ * @param options Bounds, precedence and the file system.
+ * @returns What was found; see {@linkcode Discovery}.
+ * @throws {TypeError} When `roots` is not a list of `{ scope, path }` with non-empty strings.
+ * @throws {RangeError} When a bound is not a whole number (`maxDepth` ≥ 0,
+ *   `maxFolders` ≥ 1), or `precedence` names a scope twice or one no root has.
+ * @example
+ * ```ts
+ * import { discoverSkills } from "./discover.ts";
+ * import { assert } from "./_assert.ts";
+ *
+ * const examples = new URL("../examples", import.meta.url).pathname;
+ * const found = discoverSkills([
+ *   { scope: "project", path: examples },
+ *   { scope: "user", path: `${examples}/skills` },
+ * ]);
+ * assert.deepEqual(found.skills.map((s) => [s.name, s.scope]), [["pdf", "project"]]);
+ * assert.equal(found.diagnostics[0]?.code, "SAME_FOLDER");
+ * assert.equal(found.bundle("pdf")?.files.has("references/forms.md"), true);
+ * ```
+ */
+export function discoverSkills(
+  roots: readonly SkillRoot[],
+  options: DiscoverOptions = {},
+): Discovery {
+  const maxDepth = bound(options.maxDepth, DEFAULT_MAX_DEPTH, 0, "maxDepth");
+  const maxFolders = bound(options.maxFolders, DEFAULT_MAX_FOLDERS, 1, "maxFolders");
+  const fs = options.fs ?? nodeDiscoveryFileSystem;
+  const ordered = orderRoots(roots, options.precedence);
+  const found: Found[] = [];
+  const diagnostics: SkillDiagnostic[] = [];
+  ordered.forEach((root, rank) =>
+    scanRoot(
+      root,
+      { maxDepth, maxFolders, fs },
+      (folder, entry) => found.push(readSkill(root, rank, folder, entry, fs)),
+      diagnostics,
+    )
+  );
+  return settle(found, diagnostics, fs);
+}
+
+/**
+ * The skill folders under one folder, found by the same bounded scan as
+ * {@linkcode discoverSkills} but without reading any SKILL.md (for `validate`,
+ * which then loads each strictly).
+ *
+ * @param path The folder to scan (itself a skill folder, or a folder of them at any depth within the bounds).
+ * @param options Bounds and the file system; `precedence` does not apply.
+ * @returns The skill folders in scan order (shallower first, then code-unit
+ *   order) and what the scan met (bounds, links, unreadable folders).
+ * @throws {RangeError} When a bound is not a whole number.
+ * @example
+ * ```ts
+ * import { findSkillFolders } from "./discover.ts";
+ * import { assert } from "./_assert.ts";
+ *
+ * const examples = new URL("../examples", import.meta.url).pathname;
+ * assert.deepEqual(findSkillFolders(examples).folders, [`${examples}/skills/pdf`]);
+ * ```
+ */
+export function findSkillFolders(
+  path: string,
+  options: Omit<DiscoverOptions, "precedence"> = {},
+): { readonly folders: readonly string[]; readonly diagnostics: readonly SkillDiagnostic[] } {
+  const maxDepth = bound(options.maxDepth, DEFAULT_MAX_DEPTH, 0, "maxDepth");
+  const maxFolders = bound(options.maxFolders, DEFAULT_MAX_FOLDERS, 1, "maxFolders");
+  const folders: { path: string; depth: number }[] = [];
+  const diagnostics: SkillDiagnostic[] = [];
+  scanRoot(
+    { scope: "", path: resolve(path) },
+    { maxDepth, maxFolders, fs: options.fs ?? nodeDiscoveryFileSystem },
+    (folder) => folders.push({ path: folder.path, depth: folder.depth }),
+    diagnostics,
+  );
+  folders.sort((a, b) => a.depth - b.depth || compare(a.path, b.path));
+  return Object.freeze({
+    folders: Object.freeze(folders.map((f) => f.path)),
+    diagnostics: Object.freeze(diagnostics),
+  });
+}
+
+/** A skill folder met by the scan. */
+interface Found {
+  readonly place: SkillPlace;
+  readonly rank: number;
+  readonly depth: number;
+  /** The loaded skill, or `null` when skipped. */
+  readonly skill: DiscoveredSkill | null;
+  readonly diagnostics: readonly SkillDiagnostic[];
+}
+
+/** A folder waiting to be listed. */
+interface Folder {
+  readonly path: string;
+  readonly real: string;
+  readonly depth: number;
+  readonly parent: Folder | null;
+}
+
+interface Limits {
+  readonly maxDepth: number;
+  readonly maxFolders: number;
+  readonly fs: DiscoveryFileSystem;
+}
+
+function bound(value: number | undefined, fallback: number, min: number, name: string): number {
+  if (value === undefined) return fallback;
+  if (!Number.isSafeInteger(value) || value < min) {
+    throw new RangeError(`${name} must be a whole number of at least ${min}, got ${String(value)}`);
+  }
+  return value;
+}
+
+function orderRoots(
+  roots: readonly SkillRoot[],
+  precedence: readonly string[] | undefined,
+): SkillRoot[] {
+  if (!Array.isArray(roots)) throw new TypeError("Roots must be a list of { scope, path }");
+  for (const root of roots as readonly unknown[]) {
+    const r = root as Partial<SkillRoot> | null;
+    if (
+      typeof r !== "object" || r === null || typeof r.scope !== "string" || r.scope === "" ||
+      typeof r.path !== "string" || r.path === ""
+    ) {
+      throw new TypeError("Each root must be { scope, path } with non-empty strings");
+    }
+  }
+  const rank = new Map<string, number>();
+  for (const scope of precedence ?? []) {
+    if (rank.has(scope)) {
+      throw new RangeError(`Scope ${JSON.stringify(scope)} is named twice in precedence`);
+    }
+    if (!roots.some((r) => r.scope === scope)) {
+      throw new RangeError(
+        `Scope ${JSON.stringify(scope)} in precedence has no root (scopes: ${
+          [...new Set(roots.map((r) => r.scope))].map((s) => JSON.stringify(s)).join(", ")
+        })`,
+      );
+    }
+    rank.set(scope, rank.size);
+  }
+  for (const root of roots) if (!rank.has(root.scope)) rank.set(root.scope, rank.size);
+  return roots.map((root, i) => ({ root, i })).sort((a, b) =>
+    rank.get(a.root.scope)! - rank.get(b.root.scope)! || a.i - b.i
+  ).map(({ root }) => ({ scope: root.scope, path: resolve(root.path) }));
+}
+
+function scanRoot(
+  root: SkillRoot,
+  limits: Limits,
+  onSkill: (folder: Folder, skillMd: DiscoveryEntry) => void,
+  diagnostics: SkillDiagnostic[],
+): void {
+  const { fs, maxDepth, maxFolders } = limits;
+  let real: string;
+  try {
+    real = fs.realpath(root.path);
+    if (!fs.isDirectory(real)) throw new Error("not a folder");
+  } catch {
+    diagnostics.push(
+      diagnostic(
+        "info",
+        "ROOT_NOT_FOUND",
+        root.path,
+        `No folder at ${JSON.stringify(root.path)}; scope ${
+          JSON.stringify(root.scope)
+        } has nothing there`,
+      ),
+    );
+    return;
+  }
+  const visited = new Set<string>([real]);
+  const queue: Folder[] = [{ path: root.path, real, depth: 0, parent: null }];
+  let tooDeep = 0;
+  let firstTooDeep = "";
+  for (let head = 0; head < queue.length; head++) {
+    if (head === maxFolders) {
+      const left = queue.length - head;
+      diagnostics.push(
+        diagnostic(
+          "warning",
+          "FOLDER_LIMIT",
+          root.path,
+          `Stopped after listing ${maxFolders} folders under ${
+            JSON.stringify(root.path)
+          }: ${left} more ${left === 1 ? "was" : "were"} not scanned, from ${
+            JSON.stringify(queue[head]!.path)
+          } on (raise maxFolders to see them)`,
+        ),
+      );
+      break;
+    }
+    const folder = queue[head]!;
+    let entries: readonly DiscoveryEntry[];
+    try {
+      entries = fs.readdir(folder.real);
+    } catch (e) {
+      diagnostics.push(
+        diagnostic(
+          "warning",
+          "FOLDER_UNREADABLE",
+          folder.path,
+          `Folder ${JSON.stringify(folder.path)} could not be listed (${errorCode(e)}); skipped`,
+        ),
+      );
+      continue;
+    }
+    const skillMd = skillMdEntry(entries);
+    if (skillMd !== undefined) {
+      onSkill(folder, skillMd);
+      continue;
+    }
+    const sorted = [...entries].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    for (const entry of sorted) {
+      const name = entry.name;
+      if (name.startsWith(".") || name === "node_modules") continue;
+      const path = join(folder.path, name);
+      let childReal: string;
+      if (entry.isDirectory()) {
+        childReal = `${folder.real}${folder.real.endsWith(sep) ? "" : sep}${name}`;
+      } else if (entry.isSymbolicLink()) {
+        try {
+          childReal = fs.realpath(path);
+        } catch (e) {
+          const why = errorCode(e) === "ELOOP" ? "loops" : "is broken";
+          diagnostics.push(
+            diagnostic(
+              "warning",
+              "BROKEN_LINK",
+              path,
+              `Link ${JSON.stringify(path)} ${why}; skipped`,
+            ),
+          );
+          continue;
+        }
+        if (!isDirectory(fs, childReal)) continue;
+      } else {
+        continue;
+      }
+      if (visited.has(childReal)) {
+        if (isAncestor(folder, childReal)) {
+          diagnostics.push(
+            diagnostic(
+              "warning",
+              "LINK_CYCLE",
+              path,
+              `Link ${JSON.stringify(path)} leads back to ${
+                JSON.stringify(childReal)
+              }, which contains it; not followed`,
+            ),
+          );
+        } else {
+          diagnostics.push(
+            diagnostic(
+              "info",
+              "SAME_FOLDER",
+              path,
+              `${JSON.stringify(path)} is a folder already reached under ${
+                JSON.stringify(root.path)
+              }; scanned once`,
+            ),
+          );
+        }
+        continue;
+      }
+      if (folder.depth + 1 > maxDepth) {
+        if (tooDeep++ === 0) firstTooDeep = path;
+        continue;
+      }
+      visited.add(childReal);
+      queue.push({ path, real: childReal, depth: folder.depth + 1, parent: folder });
+    }
+  }
+  if (tooDeep > 0) {
+    diagnostics.push(
+      diagnostic(
+        "warning",
+        "DEPTH_LIMIT",
+        root.path,
+        `${tooDeep} folder${tooDeep === 1 ? "" : "s"} deeper than ${maxDepth} under ${
+          JSON.stringify(root.path)
+        } ${tooDeep === 1 ? "was" : "were"} not scanned, from ${
+          JSON.stringify(firstTooDeep)
+        } on (raise maxDepth to see them)`,
+      ),
+    );
+  }
+}
+
+function skillMdEntry(entries: readonly DiscoveryEntry[]): DiscoveryEntry | undefined {
+  let lower: DiscoveryEntry | undefined;
+  for (const entry of entries) {
+    if (entry.name === SKILL_MD_NAMES[0]) return entry;
+    if (entry.name === SKILL_MD_NAMES[1]) lower = entry;
+  }
+  return lower;
+}
+
+function isDirectory(fs: DiscoveryFileSystem, path: string): boolean {
+  try {
+    return fs.isDirectory(path);
+  } catch {
+    return false;
+  }
+}
+
+/** Whether `real` is the real path of `folder` or of a folder the walk passed to reach it. */
+function isAncestor(folder: Folder, real: string): boolean {
+  for (let f: Folder | null = folder; f !== null; f = f.parent) if (f.real === real) return true;
+  return false;
+}
+
+function readSkill(
+  root: SkillRoot,
+  rank: number,
+  folder: Folder,
+  entry: DiscoveryEntry,
+  fs: DiscoveryFileSystem,
+): Found {
+  const skillMd = join(folder.path, entry.name);
+  const place: SkillPlace = Object.freeze({
+    scope: root.scope,
+    path: folder.path,
+    real_path: folder.real,
+    skill_md: skillMd,
+  });
+  const skip = (code: SkillDiagnosticCode, d: SkillDiagnostic | string): Found => ({
+    place,
+    rank,
+    depth: folder.depth,
+    skill: null,
+    diagnostics: Object.freeze([typeof d === "string" ? diagnostic("error", code, skillMd, d) : d]),
+  });
+  let real = `${folder.real}${folder.real.endsWith(sep) ? "" : sep}${entry.name}`;
+  if (entry.isSymbolicLink()) {
+    try {
+      real = fs.realpath(real);
+    } catch (e) {
+      return skip(
+        "SKILL_MD_UNREADABLE",
+        `Skipped: ${entry.name} is a broken link (${errorCode(e)})`,
+      );
+    }
+    if (!real.startsWith(folder.real.endsWith(sep) ? folder.real : folder.real + sep)) {
+      return skip(
+        "SKILL_MD_UNREADABLE",
+        `Skipped: ${entry.name} is a link that leads outside the skill folder`,
+      );
+    }
+  }
+  let bytes: Uint8Array;
+  try {
+    bytes = fs.readFile(real, MAX_SKILL_MD_BYTES);
+  } catch (e) {
+    return skip(
+      "SKILL_MD_UNREADABLE",
+      `Skipped: ${entry.name} could not be read (${errorCode(e)})`,
+    );
+  }
+  if (bytes.length > MAX_SKILL_MD_BYTES) {
+    return skip(
+      "SKILL_MD_UNREADABLE",
+      `Skipped: ${entry.name} is larger than the limit of ${MAX_SKILL_MD_BYTES} bytes`,
+    );
+  }
+  try {
+    const md = parseSkillMd(new TextDecoder().decode(bytes), {
+      file: skillMd,
+      folder: basename(folder.path),
+      lenient: true,
+    });
+    const fm = md.frontmatter;
+    return {
+      place,
+      rank,
+      depth: folder.depth,
+      skill: Object.freeze({
+        name: fm.name,
+        description: fm.description,
+        ...place,
+        frontmatter: fm,
+        diagnostics: md.diagnostics,
+      }),
+      diagnostics: md.diagnostics,
+    };
+  } catch (e) {
+    if (!(e instanceof AgentSkillError)) throw e;
+    return skip("SKILL_SKIPPED", diagnosticFromError("error", "SKILL_SKIPPED", e, skillMd));
+  }
+}
+
+function errorCode(e: unknown): string {
+  const code = (e as { code?: unknown } | null)?.code;
+  if (typeof code === "string") return code;
+  return e instanceof Error ? e.message : String(e);
+}
+
+/** Order what the scan met, count each real folder once and settle name clashes. */
+function settle(
+  found: Found[],
+  diagnostics: SkillDiagnostic[],
+  fs: DiscoveryFileSystem,
+): Discovery {
+  found.sort((a, b) => a.rank - b.rank || a.depth - b.depth || compare(a.place.path, b.place.path));
+  const byReal = new Map<string, Found>();
+  const skills: DiscoveredSkill[] = [];
+  const shadowed: ShadowedSkill[] = [];
+  const skipped: SkippedSkill[] = [];
+  const winners = new Map<string, { skill: DiscoveredSkill; index: number }>();
+  const groups = new Map<string, string[]>();
+  for (const f of found) {
+    const first = byReal.get(f.place.real_path);
+    if (first !== undefined) {
+      diagnostics.push(
+        diagnostic(
+          "info",
+          "SAME_FOLDER",
+          f.place.path,
+          `${JSON.stringify(f.place.path)} (scope ${
+            JSON.stringify(f.place.scope)
+          }) is the skill folder ${JSON.stringify(first.place.path)} (scope ${
+            JSON.stringify(first.place.scope)
+          }) again; counted once`,
+        ),
+      );
+      continue;
+    }
+    byReal.set(f.place.real_path, f);
+    if (f.skill === null) {
+      skipped.push(Object.freeze({ ...f.place, diagnostics: f.diagnostics }));
+      continue;
+    }
+    const skill = f.skill;
+    const groupKey = JSON.stringify([skill.scope, skill.name]);
+    const group = groups.get(groupKey);
+    if (group === undefined) groups.set(groupKey, [skill.path]);
+    else group.push(skill.path);
+    const winner = winners.get(skill.name);
+    if (winner === undefined) {
+      winners.set(skill.name, { skill, index: skills.length });
+      skills.push(skill);
+      continue;
+    }
+    shadowed.push(Object.freeze({
+      ...skill,
+      winner: Object.freeze({ scope: winner.skill.scope, path: winner.skill.path }),
+      same_scope: winner.skill.scope === skill.scope,
+    }));
+  }
+  const conflicts: NameConflict[] = [];
+  for (const [key, paths] of groups) {
+    if (paths.length < 2) continue;
+    const [scope, name] = JSON.parse(key) as [string, string];
+    conflicts.push(Object.freeze({ name, scope, paths: Object.freeze(paths) }));
+    const winner = winners.get(name)!;
+    if (winner.skill.scope !== scope) continue;
+    const others = paths.slice(1).map((p) => JSON.stringify(p)).join(", ");
+    skills[winner.index] = Object.freeze({
+      ...winner.skill,
+      diagnostics: Object.freeze([
+        ...winner.skill.diagnostics,
+        diagnostic(
+          "warning",
+          "NAME_CONFLICT",
+          winner.skill.skill_md,
+          `${paths.length} skills of scope ${JSON.stringify(scope)} are named ${
+            JSON.stringify(name)
+          }; this one is used, not ${others}`,
+        ),
+      ]),
+    });
+  }
+  return new Discovery({ skills, shadowed, conflicts, skipped, diagnostics }, fs);
+}
+
+function compare(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
