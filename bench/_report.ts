@@ -366,8 +366,8 @@ export function renderResults(files: readonly ResultsFile[], options: ReportOpti
       options.elapsedSeconds === undefined
         ? ""
         : ` in ${(options.elapsedSeconds / 60).toFixed(1)} min`
-    }. Machine: ${first?.machine ?? "unknown"} — a **shared** 2-core machine (other ` +
-      "engineers' builds and tests ran at the same time), so absolute times are noisy; " +
+    }. Machine: ${first?.machine ?? "unknown"} — a 2-core virtual machine on a ` +
+      "shared host, so absolute times are noisy; " +
       "every ratio compares cases timed one after another in the same process. Times are " +
       "medians (p75 and p99 are in the JSON files).",
     "",
