@@ -12,6 +12,7 @@ import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/cli
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import { serveStdio } from "@modelcontextprotocol/server/stdio";
 import { escapeControls as esc, escapeControlsKeepingLines } from "./_text.ts";
+import { bool, count, UsageError } from "./_cli_args.ts";
 import { renderActivation } from "./activate.ts";
 import { McpSkillError } from "./_mcp_errors.ts";
 import { mcpSkillBundles, type McpSkills, ORIGIN } from "./_mcp_consume.ts";
@@ -23,11 +24,6 @@ import { renderResourceRead } from "./read.ts";
 export interface McpCliIO {
   readonly stdout: (text: string) => void;
   readonly stderr: (text: string) => void;
-}
-
-/** Bad usage: exit code 2. */
-export class UsageError extends Error {
-  override readonly name = "UsageError";
 }
 
 interface Spec {
@@ -145,22 +141,6 @@ function parse(command: string, spec: Spec, argv: readonly string[]): Args {
     );
   }
   return { positional, flags, switches, json, help };
-}
-
-function bool(flags: ReadonlyMap<string, string>, name: string): boolean {
-  const value = flags.get(name);
-  if (value === undefined || value === "true") return true;
-  if (value === "false") return false;
-  throw new UsageError(`${name} takes true or false, got "${value}"`);
-}
-
-function count(flags: ReadonlyMap<string, string>, name: string, min: number): number | undefined {
-  const value = flags.get(name);
-  if (value === undefined) return undefined;
-  if (!/^\d+$/.test(value) || !Number.isSafeInteger(Number(value)) || Number(value) < min) {
-    throw new UsageError(`${name} takes a whole number of at least ${min}, got "${value}"`);
-  }
-  return Number(value);
 }
 
 // ---- serve ------------------------------------------------------------------

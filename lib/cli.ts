@@ -13,6 +13,7 @@ import { isAbsolute, join, relative, resolve } from "node:path";
 import process from "node:process";
 import { fileURLToPath } from "node:url";
 import { escapeControls as esc, escapeControlsKeepingLines } from "./_text.ts";
+import { bool, count, UsageError } from "./_cli_args.ts";
 import { VERSION } from "./_version.ts";
 import { activateSkill, renderActivation } from "./activate.ts";
 import { type Catalog, loadCatalog } from "./catalog.ts";
@@ -88,11 +89,6 @@ export interface CliIO {
   readonly stderr: (text: string) => void;
   /** Colour on: a TTY without `NO_COLOR`. */
   readonly color: boolean;
-}
-
-/** Bad usage: exit code 2. */
-class UsageError extends Error {
-  override readonly name = "UsageError";
 }
 
 interface FlagSpec {
@@ -334,24 +330,6 @@ function safety(
     global_safety: bool(flags, "--global-safety"),
     skill_safety: bool(flags, "--skill-safety"),
   };
-}
-
-function bool(flags: ReadonlyMap<string, string>, name: string): boolean {
-  const value = flags.get(name);
-  if (value === undefined || value === "true") return true;
-  if (value === "false") return false;
-  throw new UsageError(`${name} takes true or false, got "${esc(value)}"`);
-}
-
-function count(flags: ReadonlyMap<string, string>, name: string, min: number): number | undefined {
-  const value = flags.get(name);
-  if (value === undefined) return undefined;
-  if (!/^\d+$/.test(value) || !Number.isSafeInteger(Number(value)) || Number(value) < min) {
-    throw new UsageError(
-      `${name} takes a whole number of at least ${min}, got "${esc(value)}"`,
-    );
-  }
-  return Number(value);
 }
 
 // ---- commands ----------------------------------------------------------------
