@@ -1,6 +1,7 @@
 /**
  * Flag values shared by the command line's two halves (`lib/cli.ts` and the
- * MCP commands in `lib/_mcp_cli.ts`): the usage error and the two value kinds.
+ * MCP commands in `lib/_mcp_cli.ts`): the usage error, the argument parser
+ * and the two value kinds.
  * Values are quoted with their control characters escaped, since they are
  * printed to a terminal.
  *
@@ -49,4 +50,79 @@ export function count(
     throw new UsageError(`${name} takes a whole number of at least ${min}, got "${esc(value)}"`);
   }
   return Number(value);
+}
+
+/** What a command accepts. */
+export interface ArgSpec {
+  /** Flags that take a value. */
+  readonly values: readonly string[];
+  /** Flags among `values` that may be given more than once. */
+  readonly repeated?: readonly string[];
+  /** Flags that take no value. */
+  readonly switches?: readonly string[];
+  /** Positional arguments: [required, maximum]. */
+  readonly positional: readonly [number, number];
+  readonly usage: string;
+}
+
+/** A parsed command line. */
+export interface Args {
+  readonly positional: readonly string[];
+  /** The last value of each flag. */
+  readonly flags: ReadonlyMap<string, string>;
+  /** Every value of a repeated flag, in order. */
+  readonly repeated: ReadonlyMap<string, readonly string[]>;
+  readonly switches: ReadonlySet<string>;
+  readonly json: boolean;
+  readonly help: boolean;
+}
+
+/**
+ * Parse a command's arguments: `--flag value` or `--flag=value`, switches,
+ * `--json`, `--help`/`-h`, and `--` before positional arguments that start with `-`.
+ *
+ * @param command The command's name, for messages.
+ * @param spec What it accepts.
+ * @param argv The arguments after the command's name.
+ * @returns The parsed arguments.
+ * @throws {UsageError} For an unknown option, a missing value or a wrong number of arguments.
+ */
+export function parseArgs(command: string, spec: ArgSpec, argv: readonly string[]): Args {
+  const positional: string[] = [];
+  const flags = new Map<string, string>();
+  const repeated = new Map<string, string[]>();
+  const switches = new Set<string>();
+  let json = false, help = false, rest = false;
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    if (rest || !arg.startsWith("-") || arg === "-") positional.push(arg);
+    else if (arg === "--") rest = true;
+    else if (arg === "--json") json = true;
+    else if (arg === "--help" || arg === "-h") help = true;
+    else if (spec.switches?.includes(arg) === true) switches.add(arg);
+    else {
+      const eq = arg.indexOf("=");
+      const name = eq < 0 ? arg : arg.slice(0, eq);
+      if (!spec.values.includes(name)) {
+        throw new UsageError(`${command}: unknown option "${esc(name)}"\nusage: ${spec.usage}`);
+      }
+      const value = eq < 0 ? argv[++i] : arg.slice(eq + 1);
+      if (value === undefined) {
+        throw new UsageError(`${command}: ${name} needs a value\nusage: ${spec.usage}`);
+      }
+      flags.set(name, value);
+      if (spec.repeated?.includes(name) === true) {
+        repeated.set(name, [...(repeated.get(name) ?? []), value]);
+      }
+    }
+  }
+  const [min, max] = spec.positional;
+  if (!help && (positional.length < min || positional.length > max)) {
+    throw new UsageError(
+      `${command}: expected ${min === max ? min : `${min} or more`} argument${
+        max === 1 ? "" : "s"
+      }, got ${positional.length}\nusage: ${spec.usage}`,
+    );
+  }
+  return { positional, flags, repeated, switches, json, help };
 }

@@ -12,7 +12,7 @@ import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/cli
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import { serveStdio } from "@modelcontextprotocol/server/stdio";
 import { escapeControls as esc, escapeControlsKeepingLines } from "./_text.ts";
-import { bool, count, UsageError } from "./_cli_args.ts";
+import { type Args, type ArgSpec, bool, count, parseArgs, UsageError } from "./_cli_args.ts";
 import { renderActivation } from "./activate.ts";
 import { McpSkillError } from "./_mcp_errors.ts";
 import { mcpSkillBundles, type McpSkills, ORIGIN } from "./_mcp_consume.ts";
@@ -26,18 +26,11 @@ export interface McpCliIO {
   readonly stderr: (text: string) => void;
 }
 
-interface Spec {
-  readonly values: readonly string[];
-  readonly switches: readonly string[];
-  readonly positional: readonly [number, number];
-  readonly usage: string;
-}
-
 const SAFETY = "[--global-safety true|false] [--skill-safety true|false]";
 const SOURCE = '(--mcp-stdio "<command>" | --mcp-url <url>) [--origin <label>]';
 const SOURCE_FLAGS = ["--mcp-stdio", "--mcp-url", "--origin"];
 
-const SPECS: Readonly<Record<string, Spec>> = {
+const SPECS: Readonly<Record<string, ArgSpec>> = {
   serve: {
     values: ["--http", "--prefix", "--page-size", "--global-safety", "--skill-safety"],
     switches: ["--watch", "--allow-remote"],
@@ -85,7 +78,7 @@ export async function runMcpCli(argv: readonly string[], io: McpCliIO): Promise<
       `${command}: --mcp-stdio and --mcp-url work with activate, read and to-prompt`,
     );
   }
-  const args = parse(command, spec, rest);
+  const args = parseArgs(command, spec, rest);
   if (args.help) {
     io.stdout(`usage: ${spec.usage}\n`);
     return 0;
@@ -97,50 +90,6 @@ export async function runMcpCli(argv: readonly string[], io: McpCliIO): Promise<
   } finally {
     await client.close();
   }
-}
-
-interface Args {
-  readonly positional: readonly string[];
-  readonly flags: ReadonlyMap<string, string>;
-  readonly switches: ReadonlySet<string>;
-  readonly json: boolean;
-  readonly help: boolean;
-}
-
-function parse(command: string, spec: Spec, argv: readonly string[]): Args {
-  const positional: string[] = [];
-  const flags = new Map<string, string>();
-  const switches = new Set<string>();
-  let json = false, help = false, rest = false;
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i]!;
-    if (rest || !arg.startsWith("-") || arg === "-") positional.push(arg);
-    else if (arg === "--") rest = true;
-    else if (arg === "--json") json = true;
-    else if (arg === "--help" || arg === "-h") help = true;
-    else if (spec.switches.includes(arg)) switches.add(arg);
-    else {
-      const eq = arg.indexOf("=");
-      const name = eq < 0 ? arg : arg.slice(0, eq);
-      if (!spec.values.includes(name)) {
-        throw new UsageError(`${command}: unknown option "${name}"\nusage: ${spec.usage}`);
-      }
-      const value = eq < 0 ? argv[++i] : arg.slice(eq + 1);
-      if (value === undefined) {
-        throw new UsageError(`${command}: ${name} needs a value\nusage: ${spec.usage}`);
-      }
-      flags.set(name, value);
-    }
-  }
-  const [min, max] = spec.positional;
-  if (!help && (positional.length < min || positional.length > max)) {
-    throw new UsageError(
-      `${command}: expected ${min === max ? min : `${min} or more`} argument${
-        max === 1 ? "" : "s"
-      }, got ${positional.length}\nusage: ${spec.usage}`,
-    );
-  }
-  return { positional, flags, switches, json, help };
 }
 
 // ---- serve ------------------------------------------------------------------

@@ -13,7 +13,7 @@ import { isAbsolute, join, relative, resolve } from "node:path";
 import process from "node:process";
 import { fileURLToPath } from "node:url";
 import { escapeControls as esc, escapeControlsKeepingLines } from "./_text.ts";
-import { bool, count, UsageError } from "./_cli_args.ts";
+import { type ArgSpec, bool, count, parseArgs, UsageError } from "./_cli_args.ts";
 import { VERSION } from "./_version.ts";
 import { activateSkill, renderActivation } from "./activate.ts";
 import { type Catalog, loadCatalog } from "./catalog.ts";
@@ -91,14 +91,7 @@ export interface CliIO {
   readonly color: boolean;
 }
 
-interface FlagSpec {
-  /** Flags that take a value. */
-  readonly values: readonly string[];
-  /** Flags among `values` that may be given more than once. */
-  readonly repeated?: readonly string[];
-  /** Positional arguments: [required, maximum]. */
-  readonly positional: readonly [number, number];
-  readonly usage: string;
+interface FlagSpec extends ArgSpec {
   readonly help: string;
 }
 
@@ -263,59 +256,6 @@ function run(argv: readonly string[], io: CliIO): number {
     default:
       return toPromptCommand(args.positional, count(args.flags, "--budget", 0), args.json, io);
   }
-}
-
-interface Args {
-  readonly positional: readonly string[];
-  readonly flags: ReadonlyMap<string, string>;
-  /** Every value of a repeated flag, in order. */
-  readonly repeated: ReadonlyMap<string, readonly string[]>;
-  readonly json: boolean;
-  readonly help: boolean;
-}
-
-function parseArgs(command: string, spec: FlagSpec, argv: readonly string[]): Args {
-  const positional: string[] = [];
-  const flags = new Map<string, string>();
-  const repeated = new Map<string, string[]>();
-  let json = false, help = false, rest = false;
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i]!;
-    if (rest || !arg.startsWith("-") || arg === "-") {
-      positional.push(arg);
-    } else if (arg === "--") {
-      rest = true;
-    } else if (arg === "--json") {
-      json = true;
-    } else if (arg === "--help" || arg === "-h") {
-      help = true;
-    } else {
-      const eq = arg.indexOf("=");
-      const name = eq < 0 ? arg : arg.slice(0, eq);
-      if (!spec.values.includes(name)) {
-        throw new UsageError(
-          `${command}: unknown option "${esc(name)}"\nusage: ${spec.usage}`,
-        );
-      }
-      const value = eq < 0 ? argv[++i] : arg.slice(eq + 1);
-      if (value === undefined) {
-        throw new UsageError(`${command}: ${name} needs a value\nusage: ${spec.usage}`);
-      }
-      flags.set(name, value);
-      if (spec.repeated?.includes(name) === true) {
-        repeated.set(name, [...(repeated.get(name) ?? []), value]);
-      }
-    }
-  }
-  const [min, max] = spec.positional;
-  if (!help && (positional.length < min || positional.length > max)) {
-    throw new UsageError(
-      `${command}: expected ${min === max ? min : `${min} or more`} argument${
-        max === 1 ? "" : "s"
-      }, got ${positional.length}\nusage: ${spec.usage}`,
-    );
-  }
-  return { positional, flags, repeated, json, help };
 }
 
 function commandHelp(command: string): string {

@@ -8,6 +8,7 @@ import { spawnSync } from "node:child_process";
 import { join, resolve } from "node:path";
 import process from "node:process";
 import { pathToFileURL } from "node:url";
+import { main } from "../lib/cli.ts";
 
 export const ROOT = resolve(import.meta.dirname ?? ".", "..");
 const CLI = join(ROOT, "lib", "cli.ts");
@@ -69,4 +70,15 @@ export function cli(
     );
   }
   return { code: result.status ?? -1, stdout: result.stdout, stderr: result.stderr };
+}
+
+/** The CLI in-process (`main` of `lib/cli.ts`, no colour): exit code and what it wrote. */
+export function runInProcess(args: readonly string[]): CliResult {
+  let stdout = "", stderr = "";
+  const code = main(args, {
+    stdout: (s) => void (stdout += s),
+    stderr: (s) => void (stderr += s),
+    color: false,
+  });
+  return { code, stdout, stderr };
 }

@@ -18,7 +18,6 @@ import {
   rmSync,
   symlinkSync,
   unlinkSync,
-  writeFileSync,
 } from "node:fs";
 import { createServer } from "node:net";
 import { spawnSync } from "node:child_process";
@@ -36,6 +35,7 @@ import {
 } from "../mod.ts";
 import { loadSkillFolder } from "../lib/load.ts";
 import { _setOpenChecks } from "../lib/skill_folder.ts";
+import { link, write } from "./_tree.ts";
 
 let temp = "";
 const SECRET = "OUTSIDE-SECRET\n";
@@ -52,16 +52,6 @@ before(() => {
   write(join(temp, "outside", "a.md"), SECRET);
 });
 after(() => rmSync(temp, { recursive: true, force: true }));
-
-function write(path: string, content: string | Uint8Array): void {
-  mkdirSync(join(path, ".."), { recursive: true });
-  writeFileSync(path, content);
-}
-
-function link(target: string, path: string): void {
-  mkdirSync(join(path, ".."), { recursive: true });
-  symlinkSync(target, path);
-}
 
 let folders = 0;
 /** A fresh skill folder with a SKILL.md and `files`; its name is also the skill's. */

@@ -12,7 +12,6 @@ import {
   mkdirSync,
   mkdtempSync,
   rmSync,
-  symlinkSync,
   unlinkSync,
   writeFileSync,
 } from "node:fs";
@@ -42,6 +41,7 @@ import {
 import { loadSkillFolder } from "../lib/load.ts";
 import { seed } from "./_fc.ts";
 import { runChild, startChild } from "./_spawn.ts";
+import { link, write } from "./_tree.ts";
 
 let temp = "";
 const SECRET = "OUTSIDE-SECRET\n";
@@ -52,17 +52,6 @@ before(() => {
   write(join(temp, "outside", "secret.txt"), SECRET);
 });
 after(() => rmSync(temp, { recursive: true, force: true }));
-
-function write(path: string, content: string | Uint8Array): void {
-  mkdirSync(join(path, ".."), { recursive: true });
-  writeFileSync(path, content);
-}
-
-/** A symbolic link at `path` (its folder made first) to `target`. */
-function link(target: string, path: string): void {
-  mkdirSync(join(path, ".."), { recursive: true });
-  symlinkSync(target, path);
-}
 
 /** A skill folder `name` (also its skill name) in the temp dir with a SKILL.md and `files`. */
 function skillFolder(name: string, files: Record<string, string | Uint8Array> = {}): string {

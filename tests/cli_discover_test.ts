@@ -3,8 +3,7 @@ import assert from "node:assert/strict";
 import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { cli, CLI_TIMEOUT_MS } from "./_cli.ts";
-import { main } from "../lib/cli.ts";
+import { cli, CLI_TIMEOUT_MS, runInProcess as run } from "./_cli.ts";
 
 let temp = "";
 const t = (...parts: string[]) => join(temp, ...parts);
@@ -17,17 +16,6 @@ function write(path: string, content: string): string {
 
 function skillMd(name: string, description: string, extra = ""): string {
   return `---\nname: ${name}\ndescription: ${description}\n${extra}---\n# ${name}\n`;
-}
-
-/** Run the CLI in-process. */
-function run(argv: string[]): { code: number; stdout: string; stderr: string } {
-  let stdout = "", stderr = "";
-  const code = main(argv, {
-    stdout: (s) => void (stdout += s),
-    stderr: (s) => void (stderr += s),
-    color: false,
-  });
-  return { code, stdout, stderr };
 }
 
 before(() => {

@@ -4,9 +4,8 @@ import { chmodSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync }
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import process from "node:process";
-import { cli } from "./_cli.ts";
+import { cli, runInProcess as run } from "./_cli.ts";
 import { runChild } from "./_spawn.ts";
-import { main } from "../lib/cli.ts";
 
 let temp = "";
 const t = (...parts: string[]) => join(temp, ...parts);
@@ -23,17 +22,6 @@ function skill(dir: string, name: string, description = "d", body = "body\n"): s
     `---\nname: ${name}\ndescription: ${JSON.stringify(description)}\n---\n${body}`,
   );
   return dir;
-}
-
-/** The CLI in-process: exit code and what it wrote. */
-function run(args: string[]): { code: number; stdout: string; stderr: string } {
-  let stdout = "", stderr = "";
-  const code = main(args, {
-    stdout: (s) => void (stdout += s),
-    stderr: (s) => void (stderr += s),
-    color: false,
-  });
-  return { code, stdout, stderr };
 }
 
 const UNSAFE =

@@ -8,7 +8,6 @@ import {
   rmSync,
   symlinkSync,
   unlinkSync,
-  writeFileSync,
   writeSync,
 } from "node:fs";
 import { spawnSync } from "node:child_process";
@@ -23,6 +22,7 @@ import {
   renderActivation,
 } from "../mod.ts";
 import { loadSkillFolder } from "../lib/load.ts";
+import { write } from "./_tree.ts";
 
 const PNG = Uint8Array.of(0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13);
 const BIG = 50 * 1024 * 1024;
@@ -32,11 +32,6 @@ const bigByte = (i: number): number => (i * 2654435761) >>> 24;
 
 let temp = "";
 let skillDir = "";
-
-function write(path: string, content: string | Uint8Array): void {
-  mkdirSync(join(path, ".."), { recursive: true });
-  writeFileSync(path, content);
-}
 
 before(() => {
   temp = mkdtempSync(join(tmpdir(), "skillset-load-"));
