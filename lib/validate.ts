@@ -274,12 +274,16 @@ function folderIndex(skill: LoadedSkill): FolderIndex {
 
 /** Why a referenced path would fail a model that follows it, or `null` when it is fine. */
 function referenceProblem(skill: LoadedSkill, index: FolderIndex, target: string): string | null {
-  let path: string;
-  try {
-    path = normalizeResourcePath(target);
-  } catch (e) {
-    if (!(e instanceof InvalidResourcePathError)) throw e;
-    return `is not a path inside the skill: ${e.message}`;
+  // A listed path is already normal (the loader keys files by normal paths), so
+  // the usual reference, to a file that is there, skips the normalising.
+  let path = target;
+  if (!skill.files.has(target) && !index.folders.has(target)) {
+    try {
+      path = normalizeResourcePath(target);
+    } catch (e) {
+      if (!(e instanceof InvalidResourcePathError)) throw e;
+      return `is not a path inside the skill: ${e.message}`;
+    }
   }
   const file = skill.files.get(path);
   if (file !== undefined) {
