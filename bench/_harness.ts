@@ -1,8 +1,9 @@
 /**
  * The measuring side of every `bench/*_bench.ts`: cases grouped by workload
- * and size, each group timed in one process — fast cases with mitata's
- * `measure`, slow (allocation-heavy) ones in interleaved rounds with a
- * collection before each run — ratios against the group's baseline, rows appended to the file named by
+ * and size, each group timed in one process and one way — mitata's `measure`
+ * when every case is fast, interleaved rounds with a collection before each
+ * run when any case is slow (allocation-heavy) — ratios against the group's
+ * baseline, rows appended to the file named by
  * `BENCH_OUT` (the runner, `bench/run.ts`, collects them). `BENCH_QUICK=1`
  * shrinks the time budget; each bench file shrinks its sizes.
  *
@@ -85,47 +86,32 @@ export async function timeGroup(
     }
     once.set(c, ms);
   }
-  // Fast cases: mitata's loop, one case after another.
-  for (const c of run) {
-    if (options.interleave === true || once.get(c)! >= SLOW_MS) continue;
-    const stats = await measure(() => do_not_optimize(c.fn()), {
-      min_samples: QUICK ? 5 : 9,
-      min_cpu_time: (QUICK ? 30 : 400) * 1e6,
-    });
-    medians.set(c.name, {
-      median: stats.p50,
-      p75: stats.p75,
-      p99: stats.p99,
-      samples: stats.samples.length,
-    });
-  }
-  // Slow cases (allocation-heavy, GC-bound): interleaved rounds, a collection
-  // before each run, so neither machine load nor another case's garbage is
-  // charged to one case more than to another.
-  const slow = run.filter((c) => options.interleave === true || once.get(c)! >= SLOW_MS);
-  const longest = Math.max(0, ...slow.map((c) => once.get(c)!));
-  const rounds = longest < 5 * SLOW_MS ? (QUICK ? 7 : 15) : QUICK || longest > 1000 ? 2 : 5;
-  // Past a second a run, JIT warm-up is noise: the untimed run counts as a sample.
-  const times = new Map<Case, number[]>(
-    slow.map((c) => [c, rounds === 2 ? [once.get(c)! * 1e6] : []]),
-  );
-  for (let round = 0; round < rounds; round++) {
-    // Alternate the order, so no case always runs first (or after the same neighbour).
-    for (const c of round % 2 === 0 ? slow : [...slow].reverse()) {
-      collectGarbage();
-      const t0 = performance.now();
-      do_not_optimize(c.fn());
-      times.get(c)!.push((performance.now() - t0) * 1e6);
+  // One method for the whole group, so a ratio never compares two ways of timing:
+  // mitata's loop when every case is fast, interleaved rounds when any is slow.
+  const interleave = options.interleave === true || run.some((c) => once.get(c)! >= SLOW_MS);
+  if (!interleave) {
+    for (const c of run) {
+      const stats = await measure(() => do_not_optimize(c.fn()), {
+        min_samples: QUICK ? 5 : 9,
+        min_cpu_time: (QUICK ? 30 : 400) * 1e6,
+      });
+      medians.set(c.name, {
+        median: stats.p50,
+        p75: stats.p75,
+        p99: stats.p99,
+        samples: stats.samples.length,
+      });
     }
-  }
-  for (const [c, ts] of times) {
-    ts.sort((a, b) => a - b);
-    medians.set(c.name, {
-      median: quantile(ts, 0.5),
-      p75: quantile(ts, 0.75),
-      p99: quantile(ts, 0.99),
-      samples: ts.length,
-    });
+  } else {
+    for (const [c, ts] of interleavedRounds(run, once)) {
+      ts.sort((a, b) => a - b);
+      medians.set(c.name, {
+        median: quantile(ts, 0.5),
+        p75: quantile(ts, 0.75),
+        p99: quantile(ts, 0.99),
+        samples: ts.length,
+      });
+    }
   }
   const baseMedian = base === undefined ? undefined : medians.get(base.name)?.median;
   const rows: Row[] = cases.map((c) => {
@@ -172,6 +158,47 @@ export function recordValue(row: Row): void {
 
 /** Cases slower than this (one run, in ms) are timed in interleaved rounds. */
 const SLOW_MS = 10;
+
+/** Time each case may take in a group (ms): it sets how many samples a case gets. */
+const BUDGET_MS = QUICK ? 300 : 1000;
+const MIN_SAMPLES = 3;
+const MAX_SAMPLES = QUICK ? 7 : 21;
+
+/**
+ * Slow cases (allocation-heavy, GC-bound): rounds in which every case still
+ * short of its samples runs once, a collection before each run, the order
+ * alternating — so neither machine load nor another case's garbage is charged
+ * to one case more than to another. A case gets as many samples as fit its
+ * budget (3…21); past a second a run, JIT warm-up is noise, so it gets two
+ * and its untimed run counts as a third.
+ *
+ * @returns Each case's times in nanoseconds.
+ */
+function interleavedRounds(
+  run: readonly Case[],
+  once: ReadonlyMap<Case, number>,
+): Map<Case, number[]> {
+  const wanted = new Map<Case, number>();
+  const times = new Map<Case, number[]>();
+  for (const c of run) {
+    const ms = once.get(c)!;
+    const n = Math.round(BUDGET_MS / Math.max(ms, 1e-3));
+    wanted.set(c, ms > 1000 ? 2 : Math.min(MAX_SAMPLES, Math.max(MIN_SAMPLES, n)));
+    times.set(c, ms > 1000 ? [ms * 1e6] : []);
+  }
+  for (let round = 0;; round++) {
+    const due = run.filter((c) =>
+      times.get(c)!.length < wanted.get(c)! + (once.get(c)! > 1000 ? 1 : 0)
+    );
+    if (due.length === 0) return times;
+    for (const c of round % 2 === 0 ? due : due.reverse()) {
+      collectGarbage();
+      const t0 = performance.now();
+      do_not_optimize(c.fn());
+      times.get(c)!.push((performance.now() - t0) * 1e6);
+    }
+  }
+}
 
 function quantile(sorted: readonly number[], q: number): number {
   // The median of an even count is the mean of the middle two.

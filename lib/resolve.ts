@@ -258,76 +258,93 @@ function lookupFunction(lookup: SkillLookup): (name: string) => Skill | undefine
 interface IncludeGraph {
   /** Skills by number. */
   readonly skills: readonly Skill[];
-  /** Each skill's includes, as numbers, in declaration order. */
-  readonly includes: readonly (readonly number[])[];
+  /** Every skill's includes as numbers, skill after skill (compressed rows). */
+  readonly edges: readonly number[];
+  /** Where each skill's row starts in `edges`; one more entry marks the end of the last. */
+  readonly rows: readonly number[];
   /** Every skill once, includes before includers: the naive first-visit order. */
   readonly postOrder: readonly number[];
-}
-
-interface Frame {
-  readonly id: number;
-  readonly includes: readonly SkillInclude[];
-  next: number;
 }
 
 /**
  * Depth-first over the include graph, entering each skill once; checks cycles
  * and unknown includes in the order the naive recursion meets them (lookup,
- * then name, then the path).
+ * then name, then the path). The path is two parallel stacks of numbers, so
+ * the walk allocates nothing per skill beyond its number.
  */
 function walkIncludes(root: Skill, find: (name: string) => Skill | undefined | null): IncludeGraph {
   checkShape(root);
   const ids = new Map<string, number>([[root.name, 0]]);
   const skills: Skill[] = [root];
+  // Each skill's includes, read once (a getter is not asked twice).
+  const lists: (readonly SkillInclude[])[] = [root.includes ?? NONE];
   const done: boolean[] = [false];
-  const includes: number[][] = [[]];
+  const edges: number[] = [];
+  const rows: number[] = [];
+  reserveRow(edges, rows, lists[0]!.length);
   const postOrder: number[] = [];
-  const stack: Frame[] = [{ id: 0, includes: root.includes ?? NONE, next: 0 }];
-  while (stack.length > 0) {
-    const frame = stack[stack.length - 1]!;
-    if (frame.next === frame.includes.length) {
-      stack.pop();
-      done[frame.id] = true;
-      postOrder.push(frame.id);
+  // The path from the root: skill numbers, and for each the next include to follow.
+  const path: number[] = [0];
+  const next: number[] = [0];
+  while (path.length > 0) {
+    const top = path.length - 1;
+    const id = path[top]!;
+    const includes = lists[id]!;
+    const i = next[top]!;
+    if (i === includes.length) {
+      path.pop();
+      next.pop();
+      done[id] = true;
+      postOrder.push(id);
       continue;
     }
-    const name = includeName(frame.includes[frame.next++]!);
+    next[top] = i + 1;
+    const name = includeName(includes[i]!);
     const known = ids.get(name);
     if (known !== undefined && done[known]) {
-      includes[frame.id]!.push(known);
+      edges[rows[id]! + i] = known;
       continue;
     }
     const child = find(name);
     if (child === undefined || child === null) {
-      const path = pathTo(name, stack, skills);
+      const names = pathTo(name, path, skills);
       throw new SkillResolutionError(
         "UNKNOWN_SKILL",
-        `Unknown skill "${name}" included by "${skills[frame.id]!.name}" (path: ${
-          path.join(" -> ")
-        })`,
-        path,
+        `Unknown skill "${name}" included by "${skills[id]!.name}" (path: ${names.join(" -> ")})`,
+        names,
       );
     }
     if (child.name !== name) {
-      const path = pathTo(name, stack, skills);
+      const names = pathTo(name, path, skills);
       throw new SkillResolutionError(
         "NAME_MISMATCH",
-        `Lookup answered "${name}" with a skill named "${child.name}" (path: ${path.join(" -> ")})`,
-        path,
+        `Lookup answered "${name}" with a skill named "${child.name}" (path: ${
+          names.join(" -> ")
+        })`,
+        names,
       );
     }
     // A known skill that is not done is on the current path.
-    if (known !== undefined) throw new SkillCycleError(pathTo(name, stack, skills));
+    if (known !== undefined) throw new SkillCycleError(pathTo(name, path, skills));
     checkShape(child);
-    const id = skills.length;
-    ids.set(name, id);
+    const childId = skills.length;
+    edges[rows[id]! + i] = childId;
+    ids.set(name, childId);
+    path.push(childId);
+    next.push(0);
     skills.push(child);
+    lists.push(child.includes ?? NONE);
+    reserveRow(edges, rows, lists[childId]!.length);
     done.push(false);
-    includes.push([]);
-    includes[frame.id]!.push(id);
-    stack.push({ id, includes: child.includes ?? NONE, next: 0 });
   }
-  return { skills, includes, postOrder };
+  rows.push(edges.length);
+  return { skills, edges, rows, postOrder };
+}
+
+/** Start the next skill's row of `length` include numbers (filled in as the walk follows them). */
+function reserveRow(edges: number[], rows: number[], length: number): void {
+  rows.push(edges.length);
+  for (let k = 0; k < length; k++) edges.push(-1);
 }
 
 /**
@@ -390,11 +407,11 @@ function isMcpServer(value: unknown): boolean {
   return tools === undefined || (Array.isArray(tools) && tools.every(isString));
 }
 
-/** The include path from the root through the current stack to `name`. */
-function pathTo(name: string, stack: readonly Frame[], skills: readonly Skill[]): string[] {
-  const path = stack.map((frame) => skills[frame.id]!.name);
-  path.push(name);
-  return path;
+/** The names on the include path from the root, then `name`. */
+function pathTo(name: string, path: readonly number[], skills: readonly Skill[]): string[] {
+  const names = path.map((id) => skills[id]!.name);
+  names.push(name);
+  return names;
 }
 
 /**
@@ -412,7 +429,10 @@ function reverseOrder(graph: IncludeGraph): number[] {
     if (entered[id] === 1) continue;
     entered[id] = 1;
     order.push(id);
-    for (const include of graph.includes[id]!) if (entered[include] === 0) stack.push(include);
+    for (let k = graph.rows[id]!; k < graph.rows[id + 1]!; k++) {
+      const child = graph.edges[k]!;
+      if (entered[child] === 0) stack.push(child);
+    }
   }
   return order;
 }
