@@ -267,5 +267,9 @@ describe("loadSkillFolder on a real folder", () => {
       assert.equal(_loadIfSkillMdListed(join(decline, name)), null, name);
     }
     assert.equal(_loadIfSkillMdListed(join(skillDir, "SKILL.md")), null);
+    assert.throws(() => loadSkillFolder(join(skillDir, "SKILL.md")), {
+      name: "SkillFolderError",
+      message: 'No such folder "SKILL.md"',
+    });
   });
 });
