@@ -426,4 +426,23 @@ describe("resolveTools on malformed skills handed over in code", () => {
       },
     );
   });
+
+  it("refuses a skill whose lists answer differently from one read to the next", () => {
+    // A getter that declares "x" twice while the checks and the forward pass read it,
+    // then nothing: the backward pass can never settle "x".
+    let reads = 0;
+    const skill = {
+      name: "a/r",
+      get tool_refs() {
+        return ++reads <= 2 ? ["x", "x"] : [];
+      },
+    };
+    assert.throws(() => resolveTools(skill, {}), {
+      name: "TypeError",
+      message: `A skill's declarations changed while it was resolved: "x" was declared, then not`,
+    });
+    // Read the same way each time, the same skill resolves.
+    const steady = { name: "a/r", tool_refs: ["x", "x"] };
+    assert.deepEqual([...resolveTools(steady, {}).keys()], ["x"]);
+  });
 });
