@@ -129,8 +129,74 @@ export function loadSkillFolder(dir: string, options: LoadSkillFolderOptions = {
   } catch {
     throw new SkillFolderError(dir, basename(location));
   }
-  if (safeStat(root)?.isDirectory() !== true) throw new SkillFolderError(dir, basename(location));
-  const { files, warnings } = listFiles(root);
+  // Listing the top level says whether it is a folder; only a failed listing asks stat why.
+  const top = safeReaddir(root);
+  if (top === null && safeStat(root)?.isDirectory() !== true) {
+    throw new SkillFolderError(dir, basename(location));
+  }
+  return loadListed(location, root, top, options);
+}
+
+/**
+ * Load a folder as {@linkcode loadSkillFolder} does when the listing of its
+ * top level shows a regular file named `SKILL.md` (or, with no `SKILL.md`
+ * entry at all, `skill.md`), listing that top level once for both the
+ * question and the load; otherwise `null`, and nothing is decided: the
+ * caller asks {@linkcode isSkillFolder} and loads the usual way. `validate`
+ * uses it for each folder it is given, instead of a `stat` of SKILL.md
+ * followed by the loader's own listing.
+ *
+ * @param dir A folder.
+ * @param options As for {@linkcode loadSkillFolder}.
+ * @returns The bundle, or `null` when the top-level listing does not show a
+ *   SKILL.md regular file (or the folder cannot be resolved or listed).
+ * @throws {AgentSkillError} As {@linkcode loadSkillFolder}, once the folder is
+ *   known to hold a SKILL.md.
+ * @throws {ResourceReadError} As {@linkcode loadSkillFolder}.
+ * @example
+ * ```ts
+ * import { _loadIfSkillMdListed } from "./skill_folder.ts";
+ * import { assert } from "./_assert.ts";
+ *
+ * const examples = new URL("../examples", import.meta.url).pathname;
+ * assert.equal(_loadIfSkillMdListed(`${examples}/skills/pdf`)?.name, "pdf");
+ * assert.equal(_loadIfSkillMdListed(`${examples}/skills`), null);
+ * ```
+ */
+export function _loadIfSkillMdListed(
+  dir: string,
+  options: LoadSkillFolderOptions = {},
+): LoadedSkill | null {
+  const location = resolve(dir);
+  let root: string;
+  try {
+    root = realpath(location);
+  } catch {
+    return null;
+  }
+  const top = safeReaddir(root);
+  if (top === null || !listsSkillMdFile(top)) return null;
+  return loadListed(location, root, top, options);
+}
+
+/** Whether a top-level listing shows the SKILL.md that {@linkcode isSkillFolder} would find, as a regular file. */
+function listsSkillMdFile(entries: readonly Dirent[]): boolean {
+  let lower = false;
+  for (const entry of entries) {
+    if (entry.name === SKILL_MD_NAMES[0]) return entry.isFile();
+    if (entry.name === SKILL_MD_NAMES[1]) lower = entry.isFile();
+  }
+  return lower;
+}
+
+/** The loader after the folder's real path and top-level listing (`null`: it could not be listed). */
+function loadListed(
+  location: string,
+  root: string,
+  top: Dirent[] | null,
+  options: LoadSkillFolderOptions,
+): LoadedSkill {
+  const { files, warnings } = listFiles(root, top);
   const name = SKILL_MD_NAMES.find((n) => files.has(n));
   if (name === undefined) {
     throw new AgentSkillError("", "no SKILL.md in the folder", { file: location });
@@ -172,7 +238,7 @@ export function loadSkillFolder(dir: string, options: LoadSkillFolderOptions = {
   } finally {
     handle.close();
   }
-  const text = new TextDecoder().decode(bytes);
+  const text = UTF8.decode(bytes);
   const md = parseSkillMd(text, {
     file: skillMdPath,
     folder: basename(location),
@@ -202,8 +268,10 @@ export function isSkillFolder(dir: string): boolean {
 }
 
 const REPLACEMENT = "\uFFFD";
+const UTF8 = new TextDecoder();
 
-function listFiles(root: string): {
+/** Every file under `root`; `top` is the listing of `root` itself, made by the caller. */
+function listFiles(root: string, top: Dirent[] | null): {
   files: OrderedMap<string, ResourceFile>;
   warnings: LoadWarning[];
 } {
@@ -213,7 +281,7 @@ function listFiles(root: string): {
   while (folders.length > 0) {
     const folder = folders.pop()!;
     const dir = folder === "" ? root : fullPath(root, folder);
-    const entries = safeReaddir(dir);
+    const entries = folder === "" ? top : safeReaddir(dir);
     if (entries === null) {
       warnings.push({ path: folder, message: "folder could not be read; skipped" });
       continue;

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { existsSync, statSync } from "node:fs";
+import { type Stats, statSync } from "node:fs";
 import { basename, dirname, isAbsolute, join, relative, resolve } from "node:path";
 import { type Catalog, catalogFiles, loadCatalog } from "./catalog.ts";
 import {
@@ -17,7 +17,12 @@ import {
 } from "./errors.ts";
 import { findSkillFolders } from "./discover.ts";
 import { includeGraph } from "./include_graph.ts";
-import { isSkillFolder, type LoadedSkill, loadSkillFolder } from "./skill_folder.ts";
+import {
+  _loadIfSkillMdListed,
+  isSkillFolder,
+  type LoadedSkill,
+  loadSkillFolder,
+} from "./skill_folder.ts";
 import { classifyResource, effectiveClass, normalizeResourcePath } from "./resource_path.ts";
 import { includeName } from "./skill.ts";
 
@@ -67,11 +72,17 @@ export function validatePaths(paths: readonly string[]): Diagnostic[] {
 }
 
 function validatePath(path: string, out: Diagnostic[], seen: Set<string>): void {
-  if (!existsSync(path)) {
+  // The common case, a skill folder, is listed once — for the question and for
+  // the load — before any stat: a path that is missing or not a folder declines.
+  if (validateSkillFolder(path, out, seen, _loadIfSkillMdListed)) return;
+  let stat: Stats;
+  try {
+    stat = statSync(path);
+  } catch {
     out.push({ file: path, severity: "error", message: "no such file or folder" });
     return;
   }
-  if (!statSync(path).isDirectory()) {
+  if (!stat.isDirectory()) {
     const name = basename(path);
     if (name === "SKILL.md" || name === "skill.md") validateSkillFolder(dirname(path), out, seen);
     else validateCatalog(path, out, seen);
@@ -173,22 +184,31 @@ function includeIndex(catalog: Catalog, from: string, to: string): number {
 
 /**
  * Validate one Agent Skill folder: its SKILL.md, the entries the loader passed
- * over, the body's length, and links in the body.
+ * over, the body's length, and links in the body. `load` may decline (return
+ * `null`) before deciding anything: then nothing is reported and the result
+ * is false.
  */
-function validateSkillFolder(dir: string, out: Diagnostic[], seen: Set<string>): void {
-  if (seen.has(dir)) return;
-  seen.add(dir);
-  let skill: LoadedSkill;
+function validateSkillFolder(
+  dir: string,
+  out: Diagnostic[],
+  seen: Set<string>,
+  load: (dir: string) => LoadedSkill | null = loadSkillFolder,
+): boolean {
+  if (seen.has(dir)) return true;
+  let skill: LoadedSkill | null;
   try {
-    skill = loadSkillFolder(dir);
+    skill = load(dir);
   } catch (e) {
+    seen.add(dir);
     out.push(
       e instanceof AgentSkillError
         ? fromError(e, e.location, join(dir, "SKILL.md"))
         : unreadable(e, dir),
     );
-    return;
+    return true;
   }
+  if (skill === null) return false;
+  seen.add(dir);
   for (const w of skill.warnings) {
     out.push({ file: join(skill.location, w.path), severity: "warning", message: w.message });
   }
@@ -221,6 +241,7 @@ function validateSkillFolder(dir: string, out: Diagnostic[], seen: Set<string>):
       }
     }
   });
+  return true;
 }
 
 /** What `validate` needs to know of a skill's files, built once per skill. */
@@ -253,12 +274,16 @@ function folderIndex(skill: LoadedSkill): FolderIndex {
 
 /** Why a referenced path would fail a model that follows it, or `null` when it is fine. */
 function referenceProblem(skill: LoadedSkill, index: FolderIndex, target: string): string | null {
-  let path: string;
-  try {
-    path = normalizeResourcePath(target);
-  } catch (e) {
-    if (!(e instanceof InvalidResourcePathError)) throw e;
-    return `is not a path inside the skill: ${e.message}`;
+  // A listed path is already normal (the loader keys files by normal paths), so
+  // the usual reference, to a file that is there, skips the normalising.
+  let path = target;
+  if (!skill.files.has(target) && !index.folders.has(target)) {
+    try {
+      path = normalizeResourcePath(target);
+    } catch (e) {
+      if (!(e instanceof InvalidResourcePathError)) throw e;
+      return `is not a path inside the skill: ${e.message}`;
+    }
   }
   const file = skill.files.get(path);
   if (file !== undefined) {

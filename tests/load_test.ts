@@ -21,7 +21,8 @@ import {
   readResource,
   renderActivation,
 } from "../mod.ts";
-import { loadSkillFolder } from "../lib/load.ts";
+import { type LoadedSkill, loadSkillFolder } from "../lib/load.ts";
+import { _loadIfSkillMdListed } from "../lib/skill_folder.ts";
 import { write } from "./_tree.ts";
 
 const PNG = Uint8Array.of(0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13);
@@ -238,6 +239,37 @@ describe("loadSkillFolder on a real folder", () => {
       name: "SkillFolderError",
       code: "NO_SUCH_FOLDER",
       message: 'No such folder "no-such"',
+    });
+  });
+
+  it("loads from one top-level listing what loadSkillFolder loads, and declines what a stat must decide", () => {
+    // Arrange: the rich folder (links in, out, loops, a linked folder), and folders to decline.
+    const summary = (skill: LoadedSkill) => ({
+      name: skill.name,
+      instructions: skill.instructions,
+      bodyLine: skill.bodyLine,
+      skillMdPath: skill.skillMdPath,
+      warnings: skill.warnings,
+      files: [...skill.files.values()].map((f) => [f.path, f.size, f.real_path, f.outside_root]),
+    });
+    const decline = join(temp, "decline");
+    write(join(decline, "none", "README.md"), "no SKILL.md here");
+    mkdirSync(join(decline, "linked"));
+    symlinkSync(join(skillDir, "SKILL.md"), join(decline, "linked", "SKILL.md"));
+    mkdirSync(join(decline, "pipe"));
+    spawnSync("mkfifo", [join(decline, "pipe", "SKILL.md")]);
+    // Act
+    const listed = _loadIfSkillMdListed(skillDir);
+    // Assert
+    assert.ok(listed !== null);
+    assert.deepEqual(summary(listed), summary(loadSkillFolder(skillDir)));
+    for (const name of ["none", "linked", "pipe", "missing"]) {
+      assert.equal(_loadIfSkillMdListed(join(decline, name)), null, name);
+    }
+    assert.equal(_loadIfSkillMdListed(join(skillDir, "SKILL.md")), null);
+    assert.throws(() => loadSkillFolder(join(skillDir, "SKILL.md")), {
+      name: "SkillFolderError",
+      message: 'No such folder "SKILL.md"',
     });
   });
 });

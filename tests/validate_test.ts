@@ -1,6 +1,7 @@
 import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { linkSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { spawnSync } from "node:child_process";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import {
@@ -116,6 +117,65 @@ describe("validatePaths", () => {
     ];
     write(join(dir, "SKILL.md"), `---\nname: h\ndescription: d\n---\n${body.join("\n")}\n`);
     assert.deepEqual(lines(validatePaths([dir])), []);
+  });
+
+  it("judges a folder named on its own from one listing as a stat of its SKILL.md would", () => {
+    // Arrange: each folder's SKILL.md is something the one listing must not take for a file.
+    const md = (name: string) => `---\nname: ${name}\ndescription: d\n---\nbody\n`;
+    const dir = t("one-listing");
+    write(join(dir, "lower", "skill.md"), md("lower"));
+    write(join(dir, "linked-in", "references", "real.md"), md("linked-in"));
+    symlinkSync("references/real.md", join(dir, "linked-in", "SKILL.md"));
+    write(join(dir, "secret.md"), md("link-out"));
+    mkdirSync(join(dir, "link-out"));
+    symlinkSync("../secret.md", join(dir, "link-out", "SKILL.md"));
+    mkdirSync(join(dir, "pipe"));
+    spawnSync("mkfifo", [join(dir, "pipe", "SKILL.md")]);
+    write(join(dir, "folder", "SKILL.md", "x.md"), "x");
+    write(join(dir, "folder", "skill.md"), md("folder"));
+    write(join(dir, "real", "SKILL.md"), md("real"));
+    symlinkSync("real", join(dir, "alias"));
+    const names = ["lower", "linked-in", "link-out", "pipe", "folder", "alias"];
+    // Act
+    const found = lines(validatePaths(names.map((name) => join(dir, name))));
+    // Assert
+    assert.deepEqual(found, [
+      "T/one-listing/link-out/SKILL.md: error: Invalid SKILL.md: SKILL.md is a link that does not lead to a regular file inside the skill folder",
+      "T/one-listing/pipe: error: Invalid SKILL.md: no SKILL.md in the folder",
+      'T/one-listing/alias/SKILL.md:2:1: error: Invalid SKILL.md at name: "real" must equal the folder name "alias"',
+    ]);
+  });
+
+  it("checks references against the files the loader listed, not against the disk", () => {
+    // Arrange: a linked folder (not followed), a hard link, and paths of both cases.
+    const dir = t("listed", "doc");
+    write(join(dir, "references", "a.md"), "a");
+    symlinkSync("references", join(dir, "refs"));
+    write(t("listed", "shared.txt"), "shared");
+    mkdirSync(join(dir, "assets"));
+    linkSync(t("listed", "shared.txt"), join(dir, "assets", "h.txt"));
+    write(
+      join(dir, "SKILL.md"),
+      [
+        "---",
+        "name: doc",
+        "description: d",
+        "---",
+        "Read refs/a.md, References/a.md and references/A.md; fill assets/h.txt.",
+        "See [a](references/a.md) and [b](references/sub/b.md).",
+      ].join("\n"),
+    );
+    // Act
+    const found = lines(validatePaths([dir]));
+    // Assert
+    assert.deepEqual(found, [
+      "T/listed/doc/refs: warning: a linked folder; not followed",
+      "T/listed/doc/assets/h.txt: warning: has 2 hard links: its content is shared with another name, perhaps outside the folder; listed",
+      'T/listed/doc/SKILL.md:5:6: warning: Path "refs/a.md" points to a missing file',
+      'T/listed/doc/SKILL.md:5:17: warning: Path "References/a.md" points to a missing file; "references/a.md" differs only in case',
+      'T/listed/doc/SKILL.md:5:37: warning: Path "references/A.md" points to a missing file; "references/a.md" differs only in case',
+      'T/listed/doc/SKILL.md:6:34: warning: Link to "references/sub/b.md" points to a missing file',
+    ]);
   });
 
   it("reports a catalog that fails to parse once, with its place", () => {
