@@ -1,0 +1,222 @@
+/**
+ * The import rule of `lib/` (STYLE.md › Layout): one folder per audience, each
+ * importing only its own folder or a lower one, and each package owned by one
+ * audience. Shared by `tests/layout_test.ts` and the one-off script that grouped
+ * `lib/` by audience.
+ *
+ * @module
+ */
+
+/** The audiences, lowest first: the folders of `lib/`. */
+export const AUDIENCES = ["core", "fs", "mcp", "testing", "cli"] as const;
+
+/** One audience: a folder `lib/<audience>/`. */
+export type Audience = typeof AUDIENCES[number];
+
+/** The public entry point of each audience (a thin table of contents), by path from the root. */
+export const ENTRIES: ReadonlyMap<string, Audience> = new Map<string, Audience>([
+  ["mod.ts", "core"],
+  ["lib/load.ts", "fs"],
+  ["lib/mcp.ts", "mcp"],
+  ["lib/testing.ts", "testing"],
+  ["lib/cli.ts", "cli"],
+]);
+
+/**
+ * The audiences each audience may import from, its own included: core imports
+ * only core; the file system adds `fs`; MCP serves folders from disk; the test
+ * suites need only the core; the CLI uses all but the test suites.
+ */
+export const MAY_IMPORT: ReadonlyMap<Audience, readonly Audience[]> = new Map<
+  Audience,
+  readonly Audience[]
+>([
+  ["core", ["core"]],
+  ["fs", ["core", "fs"]],
+  ["mcp", ["core", "fs", "mcp"]],
+  ["testing", ["core", "testing"]],
+  ["cli", ["core", "fs", "mcp", "cli"]],
+]);
+
+/**
+ * The audience whose graph each package belongs to: only that audience and the
+ * ones above it (by {@link MAY_IMPORT}) import it. `node:` modules belong to
+ * every audience but the core.
+ */
+export const PACKAGE_OWNERS: ReadonlyMap<string, Audience> = new Map<string, Audience>([
+  ["yaml", "fs"],
+  ["@modelcontextprotocol/server", "mcp"],
+  ["@modelcontextprotocol/client", "mcp"],
+  ["fast-check", "testing"],
+]);
+
+/**
+ * The source with its comments blanked and the insides of its strings,
+ * template literals and regular expressions blanked too (each character but a
+ * line break becomes a space; quotes and slashes stay), so that what is left
+ * is code, at the same offsets.
+ *
+ * @param source TypeScript source.
+ * @returns The code, as long as the source.
+ */
+export function codeOnly(source: string): string {
+  let out = "";
+  let i = 0;
+  // The last significant character of code: decides whether `/` starts a regex.
+  let last = "";
+  const blank = (text: string): string => text.replace(/[^\n]/g, " ");
+  while (i < source.length) {
+    const c = source[i]!;
+    const next = source[i + 1];
+    if (c === "/" && next === "/") {
+      const end = source.indexOf("\n", i);
+      const stop = end === -1 ? source.length : end;
+      out += blank(source.slice(i, stop));
+      i = stop;
+    } else if (c === "/" && next === "*") {
+      const end = source.indexOf("*/", i + 2);
+      const stop = end === -1 ? source.length : end + 2;
+      out += blank(source.slice(i, stop));
+      i = stop;
+    } else if (c === '"' || c === "'" || c === "`") {
+      const stop = endOfQuoted(source, i, c);
+      out += c + blank(source.slice(i + 1, stop - 1)) + (stop - i > 1 ? source[stop - 1] : "");
+      i = stop;
+      last = c;
+    } else if (c === "/" && (last === "" || "(,=:[!&|?{};+-*%<>~^".includes(last))) {
+      const stop = endOfRegex(source, i);
+      out += c + blank(source.slice(i + 1, stop - 1)) + (stop - i > 1 ? source[stop - 1] : "");
+      i = stop;
+      last = "/";
+    } else {
+      out += c;
+      if (!/\s/.test(c)) last = c;
+      i++;
+    }
+  }
+  return out;
+}
+
+function endOfQuoted(source: string, start: number, quote: string): number {
+  let i = start + 1;
+  while (i < source.length) {
+    const c = source[i]!;
+    if (c === "\\") i += 2;
+    else if (c === quote) return i + 1;
+    else if (c === "\n" && quote !== "`") return i;
+    else i++;
+  }
+  return source.length;
+}
+
+function endOfRegex(source: string, start: number): number {
+  let i = start + 1;
+  let inClass = false;
+  while (i < source.length) {
+    const c = source[i]!;
+    if (c === "\\") i += 2;
+    else if (c === "\n") return i;
+    else if (c === "[") (inClass = true), i++;
+    else if (c === "]") (inClass = false), i++;
+    else if (c === "/" && !inClass) return i + 1;
+    else i++;
+  }
+  return source.length;
+}
+
+// Matched on `codeOnly(source)`, where a string is its quotes around spaces.
+const STATIC_IMPORT = /^[ \t]*(?:(?:import|export)\b[^;'"`]*?\bfrom|import)\s*(["'])( *)\1/gm;
+const DYNAMIC_IMPORT = /\bimport\(\s*(["'])( *)\1\s*\)/g;
+
+/**
+ * The module specifiers a TypeScript module imports or re-exports — static,
+ * type-only and dynamic `import("…")` with a literal — in order of appearance;
+ * none from comments (so none from JSDoc examples).
+ *
+ * @param source TypeScript source.
+ * @returns The specifiers, as written.
+ */
+export function importSpecifiers(source: string): string[] {
+  const code = codeOnly(source);
+  const found: { at: number; specifier: string }[] = [];
+  for (const pattern of [STATIC_IMPORT, DYNAMIC_IMPORT]) {
+    for (const m of code.matchAll(pattern)) {
+      // The specifier's offset: the blanked string is the last quote-spaces-quote of the match.
+      const end = m.index + m[0].lastIndexOf(m[1]!);
+      const start = end - m[2]!.length;
+      found.push({ at: start, specifier: source.slice(start, end) });
+    }
+  }
+  return found.sort((a, b) => a.at - b.at).map((f) => f.specifier);
+}
+
+/**
+ * The audience of a module of this repository, by its path from the root:
+ * an entry's audience, or the folder under `lib/`; `undefined` for any other
+ * path (a module directly in `lib/` that is not an entry, or outside `lib/`).
+ *
+ * @param path A path from the repository root, `/`-separated.
+ * @returns The audience, if the path has one.
+ */
+export function audienceOf(path: string): Audience | undefined {
+  const entry = ENTRIES.get(path);
+  if (entry !== undefined) return entry;
+  const folder = /^lib\/([^/]+)\//.exec(path)?.[1];
+  return (AUDIENCES as readonly string[]).includes(folder ?? "") ? folder as Audience : undefined;
+}
+
+/** `a/b/../c/./d` → `a/c/d` (no leading `..` left: such a path is outside the root). */
+export function joinPath(dir: string, relative: string): string {
+  const parts = dir === "" ? [] : dir.split("/");
+  for (const part of relative.split("/")) {
+    if (part === "..") parts.pop();
+    else if (part !== "." && part !== "") parts.push(part);
+  }
+  return parts.join("/");
+}
+
+/** The package of a bare specifier: `@scope/name` or `name`. */
+export function packageOf(specifier: string): string {
+  const parts = specifier.split("/");
+  return specifier.startsWith("@") ? parts.slice(0, 2).join("/") : parts[0]!;
+}
+
+/**
+ * What breaks the rule in one module's imports.
+ *
+ * @param path The module's path from the root.
+ * @param source Its text.
+ * @param exists Whether a path from the root is a file.
+ * @returns One message per broken import, empty when the module keeps the rule.
+ */
+export function importProblems(
+  path: string,
+  source: string,
+  exists: (path: string) => boolean,
+): string[] {
+  const audience = audienceOf(path);
+  if (audience === undefined) return [`${path} is not in an audience folder (${AUDIENCES})`];
+  const allowed = MAY_IMPORT.get(audience)!;
+  const dir = path.includes("/") ? path.slice(0, path.lastIndexOf("/")) : "";
+  const problems: string[] = [];
+  for (const specifier of importSpecifiers(source)) {
+    const say = (why: string) =>
+      problems.push(`${path} (${audience}) imports "${specifier}": ${why}`);
+    if (specifier.startsWith("./") || specifier.startsWith("../")) {
+      const target = joinPath(dir, specifier);
+      const theirs = audienceOf(target);
+      if (!exists(target)) say(`no file ${target}`);
+      else if (theirs === undefined) say(`${target} is not in an audience folder`);
+      else if (!allowed.includes(theirs)) say(`${theirs} is not one of ${allowed.join(", ")}`);
+    } else if (specifier.startsWith("node:")) {
+      if (audience === "core") say("the core uses web standards only");
+    } else if (/^[a-z]+:/.test(specifier)) {
+      say("a URL; the code imports relative paths and packages only");
+    } else {
+      const owner = PACKAGE_OWNERS.get(packageOf(specifier));
+      if (owner === undefined) say("a package that no audience owns (add it to PACKAGE_OWNERS)");
+      else if (!allowed.includes(owner)) say(`a package of ${owner}`);
+    }
+  }
+  return problems;
+}

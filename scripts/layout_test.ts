@@ -1,0 +1,152 @@
+import { describe, it } from "node:test";
+import assert from "node:assert/strict";
+import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { join, resolve } from "node:path";
+import {
+  audienceOf,
+  AUDIENCES,
+  codeOnly,
+  ENTRIES,
+  importProblems,
+  importSpecifiers,
+} from "./_layout.ts";
+import { fc, runs } from "./_fc.ts";
+
+const ROOT = resolve(import.meta.dirname ?? ".", "..");
+
+/** Every `.ts` file under `lib/`, as paths from the root, sorted. */
+function libFiles(): string[] {
+  const files: string[] = [];
+  const stack = ["lib"];
+  while (stack.length > 0) {
+    const dir = stack.pop()!;
+    for (const name of readdirSync(join(ROOT, dir))) {
+      const path = `${dir}/${name}`;
+      if (statSync(join(ROOT, path)).isDirectory()) stack.push(path);
+      else if (name.endsWith(".ts")) files.push(path);
+    }
+  }
+  return files.sort();
+}
+
+const isFile = (path: string): boolean =>
+  existsSync(join(ROOT, path)) && statSync(join(ROOT, path)).isFile();
+
+describe("lib/ grouped by audience", () => {
+  it("holds the five entry points and otherwise only audience folders", () => {
+    const files = libFiles();
+    const loose = files.filter((f) => audienceOf(f) === undefined);
+    assert.deepEqual(loose, []);
+    for (const entry of ENTRIES.keys()) assert.ok(isFile(entry), entry);
+    const folders = readdirSync(join(ROOT, "lib")).filter((n) =>
+      statSync(join(ROOT, "lib", n)).isDirectory()
+    );
+    assert.deepEqual(folders.filter((f) => !(AUDIENCES as readonly string[]).includes(f)), []);
+  });
+
+  it("each module imports only its own audience or a lower one, and the core no node: or package", () => {
+    const problems = ["mod.ts", ...libFiles()].flatMap((path) =>
+      importProblems(path, readFileSync(join(ROOT, path), "utf8"), isFile)
+    );
+    assert.deepEqual(problems, []);
+  });
+});
+
+describe("the rule's checks", () => {
+  const exists = (path: string) => ["lib/core/a.ts", "lib/fs/b.ts", "lib/cli/c.ts"].includes(path);
+
+  it("refuses a core module that imports node:, a package or a higher folder", () => {
+    const source = 'import { a } from "./a.ts";\nimport { readFileSync } from "node:fs";\n' +
+      'import { parse } from "yaml";\nexport { b } from "../fs/b.ts";\n';
+    assert.deepEqual(importProblems("lib/core/x.ts", source, exists), [
+      'lib/core/x.ts (core) imports "node:fs": the core uses web standards only',
+      'lib/core/x.ts (core) imports "yaml": a package of fs',
+      'lib/core/x.ts (core) imports "../fs/b.ts": fs is not one of core',
+    ]);
+  });
+
+  it("refuses fs importing the CLI, a missing file, an unowned package and a loose module", () => {
+    const source = 'const c = await import("../cli/c.ts");\nimport "../core/gone.ts";\n' +
+      'import x from "left-pad";\nimport y from "../z.ts";\n';
+    assert.deepEqual(importProblems("lib/fs/x.ts", source, exists), [
+      'lib/fs/x.ts (fs) imports "../cli/c.ts": cli is not one of core, fs',
+      'lib/fs/x.ts (fs) imports "../core/gone.ts": no file lib/core/gone.ts',
+      'lib/fs/x.ts (fs) imports "left-pad": a package that no audience owns (add it to PACKAGE_OWNERS)',
+      'lib/fs/x.ts (fs) imports "../z.ts": no file lib/z.ts',
+    ]);
+    assert.deepEqual(importProblems("lib/x.ts", "", exists), [
+      "lib/x.ts is not in an audience folder (core,fs,mcp,testing,cli)",
+    ]);
+  });
+
+  it("accepts the CLI importing every folder but testing, and the MCP SDK", () => {
+    const source = 'import "../core/a.ts";\nimport "../fs/b.ts";\n' +
+      'import { Client } from "@modelcontextprotocol/client/stdio";\nimport process from "node:process";\n';
+    assert.deepEqual(importProblems("lib/cli/x.ts", source, exists), []);
+  });
+});
+
+describe("importSpecifiers", () => {
+  it("finds multi-line, type-only, side-effect, re-export and dynamic imports, none in comments", () => {
+    const source = [
+      "/**",
+      " * ```ts",
+      ' * import { assert } from "./_assert.ts";',
+      " * ```",
+      " */",
+      "import {",
+      "  a,",
+      "  type B,",
+      '} from "./a.ts";',
+      'import type { C } from "./c.ts";',
+      'import "./side.ts";',
+      '// import { d } from "./commented.ts";',
+      'export * from "./star.ts";',
+      "const re = /[\"'/]/; // a quote in a regex",
+      'const s = "import x from \\"./in_string.ts\\"";',
+      'const m = await import("./dynamic.ts"); /* import("./block.ts") */',
+      'export { e } from "./e.ts";',
+    ].join("\n");
+    assert.deepEqual(importSpecifiers(source), [
+      "./a.ts",
+      "./c.ts",
+      "./side.ts",
+      "./star.ts",
+      "./dynamic.ts",
+      "./e.ts",
+    ]);
+  });
+
+  it("finds exactly the imports of code interleaved with comments and strings", () => {
+    const name = fc.stringMatching(/^[a-z_]{1,8}$/);
+    const line = fc.oneof(
+      name.map((n) => ({ text: `import { ${n} } from "./${n}.ts";`, spec: `./${n}.ts` })),
+      name.map((n) => ({
+        text: `import type {\n  ${n},\n} from "../${n}.ts";`,
+        spec: `../${n}.ts`,
+      })),
+      name.map((n) => ({ text: `const ${n} = await import("./${n}.ts");`, spec: `./${n}.ts` })),
+      name.map((n) => ({ text: `// import { ${n} } from "./${n}.ts";`, spec: undefined })),
+      name.map((n) => ({
+        text: `/**\n * import { ${n} } from "./${n}.ts";\n */`,
+        spec: undefined,
+      })),
+      name.map((n) => ({ text: `const ${n} = 'from "./${n}.ts"' + "/* x";`, spec: undefined })),
+      name.map((n) => ({
+        text: `const ${n} = /\\/\\/["']/.test("x"); // a regex`,
+        spec: undefined,
+      })),
+    );
+    fc.assert(
+      fc.property(fc.array(line, { maxLength: 12 }), (lines) => {
+        const source = lines.map((l) => l.text).join("\n");
+        assert.deepEqual(
+          importSpecifiers(source),
+          lines.flatMap((l) => l.spec === undefined ? [] : [l.spec]),
+        );
+        assert.equal(codeOnly(source).length, source.length);
+      }),
+      runs(200),
+    );
+  });
+});
