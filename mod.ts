@@ -4,7 +4,7 @@
  *
  * ```ts
  * import { OrderedMap } from "./mod.ts";
- * import { assert } from "./lib/_assert.ts";
+ * import { assert } from "./lib/core/_assert.ts";
  *
  * const m = OrderedMap.from([["read", 1], ["write", 2], ["read", 3]]);
  * assert.deepEqual(m.toArray(), [["read", 3], ["write", 2]]);
@@ -12,7 +12,7 @@
  *
  * @module
  */
-export { OrderedMap, OrderedMapBuilder } from "./lib/ordered_map.ts";
+export { OrderedMap, OrderedMapBuilder } from "./lib/core/ordered_map.ts";
 export {
   AgentSkillError,
   ExecutionError,
@@ -25,14 +25,14 @@ export {
   SkillFolderError,
   SkillResolutionError,
   withoutLocation,
-} from "./lib/errors.ts";
+} from "./lib/core/errors.ts";
 export type {
   GateOperation,
   ResourceReadCode,
   SkillResolutionCode,
   SourceLocation,
-} from "./lib/errors.ts";
-export { formatFieldPath, includeName, isSkillName, parseSkill } from "./lib/skill.ts";
+} from "./lib/core/errors.ts";
+export { formatFieldPath, includeName, isSkillName, parseSkill } from "./lib/core/skill.ts";
 export type {
   InlineTool,
   McpServer,
@@ -40,41 +40,45 @@ export type {
   Skill,
   SkillInclude,
   ToolOverrides,
-} from "./lib/skill.ts";
-export { computeCapabilitySummary, resolveTools, SkillResolver } from "./lib/resolve.ts";
+} from "./lib/core/skill.ts";
+export { computeCapabilitySummary, resolveTools, SkillResolver } from "./lib/core/resolve.ts";
 export type {
   CapabilitySummary,
   ResolvedToolEntry,
   ResolvedToolKind,
   ResolvedTools,
   SkillLookup,
-} from "./lib/resolve.ts";
+} from "./lib/core/resolve.ts";
 export {
   classifyResource,
   effectiveClass,
   normalizeResourcePath,
   RESOURCE_CLASSES,
-} from "./lib/resource_path.ts";
-export type { ResourceClass } from "./lib/resource_path.ts";
-export { assertAccess, decideAccess, isGateOpen, mayAccess } from "./lib/gate.ts";
-export type { SafetyFlags } from "./lib/gate.ts";
+} from "./lib/core/resource_path.ts";
+export type { ResourceClass } from "./lib/core/resource_path.ts";
+export { assertAccess, decideAccess, isGateOpen, mayAccess } from "./lib/core/gate.ts";
+export type { SafetyFlags } from "./lib/core/gate.ts";
 export {
   agentSkillNameProblem,
   allowedTools,
   validateAgentSkillFrontmatter,
-} from "./lib/agent_skill.ts";
-export type { AgentSkillFrontmatter } from "./lib/agent_skill.ts";
-export { createBundle, memoryFile, openResource } from "./lib/bundle.ts";
-export type { BundleInput, ResourceFile, ResourceHandle, SkillBundle } from "./lib/bundle.ts";
-export { mediaTypeOf } from "./lib/media_type.ts";
-export { activateSkill, DEFAULT_MAX_MANIFEST_ENTRIES, renderActivation } from "./lib/activate.ts";
+} from "./lib/core/agent_skill.ts";
+export type { AgentSkillFrontmatter } from "./lib/core/agent_skill.ts";
+export { createBundle, memoryFile, openResource } from "./lib/core/bundle.ts";
+export type { BundleInput, ResourceFile, ResourceHandle, SkillBundle } from "./lib/core/bundle.ts";
+export { mediaTypeOf } from "./lib/core/media_type.ts";
+export {
+  activateSkill,
+  DEFAULT_MAX_MANIFEST_ENTRIES,
+  renderActivation,
+} from "./lib/core/activate.ts";
 export type {
   ActivateOptions,
   Activation,
   ManifestEntry,
   ManifestOmissions,
   ResourceManifest,
-} from "./lib/activate.ts";
+} from "./lib/core/activate.ts";
 export {
   DEFAULT_BYTE_LIMIT,
   DEFAULT_LINE_LIMIT,
@@ -82,8 +86,8 @@ export {
   MIN_PAGE_BYTES,
   readResource,
   renderResourceRead,
-} from "./lib/read.ts";
-export type { ReadOptions, ResourceRead } from "./lib/read.ts";
+} from "./lib/core/read.ts";
+export type { ReadOptions, ResourceRead } from "./lib/core/read.ts";
 export {
   EnvelopeError,
   newNonce,
@@ -93,10 +97,10 @@ export {
   renderResourceReadEnvelope,
   RESOURCE_READ_MARKER,
   utf8Length,
-} from "./lib/envelope.ts";
-export type { Envelope, ParsedEnvelope, ResourceReadFields } from "./lib/envelope.ts";
-export { escapeControls, escapeControlsKeepingLines, quoteShort } from "./lib/_text.ts";
-export { decodeBase64, encodeBase64 } from "./lib/base64.ts";
+} from "./lib/core/envelope.ts";
+export type { Envelope, ParsedEnvelope, ResourceReadFields } from "./lib/core/envelope.ts";
+export { escapeControls, escapeControlsKeepingLines, quoteShort } from "./lib/core/_text.ts";
+export { decodeBase64, encodeBase64 } from "./lib/core/base64.ts";
 export {
   handleSkillTool,
   parseSkillToolInput,
@@ -104,7 +108,7 @@ export {
   toAnthropicTool,
   toMcpTool,
   toOpenAITool,
-} from "./lib/skill_tool.ts";
+} from "./lib/core/skill_tool.ts";
 export type {
   JsonSchema,
   SkillBundleSource,
@@ -114,12 +118,16 @@ export type {
   SkillToolInput,
   SkillToolOptions,
   SkillToolResult,
-} from "./lib/skill_tool.ts";
-export { includeGraph } from "./lib/include_graph.ts";
-export type { GraphEdge, GraphNode, IncludeGraph } from "./lib/include_graph.ts";
+} from "./lib/core/skill_tool.ts";
+export { includeGraph } from "./lib/core/include_graph.ts";
+export type { GraphEdge, GraphNode, IncludeGraph } from "./lib/core/include_graph.ts";
 export {
   DEFAULT_DESCRIPTION_FLOOR,
   fitSkillCatalog,
   renderSkillCatalog,
-} from "./lib/skill_catalog.ts";
-export type { CatalogSkill, FittedSkillCatalog, SkillCatalogOptions } from "./lib/skill_catalog.ts";
+} from "./lib/core/skill_catalog.ts";
+export type {
+  CatalogSkill,
+  FittedSkillCatalog,
+  SkillCatalogOptions,
+} from "./lib/core/skill_catalog.ts";

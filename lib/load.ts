@@ -7,7 +7,7 @@
  * ```ts
  * import { loadCatalog, loadSkillFolder } from "./load.ts";
  * import { activateSkill, resolveTools } from "../mod.ts";
- * import { assert } from "./_assert.ts";
+ * import { assert } from "./core/_assert.ts";
  *
  * const catalog = loadCatalog(new URL("../examples/catalog.yaml", import.meta.url).pathname);
  * const tools = resolveTools(catalog.skills.get("local/pdf-tools")!, catalog.skills);
@@ -18,10 +18,15 @@
  *
  * @module
  */
-export { findSkillMd, isSkillFolder, loadSkillFolder, MAX_SKILL_MD_BYTES } from "./skill_folder.ts";
-export type { LoadedSkill, LoadSkillFolderOptions, LoadWarning } from "./skill_folder.ts";
-export { MAX_ALIAS_COUNT, parseSkillMd } from "./skill_md.ts";
-export type { ParseSkillMdOptions, SkillMd } from "./skill_md.ts";
+export {
+  findSkillMd,
+  isSkillFolder,
+  loadSkillFolder,
+  MAX_SKILL_MD_BYTES,
+} from "./fs/skill_folder.ts";
+export type { LoadedSkill, LoadSkillFolderOptions, LoadWarning } from "./fs/skill_folder.ts";
+export { MAX_ALIAS_COUNT, parseSkillMd } from "./fs/skill_md.ts";
+export type { ParseSkillMdOptions, SkillMd } from "./fs/skill_md.ts";
 export {
   CATALOG_EXTENSIONS,
   catalogFiles,
@@ -29,10 +34,10 @@ export {
   MAX_CATALOG_FILE_BYTES,
   parseCatalogFile,
   parseCatalogText,
-} from "./catalog.ts";
-export type { Catalog, Position } from "./catalog.ts";
-export { formatDiagnostic, MAX_BODY_LINES, validatePaths } from "./validate.ts";
-export type { Diagnostic } from "./validate.ts";
+} from "./fs/catalog.ts";
+export type { Catalog, Position } from "./fs/catalog.ts";
+export { formatDiagnostic, MAX_BODY_LINES, validatePaths } from "./fs/validate.ts";
+export type { Diagnostic } from "./fs/validate.ts";
 export {
   DEFAULT_MAX_DEPTH,
   DEFAULT_MAX_FOLDERS,
@@ -40,7 +45,7 @@ export {
   Discovery,
   findSkillFolders,
   nodeDiscoveryFileSystem,
-} from "./discover.ts";
+} from "./fs/discover.ts";
 export type {
   DiscoveredSkill,
   DiscoverOptions,
@@ -51,8 +56,8 @@ export type {
   SkillPlace,
   SkillRoot,
   SkippedSkill,
-} from "./discover.ts";
-export { formatSkillDiagnostic } from "./skill_diagnostic.ts";
-export type { SkillDiagnostic, SkillDiagnosticCode } from "./skill_diagnostic.ts";
-export { validateFrontmatterLeniently } from "./lenient_frontmatter.ts";
-export type { FrontmatterProblem, LenientFrontmatter } from "./lenient_frontmatter.ts";
+} from "./fs/discover.ts";
+export { formatSkillDiagnostic } from "./fs/skill_diagnostic.ts";
+export type { SkillDiagnostic, SkillDiagnosticCode } from "./fs/skill_diagnostic.ts";
+export { validateFrontmatterLeniently } from "./fs/lenient_frontmatter.ts";
+export type { FrontmatterProblem, LenientFrontmatter } from "./fs/lenient_frontmatter.ts";

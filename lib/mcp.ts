@@ -10,7 +10,7 @@
  * ```ts
  * import { Client, InMemoryTransport } from "@modelcontextprotocol/client";
  * import { mcpSkillBundles, serveSkills } from "./mcp.ts";
- * import { assert } from "./_assert.ts";
+ * import { assert } from "./core/_assert.ts";
  *
  * const served = await serveSkills([new URL("../examples/skills", import.meta.url).pathname]);
  * const [here, there] = InMemoryTransport.createLinkedPair();
@@ -25,14 +25,14 @@
  *
  * @module
  */
-export { McpSkillError } from "./_mcp_errors.ts";
-export type { McpSkillErrorCode } from "./_mcp_errors.ts";
-export { serveSkills, watchSkills } from "./_mcp_serve.ts";
-export type { ServeSkillsOptions, SkillSafety, SkillServer, WatchOptions } from "./_mcp_serve.ts";
-export { mcpSkillBundles, McpSkills } from "./_mcp_consume.ts";
-export type { McpSkillBundle, McpSkillBundlesOptions, McpSkillWarning } from "./_mcp_consume.ts";
-export { isLoopbackHost, listenHttp } from "./_mcp_http.ts";
-export type { HttpListener, ListenHttpOptions } from "./_mcp_http.ts";
+export { McpSkillError } from "./mcp/_errors.ts";
+export type { McpSkillErrorCode } from "./mcp/_errors.ts";
+export { serveSkills, watchSkills } from "./mcp/_serve.ts";
+export type { ServeSkillsOptions, SkillSafety, SkillServer, WatchOptions } from "./mcp/_serve.ts";
+export { mcpSkillBundles, McpSkills } from "./mcp/_consume.ts";
+export type { McpSkillBundle, McpSkillBundlesOptions, McpSkillWarning } from "./mcp/_consume.ts";
+export { isLoopbackHost, listenHttp } from "./mcp/_http.ts";
+export type { HttpListener, ListenHttpOptions } from "./mcp/_http.ts";
 // Types that the signatures above name, re-exported so users (and `deno doc`) can see them.
 // (The SDK's own types, `Client`, `McpServer` and the skills extension's, come from the SDK.)
 export type {
@@ -41,12 +41,12 @@ export type {
   ManifestEntry,
   ManifestOmissions,
   ResourceManifest,
-} from "./activate.ts";
-export type { AgentSkillFrontmatter } from "./agent_skill.ts";
-export type { Discovery } from "./discover.ts";
-export type { ResourceFile, ResourceHandle, SkillBundle } from "./bundle.ts";
-export type { SafetyFlags } from "./gate.ts";
-export type { ReadOptions, ResourceRead } from "./read.ts";
-export type { ResourceClass } from "./resource_path.ts";
-export type { LoadedSkill, LoadWarning } from "./skill_folder.ts";
-export type { SkillToolContext, SkillToolResult } from "./skill_tool.ts";
+} from "./core/activate.ts";
+export type { AgentSkillFrontmatter } from "./core/agent_skill.ts";
+export type { Discovery } from "./fs/discover.ts";
+export type { ResourceFile, ResourceHandle, SkillBundle } from "./core/bundle.ts";
+export type { SafetyFlags } from "./core/gate.ts";
+export type { ReadOptions, ResourceRead } from "./core/read.ts";
+export type { ResourceClass } from "./core/resource_path.ts";
+export type { LoadedSkill, LoadWarning } from "./fs/skill_folder.ts";
+export type { SkillToolContext, SkillToolResult } from "./core/skill_tool.ts";

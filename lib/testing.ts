@@ -21,17 +21,17 @@ export {
   includeChain,
   resourcePathArbitrary,
   safetyFlagsArbitrary,
-} from "./_testing_arbitraries.ts";
-export type { CatalogOptions, GeneratedBundle, GeneratedCatalog } from "./_testing_arbitraries.ts";
-export { referenceNormalize, referenceResolve, referenceWriteLog } from "./_testing_reference.ts";
-export type { ReferenceLookup } from "./_testing_reference.ts";
+} from "./testing/_arbitraries.ts";
+export type { CatalogOptions, GeneratedBundle, GeneratedCatalog } from "./testing/_arbitraries.ts";
+export { referenceNormalize, referenceResolve, referenceWriteLog } from "./testing/_reference.ts";
+export type { ReferenceLookup } from "./testing/_reference.ts";
 export {
   assertGateInvariants,
   assertResolverInvariants,
   gateProperties,
   InvariantViolationError,
   resolverProperties,
-} from "./_testing_properties.ts";
+} from "./testing/_properties.ts";
 export type {
   GateOperationKind,
   GateProperty,
@@ -43,4 +43,4 @@ export type {
   InvariantProperty,
   ResolverProperty,
   ResolverUnderTest,
-} from "./_testing_properties.ts";
+} from "./testing/_properties.ts";

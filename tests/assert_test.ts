@@ -1,10 +1,10 @@
 import { describe, it } from "node:test";
 import nodeAssert from "node:assert/strict";
 import { fc, runs } from "./_fc.ts";
-import { assert, AssertionError } from "../lib/_assert.ts";
+import { assert, AssertionError } from "../lib/core/_assert.ts";
 
 /** The doc examples' assertions agree with node:assert/strict on plain data. */
-describe("lib/_assert.ts", () => {
+describe("lib/core/_assert.ts", () => {
   const data = fc.jsonValue({ maxDepth: 3 });
 
   it("deepEqual agrees with node:assert/strict deepEqual on JSON data", () => {

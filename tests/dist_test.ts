@@ -13,7 +13,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import process from "node:process";
 import { packAndInstall, ROOT, type Run, run } from "./_package.ts";
-import { VERSION } from "../lib/_version.ts";
+import { VERSION } from "../lib/cli/_version.ts";
 
 const BIN = join(ROOT, "node_modules", ".bin");
 const NODE_ONLY = !("Deno" in globalThis) && !("Bun" in globalThis);
@@ -206,7 +206,7 @@ export { bad, catalog, error, kind };
 );
 
 describe("the version", () => {
-  it("is the same in lib/_version.ts, package.json and deno.json", () => {
+  it("is the same in lib/cli/_version.ts, package.json and deno.json", () => {
     const npm = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")).version;
     const deno = JSON.parse(readFileSync(join(ROOT, "deno.json"), "utf8")).version;
     assert.deepEqual([VERSION, VERSION], [npm, deno]);

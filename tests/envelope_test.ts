@@ -16,7 +16,7 @@ import {
   renderEnvelope,
   renderResourceReadEnvelope,
   utf8Length,
-} from "../lib/envelope.ts";
+} from "../lib/core/envelope.ts";
 
 const nonceArb = fc.stringMatching(/^[0-9a-f]{32}$/);
 

@@ -22,7 +22,7 @@ import {
   renderActivation,
 } from "../mod.ts";
 import { type LoadedSkill, loadSkillFolder } from "../lib/load.ts";
-import { _loadIfSkillMdListed } from "../lib/skill_folder.ts";
+import { _loadIfSkillMdListed } from "../lib/fs/skill_folder.ts";
 import { write } from "./_tree.ts";
 
 const PNG = Uint8Array.of(0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13);

@@ -53,7 +53,7 @@ import {
   serveSkills,
   type SkillServer,
 } from "../lib/mcp.ts";
-import { runMcpCli, splitCommand } from "../lib/_mcp_cli.ts";
+import { runMcpCli, splitCommand } from "../lib/cli/_mcp.ts";
 import { mainAsync } from "../lib/cli.ts";
 
 const MCP_SERVE_USAGE = "skillset serve <skill-dir>... [--http 127.0.0.1:PORT [--allow-remote]] " +

@@ -1,7 +1,7 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { isMap, isPair, isScalar, isSeq, LineCounter, type Node, parseDocument } from "yaml";
-import { linePositions, parsePlainYaml } from "../lib/_plain_yaml.ts";
+import { linePositions, parsePlainYaml } from "../lib/fs/_plain_yaml.ts";
 import { parseCatalogText, parseSkillMd } from "../lib/load.ts";
 import { fc, runs } from "./_fc.ts";
 

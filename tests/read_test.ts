@@ -12,7 +12,7 @@ import {
   type ResourceRead,
   type SkillBundle,
 } from "../mod.ts";
-import { encodeBase64Table } from "../lib/base64.ts";
+import { encodeBase64Table } from "../lib/core/base64.ts";
 
 function bundleWith(files: Record<string, Uint8Array | string>): SkillBundle {
   return createBundle({ frontmatter: { name: "pdf", description: "d" }, instructions: "", files });

@@ -7,7 +7,7 @@ import {
   resolverProperties,
   type ResolverProperty,
 } from "../lib/testing.ts";
-import { deepFreeze } from "../lib/_deep_freeze.ts";
+import { deepFreeze } from "../lib/core/_deep_freeze.ts";
 import {
   computeCapabilitySummary,
   type ResolvedToolEntry,

@@ -1,7 +1,7 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { fc, runs } from "./_fc.ts";
-import { isPlainName } from "../lib/resource_path.ts";
+import { isPlainName } from "../lib/core/resource_path.ts";
 import { resourcePathArbitrary } from "../lib/testing.ts";
 import {
   classifyResource,

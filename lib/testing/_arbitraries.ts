@@ -9,8 +9,8 @@
  */
 import fc from "fast-check";
 
-import type { SafetyFlags } from "./gate.ts";
-import type { InlineTool, McpServer, Skill, SkillInclude } from "./skill.ts";
+import type { SafetyFlags } from "../core/gate.ts";
+import type { InlineTool, McpServer, Skill, SkillInclude } from "../core/skill.ts";
 
 /**
  * A fast-check arbitrary (`fc.Arbitrary` of the `fast-check` peer dependency).
@@ -90,8 +90,8 @@ export interface CatalogOptions {
  * @example
  * ```ts
  * import fc from "fast-check";
- * import { catalogArbitrary } from "./testing.ts";
- * import { assert } from "./_assert.ts";
+ * import { catalogArbitrary } from "../testing.ts";
+ * import { assert } from "../core/_assert.ts";
  *
  * const [sample] = fc.sample(catalogArbitrary({ cycles: false, minDepth: 2 }), { numRuns: 1, seed: 1 });
  * assert.equal(sample!.root, sample!.skills[0]);
@@ -176,8 +176,8 @@ export function catalogArbitrary(options: CatalogOptions = {}): Arbitrary<Genera
  * @throws {RangeError} When `length` is not a positive integer.
  * @example
  * ```ts
- * import { includeChain } from "./testing.ts";
- * import { assert } from "./_assert.ts";
+ * import { includeChain } from "../testing.ts";
+ * import { assert } from "../core/_assert.ts";
  *
  * const { root, lookup } = includeChain(3);
  * assert.deepEqual(root.includes, ["chain/s1"]);
@@ -278,9 +278,9 @@ const HOSTILE_SEGMENTS = [
  * @example
  * ```ts
  * import fc from "fast-check";
- * import { resourcePathArbitrary } from "./testing.ts";
- * import { normalizeResourcePath } from "../mod.ts";
- * import { assert } from "./_assert.ts";
+ * import { resourcePathArbitrary } from "../testing.ts";
+ * import { normalizeResourcePath } from "../../mod.ts";
+ * import { assert } from "../core/_assert.ts";
  *
  * for (const path of fc.sample(resourcePathArbitrary({ hostile: false }), 20)) {
  *   assert.equal(normalizeResourcePath(path), path);
@@ -313,8 +313,8 @@ export function resourcePathArbitrary(
  * @example
  * ```ts
  * import fc from "fast-check";
- * import { safetyFlagsArbitrary } from "./testing.ts";
- * import { assert } from "./_assert.ts";
+ * import { safetyFlagsArbitrary } from "../testing.ts";
+ * import { assert } from "../core/_assert.ts";
  *
  * assert.equal(fc.sample(safetyFlagsArbitrary(), 10).length, 10);
  * ```
@@ -343,9 +343,9 @@ export interface GeneratedBundle {
  * @example
  * ```ts
  * import fc from "fast-check";
- * import { bundleInputArbitrary } from "./testing.ts";
- * import { createBundle } from "../mod.ts";
- * import { assert } from "./_assert.ts";
+ * import { bundleInputArbitrary } from "../testing.ts";
+ * import { createBundle } from "../../mod.ts";
+ * import { assert } from "../core/_assert.ts";
  *
  * for (const input of fc.sample(bundleInputArbitrary(), 5)) {
  *   assert.equal(createBundle(input).files.size, input.files.size);

@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { type AgentSkillError, formatLocation, withoutLocation } from "./errors.ts";
+import { type AgentSkillError, formatLocation, withoutLocation } from "../core/errors.ts";
 
 /** What a diagnostic is about. */
 export type SkillDiagnosticCode =
@@ -102,7 +102,7 @@ export function diagnosticFromError(
  * @example
  * ```ts
  * import { formatSkillDiagnostic } from "./skill_diagnostic.ts";
- * import { assert } from "./_assert.ts";
+ * import { assert } from "../core/_assert.ts";
  *
  * const text = formatSkillDiagnostic({
  *   severity: "warning",

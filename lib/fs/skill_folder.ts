@@ -20,15 +20,15 @@ import {
   statSync,
 } from "node:fs";
 import { basename, join, resolve, sep } from "node:path";
-import type { ResourceFile, ResourceHandle, SkillBundle } from "./bundle.ts";
+import type { ResourceFile, ResourceHandle, SkillBundle } from "../core/bundle.ts";
 import {
   AgentSkillError,
   InvalidResourcePathError,
   ResourceReadError,
   SkillFolderError,
-} from "./errors.ts";
-import { OrderedMap, type OrderedMapBuilder } from "./ordered_map.ts";
-import { effectiveClass, isPlainName, normalizeResourcePath } from "./resource_path.ts";
+} from "../core/errors.ts";
+import { OrderedMap, type OrderedMapBuilder } from "../core/ordered_map.ts";
+import { effectiveClass, isPlainName, normalizeResourcePath } from "../core/resource_path.ts";
 import type { SkillDiagnostic } from "./skill_diagnostic.ts";
 import { parseSkillMd } from "./skill_md.ts";
 
@@ -156,9 +156,9 @@ export function loadSkillFolder(dir: string, options: LoadSkillFolderOptions = {
  * @example
  * ```ts
  * import { _loadIfSkillMdListed } from "./skill_folder.ts";
- * import { assert } from "./_assert.ts";
+ * import { assert } from "../core/_assert.ts";
  *
- * const examples = new URL("../examples", import.meta.url).pathname;
+ * const examples = new URL("../../examples", import.meta.url).pathname;
  * assert.equal(_loadIfSkillMdListed(`${examples}/skills/pdf`)?.name, "pdf");
  * assert.equal(_loadIfSkillMdListed(`${examples}/skills`), null);
  * ```
@@ -481,12 +481,12 @@ let afterOpen: ((full: string, fd: number) => void) | null = null;
  * @example
  * ```ts
  * import { _setOpenChecks, loadSkillFolder } from "./skill_folder.ts";
- * import { assert } from "./_assert.ts";
+ * import { assert } from "../core/_assert.ts";
  *
  * const opened: string[] = [];
  * const restore = _setOpenChecks({ handlePaths: false, afterOpen: (path) => opened.push(path) });
  * try {
- *   loadSkillFolder(new URL("../examples/skills/pdf", import.meta.url).pathname);
+ *   loadSkillFolder(new URL("../../examples/skills/pdf", import.meta.url).pathname);
  * } finally {
  *   restore();
  * }

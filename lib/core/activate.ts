@@ -99,7 +99,7 @@ const INSTRUCTION_FILES: ReadonlySet<string> = new Set(["SKILL.md", "skill.md"])
  * @throws {RangeError} When `max_entries` or `offset` is not a whole number in range.
  * @example
  * ```ts
- * import { activateSkill, createBundle } from "../mod.ts";
+ * import { activateSkill, createBundle } from "../../mod.ts";
  * import { assert } from "./_assert.ts";
  *
  * const bundle = createBundle({
@@ -214,7 +214,7 @@ const HEADINGS: Readonly<Record<ResourceClass, string>> = {
  * @throws {RangeError} For a malformed nonce.
  * @example
  * ```ts
- * import { activateSkill, createBundle, renderActivation } from "../mod.ts";
+ * import { activateSkill, createBundle, renderActivation } from "../../mod.ts";
  * import { assert } from "./_assert.ts";
  *
  * const bundle = createBundle({

@@ -148,7 +148,7 @@ const indexes = new WeakMap<ResourceFile, TextIndex>();
  *   character boundary (or the file is binary).
  * @example
  * ```ts
- * import { createBundle, readResource } from "../mod.ts";
+ * import { createBundle, readResource } from "../../mod.ts";
  * import { assert } from "./_assert.ts";
  *
  * const bundle = createBundle({

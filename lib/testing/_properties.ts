@@ -7,18 +7,18 @@
  */
 import fc from "fast-check";
 import assert from "node:assert/strict";
-import type { SafetyFlags } from "./gate.ts";
-import type { ResolvedToolEntry } from "./resolve.ts";
-import type { Skill } from "./skill.ts";
+import type { SafetyFlags } from "../core/gate.ts";
+import type { ResolvedToolEntry } from "../core/resolve.ts";
+import type { Skill } from "../core/skill.ts";
 import {
   catalogArbitrary,
   type GeneratedCatalog,
   includeChain,
   resourcePathArbitrary,
   safetyFlagsArbitrary,
-} from "./_testing_arbitraries.ts";
-import { deepFreeze } from "./_deep_freeze.ts";
-import { referenceNormalize, referenceResolve, referenceWriteLog } from "./_testing_reference.ts";
+} from "./_arbitraries.ts";
+import { deepFreeze } from "../core/_deep_freeze.ts";
+import { referenceNormalize, referenceResolve, referenceWriteLog } from "./_reference.ts";
 
 /**
  * A resolver under test: the root skill and the other skills by name in,
@@ -206,8 +206,8 @@ function cycleReachable(c: GeneratedCatalog): boolean {
  * @example
  * ```ts
  * import fc from "fast-check";
- * import { resolverProperties } from "./testing.ts";
- * import { resolveTools } from "../mod.ts";
+ * import { resolverProperties } from "../testing.ts";
+ * import { resolveTools } from "../../mod.ts";
  *
  * const properties = resolverProperties((root, lookup) => resolveTools(root, lookup).values());
  * fc.assert(properties["keeps first position"], { numRuns: 20 });
@@ -326,7 +326,7 @@ export function resolverProperties(
  * @example
  * ```ts
  * import fc from "fast-check";
- * import { type GateVerdict, gateProperties, referenceNormalize } from "./testing.ts";
+ * import { type GateVerdict, gateProperties, referenceNormalize } from "../testing.ts";
  *
  * // A small correct gate: SPEC §4's rules, spelled out.
  * const properties = gateProperties(({ path, flags, files }): GateVerdict => {
@@ -465,9 +465,9 @@ function check(
  * @throws {InvariantViolationError} When any property fails.
  * @example
  * ```ts
- * import { assertResolverInvariants } from "./testing.ts";
- * import { resolveTools } from "../mod.ts";
- * import { assert } from "./_assert.ts";
+ * import { assertResolverInvariants } from "../testing.ts";
+ * import { resolveTools } from "../../mod.ts";
+ * import { assert } from "../core/_assert.ts";
  *
  * assertResolverInvariants((root, lookup) => resolveTools(root, lookup).values(), { numRuns: 10 });
  * // A resolver that forgets includes is caught:
@@ -493,8 +493,8 @@ export function assertResolverInvariants(
  * @throws {InvariantViolationError} When any property fails.
  * @example
  * ```ts
- * import { assertGateInvariants } from "./testing.ts";
- * import { assert } from "./_assert.ts";
+ * import { assertGateInvariants } from "../testing.ts";
+ * import { assert } from "../core/_assert.ts";
  *
  * // A gate that lets everything through is caught:
  * assert.throws(

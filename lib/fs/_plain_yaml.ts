@@ -102,7 +102,7 @@ const FALL_BACK = Symbol("fall back");
  * @example
  * ```ts
  * import { parsePlainYaml } from "./_plain_yaml.ts";
- * import { assert } from "./_assert.ts";
+ * import { assert } from "../core/_assert.ts";
  *
  * const doc = parsePlainYaml("name: pdf\ndescription: 'Fill forms'\nmetadata:\n  version: \"1.0\"\n");
  * assert.deepEqual(doc?.value, { name: "pdf", description: "Fill forms", metadata: { version: "1.0" } });
@@ -142,7 +142,7 @@ export function parsePlainYaml(
  * @example
  * ```ts
  * import { linePositions } from "./_plain_yaml.ts";
- * import { assert } from "./_assert.ts";
+ * import { assert } from "../core/_assert.ts";
  *
  * assert.deepEqual(linePositions("a: 1\nb: 2\n")(6), { line: 2, col: 2 });
  * ```

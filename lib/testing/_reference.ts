@@ -8,9 +8,9 @@
  *
  * @module
  */
-import { SkillCycleError, SkillResolutionError } from "./errors.ts";
-import type { ResolvedToolEntry } from "./resolve.ts";
-import type { Skill } from "./skill.ts";
+import { SkillCycleError, SkillResolutionError } from "../core/errors.ts";
+import type { ResolvedToolEntry } from "../core/resolve.ts";
+import type { Skill } from "../core/skill.ts";
 
 /** A lookup the reference accepts: a map or a function of the skill name. */
 export type ReferenceLookup = ReadonlyMap<string, Skill> | ((name: string) => Skill | undefined);
@@ -26,8 +26,8 @@ export type ReferenceLookup = ReadonlyMap<string, Skill> | ((name: string) => Sk
  * @throws {SkillResolutionError} When an include is unknown (`UNKNOWN_SKILL`) or the lookup answers with another skill (`NAME_MISMATCH`).
  * @example
  * ```ts
- * import { referenceWriteLog } from "./testing.ts";
- * import { assert } from "./_assert.ts";
+ * import { referenceWriteLog } from "../testing.ts";
+ * import { assert } from "../core/_assert.ts";
  *
  * const log = referenceWriteLog(
  *   { name: "a/root", includes: ["a/x"], tool_refs: ["read"] },
@@ -120,8 +120,8 @@ export function referenceWriteLog(root: Skill, lookup: ReferenceLookup): Resolve
  * @throws {SkillResolutionError} When an include is unknown or mismatched.
  * @example
  * ```ts
- * import { referenceResolve } from "./testing.ts";
- * import { assert } from "./_assert.ts";
+ * import { referenceResolve } from "../testing.ts";
+ * import { assert } from "../core/_assert.ts";
  *
  * const entries = referenceResolve(
  *   { name: "a/root", includes: ["a/x"], tool_refs: ["read"] },
@@ -145,8 +145,8 @@ export function referenceResolve(root: Skill, lookup: ReferenceLookup): Resolved
  * @returns `{ ok: true, path }` with the normalised path, or `{ ok: false }`.
  * @example
  * ```ts
- * import { referenceNormalize } from "./testing.ts";
- * import { assert } from "./_assert.ts";
+ * import { referenceNormalize } from "../testing.ts";
+ * import { assert } from "../core/_assert.ts";
  *
  * assert.deepEqual(referenceNormalize("./assets//a.png"), { ok: true, path: "assets/a.png" });
  * assert.deepEqual(referenceNormalize("assets/.."), { ok: false });

@@ -11,8 +11,8 @@ import {
   type AgentSkillFrontmatter,
   agentSkillNameProblem,
   validateAgentSkillFrontmatter,
-} from "./agent_skill.ts";
-import { AgentSkillError, type SourceLocation } from "./errors.ts";
+} from "../core/agent_skill.ts";
+import { AgentSkillError, type SourceLocation } from "../core/errors.ts";
 
 /** A rule break the lenient reading passed over. */
 export interface FrontmatterProblem {
@@ -61,7 +61,7 @@ const STAND_IN_NAME = "x";
  * @example
  * ```ts
  * import { validateFrontmatterLeniently } from "./lenient_frontmatter.ts";
- * import { assert } from "./_assert.ts";
+ * import { assert } from "../core/_assert.ts";
  *
  * const { frontmatter, problems } = validateFrontmatterLeniently(
  *   { name: "pdf", description: "Fill PDF forms", colour: "red" },

@@ -19,13 +19,13 @@ import {
   SkillsClient,
   SkillVerificationError,
 } from "@modelcontextprotocol/client/ext/skills";
-import { type ActivateOptions, activateSkill, type Activation } from "./activate.ts";
-import { type AgentSkillFrontmatter, validateAgentSkillFrontmatter } from "./agent_skill.ts";
-import type { ResourceFile, SkillBundle } from "./bundle.ts";
-import { mayAccess } from "./gate.ts";
-import { McpSkillError } from "./_mcp_errors.ts";
-import { type ReadOptions, readResource, type ResourceRead } from "./read.ts";
-import { classifyResource, normalizeResourcePath } from "./resource_path.ts";
+import { type ActivateOptions, activateSkill, type Activation } from "../core/activate.ts";
+import { type AgentSkillFrontmatter, validateAgentSkillFrontmatter } from "../core/agent_skill.ts";
+import type { ResourceFile, SkillBundle } from "../core/bundle.ts";
+import { mayAccess } from "../core/gate.ts";
+import { McpSkillError } from "./_errors.ts";
+import { type ReadOptions, readResource, type ResourceRead } from "../core/read.ts";
+import { classifyResource, normalizeResourcePath } from "../core/resource_path.ts";
 
 /**
  * A connected MCP client of the SDK (`Client` of `@modelcontextprotocol/client`).
@@ -38,7 +38,7 @@ import {
   parseSkillToolInput,
   type SkillToolContext,
   type SkillToolResult,
-} from "./skill_tool.ts";
+} from "../core/skill_tool.ts";
 
 /** Options of {@linkcode mcpSkillBundles}. */
 export interface McpSkillBundlesOptions {
@@ -119,10 +119,10 @@ function printable(text: string): string {
  * @example
  * ```ts
  * import { Client, InMemoryTransport } from "@modelcontextprotocol/client";
- * import { mcpSkillBundles, serveSkills } from "./mcp.ts";
- * import { assert } from "./_assert.ts";
+ * import { mcpSkillBundles, serveSkills } from "../mcp.ts";
+ * import { assert } from "../core/_assert.ts";
  *
- * const served = await serveSkills([new URL("../examples/skills", import.meta.url).pathname]);
+ * const served = await serveSkills([new URL("../../examples/skills", import.meta.url).pathname]);
  * const [here, there] = InMemoryTransport.createLinkedPair();
  * await served.server.connect(there);
  * const client = new Client({ name: "host", version: "1.0.0" });
@@ -175,10 +175,10 @@ export async function mcpSkillBundles(
  * @example
  * ```ts
  * import { Client, InMemoryTransport } from "@modelcontextprotocol/client";
- * import { McpSkills, mcpSkillBundles, serveSkills } from "./mcp.ts";
- * import { assert } from "./_assert.ts";
+ * import { McpSkills, mcpSkillBundles, serveSkills } from "../mcp.ts";
+ * import { assert } from "../core/_assert.ts";
  *
- * const served = await serveSkills([new URL("../examples/skills", import.meta.url).pathname]);
+ * const served = await serveSkills([new URL("../../examples/skills", import.meta.url).pathname]);
  * const [here, there] = InMemoryTransport.createLinkedPair();
  * await served.server.connect(there);
  * const client = new Client({ name: "host", version: "1.0.0" });

@@ -16,7 +16,7 @@ import {
   type McpServerFactory,
   originValidationResponse,
 } from "@modelcontextprotocol/server";
-import { McpSkillError } from "./_mcp_errors.ts";
+import { McpSkillError } from "./_errors.ts";
 
 /**
  * A per-request server factory of the SDK (`McpServerFactory` of `@modelcontextprotocol/server`).
@@ -56,8 +56,8 @@ const MAX_BODY = 4 * 1024 * 1024;
  * @returns Whether it is a loopback address (`127.0.0.0/8`, `::1`, `localhost`).
  * @example
  * ```ts
- * import { isLoopbackHost } from "./_mcp_http.ts";
- * import { assert } from "./_assert.ts";
+ * import { isLoopbackHost } from "./_http.ts";
+ * import { assert } from "../core/_assert.ts";
  *
  * assert.equal(isLoopbackHost("127.0.0.1"), true);
  * assert.equal(isLoopbackHost("0.0.0.0"), false);
@@ -79,10 +79,10 @@ export function isLoopbackHost(host: string): boolean {
  * @throws {McpSkillError} `REMOTE_NOT_ALLOWED` for a non-loopback host without `allowRemote`.
  * @example
  * ```ts
- * import { listenHttp, serveSkills } from "./mcp.ts";
- * import { assert } from "./_assert.ts";
+ * import { listenHttp, serveSkills } from "../mcp.ts";
+ * import { assert } from "../core/_assert.ts";
  *
- * const served = await serveSkills([new URL("../examples/skills", import.meta.url).pathname]);
+ * const served = await serveSkills([new URL("../../examples/skills", import.meta.url).pathname]);
  * const refused = await listenHttp(served.createServer, { host: "192.0.2.1", port: 0 })
  *   .then(() => "listening", (e) => e.code);
  * assert.equal(refused, "REMOTE_NOT_ALLOWED");

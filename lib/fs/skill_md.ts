@@ -10,8 +10,8 @@
  * @module
  */
 import { type Document, isMap, isScalar, LineCounter } from "yaml";
-import { type AgentSkillFrontmatter, validateAgentSkillFrontmatter } from "./agent_skill.ts";
-import { AgentSkillError, type SourceLocation } from "./errors.ts";
+import { type AgentSkillFrontmatter, validateAgentSkillFrontmatter } from "../core/agent_skill.ts";
+import { AgentSkillError, type SourceLocation } from "../core/errors.ts";
 import { validateFrontmatterLeniently } from "./lenient_frontmatter.ts";
 import { MAX_ALIAS_COUNT, parseStrictYaml, yamlData, YamlRuleError } from "./_yaml.ts";
 import { parsePlainYaml } from "./_plain_yaml.ts";
@@ -59,7 +59,7 @@ const CLOSE = /^---[ \t]*\r?$/m;
  * @example
  * ```ts
  * import { parseSkillMd } from "./skill_md.ts";
- * import { assert } from "./_assert.ts";
+ * import { assert } from "../core/_assert.ts";
  *
  * const md = parseSkillMd("---\nname: pdf\ndescription: Fill PDF forms\n---\n# PDF\n", { folder: "pdf" });
  * assert.equal(md.frontmatter.description, "Fill PDF forms");

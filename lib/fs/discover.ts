@@ -26,8 +26,8 @@ import {
   statSync,
 } from "node:fs";
 import { basename, join, resolve, sep } from "node:path";
-import type { AgentSkillFrontmatter } from "./agent_skill.ts";
-import { AgentSkillError } from "./errors.ts";
+import type { AgentSkillFrontmatter } from "../core/agent_skill.ts";
+import { AgentSkillError } from "../core/errors.ts";
 import {
   diagnostic,
   diagnosticFromError,
@@ -160,7 +160,7 @@ const nativeRealpath: (path: string) => string = typeof realpathSync.native === 
  * @example
  * ```ts
  * import { discoverSkills, nodeDiscoveryFileSystem } from "./discover.ts";
- * import { assert } from "./_assert.ts";
+ * import { assert } from "../core/_assert.ts";
  *
  * const listed: string[] = [];
  * const fs = {
@@ -170,7 +170,7 @@ const nativeRealpath: (path: string) => string = typeof realpathSync.native === 
  *     return [...nodeDiscoveryFileSystem.readdir(dir)].reverse();
  *   },
  * };
- * const examples = new URL("../examples", import.meta.url).pathname;
+ * const examples = new URL("../../examples", import.meta.url).pathname;
  * assert.equal(discoverSkills([{ scope: "s", path: examples }], { fs }).skills[0]?.name, "pdf");
  * assert.equal(listed.length, 3);
  * ```
@@ -214,11 +214,11 @@ export const nodeDiscoveryFileSystem: DiscoveryFileSystem = Object.freeze({
  * @example
  * ```ts
  * import { discoverSkills } from "./discover.ts";
- * import { handleSkillTool } from "../mod.ts";
- * import { assert } from "./_assert.ts";
+ * import { handleSkillTool } from "../../mod.ts";
+ * import { assert } from "../core/_assert.ts";
  *
  * const found = discoverSkills([
- *   { scope: "project", path: new URL("../examples", import.meta.url).pathname },
+ *   { scope: "project", path: new URL("../../examples", import.meta.url).pathname },
  * ]);
  * assert.equal(found.skill("pdf")?.description.startsWith("Fill in PDF forms"), true);
  * const read = handleSkillTool({ skill: "pdf", resource: "references/forms.md" }, { skills: found });
@@ -353,9 +353,9 @@ export class Discovery {
  * @example
  * ```ts
  * import { discoverSkills } from "./discover.ts";
- * import { assert } from "./_assert.ts";
+ * import { assert } from "../core/_assert.ts";
  *
- * const examples = new URL("../examples", import.meta.url).pathname;
+ * const examples = new URL("../../examples", import.meta.url).pathname;
  * const found = discoverSkills([
  *   { scope: "project", path: examples },
  *   { scope: "user", path: `${examples}/skills` },
@@ -399,9 +399,9 @@ export function discoverSkills(
  * @example
  * ```ts
  * import { findSkillFolders } from "./discover.ts";
- * import { assert } from "./_assert.ts";
+ * import { assert } from "../core/_assert.ts";
  *
- * const examples = new URL("../examples", import.meta.url).pathname;
+ * const examples = new URL("../../examples", import.meta.url).pathname;
  * assert.deepEqual(findSkillFolders(examples).folders, [`${examples}/skills/pdf`]);
  * ```
  */

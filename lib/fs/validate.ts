@@ -14,17 +14,17 @@ import {
   SkillDefinitionError,
   type SourceLocation,
   withoutLocation,
-} from "./errors.ts";
+} from "../core/errors.ts";
 import { findSkillFolders } from "./discover.ts";
-import { includeGraph } from "./include_graph.ts";
+import { includeGraph } from "../core/include_graph.ts";
 import {
   _loadIfSkillMdListed,
   isSkillFolder,
   type LoadedSkill,
   loadSkillFolder,
 } from "./skill_folder.ts";
-import { classifyResource, effectiveClass, normalizeResourcePath } from "./resource_path.ts";
-import { includeName } from "./skill.ts";
+import { classifyResource, effectiveClass, normalizeResourcePath } from "../core/resource_path.ts";
+import { includeName } from "../core/skill.ts";
 
 /** One finding. */
 export interface Diagnostic {

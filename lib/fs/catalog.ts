@@ -17,9 +17,9 @@ import {
   type Node,
   type Pair,
 } from "yaml";
-import { formatLocation, SkillDefinitionError, type SourceLocation } from "./errors.ts";
-import { OrderedMap } from "./ordered_map.ts";
-import { parseSkill, type Skill } from "./skill.ts";
+import { formatLocation, SkillDefinitionError, type SourceLocation } from "../core/errors.ts";
+import { OrderedMap } from "../core/ordered_map.ts";
+import { parseSkill, type Skill } from "../core/skill.ts";
 import { parseStrictYaml, yamlData, YamlRuleError } from "./_yaml.ts";
 import { linePositions, parsePlainYaml } from "./_plain_yaml.ts";
 

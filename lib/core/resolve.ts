@@ -102,7 +102,7 @@ const NONE: readonly never[] = Object.freeze([]);
  * ```
  * @example A cycle
  * ```ts
- * import { resolveTools, SkillCycleError } from "../mod.ts";
+ * import { resolveTools, SkillCycleError } from "../../mod.ts";
  * import { assert } from "./_assert.ts";
  *
  * const catalog = {

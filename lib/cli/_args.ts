@@ -1,13 +1,13 @@
 /**
  * Flag values shared by the command line's two halves (`lib/cli.ts` and the
- * MCP commands in `lib/_mcp_cli.ts`): the usage error, the argument parser
+ * MCP commands in `lib/cli/_mcp.ts`): the usage error, the argument parser
  * and the two value kinds.
  * Values are quoted with their control characters escaped, since they are
  * printed to a terminal.
  *
  * @module
  */
-import { escapeControls as esc } from "./_text.ts";
+import { escapeControls as esc } from "../core/_text.ts";
 
 /** Bad usage: exit code 2. */
 export class UsageError extends Error {

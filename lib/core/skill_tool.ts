@@ -211,7 +211,7 @@ export function skillToolDefinition(
  * @returns The activation, the `[SKILL_RESOURCE_READ]` envelope, or an error text.
  * @example
  * ```ts
- * import { createBundle, handleSkillTool } from "../mod.ts";
+ * import { createBundle, handleSkillTool } from "../../mod.ts";
  * import { assert } from "./_assert.ts";
  *
  * const pdf = createBundle({

@@ -20,13 +20,13 @@ import {
   type SkillFiles,
   type SkillWarning,
 } from "@modelcontextprotocol/server/ext/skills";
-import { openResource, type ResourceFile } from "./bundle.ts";
-import { assertAccess, mayAccess, type SafetyFlags } from "./gate.ts";
-import { McpSkillError } from "./_mcp_errors.ts";
-import { effectiveClass } from "./resource_path.ts";
-import { Discovery } from "./discover.ts";
-import { isSkillFolder, type LoadedSkill, loadSkillFolder } from "./skill_folder.ts";
-import { handleSkillTool, skillToolDefinition } from "./skill_tool.ts";
+import { openResource, type ResourceFile } from "../core/bundle.ts";
+import { assertAccess, mayAccess, type SafetyFlags } from "../core/gate.ts";
+import { McpSkillError } from "./_errors.ts";
+import { effectiveClass } from "../core/resource_path.ts";
+import { Discovery } from "../fs/discover.ts";
+import { isSkillFolder, type LoadedSkill, loadSkillFolder } from "../fs/skill_folder.ts";
+import { handleSkillTool, skillToolDefinition } from "../core/skill_tool.ts";
 
 /**
  * An MCP server of the SDK (`McpServer` of `@modelcontextprotocol/server`).
@@ -146,10 +146,10 @@ const INSTRUCTIONS = ["SKILL.md", "skill.md"];
  *   warning naming it, and the other skills serve.
  * @example
  * ```ts
- * import { serveSkills } from "./mcp.ts";
- * import { assert } from "./_assert.ts";
+ * import { serveSkills } from "../mcp.ts";
+ * import { assert } from "../core/_assert.ts";
  *
- * const served = await serveSkills([new URL("../examples/skills", import.meta.url).pathname]);
+ * const served = await serveSkills([new URL("../../examples/skills", import.meta.url).pathname]);
  * assert.ok(served.catalog.entries.some((e) => e.uri === "skill://pdf/SKILL.md"));
  * assert.ok(served.skills.has("pdf"));
  * ```
@@ -593,10 +593,10 @@ export interface WatchOptions {
  * @returns A handle whose `close()` stops watching.
  * @example
  * ```ts
- * import { serveSkills, watchSkills } from "./mcp.ts";
- * import { assert } from "./_assert.ts";
+ * import { serveSkills, watchSkills } from "../mcp.ts";
+ * import { assert } from "../core/_assert.ts";
  *
- * const folder = new URL("../examples/skills", import.meta.url).pathname;
+ * const folder = new URL("../../examples/skills", import.meta.url).pathname;
  * const served = await serveSkills([folder]);
  * const watcher = watchSkills(served, [folder], { intervalMs: 50 });
  * watcher.close();

@@ -11,14 +11,14 @@ import process from "node:process";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import { serveStdio } from "@modelcontextprotocol/server/stdio";
-import { escapeControls as esc, escapeControlsKeepingLines } from "./_text.ts";
-import { type Args, type ArgSpec, bool, count, parseArgs, UsageError } from "./_cli_args.ts";
-import { renderActivation } from "./activate.ts";
-import { McpSkillError } from "./_mcp_errors.ts";
-import { mcpSkillBundles, type McpSkills, ORIGIN } from "./_mcp_consume.ts";
-import { isLoopbackHost, listenHttp } from "./_mcp_http.ts";
-import { serveSkills, watchSkills } from "./_mcp_serve.ts";
-import { renderResourceRead } from "./read.ts";
+import { escapeControls as esc, escapeControlsKeepingLines } from "../core/_text.ts";
+import { type Args, type ArgSpec, bool, count, parseArgs, UsageError } from "./_args.ts";
+import { renderActivation } from "../core/activate.ts";
+import { McpSkillError } from "../mcp/_errors.ts";
+import { mcpSkillBundles, type McpSkills, ORIGIN } from "../mcp/_consume.ts";
+import { isLoopbackHost, listenHttp } from "../mcp/_http.ts";
+import { serveSkills, watchSkills } from "../mcp/_serve.ts";
+import { renderResourceRead } from "../core/read.ts";
 
 /** Where the CLI writes. */
 export interface McpCliIO {

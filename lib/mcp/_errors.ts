@@ -27,8 +27,8 @@ export type McpSkillErrorCode =
  *
  * @example
  * ```ts
- * import { McpSkillError } from "./_mcp_errors.ts";
- * import { assert } from "./_assert.ts";
+ * import { McpSkillError } from "./_errors.ts";
+ * import { assert } from "../core/_assert.ts";
  *
  * const e = new McpSkillError("UNLISTED_FILE", 'File "x.md" is not listed by skill "srv:pdf"');
  * assert.equal(e.code, "UNLISTED_FILE");

@@ -1,0 +1,742 @@
+/**
+ * The `skillset` command line: resolve, graph, validate, activate, read,
+ * to-prompt, list. Runs under `npx tsx`, `deno run -A` and `bun`.
+ *
+ * Exit codes: 0 ok, 1 invalid input or refused access, 2 bad usage.
+ *
+ * @module
+ */
+import { realpathSync } from "node:fs";
+import { homedir } from "node:os";
+import { isAbsolute, join, relative, resolve } from "node:path";
+import process from "node:process";
+import { fileURLToPath } from "node:url";
+import { escapeControls as esc, escapeControlsKeepingLines } from "../core/_text.ts";
+import { type ArgSpec, bool, count, parseArgs, UsageError } from "./_args.ts";
+import { VERSION } from "./_version.ts";
+import { activateSkill, renderActivation } from "../core/activate.ts";
+import { type Catalog, loadCatalog } from "../fs/catalog.ts";
+import {
+  AgentSkillError,
+  ExecutionError,
+  formatLocation,
+  InvalidResourcePathError,
+  ResourceNotFoundError,
+  SkillDefinitionError,
+  SkillResolutionError,
+  withoutLocation,
+} from "../core/errors.ts";
+import { type IncludeGraph, includeGraph } from "../core/include_graph.ts";
+import { MIN_PAGE_BYTES, readResource, renderResourceRead } from "../core/read.ts";
+import { computeCapabilitySummary, type ResolvedToolEntry, resolveTools } from "../core/resolve.ts";
+import {
+  discoverSkills,
+  type Discovery,
+  type ShadowedSkill,
+  type SkillRoot,
+} from "../fs/discover.ts";
+import { formatSkillDiagnostic, type SkillDiagnostic } from "../fs/skill_diagnostic.ts";
+import { fitSkillCatalog } from "../core/skill_catalog.ts";
+import { type LoadedSkill, loadSkillFolder } from "../fs/skill_folder.ts";
+import { type Diagnostic, formatDiagnostic, validatePaths } from "../fs/validate.ts";
+
+// ---- MCP (issue 13): `serve`, and `--mcp-stdio`/`--mcp-url` sources, in lib/cli/_mcp.ts ----
+
+/** The help entry of `serve`; the command itself runs in lib/cli/_mcp.ts, loaded on demand. */
+const MCP_SERVE = {
+  values: [],
+  positional: [1, Infinity] as const,
+  usage: "skillset serve <skill-dir>... [--http 127.0.0.1:PORT [--allow-remote]] [--watch] " +
+    "[--prefix <p>] [--page-size N] [--global-safety true|false] [--skill-safety true|false]",
+  help: "Serve skill folders over MCP (SEP-2640 skills extension and the skill tool): stdio by\n" +
+    "default, Streamable HTTP at http://HOST:PORT/mcp with --http (loopback only unless\n" +
+    "--allow-remote). --watch reloads on change, all or nothing. Logs go to stderr.\n\n" +
+    'activate, read and to-prompt also take an MCP server as the source: --mcp-stdio "<command>"\n' +
+    "or --mcp-url <url> (with --origin <label>, default mcp), and a skill name instead of a folder:\n" +
+    '  skillset activate --mcp-stdio "skillset serve examples/skills" pdf\n' +
+    "  skillset read --mcp-url http://127.0.0.1:3000/mcp pdf references/forms.md\n" +
+    '  skillset to-prompt --mcp-stdio "skillset serve examples/skills"',
+};
+
+/**
+ * Run the CLI, including the MCP commands (`serve`, `--mcp-stdio`,
+ * `--mcp-url`), which are asynchronous and load the MCP SDK on demand.
+ *
+ * @param argv The arguments after the program name.
+ * @param io Where to write.
+ * @returns The exit code (for `serve`, once the server stops).
+ * @throws Never: errors become a message on stderr and exit code 1 or 2. (No runnable example:
+ *   importing this file from a doc test would run it as the program.)
+ */
+export async function mainAsync(
+  argv: readonly string[],
+  io: CliIO = processIO(),
+): Promise<number> {
+  const mcp = argv[0] === "serve" || argv.some((a) => /^--mcp-(?:stdio|url)(?:=|$)/.test(a));
+  if (!mcp || argv.includes("--help") || argv.includes("-h")) return main(argv, io);
+  try {
+    const { runMcpCli } = await import("./_mcp.ts");
+    return await runMcpCli(argv, io);
+  } catch (e) {
+    if ((e as Error)?.name === "UsageError") {
+      io.stderr(`skillset: ${escapeControlsKeepingLines((e as Error).message)}\n`);
+      return 2;
+    }
+    io.stderr(`${describeError(e, io, shownAsTyped(argv))}\n`);
+    return 1;
+  }
+}
+
+/** Where the CLI writes, and whether it may colour its output. */
+export interface CliIO {
+  readonly stdout: (text: string) => void;
+  readonly stderr: (text: string) => void;
+  /** Colour on: a TTY without `NO_COLOR`. */
+  readonly color: boolean;
+}
+
+interface FlagSpec extends ArgSpec {
+  readonly help: string;
+}
+
+const SAFETY = "[--global-safety true|false] [--skill-safety true|false]";
+
+const COMMANDS: Readonly<Record<string, FlagSpec>> = {
+  resolve: {
+    values: [],
+    positional: [2, 2],
+    usage: "skillset resolve <catalog> <skill> [--json]",
+    help:
+      "Resolve a skill's tool set: the entries table (name, kind, source skill, overrides) and the\n" +
+      "capability summary. <catalog> is a YAML/JSON file or a folder of them.",
+  },
+  graph: {
+    values: ["--format"],
+    positional: [1, 2],
+    usage: "skillset graph <catalog> [skill] [--format mermaid|dot] [--json]",
+    help:
+      "Print the include graph (of the whole catalog, or what [skill] reaches). Edges on a cycle are\n" +
+      "marked; includes the catalog lacks appear as missing nodes.",
+  },
+  validate: {
+    values: [],
+    positional: [1, Infinity],
+    usage: "skillset validate <path>... [--json]",
+    help: "Check catalogs and Agent Skill folders (or folders of them). Prints\n" +
+      "file:line:col: error|warning: message. Exits 1 when there is an error.",
+  },
+  activate: {
+    values: ["--global-safety", "--skill-safety", "--offset", "--max-entries"],
+    positional: [1, 1],
+    usage: `skillset activate <skill-dir> [--offset N] [--max-entries N] ${SAFETY} [--json]`,
+    help:
+      "Print a skill's instructions and the manifest of its bundled files, grouped by class.\n" +
+      "Non-standard folders are listed only when both safety switches are false (each defaults to true).\n" +
+      "At most --max-entries files per class are listed (default 500); --offset N lists from entry N.",
+  },
+  read: {
+    values: ["--offset", "--limit", "--max-page-bytes", "--global-safety", "--skill-safety"],
+    positional: [2, 2],
+    usage:
+      `skillset read <skill-dir> <path> [--offset N|L+B] [--limit N] [--max-page-bytes N] ${SAFETY} [--json]`,
+    help: "Read one page of a bundled file in the [SKILL_RESOURCE_READ] envelope: text by lines\n" +
+      "(default 2000), anything else as base64 by bytes (default 49152). Non-standard folders are\n" +
+      "readable only when both safety switches are false (each defaults to true). No page holds\n" +
+      "more than --max-page-bytes of content (default 262144); a longer line comes in pieces,\n" +
+      "continued with --offset L+B (byte B of line L, as next_offset says).",
+  },
+  "to-prompt": {
+    values: ["--budget"],
+    positional: [1, Infinity],
+    usage: "skillset to-prompt <skill-dir>... [--budget N] [--json]",
+    help:
+      "Print the <available_skills> block for a system prompt. Each argument is a skill folder or\n" +
+      "a folder scanned for them (depth 6, 2,000 folders); an earlier argument wins a name clash.\n" +
+      "--budget N fits the block into N characters (about 4 per token): descriptions are shortened\n" +
+      "first, then skills from the end are left out, and a last line says how many. Rule breaks in a\n" +
+      "SKILL.md are warnings on stderr; only a SKILL.md that cannot be parsed is skipped.",
+  },
+  list: {
+    values: ["--root"],
+    repeated: ["--root"],
+    positional: [0, 0],
+    usage: "skillset list [--root scope=path]... [--json]",
+    help: "List the skills discovered under the roots, highest precedence first: scope, status\n" +
+      "(loaded, shadowed or skipped), name, folder, and diagnostics. Without --root: project\n" +
+      ".agents/skills, project .claude/skills, user ~/.agents/skills, user ~/.claude/skills.",
+  },
+  serve: MCP_SERVE,
+};
+
+const TOOL_HELP = `skillset — resolve skills' tool sets and gate access to their bundled files
+
+Usage: skillset <command> [arguments] [--json]
+
+Commands:
+${Object.values(COMMANDS).map((c) => `  ${c.usage}`).join("\n")}
+
+Options:
+  --json       machine-readable output
+  --help, -h   help for the tool or a command
+  --version    print the version
+
+MCP: activate, read and to-prompt also take an MCP server as the source, with
+--mcp-stdio "<command>" or --mcp-url <url> (see: skillset help serve).
+
+Exit codes: 0 ok, 1 invalid input or refused access, 2 bad usage.`;
+
+/**
+ * Run the CLI.
+ *
+ * @param argv The arguments after the program name.
+ * @param io Where to write.
+ * @returns The exit code.
+ */
+export function main(argv: readonly string[], io: CliIO = processIO()): number {
+  try {
+    if (argv[0] === "serve" && !argv.includes("--help") && !argv.includes("-h")) {
+      throw new UsageError("serve runs asynchronously: call mainAsync");
+    }
+    return run(argv, io);
+  } catch (e) {
+    if (e instanceof UsageError) {
+      io.stderr(`skillset: ${escapeControlsKeepingLines(e.message)}\n`);
+      return 2;
+    }
+    io.stderr(`${describeError(e, io, shownAsTyped(argv))}\n`);
+    return 1;
+  }
+}
+
+/**
+ * How files are named in output: relative to the working folder when every
+ * path argument was typed relative, as the absolute path otherwise.
+ */
+function shownAsTyped(argv: readonly string[]): (file: string) => string {
+  const typedRelative = argv.slice(1).every((a) => a.startsWith("-") || !isAbsolute(a));
+  return (file) => (typedRelative && isAbsolute(file) ? relative(".", file) || "." : file);
+}
+
+function run(argv: readonly string[], io: CliIO): number {
+  const [command, ...rest] = argv;
+  if (command === undefined || command === "--help" || command === "-h" || command === "help") {
+    const topic = command === "help" ? rest[0] : undefined;
+    io.stdout(`${topic !== undefined && COMMANDS[topic] ? commandHelp(topic) : TOOL_HELP}\n`);
+    return command === undefined ? 2 : 0;
+  }
+  if (command === "--version") {
+    io.stdout(`${version()}\n`);
+    return 0;
+  }
+  const spec = Object.hasOwn(COMMANDS, command) ? COMMANDS[command] : undefined;
+  if (spec === undefined) {
+    throw new UsageError(`unknown command "${esc(command)}" (try: skillset --help)`);
+  }
+  const args = parseArgs(command, spec, rest);
+  if (args.help) {
+    io.stdout(`${commandHelp(command)}\n`);
+    return 0;
+  }
+  const [first = "", second = ""] = args.positional;
+  switch (command) {
+    case "resolve":
+      return resolveCommand(first, second, args.json, io);
+    case "graph":
+      return graphCommand(
+        first,
+        args.positional[1],
+        args.flags.get("--format") ?? "mermaid",
+        args.json,
+        io,
+      );
+    case "validate":
+      return validateCommand(args.positional, args.json, io);
+    case "activate":
+      return activateCommand(first, args.flags, args.json, io);
+    case "read":
+      return readCommand(first, second, args.flags, args.json, io);
+    case "list":
+      return listCommand(args.repeated.get("--root") ?? [], args.json, io);
+    default:
+      return toPromptCommand(args.positional, count(args.flags, "--budget", 0), args.json, io);
+  }
+}
+
+function commandHelp(command: string): string {
+  const spec = COMMANDS[command]!;
+  return `usage: ${spec.usage}\n\n${spec.help}`;
+}
+
+function safety(
+  flags: ReadonlyMap<string, string>,
+): { global_safety: boolean; skill_safety: boolean } {
+  return {
+    global_safety: bool(flags, "--global-safety"),
+    skill_safety: bool(flags, "--skill-safety"),
+  };
+}
+
+// ---- commands ----------------------------------------------------------------
+
+function resolveCommand(catalogPath: string, name: string, json: boolean, io: CliIO): number {
+  const catalog = loadCatalog(catalogPath);
+  const skill = catalog.skills.get(name);
+  if (skill === undefined) throw unknownSkill(name, catalog, catalogPath);
+  const tools = resolveTools(skill, catalog.skills);
+  const summary = computeCapabilitySummary(skill, tools);
+  if (json) {
+    io.stdout(`${JSON.stringify({ entries: [...tools.values()], summary }, null, 2)}\n`);
+    return 0;
+  }
+  const rows = [...tools.values()].map((e, i) => [
+    String(i + 1),
+    esc(e.name),
+    e.kind,
+    esc(e.source_skill),
+    esc(describeOverrides(e)),
+  ]);
+  const out = [
+    bold(`${esc(name)}: ${tools.size} tool${tools.size === 1 ? "" : "s"}`, io),
+    "",
+    ...table([["#", "name", "kind", "source skill", "overrides"], ...rows]).map((l) => `  ${l}`),
+    "",
+    bold("Capabilities", io),
+    ...table([
+      ["total tools", String(summary.total_tools)],
+      ["read-only tools", String(summary.read_only_tools)],
+      ["write tools", String(summary.write_tools)],
+      ["checkpointable tools", String(summary.checkpointable_tools)],
+      ["side effects", summary.has_side_effects ? esc(summary.side_effects.join(", ")) : "none"],
+      [
+        "MCP tools",
+        `${summary.mcp_tools} from ${summary.mcp_servers} server${
+          summary.mcp_servers === 1 ? "" : "s"
+        }`,
+      ],
+      ["Agent Skills", String(summary.agent_skills)],
+    ]).map((l) => `  ${l}`),
+  ];
+  io.stdout(`${out.join("\n")}\n`);
+  return 0;
+}
+
+function describeOverrides(entry: ResolvedToolEntry): string {
+  return Object.keys(entry.overrides).length === 0 ? "-" : JSON.stringify(entry.overrides);
+}
+
+function graphCommand(
+  catalogPath: string,
+  root: string | undefined,
+  format: string,
+  json: boolean,
+  io: CliIO,
+): number {
+  if (format !== "mermaid" && format !== "dot") {
+    throw new UsageError(`--format takes mermaid or dot, got "${esc(format)}"`);
+  }
+  const catalog = loadCatalog(catalogPath);
+  if (root !== undefined && !catalog.skills.has(root)) {
+    throw unknownSkill(root, catalog, catalogPath);
+  }
+  const graph = includeGraph(catalog.skills, root);
+  if (json) io.stdout(`${JSON.stringify(graph, null, 2)}\n`);
+  else io.stdout(`${format === "dot" ? toDot(graph) : toMermaid(graph)}\n`);
+  return 0;
+}
+
+function toMermaid(graph: IncludeGraph): string {
+  const id = new Map(graph.nodes.map((n, i) => [n.name, `n${i}`]));
+  const lines = ["flowchart TD"];
+  for (const n of graph.nodes) {
+    const label = n.missing ? `${n.name} (missing)` : n.name;
+    lines.push(
+      `  ${id.get(n.name)}["${label.replaceAll('"', "#quot;")}"]${n.missing ? ":::missing" : ""}`,
+    );
+  }
+  for (const e of graph.edges) {
+    lines.push(`  ${id.get(e.from)} ${e.cycle ? "-->|cycle|" : "-->"} ${id.get(e.to)}`);
+  }
+  const cycleEdges = graph.edges.flatMap((e, i) => (e.cycle ? [i] : []));
+  if (cycleEdges.length > 0) {
+    lines.push(`  linkStyle ${cycleEdges.join(",")} stroke:red,stroke-width:2px`);
+  }
+  if (graph.nodes.some((n) => n.missing)) {
+    lines.push("  classDef missing stroke-dasharray: 5 5,color:#a00");
+  }
+  return lines.join("\n");
+}
+
+function toDot(graph: IncludeGraph): string {
+  const q = (s: string) => JSON.stringify(s);
+  const lines = ["digraph includes {", "  rankdir=TB;"];
+  for (const n of graph.nodes) {
+    lines.push(
+      n.missing
+        ? `  ${q(n.name)} [label=${q(`${n.name} (missing)`)}, style=dashed, color=red];`
+        : `  ${q(n.name)};`,
+    );
+  }
+  for (const e of graph.edges) {
+    lines.push(`  ${q(e.from)} -> ${q(e.to)}${e.cycle ? ' [color=red, label="cycle"]' : ""};`);
+  }
+  lines.push("}");
+  return lines.join("\n");
+}
+
+function validateCommand(paths: readonly string[], json: boolean, io: CliIO): number {
+  const diagnostics = validatePaths(paths);
+  const errors = diagnostics.filter((d) => d.severity === "error").length;
+  const warnings = diagnostics.length - errors;
+  if (json) {
+    io.stdout(`${JSON.stringify({ diagnostics, errors, warnings }, null, 2)}\n`);
+  } else {
+    for (const d of diagnostics) io.stdout(`${colorDiagnostic(d, io)}\n`);
+    io.stdout(
+      `${errors} error${errors === 1 ? "" : "s"}, ${warnings} warning${
+        warnings === 1 ? "" : "s"
+      }\n`,
+    );
+  }
+  return errors > 0 ? 1 : 0;
+}
+
+function colorDiagnostic(d: Diagnostic, io: CliIO): string {
+  const text = formatDiagnostic({ ...d, file: esc(d.file), message: esc(d.message) });
+  if (!io.color) return text;
+  const label = `${d.severity}:`;
+  const colored = d.severity === "error" ? `\x1b[31m${label}\x1b[0m` : `\x1b[33m${label}\x1b[0m`;
+  return text.replace(`: ${label} `, `: ${colored} `);
+}
+
+function activateCommand(
+  dir: string,
+  flags: ReadonlyMap<string, string>,
+  json: boolean,
+  io: CliIO,
+): number {
+  const offset = count(flags, "--offset", 0);
+  const maxEntries = count(flags, "--max-entries", 1);
+  const skill = loadSkillFolder(dir, { lenient: true });
+  warnAbout(skill, io, dir);
+  const activation = activateSkill(skill, {
+    ...safety(flags),
+    ...(offset === undefined ? {} : { offset }),
+    ...(maxEntries === undefined ? {} : { max_entries: maxEntries }),
+  });
+  io.stdout(
+    `${
+      json
+        ? JSON.stringify(activation, null, 2)
+        : escapeControlsKeepingLines(renderActivation(activation))
+    }\n`,
+  );
+  return 0;
+}
+
+function readCommand(
+  dir: string,
+  path: string,
+  flags: ReadonlyMap<string, string>,
+  json: boolean,
+  io: CliIO,
+): number {
+  const lineByte = flags.get("--offset")?.match(/^\d+\+\d+$/)?.[0];
+  const offset = lineByte ?? count(flags, "--offset", 0);
+  const limit = count(flags, "--limit", 1);
+  const maxPageBytes = count(flags, "--max-page-bytes", MIN_PAGE_BYTES);
+  const skill = loadSkillFolder(dir, { lenient: true });
+  printDiagnostics(skill.diagnostics, io, shownAsTyped(["", dir]));
+  const page = readResource(skill, path, {
+    ...safety(flags),
+    ...(offset === undefined ? {} : { offset }),
+    ...(limit === undefined ? {} : { limit }),
+    ...(maxPageBytes === undefined ? {} : { max_page_bytes: maxPageBytes }),
+  });
+  io.stdout(
+    `${
+      json ? JSON.stringify(page, null, 2) : escapeControlsKeepingLines(renderResourceRead(page))
+    }\n`,
+  );
+  return 0;
+}
+
+function toPromptCommand(
+  paths: readonly string[],
+  budget: number | undefined,
+  json: boolean,
+  io: CliIO,
+): number {
+  const discovery = discoverSkills(paths.map((path) => ({ scope: path, path })));
+  // Named as typed: relative when every argument was.
+  const shown = paths.every((p) => isAbsolute(p))
+    ? (p: string) => p
+    : (p: string) => isAbsolute(p) ? relative(".", p) || "." : p;
+  // Each failure on its own line; the others are still listed, and the exit code is 1.
+  const missing = discovery.diagnostics.filter((d) => d.code === "ROOT_NOT_FOUND");
+  for (const d of missing) {
+    io.stderr(`${visible(shown(d.path))}: error: Invalid SKILL.md: no such folder\n`);
+  }
+  reportDiscovery(discovery, io, shown);
+  if (discovery.skills.length === 0) {
+    throw new AgentSkillError("", "no usable SKILL.md in the folder or its sub-folders", {
+      file: resolve(paths[0]!),
+    });
+  }
+  const fit = fitSkillCatalog(
+    discovery.skills.map((s) => ({
+      name: s.name,
+      description: s.description,
+      // Named as the argument was typed: relative for a relative path.
+      location: isAbsolute(s.scope) ? s.skill_md : relative(".", s.skill_md),
+    })),
+    budget === undefined ? {} : { budget },
+  );
+  if (json) {
+    const { listed, left_out, shortened } = fit;
+    io.stdout(`${JSON.stringify({ skills: listed, left_out, shortened }, null, 2)}\n`);
+  } else {
+    io.stdout(`${fit.block}\n`);
+  }
+  return missing.length > 0 || discovery.skipped.length > 0 ? 1 : 0;
+}
+
+/** Everything discovery noticed, to stderr: scan problems, rule breaks, skips, shadowing. */
+function reportDiscovery(
+  discovery: Discovery,
+  io: CliIO,
+  shown: (path: string) => string,
+): void {
+  const scan = discovery.diagnostics.filter((d) =>
+    d.severity !== "info" && d.code !== "ROOT_NOT_FOUND"
+  );
+  printDiagnostics(scan, io, shown);
+  for (const s of discovery.skills) printDiagnostics(s.diagnostics, io, shown);
+  for (const s of discovery.skipped) printDiagnostics(s.diagnostics, io, shown);
+  for (const s of discovery.shadowed) {
+    const message = `skill ${JSON.stringify(s.name)} is shadowed by ${
+      JSON.stringify(s.winner.path)
+    } (scope ${JSON.stringify(s.winner.scope)}); not listed`;
+    io.stderr(`${visible(shown(s.skill_md))}: warning: ${visible(message)}\n`);
+  }
+}
+
+function printDiagnostics(
+  diagnostics: readonly SkillDiagnostic[],
+  io: CliIO,
+  shown: (path: string) => string = (p) => p,
+): void {
+  for (const d of diagnostics) io.stderr(`${describeDiagnostic({ ...d, path: shown(d.path) })}\n`);
+}
+
+/** A diagnostic on one line, with control and bidi characters made visible. */
+function describeDiagnostic(d: SkillDiagnostic): string {
+  return visible(formatSkillDiagnostic(d));
+}
+
+/** The conventional roots, highest precedence first. */
+function defaultRoots(): SkillRoot[] {
+  const home = homedir();
+  return [
+    { scope: "project", path: resolve(".agents", "skills") },
+    { scope: "project", path: resolve(".claude", "skills") },
+    { scope: "user", path: join(home, ".agents", "skills") },
+    { scope: "user", path: join(home, ".claude", "skills") },
+  ];
+}
+
+function listCommand(rootFlags: readonly string[], json: boolean, io: CliIO): number {
+  const roots = rootFlags.length === 0 ? defaultRoots() : rootFlags.map((flag) => {
+    const eq = flag.indexOf("=");
+    if (eq <= 0 || eq === flag.length - 1) {
+      throw new UsageError(`--root takes scope=path, got "${flag}"`);
+    }
+    return { scope: flag.slice(0, eq), path: flag.slice(eq + 1) };
+  });
+  const discovery = discoverSkills(roots);
+  const rows = [
+    ...discovery.skills.map((s) => ({ status: "loaded", ...s })),
+    ...discovery.shadowed.map((s) => ({ status: "shadowed", ...s })),
+    ...discovery.skipped.map((s) => ({ status: "skipped", name: null, ...s })),
+  ];
+  if (json) {
+    const skills = rows.map((r) => {
+      const { frontmatter: _, ...rest } = r as typeof r & { frontmatter?: unknown };
+      return rest;
+    });
+    io.stdout(
+      `${
+        JSON.stringify(
+          {
+            roots: roots.map((r) => ({ scope: r.scope, path: resolve(r.path) })),
+            skills,
+            conflicts: discovery.conflicts,
+            diagnostics: discovery.diagnostics,
+          },
+          null,
+          2,
+        )
+      }\n`,
+    );
+    return 0;
+  }
+  const lines = [
+    ...table([
+      ["scope", "status", "name", "path"],
+      ...rows.map((r) => [r.scope, r.status, r.name ?? "-", r.path].map(visible)),
+    ]),
+  ];
+  for (const r of rows) {
+    if (r.status === "shadowed") {
+      const { winner } = r as unknown as ShadowedSkill;
+      lines.push(
+        `  ${visible(r.path)}: shadowed by ${visible(winner.path)} (scope ${
+          visible(winner.scope)
+        })`,
+      );
+    }
+    for (const d of r.diagnostics) lines.push(`  ${describeDiagnostic(d)}`);
+  }
+  for (const d of discovery.diagnostics) lines.push(`  ${describeDiagnostic(d)}`);
+  const n = (count: number, what: string) => `${count} ${what}`;
+  lines.push(
+    "",
+    `${n(discovery.skills.length, "loaded")}, ${n(discovery.shadowed.length, "shadowed")}, ${
+      n(discovery.skipped.length, "skipped")
+    } (roots: ${roots.map((r) => `${r.scope}=${resolve(r.path)}`).map(visible).join(", ")})`,
+  );
+  io.stdout(`${lines.join("\n")}\n`);
+  return 0;
+}
+
+/** Control, bidi and line-separator characters as `\u{…}`, so a name cannot rewrite the terminal. */
+function visible(text: string): string {
+  return text.replace(
+    // deno-lint-ignore no-control-regex
+    /[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g,
+    (c) => `\\u{${c.codePointAt(0)!.toString(16)}}`,
+  );
+}
+
+// ---- output helpers ---------------------------------------------------------
+
+function table(rows: readonly (readonly string[])[]): string[] {
+  const widths: number[] = [];
+  for (const row of rows) {
+    row.forEach((cell, i) => (widths[i] = Math.max(widths[i] ?? 0, [...cell].length)));
+  }
+  return rows.map((row) =>
+    row.map((
+      cell,
+      i,
+    ) => (i === row.length - 1 ? cell : cell + " ".repeat(widths[i]! - [...cell].length))).join(
+      "  ",
+    )
+  );
+}
+
+function bold(text: string, io: CliIO): string {
+  return io.color ? `\x1b[1m${text}\x1b[0m` : text;
+}
+
+function warnAbout(skill: LoadedSkill, io: CliIO, typed: string): void {
+  const shown = shownAsTyped(["", typed]);
+  printDiagnostics(skill.diagnostics, io, shown);
+  for (const w of skill.warnings) {
+    io.stderr(`${esc(shown(join(skill.location, w.path)))}: warning: ${esc(w.message)}\n`);
+  }
+}
+
+function unknownSkill(name: string, catalog: Catalog, typed: string): SkillResolutionError {
+  return new SkillResolutionError(
+    "UNKNOWN_SKILL",
+    `Unknown skill "${name}" in catalog ${typed} (it has: ${
+      [...catalog.skills.keys()].join(", ")
+    })`,
+    [name],
+  );
+}
+
+/** Errors of this module and of the file system, reported without a stack trace. */
+function isExpected(e: unknown): boolean {
+  return e instanceof Error && typeof (e as { code?: unknown }).code === "string";
+}
+
+/**
+ * The error as one clear line: `file:line:col: error: message` when it has a
+ * place, else `skillset: error: message` (or `<subject>: error: message`);
+ * files named as typed, control characters escaped.
+ */
+function describeError(
+  e: unknown,
+  io: CliIO,
+  shown: (file: string) => string,
+  subject = "skillset",
+): string {
+  const label = `${esc(subject)}: ${io.color ? "\x1b[31merror:\x1b[0m" : "error:"}`;
+  if (e instanceof SkillDefinitionError || e instanceof AgentSkillError) {
+    if (e.location === undefined) return `${label} ${esc(e.message)}`;
+    const location = { ...e.location, file: esc(shown(e.location.file)) };
+    const error = io.color ? "\x1b[31merror:\x1b[0m" : "error:";
+    return `${formatLocation(location)}: ${error} ${esc(withoutLocation(e.message, e.location))}`;
+  }
+  if (
+    e instanceof SkillResolutionError || e instanceof ExecutionError ||
+    e instanceof InvalidResourcePathError || e instanceof ResourceNotFoundError ||
+    e instanceof RangeError
+  ) {
+    return `${label} ${esc(e.message)}`;
+  }
+  if (isExpected(e)) return `${label} ${esc((e as Error).message)}`;
+  return `${label} internal error: ${esc(e instanceof Error ? e.message : String(e))}`;
+}
+
+function version(): string {
+  return `skillset ${VERSION}`;
+}
+
+function processIO(): CliIO {
+  const env = process.env;
+  return {
+    stdout: (text) => void process.stdout.write(text),
+    stderr: (text) => void process.stderr.write(text),
+    color: process.stdout.isTTY === true &&
+      (env["NO_COLOR"] === undefined || env["NO_COLOR"] === ""),
+  };
+}
+
+function isMain(entry: string): boolean {
+  const script = process.argv[1];
+  if (script === undefined) return false;
+  try {
+    return realpathSync(script) === realpathSync(fileURLToPath(entry));
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Run the CLI on this process's arguments if `entry` is the program being run
+ * (the `import.meta.url` of `lib/cli.ts`, or of the bundle built from it).
+ *
+ * @param entry The URL of the module that calls this.
+ * @returns Whether it ran (and then the exit code goes to `process.exitCode`).
+ * @throws Never.
+ * @example Imported, not run
+ * ```ts
+ * import { assert } from "../core/_assert.ts";
+ * import { runIfMain } from "./main.ts";
+ *
+ * assert.equal(runIfMain("file:///not/the/program.ts"), false);
+ * ```
+ */
+export function runIfMain(entry: string): boolean {
+  if (!isMain(entry)) return false;
+  mainAsync(process.argv.slice(2)).then((code) => {
+    process.exitCode = code;
+    // The MCP commands may leave handles (a child process, a socket) behind once done.
+    if (process.argv[2] === "serve" || process.argv.some((a) => a.startsWith("--mcp-"))) {
+      process.exit(code);
+    }
+  });
+  return true;
+}
