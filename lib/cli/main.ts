@@ -65,8 +65,18 @@ const MCP_SERVE = {
  * @param argv The arguments after the program name.
  * @param io Where to write.
  * @returns The exit code (for `serve`, once the server stops).
- * @throws Never: errors become a message on stderr and exit code 1 or 2. (No runnable example:
- *   importing this file from a doc test would run it as the program.)
+ * @throws Never: errors become a message on stderr and exit code 1 or 2.
+ * @example
+ * ```ts
+ * import { assert } from "../core/_assert.ts";
+ * import { mainAsync } from "./main.ts";
+ *
+ * const catalog = new URL("../../examples/catalog.yaml", import.meta.url).pathname;
+ * let out = "";
+ * const io = { stdout: (t: string) => (out += t), stderr: () => {}, color: false };
+ * assert.equal(await mainAsync(["resolve", catalog, "local/pdf-tools"], io), 0);
+ * assert.ok(out.includes("read_file"));
+ * ```
  */
 export async function mainAsync(
   argv: readonly string[],
@@ -186,11 +196,24 @@ MCP: activate, read and to-prompt also take an MCP server as the source, with
 Exit codes: 0 ok, 1 invalid input or refused access, 2 bad usage.`;
 
 /**
- * Run the CLI.
+ * Run the CLI's synchronous commands (everything but `serve` and the MCP
+ * sources: use {@linkcode mainAsync} for those).
  *
  * @param argv The arguments after the program name.
  * @param io Where to write.
- * @returns The exit code.
+ * @returns The exit code: 0 ok, 1 invalid input or refused access, 2 bad usage.
+ * @throws Never: errors become a message on stderr and exit code 1 or 2.
+ * @example
+ * ```ts
+ * import { assert } from "../core/_assert.ts";
+ * import { main } from "./main.ts";
+ *
+ * const catalog = new URL("../../examples/catalog.yaml", import.meta.url).pathname;
+ * let err = "";
+ * const io = { stdout: () => {}, stderr: (t: string) => (err += t), color: false };
+ * assert.equal(main(["resolve", catalog, "local/nope"], io), 1);
+ * assert.ok(err.includes("local/nope"));
+ * ```
  */
 export function main(argv: readonly string[], io: CliIO = processIO()): number {
   try {
