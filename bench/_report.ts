@@ -230,6 +230,7 @@ export const BARE_READ_CASE = "bare: read every SKILL.md";
 export const INDEX_CASE = "name+description index";
 export const VALIDATE_CASE = "validatePaths";
 export const LISTING_CASE = "bound: readdir of each skill's 4 folders";
+export const FS_FLOOR_CASE = "bound: readdir of 4 folders + stat of each file + read of SKILL.md";
 export const CATALOG_WORKLOAD = "skill catalog: load + resolve";
 export const PARSE_CASE = "parse (loadCatalog)";
 export const RESOLVE_CASE = "resolve (resolveTools)";
@@ -516,12 +517,19 @@ function bounds(files: readonly ResultsFile[]): string[] {
         } — the floors allocate one entry per tool and nothing else, so a slope above 1 there is the runtime's (garbage collection and cache misses as the heap grows), not the algorithm's.`,
       );
     }
-    const skills = f.rows.find((r) => r.workload === SKILLS_WORKLOAD && r.case === LISTING_CASE);
-    if (skills?.ratio !== null && skills?.ratio !== undefined) {
+    const ratioOf = (name: string) =>
+      f.rows.find((r) => r.workload === SKILLS_WORKLOAD && r.case === name)?.ratio ?? null;
+    const listing = ratioOf(LISTING_CASE), fsFloor = ratioOf(FS_FLOOR_CASE);
+    const validate = ratioOf(VALIDATE_CASE);
+    if (listing !== null && fsFloor !== null && validate !== null) {
       out.push(
-        `- ${f.runtime}: validate must list each skill's folders to check its links; listing the four folders of every skill alone takes ${
-          skills.ratio.toFixed(1)
-        }× the bare read.`,
+        `- ${f.runtime}: validate lists every file of each skill (its links, pipes, hard links and references are checked against that listing); listing the four folders of every skill alone takes ${
+          listing.toFixed(1)
+        }× the bare read, and adding a stat of each file and the read of SKILL.md ${
+          fsFloor.toFixed(1)
+        }×, so validate (${validate.toFixed(1)}×) is ${
+          (validate / fsFloor).toFixed(2)
+        }× the file-system work it cannot skip.`,
       );
     }
   }

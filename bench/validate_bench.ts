@@ -24,6 +24,7 @@ import { QUICK, timeGroup } from "./_harness.ts";
 import {
   BARE_READ_CASE,
   CATALOG_WORKLOAD,
+  FS_FLOOR_CASE,
   INDEX_CASE,
   LISTING_CASE,
   PARSE_CASE,
@@ -34,7 +35,6 @@ import {
 
 const SKILLS = QUICK ? 500 : 5000;
 /** A second bound, beside the listing: all the file-system work validate cannot skip. */
-const FLOOR_CASE = "bound: readdir of 4 folders + stat of each file + read of SKILL.md";
 const CATALOG_SKILLS = QUICK ? 1000 : 10_000;
 const temp = mkdtempSync(join(tmpdir(), "skillset-validate-"));
 
@@ -135,7 +135,7 @@ await timeGroup("validate", SKILLS_WORKLOAD, SKILLS, [
   { name: INDEX_CASE, fn: () => nameDescriptionIndex(skills) },
   { name: VALIDATE_CASE, fn: () => validateEverySkill(skills) },
   { name: LISTING_CASE, fn: () => listEveryFolder(skills) },
-  { name: FLOOR_CASE, fn: () => listStatAndRead(skills) },
+  { name: FS_FLOOR_CASE, fn: () => listStatAndRead(skills) },
 ]);
 
 // A catalog folder: files of 100 skills; a chain of includes with fan-out.
