@@ -147,7 +147,9 @@ export const DEFAULT_MAX_FOLDERS = 2000;
 /** The instruction file names, in order of preference. */
 const SKILL_MD_NAMES = ["SKILL.md", "skill.md"] as const;
 
-const OPEN_FLAGS = constants.O_RDONLY | (constants.O_NONBLOCK ?? 0) | (constants.O_NOFOLLOW ?? 0);
+/** Read only, never wait, never take a terminal as the controlling one, never follow a final link. */
+const OPEN_FLAGS = constants.O_RDONLY | (constants.O_NONBLOCK ?? 0) | (constants.O_NOCTTY ?? 0) |
+  (constants.O_NOFOLLOW ?? 0);
 
 const nativeRealpath: (path: string) => string = typeof realpathSync.native === "function"
   ? (path) => realpathSync.native(path)

@@ -440,9 +440,15 @@ function relativeTo(root: string, real: string): string {
   return sep === "/" ? rest : rest.split(sep).join("/");
 }
 
-/** Open flags: read only, never wait (a named pipe), and — for a listed file — never follow a final link. */
+/**
+ * Open flags: read only, never wait (a named pipe), never become the
+ * process's controlling terminal (a terminal device opened before the
+ * regular-file check refuses it), and — for a listed file — never follow a
+ * final link.
+ */
 const O_RDONLY: number = constants?.O_RDONLY ?? 0;
 const O_NONBLOCK: number = constants?.O_NONBLOCK ?? 0;
+const O_NOCTTY: number = constants?.O_NOCTTY ?? 0;
 const O_NOFOLLOW: number = constants?.O_NOFOLLOW ?? 0;
 
 /**
@@ -558,7 +564,7 @@ function openVerified(
 ): ResourceHandle {
   let fd: number;
   try {
-    fd = openSync(full, O_RDONLY | O_NONBLOCK | (followLink ? 0 : O_NOFOLLOW));
+    fd = openSync(full, O_RDONLY | O_NONBLOCK | O_NOCTTY | (followLink ? 0 : O_NOFOLLOW));
   } catch (e) {
     throw openError(root, path, e, followLink);
   }
