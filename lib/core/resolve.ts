@@ -85,6 +85,10 @@ const NONE: readonly never[] = Object.freeze([]);
  * @throws {SkillResolutionError} `UNKNOWN_SKILL` when an include is not found;
  *   `NAME_MISMATCH` when the lookup answers a name with a differently named skill.
  *   The first error met in depth-first order is the one thrown.
+ * @throws {SkillDefinitionError} When a reachable skill handed over in code has
+ *   a field of the wrong shape (a string where a list belongs, …).
+ * @throws {TypeError} When `lookup` is not a map, record or function, or a
+ *   skill's lists answer differently from one read to the next (getters).
  * @example
  * ```ts
  * import { resolveTools } from "./resolve.ts";
