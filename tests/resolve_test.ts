@@ -11,6 +11,7 @@ import { deepFreeze } from "../lib/core/_deep_freeze.ts";
 import {
   computeCapabilitySummary,
   type ResolvedToolEntry,
+  type ResolvedTools,
   resolveTools,
   type Skill,
   SkillCycleError,
@@ -314,6 +315,19 @@ describe("the seed, section by section", () => {
           'Lookup answered "local/a" with a skill named "local/b" (path: local/r -> local/a)',
       },
     );
+    // a name no template can print (a symbol) is still a typed refusal
+    assert.throws(
+      () =>
+        resolveTools(
+          { name: "local/r", includes: ["local/a"] },
+          () => ({ name: Symbol("local/a") }) as never,
+        ),
+      {
+        name: "SkillResolutionError",
+        message:
+          'Lookup answered "local/a" with a skill named "Symbol(local/a)" (path: local/r -> local/a)',
+      },
+    );
   });
 
   it("rejects a lookup that is neither a map, a record nor a function", () => {
@@ -429,12 +443,12 @@ describe("resolveTools on malformed skills handed over in code", () => {
 
   it("refuses a skill whose lists answer differently from one read to the next", () => {
     // A getter that declares "x" twice while the checks and the forward pass read it,
-    // then nothing: the backward pass can never settle "x".
+    // then "y" twice (as many names, of the right kind): the backward pass can never settle "x".
     let reads = 0;
     const skill = {
       name: "a/r",
       get tool_refs() {
-        return ++reads <= 2 ? ["x", "x"] : [];
+        return ++reads <= 2 ? ["x", "x"] : ["y", "y"];
       },
     };
     assert.throws(() => resolveTools(skill, {}), {
@@ -444,5 +458,129 @@ describe("resolveTools on malformed skills handed over in code", () => {
     // Read the same way each time, the same skill resolves.
     const steady = { name: "a/r", tool_refs: ["x", "x"] };
     assert.deepEqual([...resolveTools(steady, {}).keys()], ["x"]);
+  });
+
+  it("refuses, with a TypeError, getters and proxies whose lists grow, shrink or change kind", () => {
+    // Arrange: each field answers its list when checked, then something else.
+    const changed = (name: string) => ({
+      name: "TypeError",
+      message:
+        `A skill's declarations changed while it was resolved: "${name}" answered differently from one read to the next`,
+    });
+    function twoFaced(skill: Record<string, unknown>, later: Record<string, unknown>): Skill {
+      const out = {};
+      for (const [field, value] of Object.entries(skill)) {
+        let reads = 0;
+        Object.defineProperty(out, field, {
+          enumerable: true,
+          get: () => (++reads === 1 || !(field in later) ? value : later[field]),
+        });
+      }
+      return out as Skill;
+    }
+    const cases: [Record<string, unknown>, Record<string, unknown>][] = [
+      // a string, once iterated as characters
+      [{ name: "a/r", tool_refs: ["x"] }, { tool_refs: "abc" }],
+      // a list of nulls or numbers, once an untyped crash or a misread
+      [{ name: "a/r", mcp_servers: [] }, { mcp_servers: [null] }],
+      [{ name: "a/r", inline_tools: [] }, { inline_tools: [5, null] }],
+      [{ name: "a/r", agent_skills: ["p"] }, { agent_skills: [{}] }],
+      [{ name: "a/r", tool_refs: ["x"], overrides: {} }, { overrides: 5 }],
+      [{ name: "a/r", tool_refs: ["x"], overrides: { x: {} } }, { overrides: { x: 5 } }],
+      // an endless list, once an endless loop
+      [{ name: "a/r", tool_refs: ["x"] }, { tool_refs: { length: Infinity } }],
+      // a shorter list: a key the checks counted is never written
+      [{ name: "a/r", tool_refs: ["x", "y"] }, { tool_refs: ["x"] }],
+    ];
+    for (const [skill, later] of cases) {
+      // Act, Assert
+      assert.throws(() => resolveTools(twoFaced(skill, later), {}), changed("a/r"));
+    }
+    // A list that grows to 2^53 valid names where the checks counted one is refused before
+    // its items are read again (followed, it would never end).
+    let itemReads = 0;
+    const endless = new Proxy(["x"], {
+      get: (target, key) => {
+        if (key === "length") return Number.MAX_SAFE_INTEGER;
+        if (!/^\d+$/.test(String(key))) return Reflect.get(target, key);
+        itemReads++;
+        return "x";
+      },
+    });
+    assert.throws(
+      () => resolveTools(twoFaced({ name: "a/r", tool_refs: ["x"] }, { tool_refs: endless }), {}),
+      changed("a/r"),
+    );
+    assert.equal(itemReads, 0);
+    // An include { name } that stops being a name after the checks.
+    let reads = 0;
+    const include = {
+      get name() {
+        return ++reads === 1 ? "a/x" : 42;
+      },
+    };
+    assert.throws(
+      () => resolveTools({ name: "a/s", includes: [include] } as never, {}),
+      changed("a/s"),
+    );
+    // A lookup that edits a skill already entered: its includes were read once, and are followed as read.
+    const root: Skill = { name: "a/r", includes: ["a/x"], tool_refs: ["t"] };
+    const tools = resolveTools(root, (name) => {
+      (root.includes as string[]).push("a/y");
+      return name === "a/x" ? { name, tool_refs: ["x"] } : undefined;
+    });
+    assert.deepEqual([...tools.keys()], ["x", "t"]);
+  });
+
+  it("never hands out a placeholder: each entry is named by its key, or a changing skill is refused", () => {
+    const swapped = ["x"]; // as long as some lists, and of the right kind: not always detectable
+    fc.assert(
+      fc.property(
+        anyCatalog,
+        fc.constantFrom<unknown>("abc", [null], [5], { length: 2 }, undefined, [], swapped),
+        fc.integer({ min: 1, max: 3 }),
+        (c, hostile, honest) => {
+          // Every field answers its value `honest` times, then `hostile`.
+          const faced = new Map<string, Skill>();
+          for (const skill of c.skills) {
+            const out = {};
+            for (const [field, value] of Object.entries(skill)) {
+              let reads = 0;
+              Object.defineProperty(out, field, {
+                enumerable: true,
+                get: () => (++reads <= honest || field === "name" ? value : hostile),
+              });
+            }
+            faced.set(skill.name, out as Skill);
+          }
+          const reference = outcome(() =>
+            referenceResolve(c.root, lookupForms(c.skills).map as never)
+          );
+          let tools: ResolvedTools;
+          try {
+            tools = resolveTools(faced.get(c.root.name)!, (name) => faced.get(name));
+          } catch (e) {
+            if (e instanceof TypeError && e.message.startsWith("A skill's declarations changed")) {
+              return;
+            }
+            // The includes are read once, so an include error is the reference's.
+            assert.deepEqual(
+              outcome(() => {
+                throw e;
+              }),
+              reference,
+            );
+            return;
+          }
+          for (const [key, entry] of tools) {
+            assert.equal(typeof key, "string");
+            assert.equal(entry.name, key);
+          }
+          // A list that changed length or kind is refused: what resolves is what was declared.
+          if (hostile !== swapped) assert.deepEqual(outcome(() => tools.values()), reference);
+        },
+      ),
+      runs(300),
+    );
   });
 });

@@ -7,13 +7,7 @@
  */
 import { SkillCycleError, SkillDefinitionError, SkillResolutionError } from "./errors.ts";
 import { adopt, type OrderedMap } from "./ordered_map.ts";
-import {
-  includeName,
-  type InlineTool,
-  type Skill,
-  type SkillInclude,
-  type ToolOverrides,
-} from "./skill.ts";
+import type { InlineTool, Skill, ToolOverrides } from "./skill.ts";
 
 /** Where a resolved entry came from. */
 export type ResolvedToolKind = "tool_ref" | "inline" | "mcp" | "agent_skill";
@@ -88,7 +82,9 @@ const NONE: readonly never[] = Object.freeze([]);
  * @throws {SkillDefinitionError} When a reachable skill handed over in code has
  *   a field of the wrong shape (a string where a list belongs, …).
  * @throws {TypeError} When `lookup` is not a map, record or function, or a
- *   skill's lists answer differently from one read to the next (getters).
+ *   skill's fields answer differently from one read to the next (getters,
+ *   proxies, a lookup that edits a skill already entered): a list that grows,
+ *   shrinks or changes the kind of its items is refused, never followed.
  * @example
  * ```ts
  * import { resolveTools } from "./resolve.ts";
@@ -126,11 +122,16 @@ export function resolveTools(skill: Skill, lookup: SkillLookup): ResolvedTools {
   const entries = new Map<string, ResolvedToolEntry>();
   // Forward: a skill entered a second time adds no key, so one visit each fixes every position.
   const repeated = new Set<string>();
-  for (const id of graph.postOrder) writeFirst(graph.skills[id]!, entries, repeated);
+  // Each pass reads exactly the declarations the checks counted, skill by skill: a list
+  // that answers longer or shorter on a later read is refused, never followed.
+  const { skills, names, counts } = graph;
+  for (const id of graph.postOrder) {
+    writeFirst(skills[id]!, names[id]!, entries, repeated, counts[id]!);
+  }
   if (repeated.size > 0) {
     // Backward: the naive order reversed, each skill once, until every repeated key is settled.
     for (const id of reverseOrder(graph)) {
-      writeLast(graph.skills[id]!, entries, repeated);
+      writeLast(skills[id]!, names[id]!, entries, repeated, counts[id]!);
       if (repeated.size === 0) break;
     }
     // Only a skill whose lists answered differently the second time can leave one unsettled.
@@ -269,6 +270,10 @@ function lookupFunction(lookup: SkillLookup): (name: string) => Skill | undefine
 interface IncludeGraph {
   /** Skills by number. */
   readonly skills: readonly Skill[];
+  /** Their names by number, as read when the walk entered them. */
+  readonly names: readonly string[];
+  /** How many declarations each holds (tool refs, inline tools, MCP servers and their tools, Agent Skills), as the checks counted them. */
+  readonly counts: readonly number[];
   /** Every skill's includes as numbers, skill after skill (compressed rows). */
   readonly edges: readonly number[];
   /** Where each skill's row starts in `edges`; one more entry marks the end of the last. */
@@ -281,18 +286,22 @@ interface IncludeGraph {
  * Depth-first over the include graph, entering each skill once; checks cycles
  * and unknown includes in the order the naive recursion meets them (lookup,
  * then name, then the path). The path is two parallel stacks of numbers, so
- * the walk allocates nothing per skill beyond its number.
+ * the walk keeps nothing per skill beyond its number, name and counts.
  */
 function walkIncludes(root: Skill, find: (name: string) => Skill | undefined | null): IncludeGraph {
-  checkShape(root);
-  const ids = new Map<string, number>([[root.name, 0]]);
+  const rootName: unknown = isObject(root) ? root.name : undefined;
+  // Each skill's includes, read once (a getter is not asked twice), and how many there were.
+  const lists: (readonly unknown[])[] = [];
+  const counts = [checkShape(root, rootName, lists)];
+  const first = rootName as string;
+  const ids = new Map<string, number>([[first, 0]]);
   const skills: Skill[] = [root];
-  // Each skill's includes, read once (a getter is not asked twice).
-  const lists: (readonly SkillInclude[])[] = [root.includes ?? NONE];
+  const names: string[] = [first];
+  const lengths: number[] = [lists[0]!.length];
   const done: boolean[] = [false];
   const edges: number[] = [];
   const rows: number[] = [];
-  reserveRow(edges, rows, lists[0]!.length);
+  reserveRow(edges, rows, lengths[0]!);
   const postOrder: number[] = [];
   // The path from the root: skill numbers, and for each the next include to follow.
   const path: number[] = [0];
@@ -300,9 +309,8 @@ function walkIncludes(root: Skill, find: (name: string) => Skill | undefined | n
   while (path.length > 0) {
     const top = path.length - 1;
     const id = path[top]!;
-    const includes = lists[id]!;
     const i = next[top]!;
-    if (i === includes.length) {
+    if (i === lengths[id]) {
       path.pop();
       next.pop();
       done[id] = true;
@@ -310,7 +318,9 @@ function walkIncludes(root: Skill, find: (name: string) => Skill | undefined | n
       continue;
     }
     next[top] = i + 1;
-    const name = includeName(includes[i]!);
+    const include = lists[id]![i];
+    const name: unknown = isObject(include) ? include["name"] : include;
+    if (!isString(name)) throw changed(names[id]!);
     const known = ids.get(name);
     if (known !== undefined && done[known]) {
       edges[rows[id]! + i] = known;
@@ -318,38 +328,40 @@ function walkIncludes(root: Skill, find: (name: string) => Skill | undefined | n
     }
     const child = find(name);
     if (child === undefined || child === null) {
-      const names = pathTo(name, path, skills);
+      const trail = pathTo(name, path, names);
       throw new SkillResolutionError(
         "UNKNOWN_SKILL",
-        `Unknown skill "${name}" included by "${skills[id]!.name}" (path: ${names.join(" -> ")})`,
-        names,
+        `Unknown skill "${name}" included by "${names[id]!}" (path: ${trail.join(" -> ")})`,
+        trail,
       );
     }
-    if (child.name !== name) {
-      const names = pathTo(name, path, skills);
+    const childName: unknown = (child as Skill).name;
+    if (childName !== name) {
+      const trail = pathTo(name, path, names);
       throw new SkillResolutionError(
         "NAME_MISMATCH",
-        `Lookup answered "${name}" with a skill named "${child.name}" (path: ${
-          names.join(" -> ")
+        `Lookup answered "${name}" with a skill named "${String(childName)}" (path: ${
+          trail.join(" -> ")
         })`,
-        names,
+        trail,
       );
     }
     // A known skill that is not done is on the current path.
-    if (known !== undefined) throw new SkillCycleError(pathTo(name, path, skills));
-    checkShape(child);
+    if (known !== undefined) throw new SkillCycleError(pathTo(name, path, names));
+    counts.push(checkShape(child, name, lists));
     const childId = skills.length;
     edges[rows[id]! + i] = childId;
     ids.set(name, childId);
     path.push(childId);
     next.push(0);
     skills.push(child);
-    lists.push(child.includes ?? NONE);
-    reserveRow(edges, rows, lists[childId]!.length);
+    names.push(name);
+    lengths.push(lists[childId]!.length);
+    reserveRow(edges, rows, lengths[childId]!);
     done.push(false);
   }
   rows.push(edges.length);
-  return { skills, edges, rows, postOrder };
+  return { skills, names, counts, edges, rows, postOrder };
 }
 
 /** Start the next skill's row of `length` include numbers (filled in as the walk follows them). */
@@ -363,37 +375,56 @@ function reserveRow(edges: number[], rows: number[], length: number): void {
  * rather than through {@linkcode parseSkill}: the lists are lists of the right
  * things, so nothing is silently misread (a string iterated as characters).
  *
+ * @param skill The skill.
+ * @param name Its `name`, as the caller read it.
+ * @param lists Receives its includes (the list read here, which the walk follows).
+ * @returns How many declarations it holds: tool refs, inline tools, MCP servers and their tools, Agent Skills.
  * @throws {SkillDefinitionError} Naming the skill and the field.
  */
-function checkShape(skill: Skill): void {
+function checkShape(skill: Skill, name: unknown, lists: (readonly unknown[])[]): number {
   const s = skill as unknown as Record<string, unknown>;
   if (!isObject(s)) shapeError(undefined, "", `expected a skill object, got ${String(s)}`);
-  if (!isString(s["name"])) shapeError(undefined, "name", "expected a string");
-  checkList(s, "includes", isInclude, "a skill name or { name }");
-  checkList(s, "tool_refs", isString, "a string");
-  checkList(s, "inline_tools", isObject, "an inline tool object");
-  checkList(s, "mcp_servers", isMcpServer, "{ server, tools? } with string tool names");
-  checkList(s, "agent_skills", isString, "a string");
-  const overrides = s["overrides"];
-  if (overrides === undefined) return;
-  if (!isObject(overrides)) shapeError(s["name"], "overrides", "expected a mapping");
-  for (const key of Object.keys(overrides)) {
-    if (!isObject(overrides[key])) shapeError(s["name"], `overrides.${key}`, "expected a mapping");
+  if (!isString(name)) shapeError(undefined, "name", "expected a string");
+  lists.push(checkList(s, name, "includes", isInclude, "a skill name or { name }"));
+  let count = checkList(s, name, "tool_refs", isString, "a string").length;
+  count += checkList(s, name, "inline_tools", isObject, "an inline tool object").length;
+  const servers = checkList(
+    s,
+    name,
+    "mcp_servers",
+    isMcpServer,
+    "{ server, tools? } with string tool names",
+  );
+  count += servers.length;
+  for (let i = 0; i < servers.length; i++) {
+    count += ((servers[i] as Record<string, unknown>)["tools"] as unknown[] | undefined)?.length ??
+      0;
   }
+  count += checkList(s, name, "agent_skills", isString, "a string").length;
+  const overrides = s["overrides"];
+  if (overrides === undefined) return count;
+  if (!isObject(overrides)) shapeError(name, "overrides", "expected a mapping");
+  for (const key of Object.keys(overrides)) {
+    if (!isObject(overrides[key])) shapeError(name, `overrides.${key}`, "expected a mapping");
+  }
+  return count;
 }
 
+/** `s[field]` checked item by item; the list read (empty when absent). */
 function checkList(
   s: Record<string, unknown>,
+  skill: string,
   field: string,
   ok: (item: unknown) => boolean,
   what: string,
-): void {
+): readonly unknown[] {
   const value = s[field];
-  if (value === undefined) return;
-  if (!Array.isArray(value)) shapeError(s["name"], field, "expected a list");
+  if (value === undefined) return NONE;
+  if (!Array.isArray(value)) shapeError(skill, field, "expected a list");
   for (let i = 0; i < value.length; i++) {
-    if (!ok(value[i])) shapeError(s["name"], `${field}[${i}]`, `expected ${what}`);
+    if (!ok(value[i])) shapeError(skill, `${field}[${i}]`, `expected ${what}`);
   }
+  return value;
 }
 
 function shapeError(skill: unknown, field: string, reason: string): never {
@@ -419,12 +450,38 @@ function isMcpServer(value: unknown): boolean {
 }
 
 /** The names on the include path from the root, then `name`. */
-function pathTo(name: string, path: readonly number[], skills: readonly Skill[]): string[] {
-  const names = path.map((id) => skills[id]!.name);
-  names.push(name);
-  return names;
+function pathTo(name: string, path: readonly number[], names: readonly string[]): string[] {
+  const trail = path.map((id) => names[id]!);
+  trail.push(name);
+  return trail;
 }
 
+/** A skill whose fields answered differently on a later read than when they were checked. */
+function changed(skill: string): TypeError {
+  return new TypeError(
+    `A skill's declarations changed while it was resolved: "${skill}" answered differently from one read to the next`,
+  );
+}
+
+/** A list field as read again by a pass: the empty list when absent, refused when no longer a list. */
+function listOf(value: unknown, skill: string): readonly unknown[] {
+  if (value === undefined) return NONE;
+  if (!Array.isArray(value)) throw changed(skill);
+  return value;
+}
+
+/** The overrides field as read again by a pass. */
+function overridesOf(value: unknown, skill: string): Record<string, unknown> | undefined {
+  if (value === undefined || isObject(value)) return value;
+  throw changed(skill);
+}
+
+/** A server's name as read again by a pass. */
+function serverName(value: unknown, skill: string): string {
+  const server = isObject(value) ? value["server"] : undefined;
+  if (!isString(server)) throw changed(skill);
+  return server;
+}
 /**
  * The naive order reversed: a skill's own declarations, then its includes
  * last to first, each skill entered once (a later visit would write nothing new).
@@ -469,46 +526,69 @@ const UNSETTLED: ResolvedToolEntry = Object.freeze({
  * map's size, then its entry — which is one probe of a cold map, where
  * `has` then `set` is two; the steps are written out rather than passed
  * through a callback, which cost 15–25 % on V8 (`npm run bench -- resolve`).
+ * Every list is read again here, so each is checked again, cheaply: still a
+ * list, items of the right kind, and `count` items in all, as first counted.
  */
 function writeFirst(
   skill: Skill,
+  source: string,
   entries: Map<string, ResolvedToolEntry>,
   repeated: Set<string>,
+  count: number,
 ): void {
-  const source = skill.name;
-  const refs = skill.tool_refs ?? NONE;
-  const overrides = skill.overrides;
-  for (let j = 0; j < refs.length; j++) {
-    const name = refs[j]!;
+  let left = count;
+  const refs = listOf(skill.tool_refs, source);
+  const overrides = overridesOf(skill.overrides, source);
+  const refCount = refs.length;
+  if ((left -= refCount) < 0) throw changed(source);
+  for (let j = 0; j < refCount; j++) {
+    const name = refs[j];
+    if (!isString(name)) throw changed(source);
     if (isNew(entries, repeated, name)) {
-      entries.set(name, entry(name, "tool_ref", source, null, own(overrides, name)));
+      entries.set(name, entry(name, "tool_ref", source, null, own(overrides, name, source)));
     }
   }
-  const tools = skill.inline_tools ?? NONE;
-  for (let i = 0; i < tools.length; i++) {
+  const tools = listOf(skill.inline_tools, source);
+  const toolCount = tools.length;
+  if ((left -= toolCount) < 0) throw changed(source);
+  for (let i = 0; i < toolCount; i++) {
+    const tool = tools[i];
+    if (!isObject(tool)) throw changed(source);
     const key = `${source}/_anon_${i}`;
     if (isNew(entries, repeated, key)) {
-      entries.set(key, entry(key, "inline", source, tools[i]!, NO_OVERRIDES));
+      entries.set(key, entry(key, "inline", source, tool as InlineTool, NO_OVERRIDES));
     }
   }
-  const servers = skill.mcp_servers ?? NONE;
-  for (let j = 0; j < servers.length; j++) {
-    const server = servers[j]!;
-    const names = server.tools ?? NONE;
-    for (let k = 0; k < names.length; k++) {
-      const key = `mcp:${server.server}/${names[k]}`;
+  const servers = listOf(skill.mcp_servers, source);
+  const serverCount = servers.length;
+  if ((left -= serverCount) < 0) throw changed(source);
+  for (let j = 0; j < serverCount; j++) {
+    const value = servers[j];
+    const server = serverName(value, source);
+    const names = listOf((value as Record<string, unknown>)["tools"], source);
+    const nameCount = names.length;
+    if ((left -= nameCount) < 0) throw changed(source);
+    for (let k = 0; k < nameCount; k++) {
+      const tool = names[k];
+      if (!isString(tool)) throw changed(source);
+      const key = `mcp:${server}/${tool}`;
       if (isNew(entries, repeated, key)) {
         entries.set(key, entry(key, "mcp", source, null, NO_OVERRIDES));
       }
     }
   }
-  const paths = skill.agent_skills ?? NONE;
-  for (let j = 0; j < paths.length; j++) {
-    const key = `agent_skill:${paths[j]}`;
+  const paths = listOf(skill.agent_skills, source);
+  const pathCount = paths.length;
+  if ((left -= pathCount) < 0) throw changed(source);
+  for (let j = 0; j < pathCount; j++) {
+    const path = paths[j];
+    if (!isString(path)) throw changed(source);
+    const key = `agent_skill:${path}`;
     if (isNew(entries, repeated, key)) {
       entries.set(key, entry(key, "agent_skill", source, null, NO_OVERRIDES));
     }
   }
+  if (left !== 0) throw changed(source);
 }
 
 /** Whether `key` is new to `entries` (it now holds a placeholder there); if not, it is repeated. */
@@ -531,48 +611,74 @@ function isNew(
  */
 function writeLast(
   skill: Skill,
+  source: string,
   entries: Map<string, ResolvedToolEntry>,
   pending: Set<string>,
+  count: number,
 ): void {
-  const source = skill.name;
-  const paths = skill.agent_skills ?? NONE;
-  for (let j = paths.length - 1; j >= 0; j--) {
-    const key = `agent_skill:${paths[j]}`;
+  let left = count;
+  const paths = listOf(skill.agent_skills, source);
+  const pathCount = paths.length;
+  if ((left -= pathCount) < 0) throw changed(source);
+  for (let j = pathCount - 1; j >= 0; j--) {
+    const path = paths[j];
+    if (!isString(path)) throw changed(source);
+    const key = `agent_skill:${path}`;
     if (pending.delete(key)) {
       entries.set(key, entry(key, "agent_skill", source, null, NO_OVERRIDES));
     }
   }
-  const servers = skill.mcp_servers ?? NONE;
-  for (let j = servers.length - 1; j >= 0; j--) {
-    const server = servers[j]!;
-    const names = server.tools ?? NONE;
-    for (let k = names.length - 1; k >= 0; k--) {
-      const key = `mcp:${server.server}/${names[k]}`;
+  const servers = listOf(skill.mcp_servers, source);
+  const serverCount = servers.length;
+  if ((left -= serverCount) < 0) throw changed(source);
+  for (let j = serverCount - 1; j >= 0; j--) {
+    const value = servers[j];
+    const server = serverName(value, source);
+    const names = listOf((value as Record<string, unknown>)["tools"], source);
+    const nameCount = names.length;
+    if ((left -= nameCount) < 0) throw changed(source);
+    for (let k = nameCount - 1; k >= 0; k--) {
+      const tool = names[k];
+      if (!isString(tool)) throw changed(source);
+      const key = `mcp:${server}/${tool}`;
       if (pending.delete(key)) entries.set(key, entry(key, "mcp", source, null, NO_OVERRIDES));
     }
   }
-  const tools = skill.inline_tools ?? NONE;
-  for (let i = tools.length - 1; i >= 0; i--) {
+  const tools = listOf(skill.inline_tools, source);
+  const toolCount = tools.length;
+  if ((left -= toolCount) < 0) throw changed(source);
+  for (let i = toolCount - 1; i >= 0; i--) {
+    const tool = tools[i];
+    if (!isObject(tool)) throw changed(source);
     const key = `${source}/_anon_${i}`;
     if (pending.delete(key)) {
-      entries.set(key, entry(key, "inline", source, tools[i]!, NO_OVERRIDES));
+      entries.set(key, entry(key, "inline", source, tool as InlineTool, NO_OVERRIDES));
     }
   }
-  const refs = skill.tool_refs ?? NONE;
-  const overrides = skill.overrides;
-  for (let j = refs.length - 1; j >= 0; j--) {
-    const name = refs[j]!;
+  const refs = listOf(skill.tool_refs, source);
+  const overrides = overridesOf(skill.overrides, source);
+  const refCount = refs.length;
+  if ((left -= refCount) < 0) throw changed(source);
+  for (let j = refCount - 1; j >= 0; j--) {
+    const name = refs[j];
+    if (!isString(name)) throw changed(source);
     if (pending.delete(name)) {
-      entries.set(name, entry(name, "tool_ref", source, null, own(overrides, name)));
+      entries.set(name, entry(name, "tool_ref", source, null, own(overrides, name, source)));
     }
   }
+  if (left !== 0) throw changed(source);
 }
 
 /** `overrides[name]` of a skill (own keys only), or the shared empty mapping. */
-function own(overrides: Skill["overrides"], name: string): ToolOverrides {
-  return overrides !== undefined && Object.hasOwn(overrides, name)
-    ? overrides[name]!
-    : NO_OVERRIDES;
+function own(
+  overrides: Record<string, unknown> | undefined,
+  name: string,
+  source: string,
+): ToolOverrides {
+  if (overrides === undefined || !Object.hasOwn(overrides, name)) return NO_OVERRIDES;
+  const value = overrides[name];
+  if (!isObject(value)) throw changed(source);
+  return value as ToolOverrides;
 }
 
 function entry(
