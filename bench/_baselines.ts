@@ -24,6 +24,28 @@ function plain(
   return { name, kind, source_skill, is_inline: kind === "inline", inline_tool, overrides };
 }
 
+/** One plain entry per tool `skill` declares, set into `out` (both floors' only per-tool work). */
+function putDeclared(skill: Skill, out: Map<string, ResolvedToolEntry>): void {
+  for (const ref of skill.tool_refs ?? []) {
+    out.set(ref, plain(ref, "tool_ref", skill.name, null, skill.overrides?.[ref] ?? NONE));
+  }
+  const inline = skill.inline_tools ?? [];
+  for (let i = 0; i < inline.length; i++) {
+    const key = `${skill.name}/_anon_${i}`;
+    out.set(key, plain(key, "inline", skill.name, inline[i]!, NONE));
+  }
+  for (const server of skill.mcp_servers ?? []) {
+    for (const tool of server.tools ?? []) {
+      const key = `mcp:${server.server}/${tool}`;
+      out.set(key, plain(key, "mcp", skill.name, null, NONE));
+    }
+  }
+  for (const path of skill.agent_skills ?? []) {
+    const key = `agent_skill:${path}`;
+    out.set(key, plain(key, "agent_skill", skill.name, null, NONE));
+  }
+}
+
 /**
  * Floor (a): walk every reachable skill once (lookup plus a visited set), create
  * one plain entry object per declared tool and insert it into a native `Map`.
@@ -44,25 +66,7 @@ export function floorResolve(
       seen.add(name);
       stack.push(lookup.get(name)!);
     }
-    for (const ref of skill.tool_refs ?? []) {
-      const overrides = skill.overrides?.[ref] ?? NONE;
-      out.set(ref, plain(ref, "tool_ref", skill.name, null, overrides));
-    }
-    const inline = skill.inline_tools ?? [];
-    for (let i = 0; i < inline.length; i++) {
-      const key = `${skill.name}/_anon_${i}`;
-      out.set(key, plain(key, "inline", skill.name, inline[i]!, NONE));
-    }
-    for (const server of skill.mcp_servers ?? []) {
-      for (const tool of server.tools ?? []) {
-        const key = `mcp:${server.server}/${tool}`;
-        out.set(key, plain(key, "mcp", skill.name, null, NONE));
-      }
-    }
-    for (const path of skill.agent_skills ?? []) {
-      const key = `agent_skill:${path}`;
-      out.set(key, plain(key, "agent_skill", skill.name, null, NONE));
-    }
+    putDeclared(skill, out);
   }
   return out;
 }
@@ -73,26 +77,7 @@ export function floorResolve(
  */
 export function floorDeclared(reachable: readonly Skill[]): Map<string, ResolvedToolEntry> {
   const out = new Map<string, ResolvedToolEntry>();
-  for (const skill of reachable) {
-    for (const ref of skill.tool_refs ?? []) {
-      out.set(ref, plain(ref, "tool_ref", skill.name, null, skill.overrides?.[ref] ?? NONE));
-    }
-    const inline = skill.inline_tools ?? [];
-    for (let i = 0; i < inline.length; i++) {
-      const key = `${skill.name}/_anon_${i}`;
-      out.set(key, plain(key, "inline", skill.name, inline[i]!, NONE));
-    }
-    for (const server of skill.mcp_servers ?? []) {
-      for (const tool of server.tools ?? []) {
-        const key = `mcp:${server.server}/${tool}`;
-        out.set(key, plain(key, "mcp", skill.name, null, NONE));
-      }
-    }
-    for (const path of skill.agent_skills ?? []) {
-      const key = `agent_skill:${path}`;
-      out.set(key, plain(key, "agent_skill", skill.name, null, NONE));
-    }
-  }
+  for (const skill of reachable) putDeclared(skill, out);
   return out;
 }
 

@@ -178,18 +178,17 @@ function interleavedRounds(
   run: readonly Case[],
   once: ReadonlyMap<Case, number>,
 ): Map<Case, number[]> {
+  // How many samples each case gets in all; past a second, the untimed run is the first of three.
   const wanted = new Map<Case, number>();
   const times = new Map<Case, number[]>();
   for (const c of run) {
     const ms = once.get(c)!;
     const n = Math.round(BUDGET_MS / Math.max(ms, 1e-3));
-    wanted.set(c, ms > 1000 ? 2 : Math.min(MAX_SAMPLES, Math.max(MIN_SAMPLES, n)));
+    wanted.set(c, ms > 1000 ? 3 : Math.min(MAX_SAMPLES, Math.max(MIN_SAMPLES, n)));
     times.set(c, ms > 1000 ? [ms * 1e6] : []);
   }
   for (let round = 0;; round++) {
-    const due = run.filter((c) =>
-      times.get(c)!.length < wanted.get(c)! + (once.get(c)! > 1000 ? 1 : 0)
-    );
+    const due = run.filter((c) => times.get(c)!.length < wanted.get(c)!);
     if (due.length === 0) return times;
     for (const c of round % 2 === 0 ? due : due.reverse()) {
       collectGarbage();

@@ -138,6 +138,13 @@ function targets(files: readonly ResultsFile[]): Target[] {
         sizes.map((at) => ({ value: value(family, at), where: `${family} @ ${size(at)}` }))
       ),
     );
+  const overFloor = (floor: string, bound: number): Target => ({
+    what: `resolveTools ÷ ${floor}, every family at 10^5 and 10^6`,
+    bound,
+    values: per((file) =>
+      overFamilies((fam, at) => between(file, "resolve", fam, at, "resolveTools", floor), big)
+    ),
+  });
   const lib = (file: ResultsFile, workload: string, a: string, b: string) => {
     const row = file.rows.find((r) => r.workload === workload && r.case === a);
     if (row === undefined) return null;
@@ -145,26 +152,8 @@ function targets(files: readonly ResultsFile[]): Target[] {
     return value === null ? null : { value, where: `${workload} @ ${row.size}` };
   };
   return [
-    {
-      what: "resolveTools ÷ floor (a), every family at 10^5 and 10^6",
-      bound: 2.0,
-      values: per((file) =>
-        overFamilies(
-          (fam, at) => between(file, "resolve", fam, at, "resolveTools", "floor (a)"),
-          big,
-        )
-      ),
-    },
-    {
-      what: "resolveTools ÷ floor (b), every family at 10^5 and 10^6",
-      bound: 3.0,
-      values: per((file) =>
-        overFamilies(
-          (fam, at) => between(file, "resolve", fam, at, "resolveTools", "floor (b)"),
-          big,
-        )
-      ),
-    },
+    overFloor("floor (a)", 2.0),
+    overFloor("floor (b)", 3.0),
     {
       what: "resolveTools log–log slope, 10^3…10^6, every family",
       bound: 1.1,
