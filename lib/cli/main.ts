@@ -40,6 +40,63 @@ import { fitSkillCatalog } from "../core/skill_catalog.ts";
 import { type LoadedSkill, loadSkillFolder } from "../fs/skill_folder.ts";
 import { type Diagnostic, formatDiagnostic, validatePaths } from "../fs/validate.ts";
 
+// ---- Trust (issue 20): `lock`, `verify`, `approve`, `list --approvals`, in lib/cli/_trust.ts ----
+
+/** The help entries of the trust commands; they run in lib/cli/_trust.ts (asynchronous: hashing). */
+const TRUST_COMMANDS: Readonly<Record<string, FlagSpec>> = {
+  lock: {
+    values: ["--root", "--lockfile"],
+    repeated: ["--root"],
+    positional: [0, 0],
+    usage: "skillset lock [--root scope=path]... [--lockfile FILE] [--json]",
+    help: "Write the lockfile (default skills.lock.json): every discovered skill's name, scope,\n" +
+      "folder (relative to the lockfile), skill digest and files with their sha256 digests.\n" +
+      "Roots as for list.",
+  },
+  verify: {
+    values: ["--root", "--lockfile"],
+    repeated: ["--root"],
+    switches: ["--frozen"],
+    positional: [0, 0],
+    usage: "skillset verify [--root scope=path]... [--lockfile FILE] [--frozen] [--json]",
+    help:
+      "Recompute every discovered skill and compare with the lockfile: each added, removed or\n" +
+      "changed skill and file. Exits 1 on any change; --frozen also fails on skills not locked.",
+  },
+  approve: {
+    values: ["--root", "--approvals"],
+    repeated: ["--root"],
+    switches: ["--all"],
+    positional: [0, Infinity],
+    usage: "skillset approve <name>... | --all [--root scope=path]... [--approvals FILE] [--json]",
+    help: "Approve skills as they are now: record their digests in the approval file (default\n" +
+      "skills.approvals.json). Any later change to a skill lapses its approval.",
+  },
+};
+
+/** Whether the command line is one of the trust commands (run by lib/cli/_trust.ts). */
+function isTrustCommand(argv: readonly string[]): boolean {
+  return Object.hasOwn(TRUST_COMMANDS, argv[0] ?? "") ||
+    (argv[0] === "list" && argv.some((a) => /^--approvals(?:=|$)/.test(a)));
+}
+
+/**
+ * The roots of `--root scope=path` flags, or the conventional ones when none is given.
+ *
+ * @param rootFlags The values of `--root`.
+ * @returns The roots.
+ * @throws {UsageError} When a value is not `scope=path`.
+ */
+export function rootsFromFlags(rootFlags: readonly string[]): SkillRoot[] {
+  return rootFlags.length === 0 ? defaultRoots() : rootFlags.map((flag) => {
+    const eq = flag.indexOf("=");
+    if (eq <= 0 || eq === flag.length - 1) {
+      throw new UsageError(`--root takes scope=path, got "${flag}"`);
+    }
+    return { scope: flag.slice(0, eq), path: flag.slice(eq + 1) };
+  });
+}
+
 // ---- MCP (issue 13): `serve`, and `--mcp-stdio`/`--mcp-url` sources, in lib/cli/_mcp.ts ----
 
 /** The help entry of `serve`; the command itself runs in lib/cli/_mcp.ts, loaded on demand. */
@@ -82,6 +139,19 @@ export async function mainAsync(
   argv: readonly string[],
   io: CliIO = processIO(),
 ): Promise<number> {
+  if (isTrustCommand(argv) && !argv.includes("--help") && !argv.includes("-h")) {
+    try {
+      const { runTrustCli } = await import("./_trust.ts");
+      return await runTrustCli(argv, io, COMMANDS[argv[0]!]!);
+    } catch (e) {
+      if (e instanceof UsageError) {
+        io.stderr(`skillset: ${escapeControlsKeepingLines(e.message)}\n`);
+        return 2;
+      }
+      io.stderr(`${describeError(e, io, shownAsTyped(argv))}\n`);
+      return 1;
+    }
+  }
   const mcp = argv[0] === "serve" || argv.some((a) => /^--mcp-(?:stdio|url)(?:=|$)/.test(a));
   if (!mcp || argv.includes("--help") || argv.includes("-h")) return main(argv, io);
   try {
@@ -167,15 +237,16 @@ const COMMANDS: Readonly<Record<string, FlagSpec>> = {
       "SKILL.md are warnings on stderr; only a SKILL.md that cannot be parsed is skipped.",
   },
   list: {
-    values: ["--root"],
+    values: ["--root", "--approvals"],
     repeated: ["--root"],
     positional: [0, 0],
-    usage: "skillset list [--root scope=path]... [--json]",
+    usage: "skillset list [--root scope=path]... [--approvals FILE] [--json]",
     help: "List the skills discovered under the roots, highest precedence first: scope, status\n" +
       "(loaded, shadowed or skipped), name, folder, and diagnostics. Without --root: project\n" +
       ".agents/skills, project .claude/skills, user ~/.agents/skills, user ~/.claude/skills.",
   },
   serve: MCP_SERVE,
+  ...TRUST_COMMANDS,
 };
 
 const TOOL_HELP = `skillset — resolve skills' tool sets and gate access to their bundled files
@@ -219,6 +290,11 @@ export function main(argv: readonly string[], io: CliIO = processIO()): number {
   try {
     if (argv[0] === "serve" && !argv.includes("--help") && !argv.includes("-h")) {
       throw new UsageError("serve runs asynchronously: call mainAsync");
+    }
+    if (isTrustCommand(argv) && !argv.includes("--help") && !argv.includes("-h")) {
+      throw new UsageError(
+        `${argv[0]} ${argv[0] === "list" ? "--approvals " : ""}runs asynchronously: call mainAsync`,
+      );
     }
     return run(argv, io);
   } catch (e) {
@@ -567,17 +643,33 @@ function defaultRoots(): SkillRoot[] {
   ];
 }
 
-function listCommand(rootFlags: readonly string[], json: boolean, io: CliIO): number {
-  const roots = rootFlags.length === 0 ? defaultRoots() : rootFlags.map((flag) => {
-    const eq = flag.indexOf("=");
-    if (eq <= 0 || eq === flag.length - 1) {
-      throw new UsageError(`--root takes scope=path, got "${flag}"`);
-    }
-    return { scope: flag.slice(0, eq), path: flag.slice(eq + 1) };
-  });
-  const discovery = discoverSkills(roots);
+/**
+ * `list`; with `approvals` (from `list --approvals FILE`), each loaded skill's
+ * approval as a column (`approved`, `needs approval`, `changed since approval`).
+ *
+ * @param rootFlags The values of `--root`.
+ * @param json Whether to print JSON.
+ * @param io Where to write.
+ * @param trust The discovery already made, and each loaded skill's approval by folder.
+ * @returns The exit code.
+ */
+export function listCommand(
+  rootFlags: readonly string[],
+  json: boolean,
+  io: CliIO,
+  trust?: {
+    readonly discovery: Discovery;
+    readonly approvals: ReadonlyMap<
+      string,
+      { readonly approval: string; readonly changes: readonly unknown[] }
+    >;
+  },
+): number {
+  const roots = rootsFromFlags(rootFlags);
+  const discovery = trust?.discovery ?? discoverSkills(roots);
+  const approvalOf = (path: string) => trust?.approvals.get(path);
   const rows = [
-    ...discovery.skills.map((s) => ({ status: "loaded", ...s })),
+    ...discovery.skills.map((s) => ({ status: "loaded", ...s, ...approvalOf(s.path) })),
     ...discovery.shadowed.map((s) => ({ status: "shadowed", ...s })),
     ...discovery.skipped.map((s) => ({ status: "skipped", name: null, ...s })),
   ];
@@ -602,10 +694,16 @@ function listCommand(rootFlags: readonly string[], json: boolean, io: CliIO): nu
     );
     return 0;
   }
+  const approvalColumn = (r: object): string[] =>
+    trust === undefined
+      ? []
+      : [((r as { approval?: string }).approval ?? "-").replaceAll("_", " ")];
   const lines = [
     ...table([
-      ["scope", "status", "name", "path"],
-      ...rows.map((r) => [r.scope, r.status, r.name ?? "-", r.path].map(visible)),
+      ["scope", "status", ...(trust === undefined ? [] : ["approval"]), "name", "path"],
+      ...rows.map((r) =>
+        [r.scope, r.status, ...approvalColumn(r), r.name ?? "-", r.path].map(visible)
+      ),
     ]),
   ];
   for (const r of rows) {

@@ -36,7 +36,13 @@ export type SkillDiagnosticCode =
   /** A skill of a later scope has the name of an earlier one; it is shadowed. */
   | "SHADOWED"
   /** Two skills of one scope share a name; the first by the documented rule wins. */
-  | "NAME_CONFLICT";
+  | "NAME_CONFLICT"
+  /** The skill differs from its lockfile entry (the message names the files); not loaded unless the lock only warns. */
+  | "LOCK_MISMATCH"
+  /** The skill has no lockfile entry; not loaded unless the lock only warns. */
+  | "NOT_LOCKED"
+  /** The skill was never approved, or changed since it was (the message says what); not loaded. */
+  | "NEEDS_APPROVAL";
 
 /** One finding. Lines and columns count from 1; `null` when the finding has no place in a file. */
 export interface SkillDiagnostic {
