@@ -49,7 +49,11 @@ for (let i = 0; i < SKILLS; i++) {
   writeFileSync(join(dir, "references", "guide.md"), guide);
   asset[0] = i & 0xff; // every asset differs
   writeFileSync(join(dir, "assets", "data.bin"), asset);
-  files.push(join(dir, "SKILL.md"), join(dir, "references", "guide.md"), join(dir, "assets", "data.bin"));
+  files.push(
+    join(dir, "SKILL.md"),
+    join(dir, "references", "guide.md"),
+    join(dir, "assets", "data.bin"),
+  );
 }
 const roots = [{ scope: "project", path: root }];
 const lockfile = join(temp, "skills.lock.json");
@@ -66,7 +70,10 @@ async function lock(): Promise<void> {
 }
 
 async function verify(): Promise<void> {
-  const result = await verifySkills(discoverSkills(roots), readLockfile(lockfile), { base: temp, frozen: true });
+  const result = await verifySkills(discoverSkills(roots), readLockfile(lockfile), {
+    base: temp,
+    frozen: true,
+  });
   if (!result.ok) throw new Error("verify should be clean");
 }
 
