@@ -602,7 +602,7 @@ describe("lockfile and approval file: bad input", () => {
     });
   });
 
-  it("a malformed approval file is an error, never everything approved", async () => {
+  it("a malformed approval file is an error, never everything approved", () => {
     const dir = fresh("badapprovals");
     put(join(dir, "s", "one", "SKILL.md"), skillMd("one", "One"));
     const file = join(dir, "approvals.json");

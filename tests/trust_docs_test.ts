@@ -1,0 +1,111 @@
+/**
+ * docs/trust.md as a test: its shell recipe recomputes `skillManifest`'s
+ * skill digest over generated skill folders, and every fenced `sh` and `ts`
+ * block runs as written from the repository root.
+ *
+ * @module
+ */
+import { after, describe, it } from "node:test";
+import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
+import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import process from "node:process";
+import { pathToFileURL } from "node:url";
+import { fc, runs } from "./_fc.ts";
+import { ROOT } from "./_cli.ts";
+import { skillManifest } from "../mod.ts";
+import { loadSkillFolder } from "../lib/load.ts";
+
+const DOC = readFileSync(join(ROOT, "docs", "trust.md"), "utf8");
+
+/** The fenced blocks of one language, with the line each starts on. */
+function blocks(language: string): { line: number; code: string }[] {
+  const out: { line: number; code: string }[] = [];
+  const lines = DOC.split("\n");
+  for (let i = 0; i < lines.length; i++) {
+    if (lines[i]!.trim() !== "```" + language) continue;
+    let end = i + 1;
+    while (end < lines.length && lines[end]!.trim() !== "```") end++;
+    out.push({ line: i + 2, code: lines.slice(i + 1, end).join("\n") });
+    i = end;
+  }
+  return out;
+}
+
+const SH = blocks("sh");
+const TS = blocks("ts");
+const RECIPE = SH.find((b) => b.code.includes("skill_digest() {"))!;
+const temps: string[] = [];
+after(() => {
+  for (const t of temps) rmSync(t, { recursive: true, force: true });
+});
+
+function bash(script: string, cwd: string = ROOT): { status: number | null; stdout: string; stderr: string } {
+  const r = spawnSync("bash", ["-euo", "pipefail", "-c", script], { cwd, encoding: "utf8", timeout: 120_000 });
+  return { status: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+const SEGMENT = fc.stringMatching(/^[A-Za-z0-9][A-Za-z0-9 ._é-]{0,6}$/).filter((s) => !s.endsWith(" "));
+
+describe("docs/trust.md", () => {
+  it("has the recipe, sh and ts blocks", () => {
+    assert.ok(RECIPE !== undefined);
+    assert.ok(SH.length >= 3 && TS.length >= 3, `${SH.length} sh, ${TS.length} ts`);
+  });
+
+  it("its shell recipe recomputes skillManifest's skill digest over generated folders", async () => {
+    const temp = realpathSync(mkdtempSync(join(tmpdir(), "skillset-recipe-")));
+    temps.push(temp);
+    let n = 0;
+    await fc.assert(
+      fc.asyncProperty(
+        fc.uniqueArray(
+          fc.tuple(fc.constantFrom("", "references/", "assets/", "x/y/"), SEGMENT, fc.uint8Array({ maxLength: 40 })),
+          { maxLength: 6, selector: ([f, s]) => `${f}${s}`.toLowerCase() },
+        ),
+        async (files) => {
+          const dir = join(temp, `s${n++}`, "skill");
+          mkdirSync(dir, { recursive: true });
+          writeFileSync(join(dir, "SKILL.md"), "---\nname: skill\ndescription: S\n---\nBody\n");
+          for (const [folder, name, bytes] of files) {
+            if (`${folder}${name}` === "SKILL.md") continue;
+            mkdirSync(join(dir, folder), { recursive: true });
+            writeFileSync(join(dir, folder, name), bytes);
+          }
+          const manifest = await skillManifest(loadSkillFolder(dir));
+          const r = bash(`${RECIPE.code}\nskill_digest ${JSON.stringify(dir)}`);
+          assert.equal(r.status, 0, r.stderr);
+          assert.equal(`sha256:${r.stdout.trim()}`, manifest.digest);
+        },
+      ),
+      runs(15),
+    );
+  });
+
+  for (const { line, code } of SH) {
+    it(`runs the sh block at docs/trust.md:${line}`, () => {
+      const r = bash(code);
+      assert.equal(r.status, 0, `${r.stdout}\n${r.stderr}`);
+    });
+  }
+
+  for (const { line, code } of TS) {
+    it(`runs the ts block at docs/trust.md:${line}`, async () => {
+      mkdirSync(join(ROOT, ".tmp"), { recursive: true });
+      const dir = mkdtempSync(join(ROOT, ".tmp", "trust-doc-"));
+      const file = join(dir, `block_${line}.ts`);
+      const root = pathToFileURL(`${ROOT}/`).href;
+      writeFileSync(file, code.replace(/from "\.\/([^"]+)"/g, (_, p: string) => `from "${root}${p}"`));
+      const cwd = process.cwd();
+      process.chdir(ROOT);
+      try {
+        await import(pathToFileURL(file).href);
+      } finally {
+        process.chdir(cwd);
+        rmSync(dir, { recursive: true, force: true });
+      }
+    });
+  }
+});
