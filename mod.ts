@@ -102,6 +102,7 @@ export type { Envelope, ParsedEnvelope, ResourceReadFields } from "./lib/core/en
 export { escapeControls, escapeControlsKeepingLines, quoteShort } from "./lib/core/_text.ts";
 export { decodeBase64, encodeBase64 } from "./lib/core/base64.ts";
 export {
+  findSkillBundle,
   handleSkillTool,
   parseSkillToolInput,
   skillToolDefinition,
@@ -180,3 +181,8 @@ export {
   renderApprovals,
 } from "./lib/core/trust/approval.ts";
 export type { ApprovalDecision, ApprovalRecord, ApprovalStore } from "./lib/core/trust/approval.ts";
+export { handleLockedSkillTool } from "./lib/core/trust/locked_tool.ts";
+export type {
+  LockedSkillToolContext,
+  LockedSkillToolResult,
+} from "./lib/core/trust/locked_tool.ts";

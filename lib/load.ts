@@ -64,7 +64,6 @@ export type { FrontmatterProblem, LenientFrontmatter } from "./fs/lenient_frontm
 export {
   APPROVALS_NAME,
   approveSkills,
-  describeChanges,
   FILE_ORIGIN,
   JsonFileApprovalStore,
   lockSkills,

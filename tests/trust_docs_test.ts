@@ -42,12 +42,21 @@ after(() => {
   for (const t of temps) rmSync(t, { recursive: true, force: true });
 });
 
-function bash(script: string, cwd: string = ROOT): { status: number | null; stdout: string; stderr: string } {
-  const r = spawnSync("bash", ["-euo", "pipefail", "-c", script], { cwd, encoding: "utf8", timeout: 120_000 });
+function bash(
+  script: string,
+  cwd: string = ROOT,
+): { status: number | null; stdout: string; stderr: string } {
+  const r = spawnSync("bash", ["-euo", "pipefail", "-c", script], {
+    cwd,
+    encoding: "utf8",
+    timeout: 120_000,
+  });
   return { status: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
-const SEGMENT = fc.stringMatching(/^[A-Za-z0-9][A-Za-z0-9 ._é-]{0,6}$/).filter((s) => !s.endsWith(" "));
+const SEGMENT = fc.stringMatching(/^[A-Za-z0-9][A-Za-z0-9 ._é-]{0,6}$/).filter((s) =>
+  !s.endsWith(" ")
+);
 
 describe("docs/trust.md", () => {
   it("has the recipe, sh and ts blocks", () => {
@@ -62,7 +71,11 @@ describe("docs/trust.md", () => {
     await fc.assert(
       fc.asyncProperty(
         fc.uniqueArray(
-          fc.tuple(fc.constantFrom("", "references/", "assets/", "x/y/"), SEGMENT, fc.uint8Array({ maxLength: 40 })),
+          fc.tuple(
+            fc.constantFrom("", "references/", "assets/", "x/y/"),
+            SEGMENT,
+            fc.uint8Array({ maxLength: 40 }),
+          ),
           { maxLength: 6, selector: ([f, s]) => `${f}${s}`.toLowerCase() },
         ),
         async (files) => {
@@ -97,7 +110,10 @@ describe("docs/trust.md", () => {
       const dir = mkdtempSync(join(ROOT, ".tmp", "trust-doc-"));
       const file = join(dir, `block_${line}.ts`);
       const root = pathToFileURL(`${ROOT}/`).href;
-      writeFileSync(file, code.replace(/from "\.\/([^"]+)"/g, (_, p: string) => `from "${root}${p}"`));
+      writeFileSync(
+        file,
+        code.replace(/from "\.\/([^"]+)"/g, (_, p: string) => `from "${root}${p}"`),
+      );
       const cwd = process.cwd();
       process.chdir(ROOT);
       try {

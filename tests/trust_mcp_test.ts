@@ -98,6 +98,38 @@ describe("a skill served over MCP digests as on disk", () => {
   });
 });
 
+describe("serveSkills with a lock", () => {
+  it("a folder that differs from its lock entry is not served, at start and at each reload", async () => {
+    const skills = tree();
+    const base = join(skills, "..");
+    const { discoverSkills, lockSkills, writeLockfile } = await import("../lib/load.ts");
+    const lockfile = join(base, "skills.lock.json");
+    writeLockfile(
+      lockfile,
+      (await lockSkills(discoverSkills([{ scope: "p", path: skills }]), { base })).lock,
+    );
+    const warnings: string[] = [];
+    const served = await serveSkills([skills], {
+      lock: lockfile,
+      onWarning: (w) => warnings.push(w.message),
+    });
+    assert.deepEqual([...served.skills.keys()].sort(), ["alpha", "beta"]);
+    writeFileSync(join(skills, "beta", "references", "b.md"), "changed\n");
+    await served.reload();
+    assert.deepEqual([...served.skills.keys()], ["alpha"]);
+    assert.ok(served.catalog.entries.every((e) => e.uri !== "skill://beta/SKILL.md"));
+    assert.deepEqual(warnings, [
+      'Skill "beta" differs from its lockfile entry: "references/b.md" changed; not served',
+    ]);
+    const warned = await serveSkills([skills], {
+      lock: lockfile,
+      lockMode: "warn",
+      onWarning: () => {},
+    });
+    assert.deepEqual([...warned.skills.keys()].sort(), ["alpha", "beta"]);
+  });
+});
+
 describe("approvals over MCP", () => {
   it("an unlisted-as-approved skill is kept out; a change lapses only that skill's approval; nothing is prefetched", async () => {
     const skills = tree();

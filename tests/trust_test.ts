@@ -22,6 +22,7 @@ import {
   createBundle,
   createLockfile,
   decideApproval,
+  handleLockedSkillTool,
   handleSkillTool,
   isDigest,
   lockEntry,
@@ -777,6 +778,64 @@ describe("lock in discovery", () => {
       "warning",
       "LOCK_MISMATCH",
     ]]);
+  });
+});
+
+describe("discoverSkills and the skill tool with a lock or approvals", () => {
+  it("discoverSkills with lock or approvals answers the narrowed discovery", async () => {
+    const base = fresh("overload");
+    const root = join(base, "skills");
+    put(join(root, "one", "SKILL.md"), skillMd("one", "One"));
+    put(join(root, "two", "SKILL.md"), skillMd("two", "Two"));
+    const roots = [{ scope: "project", path: root }];
+    const lockfile = join(base, "skills.lock.json");
+    writeLockfile(lockfile, (await lockSkills(discoverSkills(roots), { base })).lock);
+    put(join(root, "two", "assets", "x.txt"), "x");
+    const locked = await discoverSkills(roots, { lock: lockfile });
+    assert.deepEqual(locked.skills.map((s) => s.name), ["one"]);
+    assert.equal(locked.skipped[0]?.diagnostics[0]?.code, "LOCK_MISMATCH");
+    const store = new MemoryApprovalStore();
+    await approveSkills(discoverSkills(roots), store, ["two"]);
+    const approved = await discoverSkills(roots, { approvals: store });
+    assert.deepEqual(approved.skills.map((s) => s.name), ["two"]);
+    // Without them, as before: a Discovery at once.
+    assert.deepEqual(discoverSkills(roots).skills.map((s) => s.name), ["one", "two"]);
+  });
+
+  it("handleLockedSkillTool refuses a skill that differs from its entry, on every call, and warns in warn mode", async () => {
+    const base = fresh("tool");
+    const dir = join(base, "skills", "one");
+    put(join(dir, "SKILL.md"), skillMd("one", "One"));
+    put(join(dir, "references", "a.md"), "a");
+    const roots = [{ scope: "project", path: join(base, "skills") }];
+    const { lock } = await lockSkills(discoverSkills(roots), { base });
+    const context = { skills: discoverSkills(roots), lock };
+    const ok = await handleLockedSkillTool({ skill: "one", resource: "references/a.md" }, context);
+    assert.equal(ok.is_error, false);
+    writeFileSync(join(dir, "references", "a.md"), "b");
+    const refused = await handleLockedSkillTool(
+      { skill: "one", resource: "references/a.md" },
+      context,
+    );
+    assert.deepEqual([refused.is_error, refused.content], [
+      true,
+      'Skill "one" differs from its lockfile entry: "references/a.md" changed',
+    ]);
+    const warned = await handleLockedSkillTool({ skill: "one" }, { ...context, lockMode: "warn" });
+    assert.equal(warned.is_error, false);
+    assert.equal(
+      warned.lock_warning,
+      'Skill "one" differs from its lockfile entry: "references/a.md" changed',
+    );
+    const unlocked = await handleLockedSkillTool({ skill: "one" }, {
+      ...context,
+      lock: createLockfile([]),
+    });
+    assert.deepEqual([unlocked.is_error, unlocked.content], [
+      true,
+      'Skill "one" is not in the lockfile',
+    ]);
+    assert.equal((await handleLockedSkillTool({ skill: "nope" }, context)).is_error, true);
   });
 });
 

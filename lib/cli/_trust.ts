@@ -9,11 +9,11 @@ import { dirname, resolve } from "node:path";
 import { escapeControls as esc } from "../core/_text.ts";
 import { type ArgSpec, parseArgs, UsageError } from "./_args.ts";
 import { type LockDifference, LOCKFILE_NAME } from "../core/trust/lockfile.ts";
+import { describeChanges } from "../core/trust/trust_file.ts";
 import { discoverSkills } from "../fs/discover.ts";
 import {
   APPROVALS_NAME,
   approveSkills,
-  describeChanges,
   JsonFileApprovalStore,
   lockSkills,
   readLockfile,

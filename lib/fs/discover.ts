@@ -36,6 +36,9 @@ import {
 } from "./skill_diagnostic.ts";
 import { type LoadedSkill, loadSkillFolder, MAX_SKILL_MD_BYTES } from "./skill_folder.ts";
 import { parseSkillMd } from "./skill_md.ts";
+import type { ApprovalStore } from "../core/trust/approval.ts";
+import type { Lockfile } from "../core/trust/lockfile.ts";
+import { trustDiscovery, type TrustOptions } from "./trust.ts";
 
 /** One place to look for skills, and the scope it belongs to (e.g. `project`, `user`). */
 export interface SkillRoot {
@@ -346,9 +349,17 @@ export class Discovery {
  * code-unit order — and the clash is also a {@linkcode NameConflict}. Every
  * loser is in `shadowed`.
  *
+ * With `lock` (a lockfile or its path) or `approvals` (an approval store),
+ * the answer is a promise of the discovery narrowed by
+ * {@linkcode trustDiscovery}: a skill that differs from its lock entry or is
+ * not approved at its current digest is moved to `skipped` (`LOCK_MISMATCH`,
+ * `NOT_LOCKED`, `NEEDS_APPROVAL`), or kept with a warning under
+ * `lockMode: "warn"`.
+ *
  * @param roots The roots, in precedence order unless `options.precedence` says otherwise.
- * @param options Bounds, precedence and the file system.
- * @returns What was found; see {@linkcode Discovery}.
+ * @param options Bounds, precedence and the file system; `lock`, `lockMode`,
+ *   `lockBase` and `approvals` to narrow by trust.
+ * @returns What was found; see {@linkcode Discovery} (a promise of it with `lock` or `approvals`).
  * @throws {TypeError} When `roots` is not a list of `{ scope, path }` with non-empty strings.
  * @throws {RangeError} When a bound is not a whole number (`maxDepth` ≥ 0,
  *   `maxFolders` ≥ 1), or `precedence` names a scope twice or one no root has.
@@ -369,7 +380,30 @@ export class Discovery {
  */
 export function discoverSkills(
   roots: readonly SkillRoot[],
-  options: DiscoverOptions = {},
+  options:
+    & DiscoverOptions
+    & TrustOptions
+    & (
+      | { readonly lock: Lockfile | string }
+      | { readonly approvals: ApprovalStore }
+    ),
+): Promise<Discovery>;
+export function discoverSkills(roots: readonly SkillRoot[], options?: DiscoverOptions): Discovery;
+export function discoverSkills(
+  roots: readonly SkillRoot[],
+  options: DiscoverOptions & TrustOptions = {},
+): Discovery | Promise<Discovery> {
+  const discovery = discoverUntrusted(roots, options);
+  // With a lock or approvals (issue 20): hashing is asynchronous (WebCrypto), so is the answer.
+  if (options.lock !== undefined || options.approvals !== undefined) {
+    return trustDiscovery(discovery, options);
+  }
+  return discovery;
+}
+
+function discoverUntrusted(
+  roots: readonly SkillRoot[],
+  options: DiscoverOptions,
 ): Discovery {
   const maxDepth = bound(options.maxDepth, DEFAULT_MAX_DEPTH, 0, "maxDepth");
   const maxFolders = bound(options.maxFolders, DEFAULT_MAX_FOLDERS, 1, "maxFolders");

@@ -42,7 +42,7 @@ import {
   renderLockfile,
 } from "../core/trust/lockfile.ts";
 import { type SkillManifest, skillManifest } from "../core/trust/manifest.ts";
-import { MAX_TRUST_FILE_BYTES, TrustFileError } from "../core/trust/trust_file.ts";
+import { describeChanges, MAX_TRUST_FILE_BYTES, TrustFileError } from "../core/trust/trust_file.ts";
 import type { DiscoveredSkill, Discovery } from "./discover.ts";
 import { Discovery as DiscoveryClass } from "./discover.ts";
 import { diagnostic, type SkillDiagnostic } from "./skill_diagnostic.ts";
@@ -352,6 +352,61 @@ export interface TrustStanding {
   readonly loaded: boolean;
 }
 
+/** A lockfile ready to compare folders with: its entries by key, and the folder its sources are relative to. */
+export interface LoadedLock {
+  /** The entries by {@linkcode lockKey}. */
+  readonly entries: ReadonlyMap<string, LockEntry>;
+  /** The folder the entries' sources are relative to. */
+  readonly base: string;
+}
+
+/**
+ * Read a lock option: a lockfile's path (its folder is the base) or a lockfile.
+ *
+ * @param lock The option.
+ * @param base Where sources are relative to, when not the lockfile's folder.
+ * @returns The entries by key and the base.
+ * @throws {TrustFileError} When the path names a missing or malformed lockfile.
+ */
+export function loadLock(lock: Lockfile | string, base?: string): LoadedLock {
+  const file = typeof lock === "string" ? readLockfile(lock) : lock;
+  return Object.freeze({
+    entries: new Map(file.skills.map((s) => [lockKey(s), s])),
+    base: base ?? (typeof lock === "string" ? dirname(resolve(lock)) : "."),
+  });
+}
+
+/**
+ * How a skill folder compares with a lock: `null` when it matches its entry,
+ * else the diagnostic code and a message naming the files that differ.
+ *
+ * @param lock The lock.
+ * @param folder The skill folder.
+ * @param manifest Its manifest now.
+ * @returns `null`, or why it does not match.
+ */
+export async function lockMismatch(
+  lock: LoadedLock,
+  folder: string,
+  manifest: SkillManifest,
+): Promise<{ readonly code: "LOCK_MISMATCH" | "NOT_LOCKED"; readonly message: string } | null> {
+  const source = recordedPath(lock.base, folder);
+  const entry = lock.entries.get(lockKey({ source }));
+  if (entry === undefined) {
+    return { code: "NOT_LOCKED", message: `Skill "${manifest.name}" is not in the lockfile` };
+  }
+  const now = lockEntry(manifest, { scope: entry.scope ?? "", source });
+  const { differences } = await compareLock(createLockfile([entry]), [now]);
+  const d = differences[0];
+  if (d === undefined) return null;
+  return {
+    code: "LOCK_MISMATCH",
+    message: `Skill "${manifest.name}" differs from its lockfile entry: ${
+      describeChanges(d.files, d.frontmatter_changed)
+    }`,
+  };
+}
+
 /**
  * Each discovered skill's standing: its manifest, how it compares with its
  * lock entry, and its approval.
@@ -365,11 +420,9 @@ export async function trustStandings(
   discovery: Discovery,
   options: TrustOptions,
 ): Promise<readonly TrustStanding[]> {
-  const lock = typeof options.lock === "string" ? readLockfile(options.lock) : options.lock;
-  const base = options.lockBase ??
-    (typeof options.lock === "string" ? dirname(resolve(options.lock)) : ".");
+  const lock = options.lock === undefined ? undefined : loadLock(options.lock, options.lockBase);
+  const base = lock?.base ?? ".";
   const warnOnly = options.lockMode === "warn";
-  const locked = new Map((lock?.skills ?? []).map((s) => [lockKey(s), s]));
   const out: TrustStanding[] = [];
   for (const skill of discovery.skills) {
     const got = await entryOf(discovery, skill, base);
@@ -396,34 +449,12 @@ export async function trustStandings(
     }
     let loaded = true;
     if (lock !== undefined) {
-      const entry = locked.get(lockKey(got.entry));
-      const severity = warnOnly ? "warning" : "error";
-      if (entry === undefined) {
+      const mismatch = await lockMismatch(lock, skill.path, got.manifest);
+      if (mismatch !== null) {
         diagnostics.push(
-          diagnostic(
-            severity,
-            "NOT_LOCKED",
-            skill.path,
-            `Skill "${skill.name}" is not in the lockfile`,
-          ),
+          diagnostic(warnOnly ? "warning" : "error", mismatch.code, skill.path, mismatch.message),
         );
         if (!warnOnly) loaded = false;
-      } else {
-        const { differences } = await compareLock(createLockfile([entry]), [got.entry]);
-        const d = differences[0];
-        if (d !== undefined) {
-          diagnostics.push(
-            diagnostic(
-              severity,
-              "LOCK_MISMATCH",
-              skill.path,
-              `Skill "${skill.name}" differs from its lockfile entry: ${
-                describeChanges(d.files, d.frontmatter_changed)
-              }`,
-            ),
-          );
-          if (!warnOnly) loaded = false;
-        }
       }
     }
     let approval: ApprovalDecision | null = null;
@@ -536,14 +567,4 @@ export async function approveSkills(
     out.push(record);
   }
   return Object.freeze(out);
-}
-
-/** `references/a.md changed, b.md added` and the frontmatter, for messages. */
-export function describeChanges(
-  files: readonly { readonly path: string; readonly change: string }[],
-  frontmatter: boolean,
-): string {
-  const parts = files.map((f) => `${JSON.stringify(f.path)} ${f.change}`);
-  if (frontmatter) parts.push("frontmatter changed");
-  return parts.length === 0 ? "its digest differs" : parts.join(", ");
 }

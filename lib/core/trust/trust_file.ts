@@ -415,3 +415,26 @@ export function diffFiles(
     changes.sort((a, b) => compareCodeUnits(a.path, b.path)).map((c) => Object.freeze(c)),
   );
 }
+
+/**
+ * Say what differs, for messages: each file quoted with its change, then the frontmatter.
+ *
+ * @param files The file changes.
+ * @param frontmatter Whether the frontmatter differs.
+ * @returns `"a.md" changed, "b.md" added`, or `its digest differs` when nothing else is known.
+ * @example
+ * ```ts
+ * import { describeChanges } from "./trust_file.ts";
+ * import { assert } from "../_assert.ts";
+ *
+ * assert.equal(describeChanges([{ path: "a.md", change: "added" }], true), '"a.md" added, frontmatter changed');
+ * ```
+ */
+export function describeChanges(
+  files: readonly { readonly path: string; readonly change: string }[],
+  frontmatter: boolean,
+): string {
+  const parts = files.map((f) => `${JSON.stringify(f.path)} ${f.change}`);
+  if (frontmatter) parts.push("frontmatter changed");
+  return parts.length === 0 ? "its digest differs" : parts.join(", ");
+}
