@@ -6,13 +6,17 @@
  * - `ts`, `js`, `sh`: runs on every runtime; `ts deno` (or `node`, `bun`, several
  *   of them) runs only there.
  * - `<lang> no-run: <reason>`: shown, not run; the reason is required.
+ * - `console`: a transcript; each `$ command` runs in bash and what it prints
+ *   (stdout and stderr, nonces aside) must be the lines below it, up to the
+ *   next `$ `.
  * - `json` (must parse) and `text` (output, transcripts): never run.
  *
  * A ts or js block is written to the git-ignored `.tmp/` and imported: its `./x`
  * imports point at the repository, `skillset[/x]` at the package's source
  * exports, the docs' example host at the repository. A sh block runs in bash
  * (`-euo pipefail`) with `node_modules/.bin` on the PATH and `skillset` standing
- * for the CLI under this runtime. The guides' links must resolve, the README
+ * for the CLI under this runtime. Every ts block type-checks (`deno check`, in
+ * the Deno pass). The guides' links must resolve, the README
  * stays a front page, and no page cites a document users do not have.
  *
  * @module
@@ -39,7 +43,7 @@ import { ROOT, RUNTIME } from "./_cli.ts";
 const RUNTIMES = ["node", "deno", "bun"] as const;
 type Runtime = (typeof RUNTIMES)[number];
 /** Fence languages the runner knows; any other (or none) fails the page. */
-const LANGS = ["ts", "js", "sh", "json", "text"] as const;
+const LANGS = ["ts", "js", "sh", "console", "json", "text"] as const;
 type Lang = (typeof LANGS)[number];
 
 /** One fenced block of a markdown page. */
@@ -179,11 +183,12 @@ async function runScript(page: string, block: Block): Promise<void> {
 /** How long one block may run before it counts as a hang (a loaded 2-core machine). */
 const BLOCK_TIMEOUT_MS = 120_000;
 
-function runShell(block: Block): void {
+/** Runs a bash script from the repository root (PATH: the `skillset` shim, node_modules/.bin). */
+function shell(script: string): { status: number | null; stdout: string; stderr: string } {
   const dir = tempFolder();
   try {
     const path = [shimFolder(dir), join(ROOT, "node_modules", ".bin"), process.env.PATH ?? ""];
-    const result = spawnSync("bash", ["-euo", "pipefail", "-c", block.code], {
+    const result = spawnSync("bash", ["-euo", "pipefail", "-c", script], {
       cwd: ROOT,
       encoding: "utf8",
       env: { ...process.env, PATH: path.join(":"), NO_COLOR: "1", FORCE_COLOR: "0" },
@@ -192,12 +197,44 @@ function runShell(block: Block): void {
       killSignal: "SIGKILL",
     });
     assert.ok(
-      result.error === undefined && result.status === 0,
-      `exit ${result.status} (${result.error?.message ?? result.signal ?? "no signal"})\n` +
-        `stdout: ${result.stdout}\nstderr: ${result.stderr}`,
+      result.error === undefined && result.signal === null,
+      `${script}: ${result.error?.message ?? `killed by ${result.signal}`}`,
     );
+    return result;
   } finally {
     rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+function runShell(block: Block): void {
+  const result = shell(block.code);
+  assert.equal(
+    result.status,
+    0,
+    `exit ${result.status}\nstdout: ${result.stdout}\nstderr: ${result.stderr}`,
+  );
+}
+
+/** The `$ command` lines of a console transcript, each with the output shown below it. */
+export function transcript(code: string): { command: string; output: string }[] {
+  const out: { command: string; output: string }[] = [];
+  for (const line of code.split("\n")) {
+    if (line.startsWith("$ ")) out.push({ command: line.slice(2), output: "" });
+    else if (out.length > 0) out[out.length - 1]!.output += `${line}\n`;
+    else assert.fail(`a transcript starts with "$ ", not ${JSON.stringify(line)}`);
+  }
+  return out;
+}
+
+/** Nonces are new for every envelope; trailing blank lines are not output. */
+function comparable(output: string): string {
+  return output.replace(/nonce=[0-9a-f]{32}/g, "nonce=<nonce>").trimEnd();
+}
+
+function runTranscript(block: Block): void {
+  for (const { command, output } of transcript(block.code)) {
+    const result = shell(`${command} 2>&1`);
+    assert.equal(comparable(result.stdout), comparable(output), `$ ${command}`);
   }
 }
 
@@ -249,6 +286,11 @@ describe("the README and docs/ example runner", () => {
         code: "z;",
       },
     ]);
+    assert.deepEqual(transcript("$ a x\none\n\n$ b"), [
+      { command: "a x", output: "one\n\n" },
+      { command: "b", output: "" },
+    ]);
+    assert.equal(comparable("n nonce=0b6e2d8f41a9c375e1d07b4a92f6c158\n\n"), "n nonce=<nonce>");
     assert.equal(
       slug("The skill tool: using it from an agent"),
       "the-skill-tool-using-it-from-an-agent",
@@ -259,7 +301,7 @@ describe("the README and docs/ example runner", () => {
   it("finds the pages and their runnable blocks", () => {
     assert.ok(PAGES.size >= 10, `found ${PAGES.size} pages`);
     const runnable = [...PAGES.values()].flatMap(fencedBlocks).filter((b) =>
-      ["ts", "js", "sh"].includes(b.lang) && b.noRun === null
+      ["ts", "js", "sh", "console"].includes(b.lang) && b.noRun === null
     );
     assert.ok(runnable.length >= 15, `found ${runnable.length} runnable blocks`);
   });
@@ -360,7 +402,11 @@ describe("the README and docs/ example runner", () => {
         it(
           name,
           { timeout: BLOCK_TIMEOUT_MS },
-          lang === "sh" ? () => runShell(block) : () => runScript(page, block),
+          lang === "sh"
+            ? () => runShell(block)
+            : lang === "console"
+            ? () => runTranscript(block)
+            : () => runScript(page, block),
         );
       }
     });
