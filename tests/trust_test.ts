@@ -419,6 +419,25 @@ describe("lock and verify", () => {
     ]]);
   });
 
+  it("a skill that can no longer be loaded or hashed is an error, never a clean verify or an approval", async () => {
+    const base = fresh("broken");
+    const root = join(base, "skills");
+    put(join(root, "one", "SKILL.md"), skillMd("one", "One"));
+    put(join(root, "two", "SKILL.md"), skillMd("two", "Two"));
+    const roots = [{ scope: "project", path: root }];
+    const { lock } = await lockSkills(discoverSkills(roots), { base });
+    const discovery = discoverSkills(roots);
+    put(join(root, "one", "SKILL.md"), skillMd("other", "Renamed after discovery"));
+    const locked = await lockSkills(discovery, { base });
+    assert.deepEqual(locked.errors.map((e) => [e.key, e.name]), [["file skills/one", "one"]]);
+    assert.match(locked.errors[0]!.message, /the skill changed since discovery/);
+    const verified = await verifySkills(discovery, lock, { base });
+    assert.deepEqual([verified.ok, verified.differences, verified.errors.length], [false, [], 1]);
+    const trusted = await trustDiscovery(discovery, { approvals: new MemoryApprovalStore() });
+    assert.equal(trusted.skipped[0]?.diagnostics[0]?.code, "LOCK_MISMATCH");
+    assert.match(trusted.skipped[0]!.diagnostics[0]!.message, /^Skill "one" could not be hashed: /);
+  });
+
   it("a hand-edited entry whose digest no longer matches its own files is reported as inconsistent", async () => {
     const d = `sha256:${"1".repeat(64)}`;
     const files = [{ path: "SKILL.md", size: 1, digest: d }];
