@@ -137,6 +137,7 @@ export {
   canonicalManifest,
   DIGEST_PATTERN,
   frontmatterDigest,
+  hexDigest,
   isDigest,
   sha256Digest,
   skillDigest,
@@ -144,6 +145,7 @@ export {
 export type { FileDigest } from "./lib/core/trust/digest.ts";
 export {
   HASH_PAGE_BYTES,
+  HASH_WHOLE_BYTES,
   hashResource,
   manifestFromEntries,
   skillManifest,

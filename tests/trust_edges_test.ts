@@ -213,3 +213,67 @@ describe("hashing edges", () => {
     ]);
   });
 });
+
+describe("files hashed page by page", () => {
+  it("the streamed SHA-256 equals crypto.subtle for any bytes fed in any pieces", async () => {
+    const { fc, runs } = await import("./_fc.ts");
+    const { Sha256 } = await import("../lib/core/trust/_sha256.ts");
+    const { sha256Digest, hexDigest } = await import("../mod.ts");
+    await fc.assert(
+      fc.asyncProperty(
+        fc.uint8Array({ maxLength: 600 }),
+        fc.array(fc.nat(), { maxLength: 5 }),
+        async (bytes, cuts) => {
+          const hash = new Sha256();
+          const at = [...new Set(cuts.map((c) => c % (bytes.length + 1)))].sort((a, b) => a - b);
+          let from = 0;
+          for (const to of [...at, bytes.length]) {
+            hash.update(bytes.subarray(from, to));
+            from = to;
+          }
+          assert.equal(hexDigest(hash.digest()), await sha256Digest(bytes));
+        },
+      ),
+      runs(300),
+    );
+  });
+
+  it("a skill's manifest is the same streamed or whole, and a change while streaming is RESOURCE_CHANGED", async () => {
+    const { _setHashWholeBytes } = await import("../lib/core/trust/manifest.ts");
+    const bytes = new Uint8Array(100_000).map((_, i) => i * 13);
+    const bundle = createBundle({
+      frontmatter: { name: "x", description: "x" },
+      instructions: "",
+      files: { "a.bin": bytes, "b.md": "b" },
+    });
+    const whole = await skillManifest(bundle);
+    const restore = _setHashWholeBytes(10);
+    try {
+      assert.deepEqual(await skillManifest(bundle), whole);
+      const growing = {
+        path: "a.bin",
+        size: 20,
+        read: () => new Uint8Array(0),
+        open: () => ({
+          size: 20,
+          version: "1",
+          read: (p: number, l: number) => new Uint8Array(30).subarray(p, p + l),
+          versionNow: () => "1",
+          close: () => {},
+        }),
+      };
+      await assert.rejects(skillManifest({ ...bundle, files: new Map([["a.bin", growing]]) }), {
+        code: "RESOURCE_CHANGED",
+      });
+      const short = {
+        ...growing,
+        open: () => ({ ...growing.open(), read: () => new Uint8Array(0) }),
+      };
+      await assert.rejects(skillManifest({ ...bundle, files: new Map([["a.bin", short]]) }), {
+        code: "RESOURCE_CHANGED",
+      });
+    } finally {
+      restore();
+    }
+  });
+});

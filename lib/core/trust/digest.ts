@@ -62,9 +62,25 @@ export function isDigest(value: unknown): value is string {
  * ```
  */
 export async function sha256Digest(bytes: Uint8Array): Promise<string> {
-  const hash = new Uint8Array(
-    await crypto.subtle.digest("SHA-256", bytes as Uint8Array<ArrayBuffer>),
+  return hexDigest(
+    new Uint8Array(await crypto.subtle.digest("SHA-256", bytes as Uint8Array<ArrayBuffer>)),
   );
+}
+
+/**
+ * A 32-byte SHA-256 hash in SEP-2640's form.
+ *
+ * @param hash The hash.
+ * @returns `sha256:<hex>`.
+ * @example
+ * ```ts
+ * import { hexDigest } from "./digest.ts";
+ * import { assert } from "../_assert.ts";
+ *
+ * assert.equal(hexDigest(new Uint8Array(32).fill(255)), `sha256:${"ff".repeat(32)}`);
+ * ```
+ */
+export function hexDigest(hash: Uint8Array): string {
   let hex = "sha256:";
   for (let i = 0; i < hash.length; i++) hex += HEX[hash[i]!];
   return hex;

@@ -13,9 +13,11 @@ import {
   compareCodeUnits,
   type FileDigest,
   frontmatterDigest,
+  hexDigest,
   sha256Digest,
   skillDigest,
 } from "./digest.ts";
+import { Sha256 } from "./_sha256.ts";
 
 /** A list of files and the skill digest over it. */
 export interface ManifestView {
@@ -48,6 +50,43 @@ export interface SkillManifestOptions extends SafetyFlags {
 export const HASH_PAGE_BYTES = 8 * 1024 * 1024;
 
 /**
+ * Files up to this size are read whole and hashed by `crypto.subtle` (which
+ * takes one buffer, off the main thread where the runtime can); larger ones
+ * are hashed page by page in constant memory.
+ */
+export const HASH_WHOLE_BYTES = 64 * 1024 * 1024;
+
+let wholeBytes = HASH_WHOLE_BYTES;
+
+/**
+ * For this module's tests: hash files larger than `bytes` page by page.
+ *
+ * @param bytes The size above which a file is streamed.
+ * @returns A function that restores the default.
+ * @example
+ * ```ts
+ * import { _setHashWholeBytes, hashResource } from "./manifest.ts";
+ * import { memoryFile } from "../bundle.ts";
+ * import { assert } from "../_assert.ts";
+ *
+ * const file = memoryFile("a", new TextEncoder().encode("abc"));
+ * const whole = await hashResource(file);
+ * const restore = _setHashWholeBytes(1);
+ * try {
+ *   assert.deepEqual(await hashResource(file), whole);
+ * } finally {
+ *   restore();
+ * }
+ * ```
+ */
+export function _setHashWholeBytes(bytes: number): () => void {
+  wholeBytes = bytes;
+  return () => {
+    wholeBytes = HASH_WHOLE_BYTES;
+  };
+}
+
+/**
  * Hash one file through one opened handle, reading it in pages of
  * {@linkcode HASH_PAGE_BYTES}: on disk the open is the verified one reads
  * use (a regular file inside the skill, same device and inode). A file
@@ -71,37 +110,52 @@ export const HASH_PAGE_BYTES = 8 * 1024 * 1024;
  * });
  * ```
  */
-export function hashResource(file: ResourceFile): Promise<FileDigest> {
-  const { bytes } = readWhole(file);
-  return sha256Digest(bytes).then((digest) =>
-    Object.freeze({ path: file.path, size: bytes.length, digest })
-  );
+export async function hashResource(file: ResourceFile): Promise<FileDigest> {
+  const { size, digest } = readAndHash(file);
+  return Object.freeze({ path: file.path, size, digest: await digest });
 }
 
-/** Every byte of a file through one handle, with the class its real path gives. */
-function readWhole(file: ResourceFile): { bytes: Uint8Array; realPath: string | undefined } {
+/**
+ * Every byte of a file through one handle: its size, the class its real
+ * path gives, and its digest (pending while `crypto.subtle` works).
+ */
+function readAndHash(
+  file: ResourceFile,
+): { size: number; realPath: string | undefined; digest: Promise<string> } {
   const handle = openResource(file);
   try {
     const size = handle.size;
-    let bytes: Uint8Array;
-    if (size <= HASH_PAGE_BYTES) {
-      bytes = handle.read(0, size);
-      if (bytes.length !== size) throw changedWhileHashed(file.path);
+    let digest: Promise<string>;
+    if (size <= wholeBytes) {
+      let bytes: Uint8Array;
+      if (size <= HASH_PAGE_BYTES) {
+        bytes = handle.read(0, size);
+        if (bytes.length !== size) throw changedWhileHashed(file.path);
+      } else {
+        bytes = new Uint8Array(size);
+        for (let filled = 0; filled < size;) {
+          const page = handle.read(filled, Math.min(HASH_PAGE_BYTES, size - filled));
+          if (page.length === 0) throw changedWhileHashed(file.path);
+          bytes.set(page, filled);
+          filled += page.length;
+        }
+      }
+      digest = sha256Digest(bytes);
     } else {
-      bytes = new Uint8Array(size);
-      let filled = 0;
-      while (filled < size) {
+      const hash = new Sha256();
+      for (let filled = 0; filled < size;) {
         const page = handle.read(filled, Math.min(HASH_PAGE_BYTES, size - filled));
         if (page.length === 0) throw changedWhileHashed(file.path);
-        bytes.set(page, filled);
+        hash.update(page);
         filled += page.length;
       }
+      digest = Promise.resolve(hexDigest(hash.digest()));
     }
     if (handle.read(size, 1).length !== 0) throw changedWhileHashed(file.path);
     if (typeof handle.versionNow === "function" && handle.versionNow() !== handle.version) {
       throw changedWhileHashed(file.path);
     }
-    return { bytes, realPath: handle.real_path ?? file.real_path };
+    return { size, realPath: handle.real_path ?? file.real_path, digest };
   } finally {
     handle.close();
   }
@@ -159,19 +213,17 @@ export async function skillManifest(
     const file = skill.files.get(path)!;
     if (file.outside_root === true) continue;
     // Read in order, on this thread; hash up to `concurrency` files at once.
-    const { bytes, realPath } = readWhole(file);
+    const { size, realPath, digest } = readAndHash(file);
     const shown = mayAccess(effectiveClass(path, realPath), options);
     const slot = files.length;
     files.push(undefined as unknown as FileDigest);
     const at = shown ? visible.length : -1;
     if (shown) visible.push(undefined as unknown as FileDigest);
-    pending.push(
-      sha256Digest(bytes).then((digest) => {
-        const entry = Object.freeze({ path, size: bytes.length, digest });
-        files[slot] = entry;
-        if (at >= 0) visible[at] = entry;
-      }),
-    );
+    pending.push(digest.then((hex) => {
+      const entry = Object.freeze({ path, size, digest: hex });
+      files[slot] = entry;
+      if (at >= 0) visible[at] = entry;
+    }));
     if (pending.length >= concurrency) await pending.shift();
   }
   await Promise.all(pending);
