@@ -253,6 +253,25 @@ describe("skillManifest", () => {
     );
   });
 
+  it("gives the same digests on every runtime (a fixed skill, digests recorded once)", async () => {
+    const bundle = createBundle({
+      frontmatter: { name: "golden", description: "Fixed", metadata: { b: "2", a: "1" } },
+      instructions: "",
+      files: {
+        "SKILL.md": "---\nname: golden\n---\n",
+        "références/é.md": "é\n",
+        "assets/\u{1F600}.bin": new Uint8Array([0, 255, 10]),
+        "extras/x": "",
+      },
+    });
+    const m = await skillManifest(bundle);
+    assert.deepEqual([m.digest, m.visible.digest, m.frontmatter_digest], [
+      "sha256:7d17153ebbaeb97d83f8192e23115bcfa8745b231edf5edc9439b114a9c72cc0",
+      "sha256:a05db27933db11a67119f65e48b00cc8566deae26846664dbaab5db6b4a236f5",
+      "sha256:42cdbb4936651ebf03337c3b47626f3afc64fa150447c113e2787c25a615180b",
+    ]);
+  });
+
   it("is the same under any order of the files", async () => {
     await fc.assert(
       fc.asyncProperty(SKILLS, fc.integer(), async (models, seed) => {
