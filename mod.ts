@@ -188,3 +188,4 @@ export type {
   LockedSkillToolContext,
   LockedSkillToolResult,
 } from "./lib/core/trust/locked_tool.ts";
+export { pinBundle } from "./lib/core/trust/pin.ts";

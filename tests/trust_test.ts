@@ -756,6 +756,28 @@ describe("approvals", () => {
     assert.deepEqual(untrusted.skills.map((s) => s.name), ["alpha", "beta"]);
   });
 
+  it("an approved skill is pinned: a file changed after the check is refused, a file added is not there", async () => {
+    const { root } = tree();
+    const roots = [{ scope: "project", path: root }];
+    const store = new MemoryApprovalStore();
+    await approveSkills(discoverSkills(roots), store, "all");
+    const trusted = await trustDiscovery(discoverSkills(roots), { approvals: store });
+    const read = (skill: string, resource: string) =>
+      handleSkillTool({ skill, resource }, { skills: trusted });
+    assert.equal(read("alpha", "references/guide.md").is_error, false);
+    writeFileSync(join(root, "alpha", "references", "guide.md"), "# ALPHA\n"); // same size
+    put(join(root, "beta", "references", "new.md"), "new");
+    const rotated = read("alpha", "references/guide.md");
+    assert.equal(rotated.is_error, true);
+    assert.match(
+      rotated.content,
+      /references\/guide\.md.*not the content that was approved or locked/,
+    );
+    assert.doesNotMatch(rotated.content, /ALPHA/);
+    assert.equal(read("beta", "references/new.md").is_error, true);
+    assert.equal(read("beta", "references/guide.md").is_error, false);
+  });
+
   it("decideApproval keys by origin and path, and says what changed", async () => {
     const d = (c: string) => `sha256:${c.repeat(64)}`;
     const v1 = await manifestFromEntries("x", { name: "x" }, [{

@@ -250,6 +250,7 @@ export class Discovery {
    *
    * @param parts The lists, as {@linkcode discoverSkills} builds them.
    * @param fs The file system the scan used.
+   * @param bundles Bundles already loaded (and checked) by name, handed out by `bundle()` as they are.
    */
   constructor(
     parts: {
@@ -260,6 +261,7 @@ export class Discovery {
       diagnostics: readonly SkillDiagnostic[];
     },
     fs: DiscoveryFileSystem = nodeDiscoveryFileSystem,
+    bundles: ReadonlyMap<string, LoadedSkill> = new Map(),
   ) {
     this.skills = Object.freeze([...parts.skills]);
     this.shadowed = Object.freeze([...parts.shadowed]);
@@ -268,6 +270,9 @@ export class Discovery {
     this.diagnostics = Object.freeze([...parts.diagnostics]);
     this.#byName = new Map(this.skills.map((s) => [s.name, s]));
     this.#fs = fs;
+    for (const [name, bundle] of bundles) {
+      if (this.#byName.has(name)) this.#bundles.set(name, bundle);
+    }
     Object.freeze(this);
   }
 

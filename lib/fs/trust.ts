@@ -46,6 +46,8 @@ import { describeChanges, MAX_TRUST_FILE_BYTES, TrustFileError } from "../core/t
 import type { DiscoveredSkill, Discovery } from "./discover.ts";
 import { Discovery as DiscoveryClass } from "./discover.ts";
 import { diagnostic, type SkillDiagnostic } from "./skill_diagnostic.ts";
+import type { LoadedSkill } from "./skill_folder.ts";
+import { pinBundle } from "../core/trust/pin.ts";
 
 /** The origin of skills found on disk, in approvals. */
 export const FILE_ORIGIN = "file";
@@ -263,12 +265,12 @@ async function entryOf(
   discovery: Discovery,
   skill: DiscoveredSkill,
   base: string,
-): Promise<{ entry: LockEntry; manifest: SkillManifest } | TrustError> {
+): Promise<{ entry: LockEntry; manifest: SkillManifest; bundle: LoadedSkill } | TrustError> {
   const source = recordedPath(base, skill.path);
   try {
     const bundle = discovery.bundle(skill.name)!;
     const manifest = await skillManifest(bundle);
-    return { entry: lockEntry(manifest, { scope: skill.scope, source }), manifest };
+    return { entry: lockEntry(manifest, { scope: skill.scope, source }), manifest, bundle };
   } catch (e) {
     return Object.freeze({
       key: lockKey({ source }),
@@ -344,6 +346,8 @@ export interface TrustStanding {
   readonly skill: DiscoveredSkill;
   /** Its manifest, when it could be hashed. */
   readonly manifest: SkillManifest | null;
+  /** The bundle that was hashed, pinned to `manifest` (see {@linkcode pinBundle}), when it could be. */
+  readonly bundle: LoadedSkill | null;
   /** The approval decision, when `approvals` was given and it could be hashed. */
   readonly approval: ApprovalDecision | null;
   /** What keeps it out or warns about it. */
@@ -440,6 +444,7 @@ export async function trustStandings(
         Object.freeze({
           skill,
           manifest: null,
+          bundle: null,
           approval: null,
           diagnostics: Object.freeze(diagnostics),
           loaded: false,
@@ -478,6 +483,7 @@ export async function trustStandings(
       Object.freeze({
         skill,
         manifest: got.manifest,
+        bundle: pinBundle(got.bundle, got.manifest),
         approval,
         diagnostics: Object.freeze(diagnostics),
         loaded,
@@ -495,7 +501,10 @@ export async function trustStandings(
  * current digest is moved to `skipped` with `NEEDS_APPROVAL`, saying what
  * changed since its last approval. So it is in no catalog, prompt block or
  * tool enum built from the result, and the skill tool cannot activate it.
- * Without a lock and approvals, the discovery is returned as it is.
+ * The skills kept are pinned to what was checked ({@linkcode pinBundle}):
+ * their bundles list only the files that were hashed, and a read of a file
+ * that changed since is refused (`RESOURCE_CHANGED`). Without a lock and
+ * approvals, the discovery is returned as it is.
  *
  * @param discovery What {@linkcode discoverSkills} found.
  * @param options The lock, its mode, the approvals.
@@ -509,9 +518,11 @@ export async function trustDiscovery(
   if (options.lock === undefined && options.approvals === undefined) return discovery;
   const standings = await trustStandings(discovery, options);
   const skills: DiscoveredSkill[] = [];
+  const bundles = new Map<string, LoadedSkill>();
   const skipped = [...discovery.skipped];
   for (const s of standings) {
     if (s.loaded) {
+      if (s.bundle !== null) bundles.set(s.skill.name, s.bundle);
       skills.push(
         s.diagnostics.length === 0 ? s.skill : Object.freeze({
           ...s.skill,
@@ -528,13 +539,17 @@ export async function trustDiscovery(
       }));
     }
   }
-  return new DiscoveryClass({
-    skills,
-    shadowed: discovery.shadowed,
-    conflicts: discovery.conflicts,
-    skipped,
-    diagnostics: discovery.diagnostics,
-  });
+  return new DiscoveryClass(
+    {
+      skills,
+      shadowed: discovery.shadowed,
+      conflicts: discovery.conflicts,
+      skipped,
+      diagnostics: discovery.diagnostics,
+    },
+    undefined,
+    bundles,
+  );
 }
 
 /**
