@@ -812,15 +812,23 @@ describe("approvals", () => {
   });
 });
 
+/** Skills `one` and `two` under `<base>/skills`, locked in `<base>/skills.lock.json`. */
+async function lockedProject(
+  name: string,
+): Promise<{ root: string; roots: { scope: string; path: string }[]; lockfile: string }> {
+  const base = fresh(name);
+  const root = join(base, "skills");
+  put(join(root, "one", "SKILL.md"), skillMd("one", "One"));
+  put(join(root, "two", "SKILL.md"), skillMd("two", "Two"));
+  const roots = [{ scope: "project", path: root }];
+  const lockfile = join(base, "skills.lock.json");
+  writeLockfile(lockfile, (await lockSkills(discoverSkills(roots), { base })).lock);
+  return { root, roots, lockfile };
+}
+
 describe("lock in discovery", () => {
   it("a skill that differs from its lock entry is not loaded, or loaded with a warning in warn mode", async () => {
-    const base = fresh("lockmode");
-    const root = join(base, "skills");
-    put(join(root, "one", "SKILL.md"), skillMd("one", "One"));
-    put(join(root, "two", "SKILL.md"), skillMd("two", "Two"));
-    const roots = [{ scope: "project", path: root }];
-    const lockfile = join(base, "skills.lock.json");
-    writeLockfile(lockfile, (await lockSkills(discoverSkills(roots), { base })).lock);
+    const { root, roots, lockfile } = await lockedProject("lockmode");
     put(join(root, "one", "references", "new.md"), "new");
     put(join(root, "three", "SKILL.md"), skillMd("three", "Three"));
     const strict = await trustDiscovery(discoverSkills(roots), { lock: lockfile });
@@ -843,13 +851,7 @@ describe("lock in discovery", () => {
 
 describe("discoverSkills and the skill tool with a lock or approvals", () => {
   it("discoverSkills with lock or approvals answers the narrowed discovery", async () => {
-    const base = fresh("overload");
-    const root = join(base, "skills");
-    put(join(root, "one", "SKILL.md"), skillMd("one", "One"));
-    put(join(root, "two", "SKILL.md"), skillMd("two", "Two"));
-    const roots = [{ scope: "project", path: root }];
-    const lockfile = join(base, "skills.lock.json");
-    writeLockfile(lockfile, (await lockSkills(discoverSkills(roots), { base })).lock);
+    const { root, roots, lockfile } = await lockedProject("overload");
     put(join(root, "two", "assets", "x.txt"), "x");
     const locked = await discoverSkills(roots, { lock: lockfile });
     assert.deepEqual(locked.skills.map((s) => s.name), ["one"]);
