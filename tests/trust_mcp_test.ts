@@ -7,7 +7,17 @@ import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import { MemoryApprovalStore, sha256Digest, skillManifest } from "../mod.ts";
 import { loadSkillFolder } from "../lib/load.ts";
 import { mcpSkillBundles, mcpSkillManifest, serveSkills, trustedMcpSkills } from "../lib/mcp.ts";
-import { BINARY, cliCommand, eventually, put, skillMd, tempDir, within } from "./_mcp.ts";
+import {
+  BINARY,
+  cliCommand,
+  entryOf,
+  eventually,
+  hostileClient,
+  put,
+  skillMd,
+  tempDir,
+  within,
+} from "./_mcp.ts";
 
 const TIME = 60_000;
 const temps: string[] = [];
@@ -193,6 +203,35 @@ describe("approvals over MCP", () => {
       assert.equal(locked.standings.get("o:beta")?.lock, "changed");
       const warned = await trustedMcpSkills(client, { origin: "o", lock, lockMode: "warn" });
       assert.deepEqual([...warned.bundles.keys()].sort(), ["o:alpha", "o:beta"]);
+    } finally {
+      await client.close();
+    }
+  });
+});
+
+describe("an approved MCP skill whose SKILL.md says other than its listing", () => {
+  it("is refused when it is fetched (frontmatter compared field by field), and nothing is fetched before", async () => {
+    const md = skillMd("pdf", "What the SKILL.md really says");
+    const entry = await entryOf("skill://pdf", {
+      name: "pdf",
+      description: "What the user approved",
+    }, {
+      "SKILL.md": md,
+    });
+    const { client, requests } = await hostileClient({
+      list: () => [entry],
+      read: (uri) => (uri === "skill://pdf/SKILL.md" ? [{ uri, text: md }] : undefined),
+    });
+    try {
+      const store = new MemoryApprovalStore();
+      const trusted = await trustedMcpSkills(client, { origin: "h", approvals: store });
+      await trusted.approve("h:pdf");
+      assert.ok(!requests.some((r) => r.startsWith("resources/read")), requests.join(", "));
+      await assert.rejects(trusted.activate("h:pdf"), (e: unknown) => {
+        assert.equal((e as { code?: string }).code, "VERIFICATION_FAILED");
+        assert.match((e as Error).message, /failed verification \(frontmatter\)/);
+        return true;
+      });
     } finally {
       await client.close();
     }
