@@ -393,6 +393,14 @@ export function discoverSkills(
       | { readonly approvals: ApprovalStore }
     ),
 ): Promise<Discovery>;
+/**
+ * Find the Agent Skills under ordered roots (see the overload above); without
+ * `lock` or `approvals`, the discovery itself.
+ *
+ * @param roots The roots, in precedence order unless `options.precedence` says otherwise.
+ * @param options Bounds, precedence and the file system.
+ * @returns What was found.
+ */
 export function discoverSkills(roots: readonly SkillRoot[], options?: DiscoverOptions): Discovery;
 export function discoverSkills(
   roots: readonly SkillRoot[],

@@ -199,6 +199,8 @@ export class JsonFileApprovalStore implements ApprovalStore {
   #store: MemoryApprovalStore;
 
   /**
+   * Open an approval file (reading it now).
+   *
    * @param path The approval file (created by the first `put`).
    * @throws {TrustFileError} When the file exists but is malformed, too large or unreadable.
    */
@@ -208,6 +210,8 @@ export class JsonFileApprovalStore implements ApprovalStore {
   }
 
   /**
+   * The approval recorded for a skill.
+   *
    * @param origin `file` or a server label.
    * @param path The skill's folder (absolute, or relative to the working folder) or URI.
    * @returns The approval, or `undefined`.
@@ -217,6 +221,8 @@ export class JsonFileApprovalStore implements ApprovalStore {
   }
 
   /**
+   * Record an approval: read the file again, merge, write it atomically.
+   *
    * @param record The approval.
    * @throws {TrustFileError} When the file became malformed since.
    */

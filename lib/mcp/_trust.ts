@@ -11,6 +11,13 @@
  * @module
  */
 import type { Client } from "@modelcontextprotocol/client";
+
+/**
+ * A connected MCP client of the SDK (`Client` of `@modelcontextprotocol/client`).
+ *
+ * @internal
+ */
+type SdkClient = Client;
 import type { Skill } from "@modelcontextprotocol/client/ext/skills";
 import type { ActivateOptions, Activation } from "../core/activate.ts";
 import {
@@ -124,13 +131,13 @@ export interface McpSkillStanding {
  * | `activate`, `read`, `handleSkillTool` | as {@linkcode McpSkills} |
  */
 export class TrustedMcpSkills {
-  readonly #client: Client;
+  readonly #client: SdkClient;
   readonly #options: TrustedMcpSkillsOptions;
   #skills!: McpSkills;
   #standings = new Map<string, McpSkillStanding>();
   #shown = new Map<string, McpSkillBundle>();
 
-  private constructor(client: Client, options: TrustedMcpSkillsOptions) {
+  private constructor(client: SdkClient, options: TrustedMcpSkillsOptions) {
     this.#client = client;
     this.#options = options;
   }
@@ -142,7 +149,10 @@ export class TrustedMcpSkills {
    * @param options The origin label, approvals, lock and watch.
    * @returns The narrowed skills.
    */
-  static async open(client: Client, options: TrustedMcpSkillsOptions): Promise<TrustedMcpSkills> {
+  static async open(
+    client: SdkClient,
+    options: TrustedMcpSkillsOptions,
+  ): Promise<TrustedMcpSkills> {
     const trusted = new TrustedMcpSkills(client, options);
     await trusted.refresh();
     if (options.watch === true) {
@@ -341,7 +351,7 @@ export class TrustedMcpSkills {
  * ```
  */
 export function trustedMcpSkills(
-  client: Client,
+  client: SdkClient,
   options: TrustedMcpSkillsOptions,
 ): Promise<TrustedMcpSkills> {
   return TrustedMcpSkills.open(client, options);

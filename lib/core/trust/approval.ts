@@ -72,6 +72,8 @@ export class MemoryApprovalStore implements ApprovalStore {
   readonly #records = new Map<string, ApprovalRecord>();
 
   /**
+   * A store holding the given approvals.
+   *
    * @param records Approvals to start with.
    */
   constructor(records: Iterable<ApprovalRecord> = []) {
@@ -79,6 +81,8 @@ export class MemoryApprovalStore implements ApprovalStore {
   }
 
   /**
+   * The approval recorded for a skill.
+   *
    * @param origin `file` or a server label.
    * @param path The skill's folder or URI.
    * @returns The approval, or `undefined`.
@@ -88,6 +92,8 @@ export class MemoryApprovalStore implements ApprovalStore {
   }
 
   /**
+   * Record an approval, replacing any earlier one of the same skill.
+   *
    * @param record The approval (a frozen copy is kept).
    */
   put(record: ApprovalRecord): void {
