@@ -286,8 +286,8 @@ export function renderApprovals(records: readonly ApprovalRecord[]): string {
  * import { assert } from "../_assert.ts";
  *
  * assert.throws(() => parseApprovals('{ "version": 1, "approvals": [{ "origin": "file" }] }', "a.json"), {
- *   code: "INVALID_FIELD",
- *   message: 'a.json:1:32: Missing field "path" in an approval',
+ *   name: "TrustFileError",
+ *   message: 'a.json:1:31: Missing field "path" in an approval',
  * });
  * ```
  */

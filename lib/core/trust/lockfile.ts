@@ -172,7 +172,7 @@ export function renderLockfile(lock: Lockfile): string {
  *
  * assert.deepEqual(parseLockfile('{ "version": 1, "skills": [] }', "skills.lock.json").skills, []);
  * assert.throws(() => parseLockfile('{ "version": 2, "skills": [] }', "skills.lock.json"), {
- *   code: "UNSUPPORTED_VERSION",
+ *   name: "TrustFileError",
  *   message: "skills.lock.json:1:14: Unsupported version 2: this library reads version 1",
  * });
  * ```

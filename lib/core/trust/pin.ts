@@ -41,7 +41,11 @@ import { Sha256 } from "./_sha256.ts";
  * const pinned = pinBundle(bundle, await skillManifest(bundle));
  * assert.equal(readResource(pinned, "a.md").content, "a");
  * const other = createBundle({ frontmatter: { name: "x", description: "x" }, instructions: "", files: { "a.md": "b" } });
- * assert.throws(() => readResource(pinBundle(other, await skillManifest(bundle)), "a.md"), { code: "RESOURCE_CHANGED" });
+ * const wrong = pinBundle(other, await skillManifest(bundle));
+ * assert.throws(() => readResource(wrong, "a.md"), {
+ *   name: "ResourceReadError",
+ *   message: 'Cannot read "a.md": it is not the content that was approved or locked',
+ * });
  * ```
  */
 export function pinBundle<B extends SkillBundle>(bundle: B, manifest: SkillManifest): B {

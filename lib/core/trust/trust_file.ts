@@ -39,9 +39,13 @@ export type TrustFileCode =
  * import { parseLockfile, TrustFileError } from "../../../mod.ts";
  * import { assert } from "../_assert.ts";
  *
- * const e = assert.throws(() => parseLockfile('{\n  "version": 1,\n  "skills": [\n', "skills.lock.json"));
- * assert.ok(e instanceof TrustFileError);
- * assert.deepEqual([e.code, e.file, e.line], ["INVALID_JSON", "skills.lock.json", 4]);
+ * let error: TrustFileError | undefined;
+ * try {
+ *   parseLockfile('{\n  "version": 1,\n  "skills": [\n', "skills.lock.json");
+ * } catch (e) {
+ *   if (e instanceof TrustFileError) error = e;
+ * }
+ * assert.deepEqual([error?.code, error?.file, error?.line], ["INVALID_JSON", "skills.lock.json", 4]);
  * ```
  */
 export class TrustFileError extends Error {
