@@ -12,7 +12,9 @@ import {
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import process from "node:process";
+import { spawnSync } from "node:child_process";
 import { main, mainAsync } from "../lib/cli.ts";
+import { cli } from "./_cli.ts";
 import { parseLockfile } from "../mod.ts";
 
 const temps: string[] = [];
@@ -139,6 +141,16 @@ describe("skillset lock and verify", () => {
       bad.err,
       /skills\.lock\.json:5:1: Not valid JSON: Expected "," or "]": the text ends\n$/,
     );
+  });
+
+  it("a lockfile that is a named pipe is refused at once, never waited on", () => {
+    const dir = project();
+    const fifo = join(dir, "skills.lock.json");
+    const made = spawnSync("mkfifo", [fifo]);
+    if (made.status !== 0) return; // no mkfifo here
+    const result = cli(["verify", ...ROOT], dir, 60_000);
+    assert.equal(result.code, 1);
+    assert.equal(result.stderr, `skillset: error: ${fifo}: Not a regular file\n`);
   });
 
   it("a skill that cannot be hashed fails lock", async () => {

@@ -632,7 +632,7 @@ describe("lockfile and approval file: bad input", () => {
     const dir = fresh("odd");
     assert.throws(() => readLockfile(join(dir, "none.json")), { code: "NOT_FOUND" });
     assert.throws(() => readTrustFile(dir), {
-      code: "INVALID_JSON",
+      code: "UNREADABLE",
       message: `${dir}: Not a regular file`,
     });
     writeFileSync(join(dir, "bin.json"), Uint8Array.of(0x7b, 0xff, 0x7d));

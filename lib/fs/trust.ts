@@ -64,8 +64,8 @@ const STRICT_UTF8 = new TextDecoder("utf-8", { fatal: true });
  *
  * @param path The file.
  * @returns Its text, or `null` when there is no such file.
- * @throws {TrustFileError} `TOO_LARGE`, or `INVALID_JSON` when it is not
- *   UTF-8, not a regular file, or cannot be read.
+ * @throws {TrustFileError} `TOO_LARGE`; `UNREADABLE` when it is not a regular
+ *   file, cannot be read or grew while read; `INVALID_JSON` when it is not UTF-8.
  */
 export function readTrustFile(path: string): string | null {
   let fd: number;
@@ -75,14 +75,14 @@ export function readTrustFile(path: string): string | null {
     const code = (e as { code?: unknown }).code;
     if (code === "ENOENT") return null;
     throw new TrustFileError(
-      "INVALID_JSON",
+      "UNREADABLE",
       path,
       `The file cannot be read${typeof code === "string" ? ` (${code})` : ""}`,
     );
   }
   try {
     const stat = fstatSync(fd);
-    if (!stat.isFile()) throw new TrustFileError("INVALID_JSON", path, "Not a regular file");
+    if (!stat.isFile()) throw new TrustFileError("UNREADABLE", path, "Not a regular file");
     const tooLarge = () =>
       new TrustFileError("TOO_LARGE", path, `The file is over ${MAX_TRUST_FILE_BYTES} bytes`);
     if (stat.size > MAX_TRUST_FILE_BYTES) throw tooLarge();
@@ -94,7 +94,7 @@ export function readTrustFile(path: string): string | null {
       filled += got;
     }
     if (filled > stat.size) {
-      throw new TrustFileError("INVALID_JSON", path, "The file grew while it was being read");
+      throw new TrustFileError("UNREADABLE", path, "The file grew while it was being read");
     }
     if (filled > MAX_TRUST_FILE_BYTES) throw tooLarge();
     let text: string;

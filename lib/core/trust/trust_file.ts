@@ -28,7 +28,9 @@ export type TrustFileCode =
   /** Two entries for one skill, or one path twice in a skill. */
   | "DUPLICATE_ENTRY"
   /** No such file (a lockfile that must exist). */
-  | "NOT_FOUND";
+  | "NOT_FOUND"
+  /** Not a regular file, or the file system refused to read it. */
+  | "UNREADABLE";
 
 /**
  * A lockfile or approval file that cannot be used, with where: never read
