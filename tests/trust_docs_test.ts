@@ -13,8 +13,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fc, runs } from "./_fc.ts";
 import { ROOT } from "./_cli.ts";
-import { skillManifest } from "../mod.ts";
-import { loadSkillFolder } from "../lib/load.ts";
+import { renderLockfile, skillManifest } from "../mod.ts";
+import { discoverSkills, loadSkillFolder, lockSkills } from "../lib/load.ts";
 
 const DOC = readFileSync(join(ROOT, "docs", "trust.md"), "utf8");
 
@@ -58,6 +58,24 @@ const SEGMENT = fc.stringMatching(/^[A-Za-z0-9][A-Za-z0-9 ._é-]{0,6}$/).filter(
 describe("docs/trust.md", () => {
   it("has the recipe", () => {
     assert.ok(RECIPE !== undefined);
+  });
+
+  it("shows the lockfile `skillset lock` writes for the worked example", async () => {
+    const base = realpathSync(mkdtempSync(join(tmpdir(), "skillset-lock-doc-")));
+    temps.push(base);
+    const dir = join(base, "skills", "hello");
+    mkdirSync(join(dir, "references"), { recursive: true });
+    writeFileSync(
+      join(dir, "SKILL.md"),
+      "---\nname: hello\ndescription: Say hello\n---\nSay hello.\n",
+    );
+    writeFileSync(join(dir, "references", "greeting.md"), "Hello, world!\n");
+    const { lock } = await lockSkills(
+      discoverSkills([{ scope: "project", path: join(base, "skills") }]),
+      { base },
+    );
+    const shown = blocks("text").find((b) => b.code.includes('"source": "skills/hello"'));
+    assert.equal(`${shown?.code}\n`, renderLockfile(lock));
   });
 
   it("its shell recipe recomputes skillManifest's skill digest over generated folders", async () => {
