@@ -193,6 +193,8 @@ const callArbitrary: fc.Arbitrary<ToolCall> = fc.tuple(
 /** What follows a command aimed at a pattern: nothing, an argument, or a chained command. */
 const TAILS = [
   "",
+  "k",
+  "-x",
   " status",
   " x y",
   "; id",

@@ -68,11 +68,26 @@ export class AllowedToolsError extends Error {
   }
 }
 
-const NAME_START = /^[A-Za-z0-9_*]$/;
-const NAME_CHAR = /^[A-Za-z0-9_.:/*-]$/;
+const START_BIT = 1;
+const NAME_BIT = 2;
+const SPACE_BIT = 4;
+/** The class of each ASCII character: may start a name, may be in one, is white space. */
+const CLASS: Uint8Array = (() => {
+  const table = new Uint8Array(128);
+  const mark = (chars: string, bits: number) => {
+    for (const c of chars) table[c.charCodeAt(0)]! |= bits;
+  };
+  const alnum = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+  mark(`${alnum}_*`, START_BIT | NAME_BIT);
+  mark(".:/-", NAME_BIT);
+  mark(" \t\n\v\f\r", SPACE_BIT);
+  return table;
+})();
+/** White space beyond ASCII (what `\s` matches). */
 const SPACE = /^\s$/u;
-// deno-lint-ignore no-control-regex
-const CONTROL = /^[\u0000-\u001f\u007f-\u009f]$/;
+const COMMA = 0x2c;
+const OPEN = 0x28;
+const CLOSE = 0x29;
 
 /**
  * Read an `allowed-tools` value: a string (`Read, Bash(git:*)`) or a list of
@@ -129,80 +144,90 @@ export function parseAllowedTools(value: string | readonly string[]): readonly A
 
 function parseItem(text: string, item: number | null): AllowedToolEntry[] {
   const out: AllowedToolEntry[] = [];
-  const fail = (code: AllowedToolsErrorCode, reason: string, column: number): never => {
-    throw new AllowedToolsError(code, reason, column, item);
-  };
+  const n = text.length;
   let i = 0;
   let column = 1;
   /** The column of a comma seen since the last entry, or 0. */
   let comma = 0;
-  const char = (): string => String.fromCodePoint(text.codePointAt(i)!);
-  const step = (c: string): void => {
-    i += c.length;
-    column++;
-  };
-  while (i < text.length) {
-    const c = char();
-    if (SPACE.test(c)) {
-      step(c);
+  while (i < n) {
+    const code = text.charCodeAt(i);
+    if (code < 128 ? (CLASS[code]! & SPACE_BIT) !== 0 : isWideSpace(text, i)) {
+      i += width(text, i, code);
+      column++;
       continue;
     }
-    if (c === ",") {
+    if (code === COMMA) {
       if (out.length === 0 || comma !== 0) {
-        fail("EMPTY_ENTRY", 'expected a tool name before ","', column);
+        fail(item, "EMPTY_ENTRY", 'expected a tool name before ","', column);
       }
       comma = column;
-      step(c);
+      i++;
+      column++;
       continue;
     }
-    if (!NAME_START.test(c)) {
+    if (code >= 128 || (CLASS[code]! & START_BIT) === 0) {
       fail(
+        item,
         "UNEXPECTED_CHARACTER",
-        `unexpected ${JSON.stringify(c)} (a tool name starts with a letter, a digit, "_" or "*")`,
+        `unexpected ${
+          JSON.stringify(charAt(text, i))
+        } (a tool name starts with a letter, a digit, "_" or "*")`,
         column,
       );
     }
     const startColumn = column;
     const start = i;
-    while (i < text.length && NAME_CHAR.test(text[i]!)) step(text[i]!);
+    let c = code;
+    while (c < 128 && (CLASS[c]! & NAME_BIT) !== 0) {
+      i++;
+      column++;
+      if (i === n) break;
+      c = text.charCodeAt(i);
+    }
     const tool = text.slice(start, i);
     let pattern: string | null = null;
-    if (text[i] === "(") {
+    if (i < n && text.charCodeAt(i) === OPEN) {
       const open = column;
-      step("(");
+      i++;
+      column++;
       const from = i;
       let depth = 1;
-      while (i < text.length) {
-        const p = char();
-        if (CONTROL.test(p)) {
+      while (i < n) {
+        const p = text.charCodeAt(i);
+        if (p < 0x20 || (p >= 0x7f && p <= 0x9f)) {
           fail(
+            item,
             "UNEXPECTED_CHARACTER",
-            `unexpected control character ${JSON.stringify(p)} in the pattern of ${
+            `unexpected control character ${JSON.stringify(charAt(text, i))} in the pattern of ${
               quoteShort(tool)
             }`,
             column,
           );
         }
-        if (p === "(") depth++;
-        else if (p === ")" && --depth === 0) break;
-        step(p);
+        if (p === OPEN) depth++;
+        else if (p === CLOSE && --depth === 0) break;
+        i += width(text, i, p);
+        column++;
       }
-      if (depth > 0) fail("UNCLOSED_PATTERN", '"(" is never closed', open);
+      if (depth > 0) fail(item, "UNCLOSED_PATTERN", '"(" is never closed', open);
       pattern = text.slice(from, i);
       if (pattern === "") {
-        fail("EMPTY_PATTERN", `empty pattern "()" after ${quoteShort(tool)}`, open);
+        fail(item, "EMPTY_PATTERN", `empty pattern "()" after ${quoteShort(tool)}`, open);
       }
-      step(")");
+      i++;
+      column++;
     }
     out.push(Object.freeze({ tool, pattern, item: item ?? 0, column: startColumn }));
     comma = 0;
     // What follows an entry must be a separator or the end.
-    if (i < text.length) {
-      const next = char();
-      if (!SPACE.test(next) && next !== ",") {
+    if (i < n) {
+      const next = text.charCodeAt(i);
+      const spaced = next < 128 ? (CLASS[next]! & SPACE_BIT) !== 0 : isWideSpace(text, i);
+      if (!spaced && next !== COMMA) {
         fail(
+          item,
           "UNEXPECTED_CHARACTER",
-          `unexpected ${JSON.stringify(next)} after ${
+          `unexpected ${JSON.stringify(charAt(text, i))} after ${
             quoteShort(formatEntry({ tool, pattern }))
           } (${
             pattern === null
@@ -214,8 +239,34 @@ function parseItem(text: string, item: number | null): AllowedToolEntry[] {
       }
     }
   }
-  if (comma !== 0) fail("EMPTY_ENTRY", 'expected a tool name after ","', comma);
+  if (comma !== 0) fail(item, "EMPTY_ENTRY", 'expected a tool name after ","', comma);
   return out;
+}
+
+function fail(
+  item: number | null,
+  code: AllowedToolsErrorCode,
+  reason: string,
+  column: number,
+): never {
+  throw new AllowedToolsError(code, reason, column, item);
+}
+
+/** The character at `i` (a whole surrogate pair), for messages. */
+function charAt(text: string, i: number): string {
+  return String.fromCodePoint(text.codePointAt(i)!);
+}
+
+/** Code units of the character at `i`: two for a surrogate pair, else one (one column either way). */
+function width(text: string, i: number, code: number): number {
+  if (code < 0xd800 || code > 0xdbff) return 1;
+  const low = text.charCodeAt(i + 1);
+  return low >= 0xdc00 && low <= 0xdfff ? 2 : 1;
+}
+
+/** White space beyond ASCII, as `\s` has it. */
+function isWideSpace(text: string, i: number): boolean {
+  return SPACE.test(charAt(text, i));
 }
 
 /**

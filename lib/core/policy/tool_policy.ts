@@ -18,6 +18,7 @@
  * @module
  */
 import { quoteShort } from "../_text.ts";
+import { OrderedMap } from "../ordered_map.ts";
 import type { ResolvedTools } from "../resolve.ts";
 import { compileGlob } from "./_glob.ts";
 import {
@@ -146,14 +147,26 @@ interface Grant {
 
 /** A distinct pattern of one tool, with the skills granting it. */
 interface CompiledPattern {
+  /** Its place in activation order: of several matches, the first is the one the reason names. */
+  readonly index: number;
   readonly matches: PatternMatcher;
   readonly decision: ToolCallDecision;
+}
+
+/**
+ * A tool's patterns by the first character a matching subject must start with
+ * (an ASCII one), and the rest (a pattern starting with `*`, or non-ASCII),
+ * each list in activation order.
+ */
+interface PatternIndex {
+  readonly heads: readonly (readonly CompiledPattern[] | undefined)[];
+  readonly rest: readonly CompiledPattern[];
 }
 
 /** What a name comes to: a fixed decision, or patterns to try on the input first. */
 interface NameRule {
   readonly decision: ToolCallDecision;
-  readonly patterns: readonly CompiledPattern[] | null;
+  readonly patterns: PatternIndex | null;
 }
 
 /** Names whose rule is kept after its first use; further new names are decided afresh. */
@@ -165,8 +178,9 @@ const MEMO_LIMIT = 4096;
  *
  * | operation                  | cost                                                    |
  * | -------------------------- | ------------------------------------------------------- |
- * | {@linkcode compileToolPolicy} | O(resolved tools + allowed-tools entries × wildcard entries) |
- * | `decide`                   | O(1) for a name seen before; + O(patterns of the tool × input) |
+ * | {@linkcode compileToolPolicy} | O(active skills + allowed-tools entries); a resolved set that is not an `OrderedMap` is copied, O(its tools) |
+ * | `decide`, a name seen before | O(1), + the patterns of the tool that share the input's first character |
+ * | `decide`, a new name       | O(active skills + wildcard entries), then kept (up to 4,096 names) |
  *
  * @example
  * ```ts
@@ -190,19 +204,23 @@ export class ToolPolicy {
   readonly mode: ToolPolicyMode;
   /** The active skills' names, in activation order, each once. */
   readonly skills: readonly string[];
-  /** The entries that count (trusted skills'), as written, in activation order. */
-  readonly allowed: readonly string[];
   /** Active skills with `allowed-tools` that do not count (not trusted), in activation order. */
   readonly ignored: readonly string[];
   /** Trusted skills whose `allowed-tools` could not be read: they grant nothing. */
   readonly problems: readonly ToolPolicyProblem[];
   readonly #meta: ReadonlySet<string>;
   readonly #exact: Map<string, Grant[]>;
-  readonly #wild: readonly { readonly matches: (name: string) => boolean; readonly grant: Grant }[];
-  readonly #resolved: Map<string, number>;
+  /** Grants whose tool name has a `*`; their globs are compiled when a name is first met. */
+  readonly #wild: readonly Grant[];
+  #globs: readonly ((name: string) => boolean)[] | undefined;
+  /** The resolved sets, by skill: the skills' names and their sets, in activation order. */
+  readonly #setSkills: readonly string[];
+  readonly #sets: readonly { has(name: string): boolean }[];
+  readonly #grants: readonly Grant[];
+  #allowed: readonly string[] | undefined;
   readonly #memo = new Map<string, NameRule>();
   readonly #notes: readonly string[];
-  readonly #activeList: string;
+  #activeList: string | undefined;
 
   /** Not for direct use: call {@linkcode compileToolPolicy}. */
   private constructor(input: ToolPolicyInput, token: typeof PRIVATE) {
@@ -223,31 +241,36 @@ export class ToolPolicy {
     }
     const names: string[] = [];
     const seen = new Set<string>();
-    const allowed: string[] = [];
+    const grants: Grant[] = [];
     const ignored: string[] = [];
     const problems: ToolPolicyProblem[] = [];
     const exact = new Map<string, Grant[]>();
-    const wild: { matches: (name: string) => boolean; grant: Grant }[] = [];
-    const resolved = new Map<string, number>();
+    const wild: Grant[] = [];
+    const setSkills: string[] = [];
+    const sets: { has(name: string): boolean }[] = [];
     for (const skill of active) {
       if (typeof skill !== "object" || skill === null || typeof skill.name !== "string") {
         throw new TypeError("Each active skill must be an object with a string name");
       }
       const name = skill.name;
-      const index = names.length;
       if (!seen.has(name)) {
         seen.add(name);
         names.push(name);
         const tools = lookup(name);
-        if (tools !== undefined) {
-          const keys = isMapLike(tools) ? tools.keys() : tools;
-          for (const key of keys) {
+        if (tools instanceof OrderedMap) {
+          // Immutable: the policy asks it when it first meets a name, and never copies it.
+          setSkills.push(name);
+          sets.push(tools);
+        } else if (tools !== undefined) {
+          const own = new Set<string>();
+          for (const key of isMapLike(tools) ? tools.keys() : tools) {
             if (typeof key !== "string") {
               throw new TypeError(`The resolved tools of ${quoteShort(name)} must be names`);
             }
-            // The last activated skill that brings a tool is the one its reason names.
-            resolved.set(key, index);
+            own.add(key);
           }
+          setSkills.push(name);
+          sets.push(own);
         }
       }
       const value = skill.allowed_tools ?? skill.frontmatter?.["allowed-tools"];
@@ -264,11 +287,11 @@ export class ToolPolicy {
         continue;
       }
       for (const entry of entries) {
-        allowed.push(formatEntry(entry));
         const grant: Grant = { entry, skill: name };
-        const glob = compileGlob(entry.tool);
-        if (glob.wild) wild.push({ matches: glob.matches, grant });
-        else {
+        grants.push(grant);
+        if (entry.tool.includes("*")) {
+          wild.push(grant);
+        } else {
           const list = exact.get(entry.tool);
           if (list === undefined) exact.set(entry.tool, [grant]);
           else list.push(grant);
@@ -282,14 +305,14 @@ export class ToolPolicy {
     }
     this.mode = mode;
     this.skills = Object.freeze(names);
-    this.allowed = Object.freeze(allowed);
+    this.#grants = grants;
+    this.#sets = sets;
+    this.#setSkills = setSkills;
     this.ignored = Object.freeze(ignored);
     this.problems = Object.freeze(problems);
     this.#meta = meta;
     this.#exact = exact;
     this.#wild = wild;
-    this.#resolved = resolved;
-    this.#activeList = names.length === 0 ? "(none)" : names.map((n) => quoteShort(n)).join(", ");
     const notes: string[] = [];
     if (ignored.length > 0) {
       notes.push(
@@ -303,6 +326,19 @@ export class ToolPolicy {
     }
     this.#notes = Object.freeze(notes);
     Object.freeze(this);
+  }
+
+  /** The entries that count (trusted skills'), as written, in activation order. */
+  get allowed(): readonly string[] {
+    this.#allowed ??= Object.freeze(this.#grants.map((g) => formatEntry(g.entry)));
+    return this.#allowed;
+  }
+
+  /** The active skills, quoted, for reasons. */
+  #active(): string {
+    const names = this.skills;
+    this.#activeList ??= names.length === 0 ? "(none)" : names.map((n) => quoteShort(n)).join(", ");
+    return this.#activeList;
   }
 
   /**
@@ -323,13 +359,26 @@ export class ToolPolicy {
     const patterns = rule.patterns;
     if (patterns === null) return rule.decision;
     const subject = callSubject(call.input);
-    if (subject !== undefined) {
-      for (let i = 0; i < patterns.length; i++) {
-        const p = patterns[i]!;
-        if (p.matches(subject)) return p.decision;
+    if (subject === undefined) return rule.decision;
+    let found: CompiledPattern | undefined;
+    const first = subject.charCodeAt(0);
+    const bucket = first < 128 ? patterns.heads[first] : undefined;
+    if (bucket !== undefined) {
+      for (let i = 0; i < bucket.length; i++) {
+        if (bucket[i]!.matches(subject)) {
+          found = bucket[i]!;
+          break;
+        }
       }
     }
-    return rule.decision;
+    const rest = patterns.rest;
+    for (let i = 0; i < rest.length && (found === undefined || rest[i]!.index < found.index); i++) {
+      if (rest[i]!.matches(subject)) {
+        found = rest[i]!;
+        break;
+      }
+    }
+    return found === undefined ? rule.decision : found.decision;
   }
 
   /** The rule of one tool name: its grants (exact and wildcard), its tool sets, meta or not. */
@@ -345,7 +394,9 @@ export class ToolPolicy {
       );
     }
     const grants: Grant[] = [...(this.#exact.get(name) ?? [])];
-    for (const w of this.#wild) if (w.matches(name)) grants.push(w.grant);
+    const wild = this.#wild;
+    const globs = this.#globs ??= wild.map((g) => compileGlob(g.entry.tool).matches);
+    for (let i = 0; i < wild.length; i++) if (globs[i]!(name)) grants.push(wild[i]!);
     // Activation order, whichever list a grant came from.
     if (this.#wild.length > 0) {
       grants.sort((a, b) => this.skills.indexOf(a.skill) - this.skills.indexOf(b.skill));
@@ -363,24 +414,27 @@ export class ToolPolicy {
           : `${tool} is pre-approved by ${granted(bare)} (${mode} mode)`,
       );
     }
-    const owner = this.#resolved.get(name);
     let fallback: ToolCallDecision;
+    // The last activated skill that brings the tool is the one the reason names.
+    let owner: string | undefined;
+    const sets = this.#sets;
+    for (let i = 0; i < sets.length; i++) if (sets[i]!.has(name)) owner = this.#setSkills[i];
     if (owner !== undefined) {
       fallback = decision("ask", [
         `${tool} is in the tool set of ${
-          quoteShort(this.skills[owner]!)
+          quoteShort(owner)
         } but not pre-approved; the host decides (${mode} mode)`,
       ]);
     } else if (mode === "restrict") {
       fallback = decision("deny", [
-        `Refused ${tool} in restrict mode: not in the allowed tools or tool sets of the active skills ${this.#activeList}, nor a meta-tool`,
+        `Refused ${tool} in restrict mode: not in the allowed tools or tool sets of the active skills ${this.#active()}, nor a meta-tool`,
         ...this.#notes,
       ]);
     } else {
       fallback = decision("ask", [
         `${tool} is not ${
           mode === "advisory" ? "among" : "pre-approved by"
-        } the allowed tools of the active skills ${this.#activeList}; the host decides (${mode} mode)`,
+        } the allowed tools of the active skills ${this.#active()}; the host decides (${mode} mode)`,
         ...this.#notes,
       ]);
     }
@@ -393,10 +447,15 @@ export class ToolPolicy {
       if (list === undefined) byPattern.set(key, [g]);
       else list.push(g);
     }
-    const patterns: CompiledPattern[] = [];
+    const heads: CompiledPattern[][] = [];
+    const rest: CompiledPattern[] = [];
     for (const [pattern, list] of byPattern) {
       const written = quoteShort(formatEntry({ tool: list[0]!.entry.tool, pattern }));
-      patterns.push({
+      const first = pattern.charCodeAt(0);
+      const anyStart = first >= 128 || pattern[0] === "*" || pattern.startsWith(":*");
+      const target = anyStart ? rest : (heads[first] ??= []);
+      target.push({
+        index: rest.length + heads.reduce((n, h) => n + h.length, 0),
         matches: compilePattern(pattern),
         decision: decision(mode === "advisory" ? "ask" : "allow", [
           mode === "advisory"
@@ -405,7 +464,8 @@ export class ToolPolicy {
         ]),
       });
     }
-    return { decision: fallback, patterns: Object.freeze(patterns) };
+    const index: PatternIndex = { heads: Array.from({ length: 128 }, (_, c) => heads[c]), rest };
+    return { decision: fallback, patterns: index };
   }
 }
 
