@@ -42,7 +42,7 @@ const resolved = new Map([...catalog.values()].map((s) => [s.name, resolveTools(
 const STYLES = [
   (i: number) => `Read, Grep, Glob, Bash(git:*), tool_${i * TOOLS_PER_SKILL}`,
   (i: number) => `Read Write Edit Bash(npm run test:*) Bash(python${i}:*) mcp__server${i}__*`,
-  (i: number) => `Task, WebFetch, Read, Bash(mkdir*), Bash(ls*), Bash(date*)`,
+  (_i: number) => `Task, WebFetch, Read, Bash(mkdir*), Bash(ls*), Bash(date*)`,
 ];
 const active = [...catalog.keys()].map((name, i) => ({
   name,
