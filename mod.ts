@@ -75,6 +75,7 @@ export {
 export type {
   ActivateOptions,
   Activation,
+  ActivationTools,
   ManifestEntry,
   ManifestOmissions,
   ResourceManifest,
@@ -149,6 +150,7 @@ export {
   compileToolPolicy,
   decideToolCall,
   DEFAULT_META_TOOLS,
+  isTrustedSkill,
   TOOL_POLICY_MODES,
   ToolPolicy,
 } from "./lib/core/policy/tool_policy.ts";

@@ -5,14 +5,18 @@ import { join, resolve } from "node:path";
 import { parse as parseYaml } from "yaml";
 import { fc, runs, seed } from "./_fc.ts";
 import {
+  activateSkill,
   type AllowedToolEntry,
   AllowedToolsError,
   compileToolPolicy,
+  createBundle,
   decideToolCall,
   formatAllowedTools,
+  handleSkillTool,
   matchesAllowedTool,
   parseAllowedTools,
   type PolicySkill,
+  renderActivation,
   type ResolvedToolEntry,
   resolveTools,
   type Skill,
@@ -722,5 +726,105 @@ describe("skillsAvailable", () => {
       ),
       runs(200),
     );
+  });
+});
+
+describe("an activation lists the skill's allowed tools and the policy mode", () => {
+  const bundle = (allowed?: string, origin?: string) => {
+    const b = createBundle({
+      frontmatter: {
+        name: "release",
+        description: "Cut a release",
+        ...(allowed === undefined ? {} : { "allowed-tools": allowed }),
+      },
+      instructions: "Tag it.",
+      files: {},
+    });
+    return origin === undefined ? b : { ...b, origin };
+  };
+
+  it("says what runs without asking, per mode, and what is refused in restrict", () => {
+    const b = bundle("Bash(git:*), Read");
+    const restrict = activateSkill(b, { tool_policy: "restrict" });
+    assert.deepEqual(restrict.tools, {
+      mode: "restrict",
+      allowed: ["Bash(git:*)", "Read"],
+      counted: true,
+    });
+    const text = renderActivation(restrict);
+    assert.ok(
+      text.includes(
+        "Tool policy: restrict. These run without asking while this skill is active: Bash(git:*) Read.\n" +
+          "Tools outside the active skills' allowed and resolved tools are refused; the skill tool always works.\n",
+      ),
+      text,
+    );
+    assert.ok(
+      renderActivation(activateSkill(b, { tool_policy: "advisory" })).includes(
+        "Tool policy: advisory. This skill expects to use: Bash(git:*) Read. The host's usual permissions apply.",
+      ),
+    );
+    assert.ok(
+      renderActivation(activateSkill(b, { tool_policy: "preapprove" })).includes(
+        "Tool policy: preapprove. These run without asking while this skill is active: Bash(git:*) Read. Other tools need confirmation.",
+      ),
+    );
+    assert.equal(activateSkill(b).tools, undefined);
+    assert.ok(!renderActivation(activateSkill(b)).includes("Tool policy"));
+  });
+
+  it("says when the allowed tools do not count: an MCP skill not approved, a broken value, none", () => {
+    const mcp = activateSkill(bundle("Bash", "docs"), { tool_policy: "restrict" });
+    assert.deepEqual(mcp.tools, {
+      mode: "restrict",
+      allowed: [],
+      counted: false,
+      note: "not trusted: a skill served over MCP grants tools only once the user approves it",
+    });
+    assert.equal(
+      activateSkill(bundle("Bash", "docs"), { tool_policy: "restrict", trusted: true }).tools
+        ?.counted,
+      true,
+    );
+    assert.equal(
+      activateSkill(bundle("Bash"), { tool_policy: "restrict", trusted: false }).tools?.counted,
+      false,
+    );
+    const broken = activateSkill(bundle("Bash("), { tool_policy: "preapprove" });
+    assert.equal(broken.tools?.note, 'Invalid allowed-tools at column 5: "(" is never closed');
+    assert.ok(
+      renderActivation(broken).includes(
+        'Tool policy: preapprove. This skill\'s allowed-tools do not count (Invalid allowed-tools at column 5: "(" is never closed).',
+      ),
+    );
+    assert.ok(
+      renderActivation(activateSkill(bundle(), { tool_policy: "advisory" })).includes(
+        "Tool policy: advisory. This skill declares no allowed-tools.",
+      ),
+    );
+    assert.throws(() => activateSkill(bundle(), { tool_policy: "strict" as "restrict" }), {
+      name: "RangeError",
+      message: 'tool_policy must be one of advisory, preapprove, restrict, got "strict"',
+    });
+  });
+
+  it("the skill tool passes the mode and the trust on", () => {
+    const skills = [bundle("Read"), { ...bundle("Bash", "docs"), name: "docs:release" }];
+    const text = (skill: string, trusted?: Set<string>) =>
+      handleSkillTool({ skill }, {
+        skills,
+        tool_policy: "restrict",
+        ...(trusted === undefined ? {} : { trusted }),
+      }).content;
+    assert.ok(
+      text("release").includes("These run without asking while this skill is active: Read."),
+    );
+    assert.ok(text("docs:release").includes("do not count (not trusted"));
+    assert.ok(
+      text("docs:release", new Set(["docs:release"])).includes(
+        "without asking while this skill is active: Bash.",
+      ),
+    );
+    assert.ok(!handleSkillTool({ skill: "release" }, { skills }).content.includes("Tool policy"));
   });
 });

@@ -555,6 +555,30 @@ export function decideToolCall(question: ToolCallQuestion): ToolCallDecision {
   return compileToolPolicy(question).decide(question?.call);
 }
 
+/**
+ * Whether a skill's `allowed-tools` count under `trusted`, by the policy's rule.
+ *
+ * @param skill The skill: its name, and its MCP `origin` if it has one.
+ * @param trusted As in {@linkcode ToolPolicyInput.trusted}.
+ * @returns Whether its grants count.
+ * @throws {TypeError} When `trusted` is not a boolean, a set or a function.
+ * @example
+ * ```ts
+ * import { isTrustedSkill } from "./tool_policy.ts";
+ * import { assert } from "../_assert.ts";
+ *
+ * assert.equal(isTrustedSkill({ name: "pdf" }, true), true);
+ * assert.equal(isTrustedSkill({ name: "docs:x", origin: "docs" }, true), false);
+ * assert.equal(isTrustedSkill({ name: "docs:x", origin: "docs" }, new Set(["docs:x"])), true);
+ * ```
+ */
+export function isTrustedSkill(
+  skill: Pick<PolicySkill, "name" | "origin">,
+  trusted: ToolTrust,
+): boolean {
+  return trustFunction(trusted)(skill as PolicySkill);
+}
+
 function trustFunction(trusted: unknown): (skill: PolicySkill) => boolean {
   if (typeof trusted === "boolean") {
     return trusted ? (skill) => skill.origin === undefined : () => false;
