@@ -1,7 +1,11 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { readdirSync, readFileSync, statSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
+import { discoverSkills } from "../lib/load.ts";
+import { runInProcess } from "./_cli.ts";
+import { write } from "./_tree.ts";
 import { parse as parseYaml } from "yaml";
 import { fc, runs, seed } from "./_fc.ts";
 import {
@@ -826,5 +830,70 @@ describe("an activation lists the skill's allowed tools and the policy mode", ()
       ),
     );
     assert.ok(!handleSkillTool({ skill: "release" }, { skills }).content.includes("Tool policy"));
+  });
+});
+
+describe("the discovery result and to-prompt --tools apply the requirements", () => {
+  const tree = () => {
+    const root = mkdtempSync(join(tmpdir(), "skillset-tools-"));
+    const skill = (name: string, extra: string) =>
+      write(
+        join(root, name, "SKILL.md"),
+        `---\nname: ${name}\ndescription: Skill ${name}\n${extra}---\nBody\n`,
+      );
+    skill("pdf", "");
+    skill("release", "metadata:\n  requires-tools: Bash Read\n");
+    skill("search", 'metadata:\n  requires-any-tools: "WebSearch, mcp__brave__*"\n');
+    return root;
+  };
+
+  it("discoverSkills with availableTools leaves out what the runtime cannot serve", () => {
+    const root = tree();
+    try {
+      const all = discoverSkills([{ scope: "project", path: root }]);
+      assert.deepEqual(all.skills.map((s) => s.name), ["pdf", "release", "search"]);
+      assert.deepEqual(all.unavailable, []);
+      const some = discoverSkills([{ scope: "project", path: root }], {
+        availableTools: ["Read", "mcp__brave__web"],
+      });
+      assert.deepEqual(some.skills.map((s) => s.name), ["pdf", "search"]);
+      assert.deepEqual(some.unavailable.map((h) => [h.name, h.missing]), [["release", ["Bash"]]]);
+      assert.equal(some.bundle("release"), undefined);
+      assert.equal(some.bundle("search")?.name, "search");
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
+  });
+
+  it("to-prompt --tools lists only the servable skills and warns about the others", () => {
+    const root = tree();
+    try {
+      const text = runInProcess(["to-prompt", root, "--tools", "Read,Grep"]);
+      assert.equal(text.code, 0);
+      assert.ok(
+        text.stdout.includes("<name>pdf</name>") && !text.stdout.includes("<name>release</name>"),
+      );
+      assert.equal(
+        text.stderr,
+        `${
+          join(root, "release", "SKILL.md")
+        }: warning: left out, the runtime lacks its tools: needs Bash\n` +
+          `${
+            join(root, "search", "SKILL.md")
+          }: warning: left out, the runtime lacks its tools: needs one of WebSearch, mcp__brave__*\n`,
+      );
+      const json = JSON.parse(
+        runInProcess(["to-prompt", root, "--tools", "Bash Read", "--json"]).stdout,
+      );
+      assert.deepEqual(json.skills.map((s: { name: string }) => s.name), ["pdf", "release"]);
+      assert.deepEqual(json.unavailable, [
+        { name: "search", missing: [], missing_any: ["WebSearch", "mcp__brave__*"] },
+      ]);
+      const plain = JSON.parse(runInProcess(["to-prompt", root, "--json"]).stdout);
+      assert.equal(plain.unavailable, undefined);
+      assert.equal(plain.skills.length, 3);
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
   });
 });

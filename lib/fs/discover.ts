@@ -28,6 +28,7 @@ import {
 import { basename, join, resolve, sep } from "node:path";
 import type { AgentSkillFrontmatter } from "../core/agent_skill.ts";
 import { AgentSkillError } from "../core/errors.ts";
+import { type HiddenSkill, skillsAvailable } from "../core/policy/requirements.ts";
 import {
   diagnostic,
   diagnosticFromError,
@@ -89,6 +90,12 @@ export interface DiscoverOptions {
   readonly precedence?: readonly string[];
   /** The file system; default {@linkcode nodeDiscoveryFileSystem}. */
   readonly fs?: DiscoveryFileSystem;
+  /**
+   * The tools the runtime offers: a skill whose `metadata` `requires-tools` /
+   * `requires-any-tools` it cannot meet is left out of `skills` and listed in
+   * `unavailable` with what it misses (see `skillsAvailable`). Default: no filter.
+   */
+  readonly availableTools?: Iterable<string>;
 }
 
 /** Where a skill folder was found. Paths are absolute. */
@@ -238,6 +245,8 @@ export class Discovery {
   readonly skipped: readonly SkippedSkill[];
   /** What the scan itself met: missing roots, bounds, links, unreadable folders, repeats. */
   readonly diagnostics: readonly SkillDiagnostic[];
+  /** Skills left out because the runtime lacks their required tools (`availableTools`). */
+  readonly unavailable: readonly HiddenSkill<DiscoveredSkill>[];
   readonly #byName: ReadonlyMap<string, DiscoveredSkill>;
   readonly #bundles = new Map<string, LoadedSkill>();
   readonly #fs: DiscoveryFileSystem;
@@ -255,6 +264,7 @@ export class Discovery {
       conflicts: readonly NameConflict[];
       skipped: readonly SkippedSkill[];
       diagnostics: readonly SkillDiagnostic[];
+      unavailable?: readonly HiddenSkill<DiscoveredSkill>[];
     },
     fs: DiscoveryFileSystem = nodeDiscoveryFileSystem,
   ) {
@@ -263,6 +273,7 @@ export class Discovery {
     this.conflicts = Object.freeze([...parts.conflicts]);
     this.skipped = Object.freeze([...parts.skipped]);
     this.diagnostics = Object.freeze([...parts.diagnostics]);
+    this.unavailable = Object.freeze([...(parts.unavailable ?? [])]);
     this.#byName = new Map(this.skills.map((s) => [s.name, s]));
     this.#fs = fs;
     Object.freeze(this);
@@ -385,7 +396,10 @@ export function discoverSkills(
       diagnostics,
     )
   );
-  return settle(found, diagnostics, fs);
+  const settled = settle(found, diagnostics, fs);
+  if (options.availableTools === undefined) return settled;
+  const { available, hidden } = skillsAvailable(settled.skills, options.availableTools);
+  return new Discovery({ ...settled, skills: available, unavailable: hidden }, fs);
 }
 
 /**
