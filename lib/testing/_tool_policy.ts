@@ -20,6 +20,13 @@ import type {
 } from "../core/policy/tool_policy.ts";
 import { check, type InvariantOptions, type InvariantProperty, law } from "./_properties.ts";
 
+/**
+ * A fast-check arbitrary (`fc.Arbitrary` of the `fast-check` peer dependency).
+ *
+ * @internal
+ */
+type Arbitrary<T> = fc.Arbitrary<T>;
+
 /** A policy under test: a question in (as `decideToolCall` takes it), a verdict out. */
 export type ToolPolicyUnderTest = (
   question: ToolCallQuestion,
@@ -245,7 +252,7 @@ const modeArbitrary = fc.constantFrom<ToolPolicyMode>("advisory", "preapprove", 
  */
 export function toolQuestionArbitrary(
   options: { readonly mode?: ToolPolicyMode } = {},
-): fc.Arbitrary<GeneratedToolQuestion> {
+): Arbitrary<GeneratedToolQuestion> {
   return fc.record({
     skills: fc.array(skillArbitrary, { maxLength: 5 }),
     resolved: fc.array(
