@@ -27,7 +27,8 @@ const CALLS = 1000;
  * Each timed run repeats its work, so a run takes milliseconds and the cases are
  * timed in interleaved rounds: on a loaded machine, load drifts alike for both.
  */
-const REPEAT = 40;
+const DECIDE_REPEAT = 300;
+const COMPILE_REPEAT = 100;
 
 // 50 skills of 40 tool refs each: 2,000 resolved tools, and allowed-tools in the styles of the collections.
 const catalog = new Map<string, Skill>();
@@ -102,7 +103,7 @@ await timeGroup("tool_policy", POLICY_DECIDE_WORKLOAD, CALLS, [
     name: POLICY_DECIDE_FLOOR,
     fn: () => {
       let n = 0;
-      for (let r = 0; r < REPEAT; r++) {
+      for (let r = 0; r < DECIDE_REPEAT; r++) {
         for (let k = 0; k < calls.length; k++) {
           if (known.has(calls[k]!.name)) n++;
           if (subjects[k]!.startsWith("git ")) n++;
@@ -116,7 +117,7 @@ await timeGroup("tool_policy", POLICY_DECIDE_WORKLOAD, CALLS, [
     name: POLICY_DECIDE_CASE,
     fn: () => {
       let n = 0;
-      for (let r = 0; r < REPEAT; r++) {
+      for (let r = 0; r < DECIDE_REPEAT; r++) {
         for (let k = 0; k < calls.length; k++) {
           if (policy.decide(calls[k]!).verdict === "allow") n++;
         }
@@ -131,7 +132,7 @@ await timeGroup("tool_policy", POLICY_COMPILE_WORKLOAD, SKILLS * TOOLS_PER_SKILL
     name: POLICY_COMPILE_FLOOR,
     fn: () => {
       let sets = 0;
-      for (let r = 0; r < REPEAT; r++) {
+      for (let r = 0; r < COMPILE_REPEAT; r++) {
         const names = new Set<string>();
         for (const s of active) {
           for (const k of resolved.get(s.name)!.keys()) names.add(k);
@@ -147,7 +148,7 @@ await timeGroup("tool_policy", POLICY_COMPILE_WORKLOAD, SKILLS * TOOLS_PER_SKILL
     name: POLICY_COMPILE_CASE,
     fn: () => {
       let policies = 0;
-      for (let r = 0; r < REPEAT; r++) policies += compileToolPolicy(input).skills.length;
+      for (let r = 0; r < COMPILE_REPEAT; r++) policies += compileToolPolicy(input).skills.length;
       return policies;
     },
   },

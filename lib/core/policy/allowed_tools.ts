@@ -339,18 +339,41 @@ export type PatternMatcher = (subject: string) => boolean;
  * @returns The matcher.
  */
 export function compilePattern(pattern: string): PatternMatcher {
+  const { prefix, spaced, test } = subjectMatcher(pattern);
+  if (prefix !== null) {
+    return (s) => (s === prefix || s.startsWith(spaced)) && !SHELL_CONTROL.test(s);
+  }
+  return (s) => test!(s) && !SHELL_CONTROL.test(s);
+}
+
+/**
+ * A pattern's match, without the shell-control rule: the plain prefix form
+ * (`git:*`, no other `*`) as its head, anything else as a test.
+ *
+ * @internal
+ */
+export function subjectMatcher(pattern: string): {
+  readonly prefix: string | null;
+  readonly spaced: string;
+  readonly test: ((subject: string) => boolean) | null;
+} {
   if (pattern.endsWith(":*")) {
     const head = pattern.slice(0, -2);
-    if (!head.includes("*")) {
-      const spaced = `${head} `;
-      return (s) => (s === head || s.startsWith(spaced)) && !SHELL_CONTROL.test(s);
-    }
+    if (!head.includes("*")) return { prefix: head, spaced: `${head} `, test: null };
     const bare = compileGlob(head).matches;
     const words = compileGlob(`${head} *`).matches;
-    return (s) => (bare(s) || words(s)) && !SHELL_CONTROL.test(s);
+    return { prefix: null, spaced: "", test: (s) => bare(s) || words(s) };
   }
-  const glob = compileGlob(pattern).matches;
-  return (s) => glob(s) && !SHELL_CONTROL.test(s);
+  return { prefix: null, spaced: "", test: compileGlob(pattern).matches };
+}
+
+/**
+ * Whether a subject holds shell control syntax (no pattern matches it).
+ *
+ * @internal
+ */
+export function hasShellControl(subject: string): boolean {
+  return SHELL_CONTROL.test(subject);
 }
 
 /**

@@ -24,10 +24,10 @@ import { compileGlob } from "./_glob.ts";
 import {
   type AllowedToolEntry,
   callSubject,
-  compilePattern,
   formatEntry,
+  hasShellControl,
   parseAllowedTools,
-  type PatternMatcher,
+  subjectMatcher,
 } from "./allowed_tools.ts";
 
 /** How `allowed-tools` is applied. */
@@ -149,7 +149,12 @@ interface Grant {
 interface CompiledPattern {
   /** Its place in activation order: of several matches, the first is the one the reason names. */
   readonly index: number;
-  readonly matches: PatternMatcher;
+  /** The head of the plain prefix form (`git` of `git:*`), or `null`. */
+  readonly prefix: string | null;
+  /** The head and a space. */
+  readonly spaced: string;
+  /** Any other pattern's test (shell control is checked apart). */
+  readonly test: ((subject: string) => boolean) | null;
   readonly decision: ToolCallDecision;
 }
 
@@ -365,20 +370,29 @@ export class ToolPolicy {
     const bucket = first < 128 ? patterns.heads[first] : undefined;
     if (bucket !== undefined) {
       for (let i = 0; i < bucket.length; i++) {
-        if (bucket[i]!.matches(subject)) {
-          found = bucket[i]!;
+        const p = bucket[i]!;
+        if (
+          p.prefix !== null
+            ? subject === p.prefix || subject.startsWith(p.spaced)
+            : p.test!(subject)
+        ) {
+          found = p;
           break;
         }
       }
     }
     const rest = patterns.rest;
     for (let i = 0; i < rest.length && (found === undefined || rest[i]!.index < found.index); i++) {
-      if (rest[i]!.matches(subject)) {
-        found = rest[i]!;
+      const p = rest[i]!;
+      if (
+        p.prefix !== null ? subject === p.prefix || subject.startsWith(p.spaced) : p.test!(subject)
+      ) {
+        found = p;
         break;
       }
     }
-    return found === undefined ? rule.decision : found.decision;
+    // No pattern matches a command holding shell control syntax.
+    return found === undefined || hasShellControl(subject) ? rule.decision : found.decision;
   }
 
   /** The rule of one tool name: its grants (exact and wildcard), its tool sets, meta or not. */
@@ -456,7 +470,7 @@ export class ToolPolicy {
       const target = anyStart ? rest : (heads[first] ??= []);
       target.push({
         index: rest.length + heads.reduce((n, h) => n + h.length, 0),
-        matches: compilePattern(pattern),
+        ...subjectMatcher(pattern),
         decision: decision(mode === "advisory" ? "ask" : "allow", [
           mode === "advisory"
             ? `${tool} matches ${written} in ${granted(list)}; in advisory mode the host decides`
