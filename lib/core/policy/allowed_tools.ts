@@ -117,7 +117,21 @@ const CLOSE = 0x29;
  * ```
  */
 export function parseAllowedTools(value: string | readonly string[]): readonly AllowedToolEntry[] {
-  if (typeof value === "string") return Object.freeze(parseItem(value, null));
+  const out = readAllowedTools(value, true);
+  return Object.freeze(out);
+}
+
+/**
+ * {@linkcode parseAllowedTools} for callers that keep the entries to
+ * themselves: `freeze` false leaves each entry unfrozen (the policy's own copy).
+ *
+ * @internal
+ */
+export function readAllowedTools(
+  value: string | readonly string[],
+  freeze: boolean,
+): AllowedToolEntry[] {
+  if (typeof value === "string") return parseItem(value, null, freeze);
   if (!Array.isArray(value)) {
     throw new AllowedToolsError(
       "INVALID_VALUE",
@@ -137,12 +151,12 @@ export function parseAllowedTools(value: string | readonly string[]): readonly A
         i,
       );
     }
-    for (const entry of parseItem(item, i)) out.push(entry);
+    for (const entry of parseItem(item, i, freeze)) out.push(entry);
   }
-  return Object.freeze(out);
+  return out;
 }
 
-function parseItem(text: string, item: number | null): AllowedToolEntry[] {
+function parseItem(text: string, item: number | null, freeze: boolean): AllowedToolEntry[] {
   const out: AllowedToolEntry[] = [];
   const n = text.length;
   let i = 0;
@@ -217,7 +231,8 @@ function parseItem(text: string, item: number | null): AllowedToolEntry[] {
       i++;
       column++;
     }
-    out.push(Object.freeze({ tool, pattern, item: item ?? 0, column: startColumn }));
+    const entry = { tool, pattern, item: item ?? 0, column: startColumn };
+    out.push(freeze ? Object.freeze(entry) : entry);
     comma = 0;
     // What follows an entry must be a separator or the end.
     if (i < n) {

@@ -26,7 +26,7 @@ import {
   callSubject,
   formatEntry,
   hasShellControl,
-  parseAllowedTools,
+  readAllowedTools,
   subjectMatcher,
 } from "./allowed_tools.ts";
 
@@ -286,7 +286,7 @@ export class ToolPolicy {
       }
       let entries: readonly AllowedToolEntry[];
       try {
-        entries = parseAllowedTools(value);
+        entries = readAllowedTools(value, false);
       } catch (e) {
         problems.push(Object.freeze({ skill: name, message: (e as Error).message }));
         continue;
