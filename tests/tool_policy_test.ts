@@ -51,12 +51,12 @@ const simple = (entries: readonly AllowedToolEntry[]) =>
 describe("parseAllowedTools", () => {
   it("reads names, patterns, wildcards, commas, tabs and line breaks", () => {
     const entries = parseAllowedTools(
-      "Read, Bash(git:*)\tmcp__github__*,Bash(npm run test:*)\n  Read(./src/**)",
+      "Read, Bash(git:*)\tmcp__issues__*,Bash(npm run test:*)\n  Read(./src/**)",
     );
     assert.deepEqual(simple(entries), [
       "Read",
       ["Bash", "git:*"],
-      "mcp__github__*",
+      "mcp__issues__*",
       ["Bash", "npm run test:*"],
       ["Read", "./src/**"],
     ]);

@@ -19,7 +19,7 @@ import { compileGlob } from "./_glob.ts";
 
 /** One entry of an `allowed-tools` value (frozen). */
 export interface AllowedToolEntry {
-  /** The tool name, possibly with `*` wildcards: `Read`, `mcp__github__*`. */
+  /** The tool name, possibly with `*` wildcards: `Read`, `mcp__issues__*`. */
   readonly tool: string;
   /** What is between the parentheses (`git:*`), or `null` for a bare name. */
   readonly pattern: string | null;
@@ -104,11 +104,11 @@ const CLOSE = 0x29;
  * import { parseAllowedTools } from "./allowed_tools.ts";
  * import { assert } from "../_assert.ts";
  *
- * const entries = parseAllowedTools("Read, Bash(git:*) mcp__github__*");
+ * const entries = parseAllowedTools("Read, Bash(git:*) mcp__issues__*");
  * assert.deepEqual(entries.map((e) => [e.tool, e.pattern, e.column]), [
  *   ["Read", null, 1],
  *   ["Bash", "git:*", 7],
- *   ["mcp__github__*", null, 19],
+ *   ["mcp__issues__*", null, 19],
  * ]);
  * assert.throws(() => parseAllowedTools("Read Bash(git:*"), {
  *   name: "AllowedToolsError",
