@@ -238,11 +238,6 @@ export const FS_FLOOR_CASE = "bound: readdir of 4 folders + stat of each file + 
 export const CATALOG_WORKLOAD = "skill catalog: load + resolve";
 export const PARSE_CASE = "parse (loadCatalog)";
 export const RESOLVE_CASE = "resolve (resolveTools)";
-export const BASE64_WORKLOAD = "base64 (bytes)";
-export const BASE64_CASE = "encodeBase64";
-export const MEMORY_WORKLOAD = "peak heap, random DAG";
-export const MEMORY_CASE = "resolveTools (peak)";
-export const MEMORY_BASELINE = "entries in a Map (peak)";
 /** The tool policy: deciding calls on a compiled policy, against its floor. */
 export const POLICY_DECIDE_WORKLOAD = "tool policy: decide 1,000 calls, 50 skills, 2,000 tools";
 export const POLICY_DECIDE_FLOOR = "floor: Set.has + one prefix test per call";
@@ -251,6 +246,11 @@ export const POLICY_DECIDE_CASE = "ToolPolicy.decide";
 export const POLICY_COMPILE_WORKLOAD = "tool policy: compile, 50 skills, 2,000 tools";
 export const POLICY_COMPILE_FLOOR = "floor: a Set of the same names";
 export const POLICY_COMPILE_CASE = "compileToolPolicy";
+export const BASE64_WORKLOAD = "base64 (bytes)";
+export const BASE64_CASE = "encodeBase64";
+export const MEMORY_WORKLOAD = "peak heap, random DAG";
+export const MEMORY_CASE = "resolveTools (peak)";
+export const MEMORY_BASELINE = "entries in a Map (peak)";
 
 const COLORS: Record<string, string> = {
   "resolveTools": "#d62728",
