@@ -28,7 +28,6 @@ import {
 import { basename, join, resolve, sep } from "node:path";
 import type { AgentSkillFrontmatter } from "../core/agent_skill.ts";
 import { AgentSkillError } from "../core/errors.ts";
-import { type HiddenSkill, skillsAvailable } from "../core/policy/requirements.ts";
 import {
   diagnostic,
   diagnosticFromError,
@@ -37,6 +36,7 @@ import {
 } from "./skill_diagnostic.ts";
 import { type LoadedSkill, loadSkillFolder, MAX_SKILL_MD_BYTES } from "./skill_folder.ts";
 import { parseSkillMd } from "./skill_md.ts";
+import { type HiddenSkill, skillsAvailable } from "../core/policy/requirements.ts";
 
 /** One place to look for skills, and the scope it belongs to (e.g. `project`, `user`). */
 export interface SkillRoot {
@@ -79,6 +79,12 @@ export interface DiscoveryFileSystem {
 
 /** Options of {@linkcode discoverSkills}. */
 export interface DiscoverOptions {
+  /**
+   * The tools the runtime offers: a skill whose `metadata` `requires-tools` /
+   * `requires-any-tools` it cannot meet is left out of `skills` and listed in
+   * `unavailable` with what it misses (see `skillsAvailable`). Default: no filter.
+   */
+  readonly availableTools?: Iterable<string>;
   /** How deep below each root to look; the root is depth 0. Default 6. */
   readonly maxDepth?: number;
   /** The most folders listed per root. Default 2,000. */
@@ -90,12 +96,6 @@ export interface DiscoverOptions {
   readonly precedence?: readonly string[];
   /** The file system; default {@linkcode nodeDiscoveryFileSystem}. */
   readonly fs?: DiscoveryFileSystem;
-  /**
-   * The tools the runtime offers: a skill whose `metadata` `requires-tools` /
-   * `requires-any-tools` it cannot meet is left out of `skills` and listed in
-   * `unavailable` with what it misses (see `skillsAvailable`). Default: no filter.
-   */
-  readonly availableTools?: Iterable<string>;
 }
 
 /** Where a skill folder was found. Paths are absolute. */
