@@ -226,15 +226,17 @@ const COMMANDS: Readonly<Record<string, FlagSpec>> = {
       "continued with --offset L+B (byte B of line L, as next_offset says).",
   },
   "to-prompt": {
-    values: ["--budget"],
+    values: ["--budget", "--tools"],
     positional: [1, Infinity],
-    usage: "skillset to-prompt <skill-dir>... [--budget N] [--json]",
+    usage: "skillset to-prompt <skill-dir>... [--budget N] [--tools a,b,c] [--json]",
     help:
       "Print the <available_skills> block for a system prompt. Each argument is a skill folder or\n" +
       "a folder scanned for them (depth 6, 2,000 folders); an earlier argument wins a name clash.\n" +
       "--budget N fits the block into N characters (about 4 per token): descriptions are shortened\n" +
       "first, then skills from the end are left out, and a last line says how many. Rule breaks in a\n" +
-      "SKILL.md are warnings on stderr; only a SKILL.md that cannot be parsed is skipped.",
+      "SKILL.md are warnings on stderr; only a SKILL.md that cannot be parsed is skipped.\n" +
+      "--tools a,b,c names the tools the runtime offers: a skill whose metadata requires-tools (all)\n" +
+      "or requires-any-tools (one of) it cannot meet is left out, with a warning naming what it misses.",
   },
   list: {
     values: ["--root", "--approvals"],
@@ -357,7 +359,13 @@ function run(argv: readonly string[], io: CliIO): number {
     case "list":
       return listCommand(args.repeated.get("--root") ?? [], args.json, io);
     default:
-      return toPromptCommand(args.positional, count(args.flags, "--budget", 0), args.json, io);
+      return toPromptCommand(
+        args.positional,
+        count(args.flags, "--budget", 0),
+        args.json,
+        io,
+        toolList(args.flags.get("--tools")),
+      );
   }
 }
 
@@ -559,13 +567,22 @@ function readCommand(
   return 0;
 }
 
+/** `--tools a,b,c` as names (commas and spaces separate; empty names dropped). */
+function toolList(value: string | undefined): readonly string[] | undefined {
+  return value === undefined ? undefined : value.split(/[\s,]+/).filter((t) => t !== "");
+}
+
 function toPromptCommand(
   paths: readonly string[],
   budget: number | undefined,
   json: boolean,
   io: CliIO,
+  tools?: readonly string[],
 ): number {
-  const discovery = discoverSkills(paths.map((path) => ({ scope: path, path })));
+  const discovery = discoverSkills(
+    paths.map((path) => ({ scope: path, path })),
+    tools === undefined ? {} : { availableTools: tools },
+  );
   // Named as typed: relative when every argument was.
   const shown = paths.every((p) => isAbsolute(p))
     ? (p: string) => p
@@ -576,7 +593,19 @@ function toPromptCommand(
     io.stderr(`${visible(shown(d.path))}: error: Invalid SKILL.md: no such folder\n`);
   }
   reportDiscovery(discovery, io, shown);
-  if (discovery.skills.length === 0) {
+  for (const h of discovery.unavailable) {
+    const needs = [
+      ...(h.missing.length > 0 ? [`needs ${h.missing.join(", ")}`] : []),
+      ...(h.missing_any.length > 0 ? [`needs one of ${h.missing_any.join(", ")}`] : []),
+      ...(h.problem === undefined ? [] : [h.problem]),
+    ];
+    io.stderr(
+      `${visible(shown(h.skill.skill_md))}: warning: left out, the runtime lacks its tools: ${
+        visible(needs.join("; "))
+      }\n`,
+    );
+  }
+  if (discovery.skills.length === 0 && discovery.unavailable.length === 0) {
     throw new AgentSkillError("", "no usable SKILL.md in the folder or its sub-folders", {
       file: resolve(paths[0]!),
     });
@@ -592,7 +621,21 @@ function toPromptCommand(
   );
   if (json) {
     const { listed, left_out, shortened } = fit;
-    io.stdout(`${JSON.stringify({ skills: listed, left_out, shortened }, null, 2)}\n`);
+    const unavailable = discovery.unavailable.map(({ name, missing, missing_any, problem }) => ({
+      name,
+      missing,
+      missing_any,
+      ...(problem === undefined ? {} : { problem }),
+    }));
+    io.stdout(
+      `${
+        JSON.stringify(
+          { skills: listed, left_out, shortened, ...(tools === undefined ? {} : { unavailable }) },
+          null,
+          2,
+        )
+      }\n`,
+    );
   } else {
     io.stdout(`${fit.block}\n`);
   }

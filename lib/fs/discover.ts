@@ -39,6 +39,7 @@ import { parseSkillMd } from "./skill_md.ts";
 import type { ApprovalStore } from "../core/trust/approval.ts";
 import type { Lockfile } from "../core/trust/lockfile.ts";
 import { trustDiscovery, type TrustOptions } from "./trust.ts";
+import { type HiddenSkill, skillsAvailable } from "../core/policy/requirements.ts";
 
 /** One place to look for skills, and the scope it belongs to (e.g. `project`, `user`). */
 export interface SkillRoot {
@@ -81,6 +82,12 @@ export interface DiscoveryFileSystem {
 
 /** Options of {@linkcode discoverSkills}. */
 export interface DiscoverOptions {
+  /**
+   * The tools the runtime offers: a skill whose `metadata` `requires-tools` /
+   * `requires-any-tools` it cannot meet is left out of `skills` and listed in
+   * `unavailable` with what it misses (see `skillsAvailable`). Default: no filter.
+   */
+  readonly availableTools?: Iterable<string>;
   /** How deep below each root to look; the root is depth 0. Default 6. */
   readonly maxDepth?: number;
   /** The most folders listed per root. Default 2,000. */
@@ -241,6 +248,8 @@ export class Discovery {
   readonly skipped: readonly SkippedSkill[];
   /** What the scan itself met: missing roots, bounds, links, unreadable folders, repeats. */
   readonly diagnostics: readonly SkillDiagnostic[];
+  /** Skills left out because the runtime lacks their required tools (`availableTools`). */
+  readonly unavailable: readonly HiddenSkill<DiscoveredSkill>[];
   readonly #byName: ReadonlyMap<string, DiscoveredSkill>;
   readonly #bundles = new Map<string, LoadedSkill>();
   readonly #fs: DiscoveryFileSystem;
@@ -259,6 +268,7 @@ export class Discovery {
       conflicts: readonly NameConflict[];
       skipped: readonly SkippedSkill[];
       diagnostics: readonly SkillDiagnostic[];
+      unavailable?: readonly HiddenSkill<DiscoveredSkill>[];
     },
     fs: DiscoveryFileSystem = nodeDiscoveryFileSystem,
     bundles: ReadonlyMap<string, LoadedSkill> = new Map(),
@@ -268,6 +278,7 @@ export class Discovery {
     this.conflicts = Object.freeze([...parts.conflicts]);
     this.skipped = Object.freeze([...parts.skipped]);
     this.diagnostics = Object.freeze([...parts.diagnostics]);
+    this.unavailable = Object.freeze([...(parts.unavailable ?? [])]);
     this.#byName = new Map(this.skills.map((s) => [s.name, s]));
     this.#fs = fs;
     for (const [name, bundle] of bundles) {
@@ -432,7 +443,10 @@ function discoverUntrusted(
       diagnostics,
     )
   );
-  return settle(found, diagnostics, fs);
+  const settled = settle(found, diagnostics, fs);
+  if (options.availableTools === undefined) return settled;
+  const { available, hidden } = skillsAvailable(settled.skills, options.availableTools);
+  return new Discovery({ ...settled, skills: available, unavailable: hidden }, fs);
 }
 
 /**

@@ -552,6 +552,7 @@ export async function trustDiscovery(
       conflicts: discovery.conflicts,
       skipped,
       diagnostics: discovery.diagnostics,
+      unavailable: discovery.unavailable,
     },
     undefined,
     bundles,

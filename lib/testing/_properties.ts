@@ -89,7 +89,8 @@ export type InvariantProperty = Property;
  */
 type Property = fc.IProperty<[unknown]>;
 
-function law<T>(arbitrary: fc.Arbitrary<T>, check: (value: T) => void): InvariantProperty {
+/** @internal */
+export function law<T>(arbitrary: fc.Arbitrary<T>, check: (value: T) => void): InvariantProperty {
   return fc.property(arbitrary as fc.Arbitrary<unknown>, (value) => check(value as T));
 }
 
@@ -431,7 +432,12 @@ function classOf(normalised: string): "standard" | "nonstandard" {
     : "nonstandard";
 }
 
-function check(
+/**
+ * Run named properties and throw one {@linkcode InvariantViolationError} naming each that fails.
+ *
+ * @internal
+ */
+export function check(
   subject: string,
   properties: Readonly<Record<string, InvariantProperty>>,
   options: InvariantOptions,
