@@ -153,7 +153,9 @@ export function resourceClassMap(
   const out = new Map<string, StandardResourceClass>();
   if (input === undefined) return Object.freeze(out) as ResourceClassMap;
   if (typeof input !== "object" || input === null) {
-    throw new TypeError("resourceClasses must be a Map, a list of [name, class] pairs or an object");
+    throw new TypeError(
+      "resourceClasses must be a Map, a list of [name, class] pairs or an object",
+    );
   }
   const pairs: Iterable<readonly [unknown, unknown]> = input instanceof Map
     ? input
@@ -162,12 +164,16 @@ export function resourceClassMap(
     : Object.entries(input);
   for (const pair of pairs) {
     if (!Array.isArray(pair) || pair.length !== 2) {
-      throw new TypeError("resourceClasses must be a Map, a list of [name, class] pairs or an object");
+      throw new TypeError(
+        "resourceClasses must be a Map, a list of [name, class] pairs or an object",
+      );
     }
     const [name, cls] = pair as [unknown, unknown];
     if (typeof name !== "string" || !isPlainName(name, true)) {
       throw new RangeError(
-        `Folder ${JSON.stringify(String(name))} cannot be mapped: give one plain top-level folder name`,
+        `Folder ${
+          JSON.stringify(String(name))
+        } cannot be mapped: give one plain top-level folder name`,
       );
     }
     if (STANDARD.has(name)) {

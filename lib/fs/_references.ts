@@ -158,10 +158,13 @@ export function gatedReferences(
         path: file,
         line: bodyLine + line,
         column: reference.column,
-        message: `The body points to ${JSON.stringify(path)}, in the ${cls} folder ${
-          JSON.stringify(top)
-        }: the safety gate refuses it while it is closed (open it for this skill, move the file ` +
-          `into references/, assets/ or scripts/, or map ${JSON.stringify(top)} to a standard class)`,
+        message:
+          `The body points to ${JSON.stringify(path)}, in the ${cls} folder ${
+            JSON.stringify(top)
+          }: the safety gate refuses it while it is closed (open it for this skill, move the file ` +
+          `into references/, assets/ or scripts/, or map ${
+            JSON.stringify(top)
+          } to a standard class)`,
         target: path,
         class: cls,
       } as SkillDiagnostic));
