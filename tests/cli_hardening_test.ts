@@ -117,7 +117,7 @@ describe("CLI: one failure does not hide the rest", () => {
       // (Under c8, the unprivileged child also says it cannot write coverage: first line only.)
       assert.equal(
         toPrompt.stderr.split("\n")[0],
-        `${join(locked, "SKILL.md")}: error: Skipped: SKILL.md could not be read (EACCES)`,
+        `${join(locked, "SKILL.md")}: error: Skipped: permission denied reading SKILL.md`,
       );
     } finally {
       chmodSync(join(locked, "SKILL.md"), 0o644);
@@ -156,7 +156,8 @@ describe("CLI: validate with nothing to validate", () => {
       `${
         t("nothing")
       }: error: Nothing to validate: no SKILL.md or skill.md in the folder, no catalog ` +
-        "file (.yaml, .yml, .json) in it, and no sub-folder holding a SKILL.md\n1 error, 0 warnings\n",
+        "file (.yaml, .yml, .json naming the skill schema or a scope/name skill) in it, and no " +
+        "sub-folder holding a SKILL.md\n1 error, 0 warnings\n",
     );
   });
 });

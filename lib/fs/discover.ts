@@ -956,7 +956,7 @@ function readSkill(
     if (isPermissionError(e)) {
       return skip(
         "PERMISSION_DENIED",
-        `Skipped: permission denied reading ${JSON.stringify(skillMd)}`,
+        `Skipped: permission denied reading ${entry.name}`,
       );
     }
     return skip(

@@ -63,9 +63,10 @@ export interface LoadSkillFolderOptions {
   /**
    * Load despite SKILL.md rule breaks, reporting them in `diagnostics`; a
    * SKILL.md whose frontmatter cannot be parsed or has no description still
-   * throws. Default false.
+   * throws. `"all"`: a missing or broken description is a diagnostic too (a
+   * stand-in is used), so every rule break is listed. Default false.
    */
-  readonly lenient?: boolean;
+  readonly lenient?: boolean | "all";
   /**
    * Extra top-level folders mapped to a standard class (see
    * `resourceClassMap`); the bundle carries the map, so listing and reading
@@ -280,7 +281,7 @@ function loadListed(
   const md = parseSkillMd(text, {
     file: skillMdPath,
     folder: basename(location),
-    lenient: options.lenient === true,
+    lenient: options.lenient ?? false,
   });
   const topLevel = new Set<string>();
   for (const path of files.keys()) {
