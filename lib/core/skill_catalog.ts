@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { escapeControls } from "./_text.ts";
+import { escapeControls, foldDescription } from "./_text.ts";
 
 /** A skill as the catalog shows it. */
 export interface CatalogSkill {
@@ -124,7 +124,11 @@ export function fitSkillCatalog(
   skills: Iterable<CatalogSkill>,
   options: SkillCatalogOptions = {},
 ): FittedSkillCatalog {
-  const all = [...skills].map(checkSkill);
+  // Block-scalar descriptions on one line, as skills-ref shows them.
+  const all = [...skills].map(checkSkill).map((s) => ({
+    ...s,
+    description: foldDescription(s.description),
+  }));
   const budget = wholeNumber(options.budget, "budget");
   // At least 1: a shortened description always keeps its "…" mark.
   const floor = Math.max(
