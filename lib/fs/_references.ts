@@ -159,7 +159,7 @@ export function gatedReferences(
         line: bodyLine + line,
         column: reference.column,
         message:
-          `The body points to ${JSON.stringify(path)}, in the ${cls} folder ${
+          `The body points to ${JSON.stringify(path)}, in the non-standard folder ${
             JSON.stringify(top)
           }: the safety gate refuses it while it is closed (open it for this skill, move the file ` +
           `into references/, assets/ or scripts/, or map ${
