@@ -211,6 +211,34 @@ function catalogError(file: string, reason: string): SkillDefinitionError {
   return new SkillDefinitionError({ skill: undefined, field: "", reason, location: { file } });
 }
 
+/** Runs just after a catalog file is opened and checked (tests: where a file grows). */
+let afterOpen: ((file: string, fd: number) => void) | null = null;
+
+/**
+ * For this module's tests (`lib/load.ts` does not export it): act just after
+ * a catalog file is opened, as a file growing between the open and the read.
+ *
+ * @param hook Called with the path and the handle; `null` to remove it.
+ * @returns Nothing.
+ * @example
+ * ```ts
+ * import { _setCatalogAfterOpen, loadCatalog } from "./catalog.ts";
+ * import { assert } from "../core/_assert.ts";
+ *
+ * const opened: string[] = [];
+ * _setCatalogAfterOpen((file) => opened.push(file));
+ * try {
+ *   loadCatalog(new URL("../../examples/catalog.yaml", import.meta.url).pathname);
+ * } finally {
+ *   _setCatalogAfterOpen(null);
+ * }
+ * assert.equal(opened.length, 1);
+ * ```
+ */
+export function _setCatalogAfterOpen(hook: ((file: string, fd: number) => void) | null): void {
+  afterOpen = hook;
+}
+
 /** A catalog file's text, read once through one handle, at most the limit + 1 byte. */
 function readCatalogFile(file: string, followLink: boolean): string {
   let fd: number;
@@ -231,6 +259,7 @@ function readCatalogFile(file: string, followLink: boolean): string {
   try {
     const stat = fstatSync(fd);
     if (!stat.isFile()) throw catalogError(file, "it is not a regular file");
+    afterOpen?.(file, fd);
     const cap = MAX_CATALOG_FILE_BYTES + 1;
     const buffer = new Uint8Array(Math.min(Math.max(stat.size, 0) + 1, cap));
     let filled = 0;
