@@ -679,7 +679,7 @@ function listCommand(
         )
       }\n`,
     );
-    return 0;
+    return denied(discovery) ? 1 : 0;
   }
   const lines = [
     ...table([
@@ -707,7 +707,12 @@ function listCommand(
     } (roots: ${roots.map((r) => `${r.scope}=${resolve(r.path)}`).map(visible).join(", ")})`,
   );
   io.stdout(`${lines.join("\n")}\n`);
-  return 0;
+  return denied(discovery) ? 1 : 0;
+}
+
+/** Whether a root could not be read for lack of permission (an error, not an empty scope). */
+function denied(discovery: Discovery): boolean {
+  return discovery.diagnostics.some((d) => d.code === "PERMISSION_DENIED" && d.severity === "error");
 }
 
 /** Control, bidi and line-separator characters as `\u{…}`, so a name cannot rewrite the terminal. */

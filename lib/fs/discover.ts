@@ -708,7 +708,7 @@ function scanRoot(
       diagnostics.push(
         isPermissionError(e)
           ? diagnostic(
-            "warning",
+            folder.depth === 0 ? "error" : "warning",
             "PERMISSION_DENIED",
             folder.path,
             `Permission denied: folder ${JSON.stringify(folder.path)} cannot be listed; skipped`,

@@ -163,11 +163,18 @@ export function loadSkillFolder(dir: string, options: LoadSkillFolderOptions = {
   let root: string;
   try {
     root = realpath(location);
-  } catch {
-    throw new SkillFolderError(dir, basename(location));
+  } catch (e) {
+    throw new SkillFolderError(dir, basename(location), permissionOr(e, "NO_SUCH_FOLDER"));
   }
   // Listing the top level says whether it is a folder; only a failed listing asks stat why.
-  const top = safeReaddir(root);
+  let top: Dirent[] | null = null;
+  try {
+    top = readdirSync(root, { withFileTypes: true });
+  } catch (e) {
+    if (permissionOr(e, null) !== null) {
+      throw new SkillFolderError(dir, basename(location), "PERMISSION_DENIED");
+    }
+  }
   if (top === null && safeStat(root)?.isDirectory() !== true) {
     throw new SkillFolderError(dir, basename(location));
   }
@@ -881,6 +888,15 @@ function fileSystemError(path: string, e: unknown): ResourceReadError {
 
 function isInside(root: string, real: string): boolean {
   return real.startsWith(root.endsWith(sep) ? root : root + sep);
+}
+
+/** `"PERMISSION_DENIED"` for a refusal (EACCES, EPERM, or Deno without read permission), else `other`. */
+function permissionOr<T>(e: unknown, other: T): "PERMISSION_DENIED" | T {
+  const { code, name } = (e ?? {}) as { code?: unknown; name?: unknown };
+  return code === "EACCES" || code === "EPERM" || name === "NotCapable" ||
+      name === "PermissionDenied"
+    ? "PERMISSION_DENIED"
+    : other;
 }
 
 function safeReaddir(dir: string): Dirent[] | null {

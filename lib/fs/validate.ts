@@ -116,8 +116,20 @@ function validatePath(path: string, context: Context): void {
   let stat: Stats;
   try {
     stat = statSync(path);
-  } catch {
-    out.push({ file: path, severity: "error", message: "no such file or folder" });
+  } catch (e) {
+    const { code, name } = (e ?? {}) as { code?: unknown; name?: unknown };
+    const denied = code === "EACCES" || code === "EPERM" || name === "NotCapable" ||
+      name === "PermissionDenied";
+    out.push(
+      denied
+        ? {
+          file: path,
+          severity: "error",
+          code: "PERMISSION_DENIED",
+          message: "Permission denied: it cannot be read",
+        }
+        : { file: path, severity: "error", message: "no such file or folder" },
+    );
     return;
   }
   if (!stat.isDirectory()) {
