@@ -259,8 +259,11 @@ function validateSkillFolder(dir: string, context: Context, onlyListed = false):
   }
   if (skill === null) return false;
   seen.add(dir);
-  for (const d of skill.diagnostics) {
-    if (d.code === "GATED_REFERENCE") continue; // judged below, with the listed files
+  // Every rule break, in the order of the file (the strict reading meets them in another).
+  const rules = skill.diagnostics.filter((d) => d.code !== "GATED_REFERENCE").sort((a, b) =>
+    (a.line ?? 0) - (b.line ?? 0) || (a.column ?? 0) - (b.column ?? 0)
+  );
+  for (const d of rules) {
     out.push({
       file: d.path,
       ...(d.line === null ? {} : { line: d.line }),
