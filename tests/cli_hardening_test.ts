@@ -59,7 +59,8 @@ describe("CLI: terminal and log injection", () => {
     );
     assert.match(
       toPrompt!.stdout,
-      /<description>Tablesx\\x1b\]0;pwned\\x07\\x1b\[2J\\u202e\\u2028\\nfake: error<\/description>/,
+      // (Line breaks, U+2028 included, are folded into one space, as skills-ref folds them.)
+      /<description>Tablesx\\x1b\]0;pwned\\x07\\x1b\[2J\\u202e fake: error<\/description>/,
     );
     // --json is exact: the raw characters, JSON-escaped only where JSON requires.
     const json = JSON.parse(run(["to-prompt", dir, "--json"]).stdout);

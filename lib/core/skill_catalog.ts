@@ -124,11 +124,7 @@ export function fitSkillCatalog(
   skills: Iterable<CatalogSkill>,
   options: SkillCatalogOptions = {},
 ): FittedSkillCatalog {
-  // Block-scalar descriptions on one line, as skills-ref shows them.
-  const all = [...skills].map(checkSkill).map((s) => ({
-    ...s,
-    description: foldDescription(s.description),
-  }));
+  const all = [...skills].map(checkSkill);
   const budget = wholeNumber(options.budget, "budget");
   // At least 1: a shortened description always keeps its "…" mark.
   const floor = Math.max(
@@ -209,8 +205,9 @@ function entry(skill: CatalogSkill, description: string): string {
   const location = skill.location === undefined
     ? ""
     : `<location>${escapeXml(skill.location)}</location>\n`;
+  // Block-scalar descriptions on one line, as skills-ref shows them (folding never lengthens).
   return `<skill>\n<name>${escapeXml(skill.name)}</name>\n<description>${
-    escapeXml(description)
+    escapeXml(foldDescription(description))
   }</description>\n${location}</skill>\n`;
 }
 
