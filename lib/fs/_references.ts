@@ -107,14 +107,16 @@ export const STANDARD_FOLDERS: readonly string[] = Object.freeze([
 
 /**
  * One `GATED_REFERENCE` warning for each path the body points to (markdown
- * links, backticks, bare paths whose first segment is a top-level name of
- * the skill) that {@linkcode decideAccess} refuses under `flags` and
- * `classes`; each distinct path once, at its first place.
+ * links, backticks, bare paths) inside a top-level folder the skill has,
+ * that {@linkcode decideAccess} refuses under `flags` and `classes`; each
+ * distinct path once, at its first place.
  *
  * @param body The SKILL.md body.
  * @param bodyLine The file line where the body starts (1-based).
  * @param file The SKILL.md path, named in the diagnostics.
  * @param topLevel The names at the skill's top level (files and folders).
+ * @param folders Which of them are folders: a reference to one (`./themes`,
+ *   `examples/`) has that folder's class.
  * @param flags The safety switches.
  * @param classes Extra folders mapped to a standard class.
  * @param classOf The class of a normalised path (default: by its requested path and `classes`).
@@ -125,6 +127,7 @@ export function gatedReferences(
   bodyLine: number,
   file: string,
   topLevel: Iterable<string>,
+  folders: ReadonlySet<string>,
   flags: SafetyFlags,
   classes: ResourceClassMap | undefined,
   classOf: (path: string) => ResourceClass = (path) => classifyResource(path, classes),
@@ -149,9 +152,12 @@ export function gatedReferences(
       }
       if (seen.has(path)) continue;
       seen.add(path);
-      const cls = classOf(path);
+      // Only into the skill's own folders: `./output/x.json` is the user's, not a file of the skill.
+      const slash = path.indexOf("/");
+      if (!folders.has(slash < 0 ? path : path.slice(0, slash))) continue;
+      const cls = folders.has(path) ? classifyResource(`${path}/-`, classes) : classOf(path);
       if (decideAccess(path, cls, flags, "read") === null) continue;
-      const top = path.slice(0, path.indexOf("/"));
+      const top = folders.has(path) ? path : path.slice(0, path.indexOf("/"));
       out.push(Object.freeze({
         severity: "warning",
         code: "GATED_REFERENCE",

@@ -903,7 +903,7 @@ function readSkill(
     diagnostics: Object.freeze([typeof d === "string" ? diagnostic("error", code, skillMd, d) : d]),
   });
   let real = `${folder.real}${folder.real.endsWith(sep) ? "" : sep}${entry.name}`;
-  let topLevel: Iterable<string> = entries.map((e) => e.name);
+  let topLevel: readonly DiscoveryEntry[] = entries;
   if (entry.isSymbolicLink()) {
     try {
       real = fs.realpath(real);
@@ -940,7 +940,7 @@ function readSkill(
           `Skipped: ${entry.name} links to a folder that could not be listed (${errorCode(e)})`,
         );
       }
-      topLevel = targetEntries.map((e) => e.name);
+      topLevel = targetEntries;
     } else {
       return skip(
         "SKILL_MD_UNREADABLE",
@@ -977,7 +977,15 @@ function readSkill(
       lenient: true,
     });
     const fm = md.frontmatter;
-    const gated = gatedReferences(md.body, md.bodyLine, skillMd, topLevel, safety, classes);
+    const gated = gatedReferences(
+      md.body,
+      md.bodyLine,
+      skillMd,
+      topLevel.map((e) => e.name),
+      new Set(topLevel.filter((e) => e.isDirectory()).map((e) => e.name)),
+      safety,
+      classes,
+    );
     const all = gated.length === 0 ? md.diagnostics : Object.freeze([...md.diagnostics, ...gated]);
     return {
       place,

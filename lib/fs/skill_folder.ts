@@ -291,15 +291,18 @@ function loadListed(
     lenient: options.lenient ?? false,
   });
   const topLevel = new Set<string>();
+  const folders = new Set<string>();
   for (const path of files.keys()) {
     const slash = path.indexOf("/");
     topLevel.add(slash < 0 ? path : path.slice(0, slash));
+    if (slash > 0) folders.add(path.slice(0, slash));
   }
   const gated = gatedReferences(
     md.body,
     md.bodyLine,
     skillMdPath,
     topLevel,
+    folders,
     options.safety ?? {},
     classes,
     (path) => effectiveClass(path, files.get(path)?.real_path, classes),
