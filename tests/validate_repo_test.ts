@@ -85,7 +85,9 @@ describe("validate from a repository root", () => {
       `${
         join(dir, "SKILL.md")
       }:3:1: error: Invalid SKILL.md at colour: unknown field "colour" (known: name, description, license, compatibility, metadata, allowed-tools)`,
-      `${join(dir, "SKILL.md")}:4:1: error: Invalid SKILL.md at license: must be a string, got a list`,
+      `${
+        join(dir, "SKILL.md")
+      }:4:1: error: Invalid SKILL.md at license: must be a string, got a list`,
       `${
         join(dir, "SKILL.md")
       }:8:17: warning: Link to "references/missing.md" points to a missing file`,

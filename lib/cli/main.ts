@@ -187,7 +187,8 @@ const COMMANDS: Readonly<Record<string, FlagSpec>> = {
     usage: `skillset to-prompt <skill-dir>... [--budget N] ${CLASS} ${SAFETY} [--json]`,
     help:
       "Print the <available_skills> block for a system prompt. Each argument is a skill folder or\n" +
-      "a folder scanned for them; an earlier argument wins a name clash.\n" + DISCOVERY_HELP + "\n" +
+      "a folder scanned for them; an earlier argument wins a name clash.\n" + DISCOVERY_HELP +
+      "\n" +
       "--budget N fits the block into N characters (about 4 per token): descriptions are shortened\n" +
       "first, then skills from the end are left out, and a last line says how many. Rule breaks in a\n" +
       "SKILL.md are warnings on stderr; only a SKILL.md that cannot be parsed is skipped.\n" +
@@ -712,7 +713,9 @@ function listCommand(
 
 /** Whether a root could not be read for lack of permission (an error, not an empty scope). */
 function denied(discovery: Discovery): boolean {
-  return discovery.diagnostics.some((d) => d.code === "PERMISSION_DENIED" && d.severity === "error");
+  return discovery.diagnostics.some((d) =>
+    d.code === "PERMISSION_DENIED" && d.severity === "error"
+  );
 }
 
 /** Control, bidi and line-separator characters as `\u{…}`, so a name cannot rewrite the terminal. */

@@ -276,7 +276,10 @@ function readCatalogFile(file: string, followLink: boolean): string {
         got = readSync(fd, grown, filled, grown.length - filled, filled);
       } catch (e) {
         const code = (e as { code?: unknown }).code;
-        throw catalogError(file, `the file cannot be read (${typeof code === "string" ? code : e})`);
+        throw catalogError(
+          file,
+          `the file cannot be read (${typeof code === "string" ? code : e})`,
+        );
       }
       if (got === 0) break;
       filled += got;

@@ -6,7 +6,13 @@
  */
 import { type Stats, statSync } from "node:fs";
 import { basename, dirname, isAbsolute, join, relative, resolve } from "node:path";
-import { _loadCatalogFiles, type Catalog, catalogFiles, isCatalogFile, loadCatalog } from "./catalog.ts";
+import {
+  _loadCatalogFiles,
+  type Catalog,
+  catalogFiles,
+  isCatalogFile,
+  loadCatalog,
+} from "./catalog.ts";
 import { referencesIn } from "./_references.ts";
 import { decideAccess, type SafetyFlags } from "../core/gate.ts";
 import { type ResourceClassMap, resourceClassMap } from "../core/resource_path.ts";
@@ -87,7 +93,10 @@ export const MAX_BODY_LINES = 500;
  * @returns Every finding, in the order met.
  * @throws {RangeError} When `resourceClasses` is not a valid mapping.
  */
-export function validatePaths(paths: readonly string[], options: ValidateOptions = {}): Diagnostic[] {
+export function validatePaths(
+  paths: readonly string[],
+  options: ValidateOptions = {},
+): Diagnostic[] {
   const out: Diagnostic[] = [];
   const context: Context = {
     out,
