@@ -1,13 +1,12 @@
 import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { mkdirSync, mkdtempSync, realpathSync, rmSync } from "node:fs";
-import type { ChildProcess } from "node:child_process";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import process from "node:process";
 import { activateSkill } from "../mod.ts";
 import { loadSkillFolder } from "../lib/load.ts";
-import { startChild } from "./_spawn.ts";
+import { exited, firstOutput, startChild } from "./_spawn.ts";
 import { write } from "./_tree.ts";
 
 let temp = "";
@@ -16,22 +15,6 @@ before(() => {
   temp = realpathSync(mkdtempSync(join(tmpdir(), "skillset-listing-race-")));
 });
 after(() => rmSync(temp, { recursive: true, force: true }));
-
-function firstOutput(child: ChildProcess): Promise<string> {
-  let stderr = "";
-  child.stderr!.on("data", (d) => (stderr += String(d)));
-  return new Promise((resolve, reject) => {
-    child.stdout!.once("data", (d) => resolve(String(d)));
-    child.once("exit", (code) => reject(new Error(`child ended (${code}): ${stderr}`)));
-  });
-}
-
-function exited(child: ChildProcess): Promise<number | null> {
-  return new Promise((resolve) => {
-    if (child.exitCode !== null) resolve(child.exitCode);
-    else child.once("exit", (code) => resolve(code));
-  });
-}
 
 const OPEN = { global_safety: false, skill_safety: false };
 

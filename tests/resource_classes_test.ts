@@ -5,7 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { activateSkill, readResource, resourceClassMap } from "../mod.ts";
 import { discoverSkills, loadSkillFolder } from "../lib/load.ts";
-import { main } from "../lib/cli.ts";
+import { runInProcess as cli } from "./_cli.ts";
 import { link, write } from "./_tree.ts";
 
 let temp = "";
@@ -25,16 +25,6 @@ before(() => {
   link("../private/key.md", join(dir, "reference", "key.md"));
 });
 after(() => rmSync(temp, { recursive: true, force: true }));
-
-function cli(args: string[]): { code: number; stdout: string; stderr: string } {
-  let stdout = "", stderr = "";
-  const io = {
-    stdout: (t: string) => (stdout += t),
-    stderr: (t: string) => (stderr += t),
-    color: false,
-  };
-  return { code: main(args, io), stdout, stderr };
-}
 
 describe("resourceClasses: extra folders mapped to a standard class", () => {
   it("lists and reads a mapped folder as its class with the gate closed, and recomputes the class from the real path", () => {

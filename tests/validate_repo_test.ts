@@ -4,7 +4,7 @@ import { mkdtempSync, realpathSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { formatDiagnostic, isCatalogFile, validatePaths } from "../lib/load.ts";
-import { main } from "../lib/cli.ts";
+import { runInProcess as cli } from "./_cli.ts";
 import { write } from "./_tree.ts";
 
 let temp = "";
@@ -13,16 +13,6 @@ before(() => {
   temp = realpathSync(mkdtempSync(join(tmpdir(), "skillset-validate-repo-")));
 });
 after(() => rmSync(temp, { recursive: true, force: true }));
-
-function cli(args: string[]): { code: number; stdout: string; stderr: string } {
-  let stdout = "", stderr = "";
-  const io = {
-    stdout: (t: string) => (stdout += t),
-    stderr: (t: string) => (stderr += t),
-    color: false,
-  };
-  return { code: main(args, io), stdout, stderr };
-}
 
 describe("validate from a repository root", () => {
   it("reads no non-skill file as a catalog, but a catalog by convention or when named", () => {
