@@ -116,7 +116,7 @@ const CLASS_HELP =
   "--class NAME=CLASS maps an extra top-level folder to a standard class for every skill (repeat\n" +
   "it for more); by default only references/, assets/ and scripts/ are standard.";
 const DISCOVERY_HELP =
-  "A folder is scanned for skills (depth 6, 2,000 folders; dot-folders too, but not .git, .hg,\n" +
+  "A folder is scanned for skills (depth 6, 10,000 folders; dot-folders too, but not .git, .hg,\n" +
   ".svn or node_modules; skills inside skills are listed as nested); a project root's\n" +
   ".agents/skills and .claude/skills come first. A SKILL.md linked to another folder's SKILL.md\n" +
   "in the same root is that skill again. Each skill whose body points into a folder the safety\n" +

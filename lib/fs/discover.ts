@@ -83,7 +83,7 @@ export interface DiscoveryFileSystem {
 export interface DiscoverOptions {
   /** How deep below each root to look; the root is depth 0. Default 6. */
   readonly maxDepth?: number;
-  /** The most folders listed per root. Default 2,000. */
+  /** The most folders listed per root (a skill's own sub-folders count). Default 10,000. */
   readonly maxFolders?: number;
   /**
    * Scope names, highest precedence first; scopes not named follow in the
@@ -178,7 +178,7 @@ export interface NameConflict {
 /** The default depth bound of {@linkcode discoverSkills}. */
 export const DEFAULT_MAX_DEPTH = 6;
 /** The default folder bound (per root) of {@linkcode discoverSkills}. */
-export const DEFAULT_MAX_FOLDERS = 2000;
+export const DEFAULT_MAX_FOLDERS = 10000;
 /** The folder names {@linkcode discoverSkills} does not enter by default. */
 export const DEFAULT_SKIP_FOLDERS: readonly string[] = Object.freeze([
   ".git",

@@ -75,7 +75,7 @@ export const MAX_BODY_LINES = 500;
 
 /**
  * Validate catalogs and Agent Skill folders (or folders holding them at any
- * depth, scanned like `discoverSkills`: depth 6, 2,000 folders, dot-folders
+ * depth, scanned like `discoverSkills`: depth 6, 10,000 folders, dot-folders
  * entered but not `.git`, `.hg`, `.svn`, `node_modules`, a project root's
  * `.agents/skills` and `.claude/skills` first; a bound hit is a warning).
  * A file named in `paths` is a catalog (or a SKILL.md); in a folder, only
