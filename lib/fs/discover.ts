@@ -725,10 +725,11 @@ function scanRoot(
     const skillMd = skillMdEntry(entries);
     if (skillMd !== undefined) onSkill(folder, skillMd, entries, within);
     const skillAbove = skillMd !== undefined ? folder.path : folder.skill;
-    const sorted = [...entries].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    // Only folders and links can lead further: files are not sorted or joined.
+    const sorted = entries.filter((e) => e !== skillMd && (e.isDirectory() || e.isSymbolicLink()))
+      .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
     let tooDeep = 0;
     for (const entry of sorted) {
-      if (entry === skillMd) continue; // read (or refused) as the skill's instructions
       const name = entry.name;
       const path = join(folder.path, name);
       let childReal: string;
