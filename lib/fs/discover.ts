@@ -808,7 +808,8 @@ function scanRoot(
     if (tooDeep > 0) {
       diagnostics.push(
         diagnostic(
-          "warning",
+          // Below a skill, the folders cut off are its resources (and at most nested skills): info.
+          skillAbove === null ? "warning" : "info",
           "DEPTH_LIMIT",
           folder.path,
           `${tooDeep} sub-folder${tooDeep === 1 ? "" : "s"} of ${JSON.stringify(folder.path)} ${
