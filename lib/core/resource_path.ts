@@ -140,7 +140,7 @@ const STANDARD: ReadonlySet<string> = new Set(["references", "assets", "scripts"
  * const classes = resourceClassMap({ reference: "references", templates: "assets" });
  * assert.equal(classifyResource("reference/guide.md", classes), "references");
  * assert.equal(classifyResource("rules/a.md", classes), "nonstandard");
- * assert.throws(() => resourceClassMap({ "a/b": "references" }), RangeError);
+ * assert.throws(() => resourceClassMap({ "a/b": "references" }), { name: "RangeError" });
  * ```
  */
 export function resourceClassMap(
