@@ -225,7 +225,8 @@ const nativeRealpath: (path: string) => string = typeof realpathSync.native === 
  * };
  * const examples = new URL("../../examples", import.meta.url).pathname;
  * assert.equal(discoverSkills([{ scope: "s", path: examples }], { fs }).skills[0]?.name, "pdf");
- * assert.equal(listed.length, 3);
+ * // examples, skills, pdf, and pdf's four sub-folders (scanned for nested skills)
+ * assert.equal(listed.length, 7);
  * ```
  */
 export const nodeDiscoveryFileSystem: DiscoveryFileSystem = Object.freeze({
