@@ -54,8 +54,13 @@ export {
   effectiveClass,
   normalizeResourcePath,
   RESOURCE_CLASSES,
+  resourceClassMap,
 } from "./lib/core/resource_path.ts";
-export type { ResourceClass } from "./lib/core/resource_path.ts";
+export type {
+  ResourceClass,
+  ResourceClassMap,
+  StandardResourceClass,
+} from "./lib/core/resource_path.ts";
 export { assertAccess, decideAccess, isGateOpen, mayAccess } from "./lib/core/gate.ts";
 export type { SafetyFlags } from "./lib/core/gate.ts";
 export {

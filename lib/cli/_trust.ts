@@ -10,7 +10,6 @@ import { escapeControls as esc } from "../core/_text.ts";
 import { type ArgSpec, parseArgs, UsageError } from "./_args.ts";
 import { type LockDifference, LOCKFILE_NAME } from "../core/trust/lockfile.ts";
 import { describeChanges } from "../core/trust/trust_file.ts";
-import { discoverSkills } from "../fs/discover.ts";
 import {
   APPROVALS_NAME,
   approveSkills,
@@ -21,7 +20,7 @@ import {
   verifySkills,
   writeLockfile,
 } from "../fs/trust.ts";
-import { type CliIO, listCommand, rootsFromFlags } from "./main.ts";
+import { type CliIO, discoveryFlags, listCommand, listDiscovery } from "./main.ts";
 
 /**
  * Run one trust command.
@@ -40,12 +39,15 @@ export async function runTrustCli(
 ): Promise<number> {
   const [command = "", ...rest] = argv;
   const args = parseArgs(command, spec, rest);
-  const roots = rootsFromFlags(args.repeated.get("--root") ?? []);
+  const rootFlags = args.repeated.get("--root") ?? [];
+  const load = discoveryFlags(args);
+  // The same roots and discovery as `list`.
+  const discover = (folders: readonly string[] = []) => listDiscovery(folders, rootFlags, load);
   const out = (value: unknown): void => io.stdout(`${JSON.stringify(value, null, 2)}\n`);
   switch (command) {
     case "lock": {
       const file = resolve(args.flags.get("--lockfile") ?? LOCKFILE_NAME);
-      const { lock, errors } = await lockSkills(discoverSkills(roots), { base: dirname(file) });
+      const { lock, errors } = await lockSkills(discover().discovery, { base: dirname(file) });
       for (const e of errors) io.stderr(`skillset: error: ${esc(e.name)}: ${esc(e.message)}\n`);
       if (errors.length > 0) return 1;
       writeLockfile(file, lock);
@@ -70,7 +72,7 @@ export async function runTrustCli(
       const file = resolve(args.flags.get("--lockfile") ?? LOCKFILE_NAME);
       const lock = readLockfile(file);
       const frozen = args.switches.has("--frozen");
-      const result = await verifySkills(discoverSkills(roots), lock, {
+      const result = await verifySkills(discover().discovery, lock, {
         base: dirname(file),
         frozen,
       });
@@ -98,7 +100,7 @@ export async function runTrustCli(
       }
       const store = new JsonFileApprovalStore(args.flags.get("--approvals") ?? APPROVALS_NAME);
       const records = await approveSkills(
-        discoverSkills(roots),
+        discover().discovery,
         store,
         all ? "all" : args.positional,
       );
@@ -120,13 +122,14 @@ export async function runTrustCli(
     default: {
       // list --approvals FILE
       const store = new JsonFileApprovalStore(args.flags.get("--approvals")!);
-      const discovery = discoverSkills(roots);
+      const { roots, discovery } = discover(args.positional);
       const standings = await trustStandings(discovery, { approvals: store });
       const approvals = new Map(standings.map((s) => [s.skill.path, {
         approval: s.approval?.status ?? "unreadable",
         changes: s.approval?.changes ?? [],
       }]));
-      return listCommand(args.repeated.get("--root") ?? [], args.json, io, {
+      return listCommand(args.positional, rootFlags, load, args.json, io, {
+        roots,
         discovery,
         approvals,
       });

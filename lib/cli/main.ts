@@ -12,7 +12,7 @@ import { isAbsolute, join, relative, resolve } from "node:path";
 import process from "node:process";
 import { fileURLToPath } from "node:url";
 import { escapeControls as esc, escapeControlsKeepingLines } from "../core/_text.ts";
-import { type ArgSpec, bool, count, parseArgs, UsageError } from "./_args.ts";
+import { type ArgSpec, bool, classFlags, count, parseArgs, UsageError } from "./_args.ts";
 import { VERSION } from "./_version.ts";
 import { activateSkill, renderActivation } from "../core/activate.ts";
 import { type Catalog, loadCatalog } from "../fs/catalog.ts";
@@ -36,6 +36,7 @@ import {
   type SkillRoot,
 } from "../fs/discover.ts";
 import { formatSkillDiagnostic, type SkillDiagnostic } from "../fs/skill_diagnostic.ts";
+import type { ResourceClassMap } from "../core/resource_path.ts";
 import { fitSkillCatalog } from "../core/skill_catalog.ts";
 import { type LoadedSkill, loadSkillFolder } from "../fs/skill_folder.ts";
 import { type Diagnostic, formatDiagnostic, validatePaths } from "../fs/validate.ts";
@@ -78,23 +79,6 @@ const TRUST_COMMANDS: Readonly<Record<string, FlagSpec>> = {
 function isTrustCommand(argv: readonly string[]): boolean {
   return Object.hasOwn(TRUST_COMMANDS, argv[0] ?? "") ||
     (argv[0] === "list" && argv.some((a) => /^--approvals(?:=|$)/.test(a)));
-}
-
-/**
- * The roots of `--root scope=path` flags, or the conventional ones when none is given.
- *
- * @param rootFlags The values of `--root`.
- * @returns The roots.
- * @throws {UsageError} When a value is not `scope=path`.
- */
-export function rootsFromFlags(rootFlags: readonly string[]): SkillRoot[] {
-  return rootFlags.length === 0 ? defaultRoots() : rootFlags.map((flag) => {
-    const eq = flag.indexOf("=");
-    if (eq <= 0 || eq === flag.length - 1) {
-      throw new UsageError(`--root takes scope=path, got "${flag}"`);
-    }
-    return { scope: flag.slice(0, eq), path: flag.slice(eq + 1) };
-  });
 }
 
 // ---- MCP (issue 13): `serve`, and `--mcp-stdio`/`--mcp-url` sources, in lib/cli/_mcp.ts ----
@@ -180,6 +164,16 @@ interface FlagSpec extends ArgSpec {
 }
 
 const SAFETY = "[--global-safety true|false] [--skill-safety true|false]";
+const CLASS = "[--class NAME=references|assets|scripts]...";
+const CLASS_HELP =
+  "--class NAME=CLASS maps an extra top-level folder to a standard class for every skill (repeat\n" +
+  "it for more); by default only references/, assets/ and scripts/ are standard.";
+const DISCOVERY_HELP =
+  "A folder is scanned for skills (depth 6, 10,000 folders; dot-folders too, but not .git, .hg,\n" +
+  ".svn or node_modules; skills inside skills are listed as nested); a project root's\n" +
+  ".agents/skills and .claude/skills come first. A SKILL.md linked to another folder's SKILL.md\n" +
+  "in the same root is that skill again. Each skill whose body points into a folder the safety\n" +
+  "gate refuses gets a GATED_REFERENCE warning.";
 
 const COMMANDS: Readonly<Record<string, FlagSpec>> = {
   resolve: {
@@ -199,26 +193,40 @@ const COMMANDS: Readonly<Record<string, FlagSpec>> = {
       "marked; includes the catalog lacks appear as missing nodes.",
   },
   validate: {
-    values: [],
+    values: ["--class", "--global-safety", "--skill-safety"],
+    repeated: ["--class"],
     positional: [1, Infinity],
-    usage: "skillset validate <path>... [--json]",
+    usage: `skillset validate <path>... ${CLASS} ${SAFETY} [--json]`,
     help: "Check catalogs and Agent Skill folders (or folders of them). Prints\n" +
-      "file:line:col: error|warning: message. Exits 1 when there is an error.",
+      "file:line:col: error|warning: message. Exits 1 when there is an error. Every rule break of\n" +
+      "a SKILL.md is reported, and its body is checked too. A file named on the command line is a\n" +
+      "catalog; in a folder, only a .yaml/.yml/.json file that names skill.schema.json or whose\n" +
+      "first name is a scope/name skill is read as one.\n" + CLASS_HELP,
   },
   activate: {
-    values: ["--global-safety", "--skill-safety", "--offset", "--max-entries"],
+    values: ["--global-safety", "--skill-safety", "--offset", "--max-entries", "--class"],
+    repeated: ["--class"],
     positional: [1, 1],
-    usage: `skillset activate <skill-dir> [--offset N] [--max-entries N] ${SAFETY} [--json]`,
+    usage:
+      `skillset activate <skill-dir> [--offset N] [--max-entries N] ${CLASS} ${SAFETY} [--json]`,
     help:
       "Print a skill's instructions and the manifest of its bundled files, grouped by class.\n" +
       "Non-standard folders are listed only when both safety switches are false (each defaults to true).\n" +
       "At most --max-entries files per class are listed (default 500); --offset N lists from entry N.",
   },
   read: {
-    values: ["--offset", "--limit", "--max-page-bytes", "--global-safety", "--skill-safety"],
+    values: [
+      "--offset",
+      "--limit",
+      "--max-page-bytes",
+      "--global-safety",
+      "--skill-safety",
+      "--class",
+    ],
+    repeated: ["--class"],
     positional: [2, 2],
     usage:
-      `skillset read <skill-dir> <path> [--offset N|L+B] [--limit N] [--max-page-bytes N] ${SAFETY} [--json]`,
+      `skillset read <skill-dir> <path> [--offset N|L+B] [--limit N] [--max-page-bytes N] ${CLASS} ${SAFETY} [--json]`,
     help: "Read one page of a bundled file in the [SKILL_RESOURCE_READ] envelope: text by lines\n" +
       "(default 2000), anything else as base64 by bytes (default 49152). Non-standard folders are\n" +
       "readable only when both safety switches are false (each defaults to true). No page holds\n" +
@@ -226,26 +234,33 @@ const COMMANDS: Readonly<Record<string, FlagSpec>> = {
       "continued with --offset L+B (byte B of line L, as next_offset says).",
   },
   "to-prompt": {
-    values: ["--budget", "--tools"],
+    values: ["--budget", "--tools", "--class", "--global-safety", "--skill-safety"],
+    repeated: ["--class"],
     positional: [1, Infinity],
-    usage: "skillset to-prompt <skill-dir>... [--budget N] [--tools a,b,c] [--json]",
+    usage:
+      `skillset to-prompt <skill-dir>... [--budget N] [--tools a,b,c] ${CLASS} ${SAFETY} [--json]`,
     help:
       "Print the <available_skills> block for a system prompt. Each argument is a skill folder or\n" +
-      "a folder scanned for them (depth 6, 2,000 folders); an earlier argument wins a name clash.\n" +
+      "a folder scanned for them; an earlier argument wins a name clash.\n" + DISCOVERY_HELP +
+      "\n" +
       "--budget N fits the block into N characters (about 4 per token): descriptions are shortened\n" +
       "first, then skills from the end are left out, and a last line says how many. Rule breaks in a\n" +
       "SKILL.md are warnings on stderr; only a SKILL.md that cannot be parsed is skipped.\n" +
       "--tools a,b,c names the tools the runtime offers: a skill whose metadata requires-tools (all)\n" +
-      "or requires-any-tools (one of) it cannot meet is left out, with a warning naming what it misses.",
+      "or requires-any-tools (one of) it cannot meet is left out, with a warning naming what it misses.\n" +
+      CLASS_HELP,
   },
   list: {
-    values: ["--root", "--approvals"],
-    repeated: ["--root"],
-    positional: [0, 0],
-    usage: "skillset list [--root scope=path]... [--approvals FILE] [--json]",
+    values: ["--root", "--class", "--global-safety", "--skill-safety", "--approvals"],
+    repeated: ["--root", "--class"],
+    positional: [0, Infinity],
+    usage:
+      `skillset list [folder]... [--root scope=path]... ${CLASS} ${SAFETY} [--approvals FILE] [--json]`,
     help: "List the skills discovered under the roots, highest precedence first: scope, status\n" +
-      "(loaded, shadowed or skipped), name, folder, and diagnostics. Without --root: project\n" +
-      ".agents/skills, project .claude/skills, user ~/.agents/skills, user ~/.claude/skills.",
+      "(loaded, shadowed or skipped), name, folder, and diagnostics. Each folder argument is a\n" +
+      "root of its own scope (named by the folder), before the --root ones. Without either:\n" +
+      "project .agents/skills, project .claude/skills, user ~/.agents/skills, user ~/.claude/skills.\n" +
+      DISCOVERY_HELP + "\n" + CLASS_HELP,
   },
   serve: MCP_SERVE,
   ...TRUST_COMMANDS,
@@ -351,22 +366,51 @@ function run(argv: readonly string[], io: CliIO): number {
         io,
       );
     case "validate":
-      return validateCommand(args.positional, args.json, io);
+      return validateCommand(args.positional, discoveryFlags(args), args.json, io);
     case "activate":
-      return activateCommand(first, args.flags, args.json, io);
+      return activateCommand(first, args.flags, discoveryFlags(args), args.json, io);
     case "read":
-      return readCommand(first, second, args.flags, args.json, io);
+      return readCommand(first, second, args.flags, discoveryFlags(args), args.json, io);
     case "list":
-      return listCommand(args.repeated.get("--root") ?? [], args.json, io);
+      return listCommand(
+        args.positional,
+        args.repeated.get("--root") ?? [],
+        discoveryFlags(args),
+        args.json,
+        io,
+      );
     default:
       return toPromptCommand(
         args.positional,
         count(args.flags, "--budget", 0),
+        discoveryFlags(args),
         args.json,
         io,
         toolList(args.flags.get("--tools")),
       );
   }
+}
+
+/** The class mapping and the switches, as `discoverSkills`, `loadSkillFolder` and `validatePaths` take them. */
+export interface DiscoveryFlags {
+  readonly resourceClasses: ResourceClassMap;
+  readonly safety: { global_safety: boolean; skill_safety: boolean };
+}
+
+/**
+ * The class mapping and switches of `--class`, `--global-safety` and `--skill-safety`.
+ *
+ * @param args The parsed flags.
+ * @returns The discovery flags.
+ * @throws {UsageError} For a bad `--class` or switch value.
+ */
+export function discoveryFlags(
+  args: { flags: ReadonlyMap<string, string>; repeated: ReadonlyMap<string, readonly string[]> },
+): DiscoveryFlags {
+  return {
+    resourceClasses: classFlags(args.repeated.get("--class") ?? []),
+    safety: safety(args.flags),
+  };
 }
 
 function commandHelp(command: string): string {
@@ -490,8 +534,13 @@ function toDot(graph: IncludeGraph): string {
   return lines.join("\n");
 }
 
-function validateCommand(paths: readonly string[], json: boolean, io: CliIO): number {
-  const diagnostics = validatePaths(paths);
+function validateCommand(
+  paths: readonly string[],
+  flags: DiscoveryFlags,
+  json: boolean,
+  io: CliIO,
+): number {
+  const diagnostics = validatePaths(paths, flags);
   const errors = diagnostics.filter((d) => d.severity === "error").length;
   const warnings = diagnostics.length - errors;
   if (json) {
@@ -518,12 +567,13 @@ function colorDiagnostic(d: Diagnostic, io: CliIO): string {
 function activateCommand(
   dir: string,
   flags: ReadonlyMap<string, string>,
+  load: DiscoveryFlags,
   json: boolean,
   io: CliIO,
 ): number {
   const offset = count(flags, "--offset", 0);
   const maxEntries = count(flags, "--max-entries", 1);
-  const skill = loadSkillFolder(dir, { lenient: true });
+  const skill = loadSkillFolder(dir, { lenient: true, ...load });
   warnAbout(skill, io, dir);
   const activation = activateSkill(skill, {
     ...safety(flags),
@@ -544,6 +594,7 @@ function readCommand(
   dir: string,
   path: string,
   flags: ReadonlyMap<string, string>,
+  load: DiscoveryFlags,
   json: boolean,
   io: CliIO,
 ): number {
@@ -551,7 +602,7 @@ function readCommand(
   const offset = lineByte ?? count(flags, "--offset", 0);
   const limit = count(flags, "--limit", 1);
   const maxPageBytes = count(flags, "--max-page-bytes", MIN_PAGE_BYTES);
-  const skill = loadSkillFolder(dir, { lenient: true });
+  const skill = loadSkillFolder(dir, { lenient: true, ...load });
   printDiagnostics(skill.diagnostics, io, shownAsTyped(["", dir]));
   const page = readResource(skill, path, {
     ...safety(flags),
@@ -575,14 +626,16 @@ function toolList(value: string | undefined): readonly string[] | undefined {
 function toPromptCommand(
   paths: readonly string[],
   budget: number | undefined,
+  load: DiscoveryFlags,
   json: boolean,
   io: CliIO,
   tools?: readonly string[],
 ): number {
-  const discovery = discoverSkills(
-    paths.map((path) => ({ scope: path, path })),
-    tools === undefined ? {} : { availableTools: tools },
-  );
+  const discovery = discoverSkills(paths.map((path) => ({ scope: path, path })), {
+    conventionalRoots: true,
+    ...load,
+    ...(tools === undefined ? {} : { availableTools: tools }),
+  });
   // Named as typed: relative when every argument was.
   const shown = paths.every((p) => isAbsolute(p))
     ? (p: string) => p
@@ -639,7 +692,8 @@ function toPromptCommand(
   } else {
     io.stdout(`${fit.block}\n`);
   }
-  return missing.length > 0 || discovery.skipped.length > 0 ? 1 : 0;
+  const denied = discovery.diagnostics.some((d) => d.severity === "error");
+  return missing.length > 0 || denied || discovery.skipped.length > 0 ? 1 : 0;
 }
 
 /** Everything discovery noticed, to stderr: scan problems, rule breaks, skips, shadowing. */
@@ -687,20 +741,57 @@ function defaultRoots(): SkillRoot[] {
 }
 
 /**
- * `list`; with `approvals` (from `list --approvals FILE`), each loaded skill's
- * approval as a column (`approved`, `needs approval`, `changed since approval`).
+ * The roots of `list` (and the trust commands) and what discovery finds under them: each folder
+ * argument a root of its own scope, then the `--root scope=path` ones; without either, the
+ * conventional roots.
  *
+ * @param folders The folder arguments.
  * @param rootFlags The values of `--root`.
+ * @param load The class mapping and switches.
+ * @returns The roots and the discovery.
+ * @throws {UsageError} When a `--root` value is not `scope=path`.
+ */
+export function listDiscovery(
+  folders: readonly string[],
+  rootFlags: readonly string[],
+  load: DiscoveryFlags,
+): { roots: SkillRoot[]; discovery: Discovery } {
+  const given = [
+    ...folders.map((path) => ({ scope: path, path })),
+    ...rootFlags.map((flag) => {
+      const eq = flag.indexOf("=");
+      if (eq <= 0 || eq === flag.length - 1) {
+        throw new UsageError(`--root takes scope=path, got "${flag}"`);
+      }
+      return { scope: flag.slice(0, eq), path: flag.slice(eq + 1) };
+    }),
+  ];
+  const roots = given.length === 0 ? defaultRoots() : given;
+  // The default roots are the conventional folders themselves.
+  const discovery = discoverSkills(roots, { conventionalRoots: given.length > 0, ...load });
+  return { roots, discovery };
+}
+
+/**
+ * `list`; with `trust` (from `list --approvals FILE`), the discovery already made and each loaded
+ * skill's approval as a column (`approved`, `needs approval`, `changed since approval`).
+ *
+ * @param folders The folder arguments.
+ * @param rootFlags The values of `--root`.
+ * @param load The class mapping and switches.
  * @param json Whether to print JSON.
  * @param io Where to write.
- * @param trust The discovery already made, and each loaded skill's approval by folder.
+ * @param trust The roots and discovery already made, and each loaded skill's approval by folder.
  * @returns The exit code.
  */
 export function listCommand(
+  folders: readonly string[],
   rootFlags: readonly string[],
+  load: DiscoveryFlags,
   json: boolean,
   io: CliIO,
   trust?: {
+    readonly roots: readonly SkillRoot[];
     readonly discovery: Discovery;
     readonly approvals: ReadonlyMap<
       string,
@@ -708,8 +799,7 @@ export function listCommand(
     >;
   },
 ): number {
-  const roots = rootsFromFlags(rootFlags);
-  const discovery = trust?.discovery ?? discoverSkills(roots);
+  const { roots, discovery } = trust ?? listDiscovery(folders, rootFlags, load);
   const approvalOf = (path: string) => trust?.approvals.get(path);
   const rows = [
     ...discovery.skills.map((s) => ({ status: "loaded", ...s, ...approvalOf(s.path) })),
@@ -735,7 +825,7 @@ export function listCommand(
         )
       }\n`,
     );
-    return 0;
+    return denied(discovery) ? 1 : 0;
   }
   const approvalColumn = (r: object): string[] =>
     trust === undefined
@@ -769,7 +859,14 @@ export function listCommand(
     } (roots: ${roots.map((r) => `${r.scope}=${resolve(r.path)}`).map(visible).join(", ")})`,
   );
   io.stdout(`${lines.join("\n")}\n`);
-  return 0;
+  return denied(discovery) ? 1 : 0;
+}
+
+/** Whether a root could not be read for lack of permission (an error, not an empty scope). */
+function denied(discovery: Discovery): boolean {
+  return discovery.diagnostics.some((d) =>
+    d.code === "PERMISSION_DENIED" && d.severity === "error"
+  );
 }
 
 /** Control, bidi and line-separator characters as `\u{…}`, so a name cannot rewrite the terminal. */

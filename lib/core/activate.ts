@@ -155,7 +155,7 @@ export function activateSkill(bundle: SkillBundle, options: ActivateOptions = {}
   };
   for (const file of bundle.files.values()) {
     if (file.outside_root === true || INSTRUCTION_FILES.has(file.path)) continue;
-    const resourceClass = effectiveClass(file.path, file.real_path);
+    const resourceClass = effectiveClass(file.path, file.real_path, bundle.resource_classes);
     if (!mayAccess(resourceClass, flags)) continue;
     groups[resourceClass].push(
       Object.freeze({ path: file.path, size: file.size, media_type: mediaTypeOf(file.path) }),

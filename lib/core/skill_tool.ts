@@ -7,7 +7,7 @@
  * @module
  */
 import { deepFreeze } from "./_deep_freeze.ts";
-import { escapeControls, quoteShort } from "./_text.ts";
+import { escapeControls, foldDescription, quoteShort } from "./_text.ts";
 import { activateSkill, renderActivation } from "./activate.ts";
 import type { SkillBundle } from "./bundle.ts";
 import { formatLocation, type SourceLocation, withoutLocation } from "./errors.ts";
@@ -153,7 +153,7 @@ export function skillToolDefinition(
   const names = [...byName.keys()];
   const catalog = [...byName.values()].map((s) =>
     `- ${escapeControls(s.name)}${
-      s.description === undefined ? "" : `: ${escapeControls(s.description)}`
+      s.description === undefined ? "" : `: ${escapeControls(foldDescription(s.description))}`
     }`
   );
   const description = [

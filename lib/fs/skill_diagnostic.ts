@@ -6,6 +6,7 @@
  * @module
  */
 import { type AgentSkillError, formatLocation, withoutLocation } from "../core/errors.ts";
+import type { ResourceClass } from "../core/resource_path.ts";
 
 /** What a diagnostic is about. */
 export type SkillDiagnosticCode =
@@ -37,6 +38,12 @@ export type SkillDiagnosticCode =
   | "SHADOWED"
   /** Two skills of one scope share a name; the first by the documented rule wins. */
   | "NAME_CONFLICT"
+  /** The body points to a path the safety gate refuses under the current switches and class mapping. */
+  | "GATED_REFERENCE"
+  /** A root, folder or file could not be read for lack of permission. */
+  | "PERMISSION_DENIED"
+  /** A folder on the skip list (`.git`, `node_modules`, …) was not entered. */
+  | "SKIPPED_FOLDER"
   /** The skill differs from its lockfile entry (the message names the files); not loaded unless the lock only warns. */
   | "LOCK_MISMATCH"
   /** The skill has no lockfile entry; not loaded unless the lock only warns. */
@@ -58,6 +65,10 @@ export interface SkillDiagnostic {
   readonly column: number | null;
   /** A sentence: capital first, no final period, values quoted. */
   readonly message: string;
+  /** For `GATED_REFERENCE`: the normalised path the body points to. */
+  readonly target?: string;
+  /** For `GATED_REFERENCE`: that path's class (`nonstandard`). */
+  readonly class?: ResourceClass;
 }
 
 /**

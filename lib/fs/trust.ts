@@ -541,6 +541,9 @@ export async function trustDiscovery(
         path: s.skill.path,
         real_path: s.skill.real_path,
         skill_md: s.skill.skill_md,
+        nested: s.skill.nested,
+        parent: s.skill.parent,
+        alias: s.skill.alias,
         diagnostics: Object.freeze([...s.diagnostics]),
       }));
     }
@@ -555,7 +558,7 @@ export async function trustDiscovery(
       unavailable: discovery.unavailable,
     },
     undefined,
-    bundles,
+    { bundles },
   );
 }
 

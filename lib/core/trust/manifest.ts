@@ -170,7 +170,8 @@ function changedWhileHashed(path: string): ResourceReadError {
  * links that lead out of the skill left out: they are never read) and the
  * files the gate lets a model see under `options` (`visible`, each classed
  * by the stricter of its requested and real paths, as reads are), each as
- * `{ path, size, digest: "sha256:<hex>" }` in code-unit order; the skill
+ * `{ path, size, digest: "sha256:<hex>" }` in code-unit order (classed with
+ * the bundle's `resource_classes` mapping, as reads are); the skill
  * digest of each view; the frontmatter's digest. Every file is opened once
  * and read through that handle in pages; a file that changes while it is
  * hashed is `RESOURCE_CHANGED`, never a silently wrong digest.
@@ -214,7 +215,7 @@ export async function skillManifest(
     if (file.outside_root === true) continue;
     // Read in order, on this thread; hash up to `concurrency` files at once.
     const { size, realPath, digest } = readAndHash(file);
-    const shown = mayAccess(effectiveClass(path, realPath), options);
+    const shown = mayAccess(effectiveClass(path, realPath, skill.resource_classes), options);
     const slot = files.length;
     files.push(undefined as unknown as FileDigest);
     const at = shown ? visible.length : -1;
