@@ -277,3 +277,22 @@ describe("files hashed page by page", () => {
     }
   });
 });
+
+describe("the visible view and the class mapping", () => {
+  it("a folder the host maps to a standard class is visible; an unmapped one is not", async () => {
+    const files = { "rules/a.md": "a", "extras/b.md": "b", "references/c.md": "c" };
+    const frontmatter = { name: "x", description: "x" };
+    const plain = await skillManifest(createBundle({ frontmatter, instructions: "", files }));
+    const mapped = await skillManifest(
+      createBundle({
+        frontmatter,
+        instructions: "",
+        files,
+        resource_classes: { rules: "references" },
+      }),
+    );
+    assert.deepEqual(plain.visible.files.map((f) => f.path), ["references/c.md"]);
+    assert.deepEqual(mapped.visible.files.map((f) => f.path), ["references/c.md", "rules/a.md"]);
+    assert.equal(mapped.digest, plain.digest); // the full view does not depend on it
+  });
+});
