@@ -15,7 +15,7 @@ import { escapeControls as esc, escapeControlsKeepingLines } from "../core/_text
 import { type Args, type ArgSpec, bool, count, parseArgs, UsageError } from "./_args.ts";
 import { renderActivation } from "../core/activate.ts";
 import { McpSkillError } from "../mcp/_errors.ts";
-import { mcpSkillBundles, type McpSkills, ORIGIN } from "../mcp/_consume.ts";
+import { cappedFetch, mcpSkillBundles, type McpSkills, ORIGIN } from "../mcp/_consume.ts";
 import { isLoopbackHost, listenHttp } from "../mcp/_http.ts";
 import { serveSkills, STDIO_MESSAGE_BYTES, watchSkills } from "../mcp/_serve.ts";
 import { discoverSkills, type Discovery, type SkillRoot } from "../fs/discover.ts";
@@ -279,10 +279,14 @@ async function connect(args: Args, io: McpCliIO): Promise<{ client: Client; skil
     client = new Client({ name: "skillset", version: "0.1.0" }, {
       versionNegotiation: { mode: "auto" },
     });
-    await client.connect(new StreamableHTTPClientTransport(endpoint));
+    await client.connect(new StreamableHTTPClientTransport(endpoint, { fetch: cappedFetch() }));
   }
   try {
-    const skills = await mcpSkillBundles(client, { origin });
+    const skills = await mcpSkillBundles(client, {
+      origin,
+      // The SDK's stdio transport carries at most 10 MiB a message.
+      ...(stdio === undefined ? {} : { maxMessageBytes: STDIO_MESSAGE_BYTES }),
+    });
     warn(skills, io);
     return { client, skills };
   } catch (e) {
