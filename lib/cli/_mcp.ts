@@ -48,7 +48,8 @@ const SPECS: Readonly<Record<string, ArgSpec>> = {
     repeated: ["--root"],
     switches: ["--watch", "--allow-remote"],
     positional: [0, Infinity],
-    usage: `skillset serve <folder>... [--root scope=path]... [--http 127.0.0.1:PORT [--allow-remote]] ` +
+    usage:
+      `skillset serve <folder>... [--root scope=path]... [--http 127.0.0.1:PORT [--allow-remote]] ` +
       `[--watch] [--prefix <p>] [--page-size N] ${SAFETY}`,
   },
   activate: {

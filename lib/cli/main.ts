@@ -46,9 +46,11 @@ import { type Diagnostic, formatDiagnostic, validatePaths } from "../fs/validate
 const MCP_SERVE = {
   values: [],
   positional: [0, Infinity] as const,
-  usage: "skillset serve <folder>... [--root scope=path]... [--http 127.0.0.1:PORT [--allow-remote]] " +
+  usage:
+    "skillset serve <folder>... [--root scope=path]... [--http 127.0.0.1:PORT [--allow-remote]] " +
     "[--watch] [--prefix <p>] [--page-size N] [--global-safety true|false] [--skill-safety true|false]",
-  help: "Serve skills over MCP (SEP-2640 skills extension and the skill tool): stdio by default,\n" +
+  help:
+    "Serve skills over MCP (SEP-2640 skills extension and the skill tool): stdio by default,\n" +
     "Streamable HTTP at http://HOST:PORT/mcp with --http (loopback only unless --allow-remote).\n" +
     "Skills are discovered as list and to-prompt find them: each folder (a skill, a skills folder\n" +
     "or a repository root, scanned to depth 6) and each --root scope=path, an earlier one winning a\n" +

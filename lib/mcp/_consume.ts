@@ -696,9 +696,14 @@ class LazyBundle implements McpSkillBundle {
 /** An SDK error saying the server's answer was invalid, as this module's typed error. */
 function invalidResult(e: unknown, message: string, uri: string): unknown {
   if (!(e instanceof SdkError) || e.code !== SdkErrorCode.InvalidResult) return e;
-  return new McpSkillError("VERIFICATION_FAILED", `${message}: ${quoteShort(printable(e.message))}`, uri, {
-    cause: e,
-  });
+  return new McpSkillError(
+    "VERIFICATION_FAILED",
+    `${message}: ${quoteShort(printable(e.message))}`,
+    uri,
+    {
+      cause: e,
+    },
+  );
 }
 
 function safeNormalize(path: string): string | undefined {

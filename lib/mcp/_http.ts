@@ -215,18 +215,21 @@ export async function listenHttp(
   const subscriptions = new Map<string, number>();
   let openSubscriptions = 0;
   let buffered = 0;
-  const server = createServer({
-    headersTimeout: limits.headersTimeoutMs,
-    requestTimeout: limits.requestTimeoutMs,
-    connectionsCheckingInterval: Math.min(1000, limits.headersTimeoutMs),
-    keepAliveTimeout: Math.min(5000, limits.idleTimeoutMs),
-  } as Parameters<typeof createServer>[0], (req, res) => {
-    serve(req, res).catch((e) => {
-      options.onError?.(e instanceof Error ? e : new Error(String(e)));
-      if (!res.headersSent) res.writeHead(500);
-      res.end();
-    });
-  });
+  const server = createServer(
+    {
+      headersTimeout: limits.headersTimeoutMs,
+      requestTimeout: limits.requestTimeoutMs,
+      connectionsCheckingInterval: Math.min(1000, limits.headersTimeoutMs),
+      keepAliveTimeout: Math.min(5000, limits.idleTimeoutMs),
+    } as Parameters<typeof createServer>[0],
+    (req, res) => {
+      serve(req, res).catch((e) => {
+        options.onError?.(e instanceof Error ? e : new Error(String(e)));
+        if (!res.headersSent) res.writeHead(500);
+        res.end();
+      });
+    },
+  );
   server.timeout = limits.idleTimeoutMs;
   server.on("connection", (socket: Socket) => {
     if (connections.size >= limits.maxConnections) {
@@ -283,7 +286,9 @@ export async function listenHttp(
     if (read.body !== undefined && isListen(read.body)) {
       client = req.socket.remoteAddress ?? "";
       const mine = subscriptions.get(client) ?? 0;
-      if (mine >= limits.maxSubscriptionsPerClient || openSubscriptions >= limits.maxSubscriptions) {
+      if (
+        mine >= limits.maxSubscriptionsPerClient || openSubscriptions >= limits.maxSubscriptions
+      ) {
         return refuse(res, 429, "Subscription limit reached");
       }
       subscriptions.set(client, mine + 1);
@@ -367,7 +372,11 @@ async function readBody(
   return { body, held: size };
 }
 
-function toRequest(req: IncomingMessage, url: URL, body: Uint8Array<ArrayBuffer> | undefined): Request {
+function toRequest(
+  req: IncomingMessage,
+  url: URL,
+  body: Uint8Array<ArrayBuffer> | undefined,
+): Request {
   const headers = new Headers();
   for (const [name, value] of Object.entries(req.headers)) {
     if (value === undefined) continue;

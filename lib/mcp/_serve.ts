@@ -569,9 +569,8 @@ class LoaderFiles implements SkillFiles {
       if (maxMessage !== undefined && !fitsOneMessage(entry, maxMessage)) {
         this.#warn({
           path: `${skill.location}/${served}`,
-          message: `not published: reading it would take a message over this transport's limit of ${
-            maxMessage
-          } bytes`,
+          message:
+            `not published: reading it would take a message over this transport's limit of ${maxMessage} bytes`,
         });
         continue;
       }
@@ -881,7 +880,10 @@ class Sweeper {
       a = Math.imul(a ^ c, 0x01000193);
       b = Math.imul(b ^ c, 0x5bd1e995) ^ (b >>> 15);
     }
-    this.#sum = [(this.#sum[0]! + (a >>> 0)) % 0x100000000, (this.#sum[1]! + (b >>> 0)) % 0x100000000];
+    this.#sum = [
+      (this.#sum[0]! + (a >>> 0)) % 0x100000000,
+      (this.#sum[1]! + (b >>> 0)) % 0x100000000,
+    ];
     this.#count++;
   }
 
