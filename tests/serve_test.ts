@@ -122,12 +122,13 @@ describe("isolation between skills", () => {
         { onWarning: (w) => warnings.push(`${w.path}: ${w.message}`) },
       );
       const entries = served.catalog.entries;
+      const resources = entries[0]!.resources as { uri: string; digest: string }[];
       assert.deepEqual(entries.map((e) => e.uri), ["skill://victim/SKILL.md"]);
-      const forms = entries[0]!.resources.find((r) => r.uri.endsWith("/forms.md"))!;
+      const forms = resources.find((r) => r.uri.endsWith("/forms.md"))!;
       assert.equal(forms.uri, "skill://victim/references/forms.md");
       assert.equal(forms.digest, await digest(new TextEncoder().encode("victim's own bytes\n")));
       assert.deepEqual(
-        entries[0]!.resources.map((r) => r.uri).sort(),
+        resources.map((r) => r.uri).sort(),
         ["skill://victim/SKILL.md", "skill://victim/references/forms.md"],
       );
       assert.ok(
@@ -166,7 +167,7 @@ describe("isolation between skills", () => {
           for (const entry of served.catalog.entries) {
             const name = entry.frontmatter.name as string;
             assert.equal(entry.uri, `skill://${name}/SKILL.md`);
-            for (const r of entry.resources) {
+            for (const r of entry.resources as { uri: string }[]) {
               assert.ok(r.uri.startsWith(`skill://${name}/`), r.uri);
               assert.equal(owners.get(r.uri), undefined, `${r.uri} published twice`);
               owners.set(r.uri, name);
@@ -251,7 +252,8 @@ describe("reads over MCP", () => {
       maxMessageBytes: STDIO_MESSAGE_BYTES,
       onWarning: (w) => warnings.push(`${w.path}: ${w.message}`),
     });
-    const uris = stdio.catalog.entries[0]!.resources.map((r) => r.uri).sort();
+    const uris = (stdio.catalog.entries[0]!.resources as { uri: string }[]).map((r) => r.uri)
+      .sort();
     assert.deepEqual(uris, ["skill://huge/SKILL.md", "skill://huge/assets/small.txt"]);
     assert.ok(
       warnings.some((w) => /big\.txt: not published: .*over this transport's limit/.test(w)),
