@@ -1295,7 +1295,10 @@ describe("mcpSkillBundles against a hostile server", () => {
           (e: unknown) => e,
         );
         if (what === "an error") {
-          assert.equal((failed as { code?: number }).code, -32602, what);
+          // The server's error is this module's typed error now, its text quoted and cut.
+          assert.ok(failed instanceof McpSkillError, `${what}: ${String(failed)}`);
+          assert.equal(failed.code, "SERVER_ERROR", what);
+          assert.equal(((failed as Error).cause as { code?: number }).code, -32602, what);
         } else {
           assert.ok(failed instanceof McpSkillError, `${what}: ${String(failed)}`);
           assert.equal(failed.code, "VERIFICATION_FAILED", what);

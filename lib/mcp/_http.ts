@@ -33,8 +33,8 @@ export interface ListenHttpOptions {
   readonly onError?: (error: Error) => void;
   /**
    * Open connections at most; default 256. A connection over the cap evicts
-   * the oldest one that is not being answered (idle, or still sending its
-   * request), else it is closed at once.
+   * the oldest one that never completed a request (half-sent or silent), else
+   * the oldest idle one, else it is closed at once.
    */
   readonly maxConnections?: number;
   /** Bytes of one request body at most (413 beyond); default 4 MiB. */
@@ -149,9 +149,10 @@ function refusedOrigin(req: IncomingMessage): string | undefined {
 }
 
 interface Connection {
-  readonly since: number;
   /** Requests received whole and not yet answered. */
   busy: number;
+  /** Requests answered on it so far. */
+  answered: number;
 }
 
 /**
@@ -159,8 +160,9 @@ interface Connection {
  * 2025-era clients through the SDK's stateless fallback). On loopback, Host
  * must name a loopback address (any: the one bound, `localhost`, …) and
  * Origin, when sent, too — checked on the headers, before any body byte is
- * read. Bounded (see {@linkcode HTTP_DEFAULTS}): open connections (the
- * oldest idle or half-sent one is evicted for a new one), one body's bytes,
+ * read. Bounded (see {@linkcode HTTP_DEFAULTS}): open connections (for a new
+ * one, the oldest that never completed a request is evicted, else the oldest
+ * idle one), one body's bytes,
  * all buffered bodies' bytes, open subscription streams (overall and per
  * client address), and the time headers, a whole request, and silence may
  * take.
@@ -233,14 +235,19 @@ export async function listenHttp(
   server.timeout = limits.idleTimeoutMs;
   server.on("connection", (socket: Socket) => {
     if (connections.size >= limits.maxConnections) {
-      // Evict the oldest connection nobody is waiting on; else refuse this one.
+      // Evict the oldest connection that never completed a request (half-sent, silent), else
+      // the oldest one nobody is waiting on; else refuse this one.
       let oldest: Socket | undefined;
+      let idle: Socket | undefined;
       for (const [s, c] of connections) {
-        if (c.busy === 0) {
+        if (c.busy !== 0) continue;
+        if (c.answered === 0) {
           oldest = s;
           break;
         }
+        idle ??= s;
       }
+      oldest ??= idle;
       if (oldest === undefined) {
         socket.destroy();
         return;
@@ -248,7 +255,7 @@ export async function listenHttp(
       connections.delete(oldest);
       oldest.destroy();
     }
-    connections.set(socket, { since: Date.now(), busy: 0 });
+    connections.set(socket, { busy: 0, answered: 0 });
     socket.once("close", () => connections.delete(socket));
   });
   const refuse = (res: ServerResponse, status: number, message: string): void => {
@@ -280,7 +287,9 @@ export async function listenHttp(
     const connection = connections.get(req.socket);
     if (connection !== undefined) connection.busy++;
     res.once("close", () => {
-      if (connection !== undefined) connection.busy--;
+      if (connection === undefined) return;
+      connection.busy--;
+      connection.answered++;
     });
     let client: string | undefined;
     if (read.body !== undefined && isListen(read.body)) {
