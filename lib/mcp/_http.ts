@@ -310,7 +310,12 @@ export async function listenHttp(
       });
     }
     const url = new URL(req.url ?? "/", `http://${req.headers.host ?? options.host}`);
-    await send(await handler.fetch(toRequest(req, url, read.body)), res);
+    // The exchange is abandoned when the response closes before it is finished (the client left).
+    const controller = new AbortController();
+    res.once("close", () => {
+      if (!res.writableFinished) controller.abort();
+    });
+    await send(await handler.fetch(toRequest(req, url, read.body, controller.signal)), res);
   };
   await new Promise<void>((ok, fail) => {
     server.once("error", fail);
@@ -385,18 +390,17 @@ function toRequest(
   req: IncomingMessage,
   url: URL,
   body: Uint8Array<ArrayBuffer> | undefined,
+  signal: AbortSignal,
 ): Request {
   const headers = new Headers();
   for (const [name, value] of Object.entries(req.headers)) {
     if (value === undefined) continue;
     for (const v of Array.isArray(value) ? value : [value]) headers.append(name, v);
   }
-  const controller = new AbortController();
-  req.once("close", () => controller.abort());
   return new Request(url, {
     method: req.method ?? "GET",
     headers,
-    signal: controller.signal,
+    signal,
     ...(body === undefined ? {} : { body }),
   });
 }
