@@ -3,7 +3,7 @@
  * `serveSkills` + `listenHttp`) or the peer built from the official SDK alone
  * (`SkillsExtension.load(nodeSkillFiles(folder))` behind `createMcpHandler`
  * and a plain `node:http` adapter). Prints `listening <url>` on stdout, and
- * answers `rss` on stdin with its RSS after a collection.
+ * answers `rss` on stdin with its RSS and used heap after a collection.
  *
  * Run: `tsx bench/_serve_child.ts skillset|sdk <folder>`.
  *
@@ -46,7 +46,9 @@ process.stdout.write(`listening ${url}\n`);
 process.stdin.setEncoding("utf8").on("data", (line: string) => {
   if (!line.includes("rss")) return;
   (globalThis as { gc?: () => void }).gc?.();
-  process.stdout.write(`rss ${process.memoryUsage().rss}\n`);
+  (globalThis as { gc?: () => void }).gc?.();
+  const memory = process.memoryUsage();
+  process.stdout.write(`rss ${memory.rss} ${memory.heapUsed}\n`);
 });
 process.stdin.on("end", () => process.exit(0));
 

@@ -36,6 +36,8 @@ export interface ServerChild {
   readonly listenedMs: number;
   /** RSS of the child after a collection. */
   rss(): Promise<number>;
+  /** RSS and used heap of the child after a collection. */
+  memory(): Promise<{ rss: number; heap: number }>;
   stop(): Promise<void>;
 }
 
@@ -82,7 +84,12 @@ export async function startServer(mode: "skillset" | "sdk", folder: string): Pro
     listenedMs,
     rss: async () => {
       child.stdin!.write("rss\n");
-      return Number(await line("rss "));
+      return Number((await line("rss ")).split(" ")[0]);
+    },
+    memory: async () => {
+      child.stdin!.write("rss\n");
+      const [rss, heap] = (await line("rss ")).split(" ").map(Number);
+      return { rss: rss!, heap: heap! };
     },
     stop: async () => {
       const exited = new Promise((ok) => child.once("exit", ok));

@@ -24,8 +24,8 @@ import {
 } from "./_report.ts";
 
 const SKILLS = QUICK ? 1000 : 10_000;
-const ROUND_MS = QUICK ? 1000 : 3000;
-const ROUNDS = QUICK ? 2 : 3;
+const ROUND_MS = QUICK ? 1000 : 2000;
+const ROUNDS = 2;
 const folder = syntheticSkills(SKILLS);
 
 async function clients(url: string, n: number): Promise<Client[]> {
@@ -93,14 +93,14 @@ function row(
 try {
   // Cold start, alternating.
   const cold = { sdk: [] as number[], skillset: [] as number[] };
-  for (let i = 0; i < 3; i++) {
+  for (let i = 0; i < 2; i++) {
     cold.sdk.push(await coldStart("sdk"));
     cold.skillset.push(await coldStart("skillset"));
   }
   const median = (xs: number[]) => quantile([...xs].sort((a, b) => a - b), 0.5);
   const coldPeer = median(cold.sdk) * 1e6;
-  row(SERVE_COLD, SERVE_PEER, coldPeer, null, null, 3);
-  row(SERVE_COLD, SERVE_OURS, median(cold.skillset) * 1e6, null, coldPeer, 3);
+  row(SERVE_COLD, SERVE_PEER, coldPeer, null, null, 2);
+  row(SERVE_COLD, SERVE_OURS, median(cold.skillset) * 1e6, null, coldPeer, 2);
 
   const servers: Record<"sdk" | "skillset", ServerChild> = {
     sdk: await startServer("sdk", folder),

@@ -66,14 +66,31 @@ try {
       }
     }));
   await run(1000);
-  const after1k = await server.rss();
+  const after1k = await server.memory();
+  await run(REQUESTS / 2);
+  const middle = await server.memory();
   await run(REQUESTS);
-  const afterAll = await server.rss();
+  const afterAll = await server.memory();
+  const mib = (n: number) => (n / MiB).toFixed(0);
   value(
     SERVE_LOAD_REQUESTS,
     `RSS after ${REQUESTS} requests ÷ after 1,000`,
-    afterAll / after1k,
-    `${(after1k / MiB).toFixed(0)} → ${(afterAll / MiB).toFixed(0)} MiB`,
+    afterAll.rss / after1k.rss,
+    `${mib(after1k.rss)} → ${mib(middle.rss)} → ${mib(afterAll.rss)} MiB at 1,000, ${
+      REQUESTS / 2
+    }, ${REQUESTS}`,
+  );
+  value(
+    SERVE_LOAD_REQUESTS,
+    `RSS after ${REQUESTS} requests ÷ after ${REQUESTS / 2}`,
+    afterAll.rss / middle.rss,
+    "the second half",
+  );
+  value(
+    SERVE_LOAD_REQUESTS,
+    `used heap after ${REQUESTS} requests ÷ after 1,000`,
+    afterAll.heap / after1k.heap,
+    `${mib(after1k.heap)} → ${mib(middle.heap)} → ${mib(afterAll.heap)} MiB`,
   );
   for (const c of pool) await c.close();
 

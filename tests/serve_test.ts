@@ -196,6 +196,10 @@ describe("reloads skill by skill", () => {
       onWarning: (w) => warnings.push(w.message),
     });
     assert.deepEqual([...served.skills.keys()].sort(), ["alpha", "beta", "gamma"]);
+    // beta breaks, and one of its files changes too: the reload must still go through.
+    put(root, "beta/references/old.md", "old\n");
+    await served.reload();
+    writeFileSync(join(root, "beta/references/old.md"), "changed, longer\n");
     writeFileSync(join(root, "beta/SKILL.md"), "---\nname: beta\n---\nno description now\n");
     rmSync(join(root, "gamma"), { recursive: true });
     put(root, "delta/SKILL.md", skillMd("delta"));
@@ -213,6 +217,11 @@ describe("reloads skill by skill", () => {
       const sc = new SkillsClient(client);
       const beta = (await sc.get("skill://beta/SKILL.md")).skill;
       assert.equal((await sc.read(beta, "SKILL.md")).text, skillMd("beta"));
+      assert.deepEqual(
+        (beta.resources as { uri: string }[]).map((r) => r.uri),
+        ["skill://beta/SKILL.md"],
+        "the changed file is not part of the last good version",
+      );
       const alpha = (await sc.get("skill://alpha/SKILL.md")).skill;
       assert.equal((await sc.read(alpha, "references/new.md")).text, "new\n");
     } finally {

@@ -70,7 +70,17 @@ export interface McpSkillBundlesOptions {
   readonly maxMessageBytes?: number;
 }
 
-/** The most bytes of one HTTP response {@linkcode cappedFetch} passes on by default (64 MiB). */
+/**
+ * The most bytes of one HTTP response {@linkcode cappedFetch} passes on by default (64 MiB).
+ *
+ * @example
+ * ```ts
+ * import { RESPONSE_BYTES } from "../mcp.ts";
+ * import { assert } from "../core/_assert.ts";
+ *
+ * assert.equal(RESPONSE_BYTES, 64 * 1024 * 1024);
+ * ```
+ */
 export const RESPONSE_BYTES: number = 64 * 1024 * 1024;
 
 /**
@@ -80,7 +90,18 @@ export const RESPONSE_BYTES: number = 64 * 1024 * 1024;
  *
  * @param max The most bytes of one response body; default {@linkcode RESPONSE_BYTES}.
  * @param inner The fetch to wrap; default `globalThis.fetch`.
- * @returns The capped fetch.
+ * @returns The capped fetch: pass it as the `fetch` option of `StreamableHTTPClientTransport`.
+ * @example
+ * ```ts
+ * import { cappedFetch } from "../mcp.ts";
+ * import { assert } from "../core/_assert.ts";
+ *
+ * const endless = () =>
+ *   Promise.resolve(new Response(new ReadableStream({ pull: (c) => c.enqueue(new Uint8Array(1024)) })));
+ * const response = await cappedFetch(4096, endless)("http://127.0.0.1/mcp");
+ * const failed = await response.arrayBuffer().then(() => "read", (e) => e.code);
+ * assert.equal(failed, "FILE_TOO_LARGE");
+ * ```
  */
 export function cappedFetch(
   max: number = RESPONSE_BYTES,

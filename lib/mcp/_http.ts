@@ -53,7 +53,18 @@ export interface ListenHttpOptions {
   readonly idleTimeoutMs?: number;
 }
 
-/** The defaults of {@linkcode ListenHttpOptions}' bounds. */
+/**
+ * The defaults of {@linkcode ListenHttpOptions}' bounds.
+ *
+ * @example
+ * ```ts
+ * import { HTTP_DEFAULTS } from "../mcp.ts";
+ * import { assert } from "../core/_assert.ts";
+ *
+ * assert.equal(HTTP_DEFAULTS.maxConnections, 256);
+ * assert.equal(HTTP_DEFAULTS.headersTimeoutMs, 5_000);
+ * ```
+ */
 export const HTTP_DEFAULTS: Readonly<{
   maxConnections: number;
   maxBodyBytes: number;

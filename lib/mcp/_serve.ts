@@ -89,7 +89,22 @@ export interface ServeSkillsOptions {
   readonly serverInfo?: { readonly name: string; readonly version: string };
 }
 
-/** The official SDK's stdio message limit (10 MiB): pass it as `maxMessageBytes` when serving over stdio. */
+/**
+ * The official SDK's stdio message limit (10 MiB): pass it as
+ * `maxMessageBytes` when serving (or consuming) over stdio.
+ *
+ * @example
+ * ```ts
+ * import { serveSkills, STDIO_MESSAGE_BYTES } from "../mcp.ts";
+ * import { assert } from "../core/_assert.ts";
+ *
+ * const served = await serveSkills([new URL("../../examples/skills", import.meta.url).pathname], {
+ *   maxMessageBytes: STDIO_MESSAGE_BYTES,
+ * });
+ * assert.equal(STDIO_MESSAGE_BYTES, 10 * 1024 * 1024);
+ * assert.ok(served.skills.has("pdf"));
+ * ```
+ */
 export const STDIO_MESSAGE_BYTES: number = 10 * 1024 * 1024;
 
 /** What {@linkcode serveSkills} returns. */
@@ -473,8 +488,20 @@ class LoaderFiles implements SkillFiles {
           JSON.stringify(name)
         } no longer loads (${reason}); still serving its last good version`,
       });
-      served.set(name, good);
-      for (const [path, file] of good.files) files.set(`${name}/${path}`, file);
+      // The last good version keeps the files still as they were published (SKILL.md as loaded).
+      const kept = new Map<string, Published>();
+      for (const [path, file] of good.files) {
+        if (file.bytes === undefined && !unchanged(good.skill.location, file)) {
+          this.#warn({
+            path: `${folder}/${path}`,
+            message: "changed since the last good version; left out of it",
+          });
+          continue;
+        }
+        kept.set(path, file);
+        files.set(`${name}/${path}`, file);
+      }
+      served.set(name, { skill: good.skill, files: kept });
     };
     for (const found of discovery.skills) {
       let skill: LoadedSkill;
@@ -589,6 +616,15 @@ class LoaderFiles implements SkillFiles {
       return undefined;
     }
     return published;
+  }
+}
+
+/** Whether a published file still has its published size (a cheap look: one `stat`). */
+function unchanged(location: string, { file }: Published): boolean {
+  try {
+    return statSync(join(location, file.path)).size === file.size;
+  } catch {
+    return false;
   }
 }
 
