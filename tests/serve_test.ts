@@ -7,15 +7,7 @@ import { after, describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { connect, type Socket } from "node:net";
 import { request as httpRequest } from "node:http";
-import {
-  closeSync,
-  openSync,
-  realpathSync,
-  rmSync,
-  symlinkSync,
-  truncateSync,
-  writeFileSync,
-} from "node:fs";
+import { realpathSync, rmSync, truncateSync, writeFileSync } from "node:fs";
 import { join, sep } from "node:path";
 import process from "node:process";
 import {
