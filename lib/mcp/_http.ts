@@ -302,8 +302,10 @@ export async function listenHttp(
       connection.busy--;
       connection.answered++;
     });
+    // Parsed once here (the SDK is handed the result), so the body is not read twice.
+    const parsed = read.body === undefined ? undefined : parseJson(read.body);
     let client: string | undefined;
-    if (read.body !== undefined && isListen(read.body)) {
+    if (parsed !== undefined && isListen(parsed.value)) {
       client = req.socket.remoteAddress ?? "";
       const mine = subscriptions.get(client) ?? 0;
       if (
@@ -326,7 +328,16 @@ export async function listenHttp(
     res.once("close", () => {
       if (!res.writableFinished) controller.abort();
     });
-    await send(await handler.fetch(toRequest(req, url, read.body, controller.signal)), res);
+    const request = toRequest(
+      req,
+      url,
+      parsed === undefined ? read.body : undefined,
+      controller.signal,
+    );
+    await send(
+      await handler.fetch(request, parsed === undefined ? undefined : { parsedBody: parsed.value }),
+      res,
+    );
   };
   await new Promise<void>((ok, fail) => {
     server.once("error", fail);
@@ -350,18 +361,20 @@ export async function listenHttp(
   };
 }
 
-/** Whether a JSON-RPC body asks for a subscription stream. */
-function isListen(body: Uint8Array): boolean {
-  const text = new TextDecoder().decode(body);
-  if (!text.includes("subscriptions/listen")) return false;
+/** A body as JSON, or `undefined` when it is not JSON (the SDK then answers the parse error). */
+function parseJson(body: Uint8Array): { value: unknown } | undefined {
   try {
-    const message = JSON.parse(text);
-    return (Array.isArray(message) ? message : [message]).some((m) =>
-      m?.method === "subscriptions/listen"
-    );
+    return { value: JSON.parse(new TextDecoder().decode(body)) };
   } catch {
-    return false;
+    return undefined;
   }
+}
+
+/** Whether a JSON-RPC message (or batch) asks for a subscription stream. */
+function isListen(message: unknown): boolean {
+  return (Array.isArray(message) ? message : [message]).some((m) =>
+    (m as { method?: unknown } | null)?.method === "subscriptions/listen"
+  );
 }
 
 /**
