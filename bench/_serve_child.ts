@@ -45,12 +45,19 @@ if (mode === "skillset") {
 process.stdout.write(`listening ${url}\n`);
 process.stdin.setEncoding("utf8").on("data", (line: string) => {
   if (!line.includes("rss")) return;
-  (globalThis as { gc?: () => void }).gc?.();
-  (globalThis as { gc?: () => void }).gc?.();
+  collect();
+  collect();
   const memory = process.memoryUsage();
   process.stdout.write(`rss ${memory.rss} ${memory.heapUsed}\n`);
 });
 process.stdin.on("end", () => process.exit(0));
+
+/** A full collection where the runtime offers one (Node and Deno with --expose-gc, Bun). */
+function collect(): void {
+  const g = globalThis as { gc?: () => void; Bun?: { gc(force: boolean): void } };
+  if (g.Bun !== undefined) g.Bun.gc(true);
+  else g.gc?.();
+}
 
 async function serve(
   handler: ReturnType<typeof createMcpHandler>,
