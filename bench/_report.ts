@@ -125,6 +125,15 @@ function worst(
   return out;
 }
 
+/** The first row of a workload in any runtime's results. */
+function file0(files: readonly ResultsFile[], workload: string): Row | undefined {
+  for (const f of files) {
+    const row = f.rows.find((r) => r.workload === workload);
+    if (row !== undefined) return row;
+  }
+  return undefined;
+}
+
 function targets(files: readonly ResultsFile[]): Target[] {
   const big = [1e5, 1e6];
   const per = (f: (file: ResultsFile) => { value: number; where: string } | null) =>
@@ -203,6 +212,43 @@ function targets(files: readonly ResultsFile[]): Target[] {
         return { value: ours / fastest.median!, where: `vs ${fastest.case}` };
       }),
     },
+    ...[SERVE_READ_1, SERVE_READ_32].flatMap((workload) => [
+      {
+        what: `${SERVE_OURS} ÷ ${SERVE_PEER}: ${workload}`,
+        bound: 1.0,
+        values: per((file) => lib(file, workload, SERVE_OURS, SERVE_PEER)),
+      },
+      {
+        what: `${SERVE_OURS} ÷ ${SERVE_PEER}: p99 latency, ${workload.replace(/ \(.*\)$/, "")}`,
+        bound: 1.2,
+        values: per((file) => {
+          const p99 = (name: string) =>
+            file.rows.find((r) => r.workload === workload && r.case === name)?.p99 ?? null;
+          const ours = p99(SERVE_OURS), peer = p99(SERVE_PEER);
+          return ours === null || peer === null || peer === 0
+            ? null
+            : { value: ours / peer, where: workload };
+        }),
+      },
+    ]),
+    {
+      what: `${SERVE_OURS} ÷ ${SERVE_PEER}: ${SERVE_COLD}`,
+      bound: 1.2,
+      values: per((file) => lib(file, SERVE_COLD, SERVE_OURS, SERVE_PEER)),
+    },
+    ...([
+      [SERVE_LOAD_REQUESTS, 1.1],
+      [SERVE_LOAD_ABANDONED, 1.1],
+      [SERVE_LOAD_HALF_SENT, 1000],
+      [SERVE_LOAD_STALLED, 100],
+    ] as const).map(([workload, bound]) => ({
+      what: `load test: ${file0(files, workload)?.case ?? workload}`,
+      bound,
+      values: per((file) => {
+        const row = file.rows.find((r) => r.workload === workload);
+        return row?.value === undefined ? null : { value: row.value, where: row.note ?? workload };
+      }),
+    })),
     {
       what:
         "ToolPolicy.decide of 1,000 calls (50 skills, 2,000 tools) ÷ one Set.has + one prefix test per call",
@@ -604,3 +650,16 @@ export function writeReport(
   const rel = relative(join(report, ".."), plots).split("\\").join("/");
   writeFileSync(report, renderResults(files, { ...options, plots: rel }) + "\n");
 }
+
+/** The serve bench (bench/serve_bench.ts) and its load test (bench/serve_load_bench.ts). */
+export const SERVE_BENCH = "serve";
+export const SERVE_LOAD_BENCH = "serve_load";
+export const SERVE_PEER = "SDK only (SkillsExtension over nodeSkillFiles)";
+export const SERVE_OURS = "skillset serve";
+export const SERVE_COLD = "cold start to the first resources/list answer";
+export const SERVE_READ_1 = "resources/read over HTTP, 1 client (time per read)";
+export const SERVE_READ_32 = "resources/read over HTTP, 32 clients (time per read)";
+export const SERVE_LOAD_REQUESTS = "20,000 requests over HTTP";
+export const SERVE_LOAD_ABANDONED = "1,000 abandoned clients";
+export const SERVE_LOAD_HALF_SENT = "1,100 half-sent requests";
+export const SERVE_LOAD_STALLED = "300 stalled bodies, bad Host";

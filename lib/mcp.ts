@@ -27,11 +27,11 @@
  */
 export { McpSkillError } from "./mcp/_errors.ts";
 export type { McpSkillErrorCode } from "./mcp/_errors.ts";
-export { serveSkills, watchSkills } from "./mcp/_serve.ts";
+export { serveSkills, STDIO_MESSAGE_BYTES, watchSkills } from "./mcp/_serve.ts";
 export type { ServeSkillsOptions, SkillSafety, SkillServer, WatchOptions } from "./mcp/_serve.ts";
-export { mcpSkillBundles, McpSkills } from "./mcp/_consume.ts";
+export { cappedFetch, mcpSkillBundles, McpSkills, RESPONSE_BYTES } from "./mcp/_consume.ts";
 export type { McpSkillBundle, McpSkillBundlesOptions, McpSkillWarning } from "./mcp/_consume.ts";
-export { isLoopbackHost, listenHttp } from "./mcp/_http.ts";
+export { HTTP_DEFAULTS, isLoopbackHost, listenHttp } from "./mcp/_http.ts";
 export type { HttpListener, ListenHttpOptions } from "./mcp/_http.ts";
 // Types that the signatures above name, re-exported so users (and `deno doc`) can see them.
 // (The SDK's own types, `Client`, `McpServer` and the skills extension's, come from the SDK.)

@@ -56,8 +56,8 @@ import {
 import { runMcpCli, splitCommand } from "../lib/cli/_mcp.ts";
 import { mainAsync } from "../lib/cli.ts";
 
-const MCP_SERVE_USAGE = "skillset serve <skill-dir>... [--http 127.0.0.1:PORT [--allow-remote]] " +
-  "[--watch] [--prefix <p>] [--page-size N] [--global-safety true|false] [--skill-safety true|false]";
+const MCP_SERVE_USAGE = "skillset serve <folder>... [--root scope=path]... " +
+  "[--http 127.0.0.1:PORT [--allow-remote]] [--watch] [--prefix <p>] [--page-size N] [--global-safety true|false] [--skill-safety true|false]";
 
 const EXAMPLES = join(ROOT, "examples", "skills");
 const TIME = 60_000;
@@ -802,13 +802,12 @@ describe("skillset serve --watch", () => {
         "a notification for the change",
         () => notified > seen ? true : undefined,
       );
-      // Break: the old catalog keeps serving.
+      // Break: beta keeps its last good version, alpha is unaffected.
       writeFileSync(join(root, "beta/SKILL.md"), "---\nname: Not Valid\n---\n");
       await eventually(
         TIME,
         "the reload warning",
-        () =>
-          stderr.includes("reload failed, still serving the previous skills") ? true : undefined,
+        () => stderr.includes("still serving its last good version") ? true : undefined,
       );
       assert.deepEqual(await uris(), ["skill://alpha/SKILL.md", "skill://beta/SKILL.md"]);
       assert.equal((await sc.read(changed, "references/a.md")).text, "second, longer\n");
@@ -860,15 +859,12 @@ describe("skillset serve --watch over HTTP", () => {
       );
       const changed = (await sc.get("skill://alpha/SKILL.md")).skill;
       assert.equal((await sc.read(changed, "references/a.md")).text, "second, longer\n");
-      // Break: a warning, and the previous catalog keeps serving.
+      // Break: beta keeps its last good version, alpha is unaffected.
       writeFileSync(join(root, "beta/SKILL.md"), "---\nname: Not Valid\n---\n");
       await eventually(
         TIME,
         "the reload warning",
-        () =>
-          server.stderr().includes("reload failed, still serving the previous skills")
-            ? true
-            : undefined,
+        () => server.stderr().includes("still serving its last good version") ? true : undefined,
       );
       assert.deepEqual(await uris(), ["skill://alpha/SKILL.md", "skill://beta/SKILL.md"]);
       assert.equal((await sc.read(changed, "references/a.md")).text, "second, longer\n");
@@ -1299,7 +1295,10 @@ describe("mcpSkillBundles against a hostile server", () => {
           (e: unknown) => e,
         );
         if (what === "an error") {
-          assert.equal((failed as { code?: number }).code, -32602, what);
+          // The server's error is this module's typed error now, its text quoted and cut.
+          assert.ok(failed instanceof McpSkillError, `${what}: ${String(failed)}`);
+          assert.equal(failed.code, "SERVER_ERROR", what);
+          assert.equal(((failed as Error).cause as { code?: number }).code, -32602, what);
         } else {
           assert.ok(failed instanceof McpSkillError, `${what}: ${String(failed)}`);
           assert.equal(failed.code, "VERIFICATION_FAILED", what);

@@ -12,12 +12,22 @@ import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/cli
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import { serveStdio } from "@modelcontextprotocol/server/stdio";
 import { escapeControls as esc, escapeControlsKeepingLines } from "../core/_text.ts";
-import { type Args, type ArgSpec, bool, count, parseArgs, UsageError } from "./_args.ts";
+import {
+  type Args,
+  type ArgSpec,
+  bool,
+  classFlags,
+  count,
+  parseArgs,
+  UsageError,
+} from "./_args.ts";
 import { renderActivation } from "../core/activate.ts";
 import { McpSkillError } from "../mcp/_errors.ts";
-import { mcpSkillBundles, type McpSkills, ORIGIN } from "../mcp/_consume.ts";
+import { cappedFetch, mcpSkillBundles, type McpSkills, ORIGIN } from "../mcp/_consume.ts";
 import { isLoopbackHost, listenHttp } from "../mcp/_http.ts";
-import { serveSkills, watchSkills } from "../mcp/_serve.ts";
+import { serveSkills, STDIO_MESSAGE_BYTES, watchSkills } from "../mcp/_serve.ts";
+import { discoverSkills, type Discovery, type SkillRoot } from "../fs/discover.ts";
+import { formatSkillDiagnostic, type SkillDiagnostic } from "../fs/skill_diagnostic.ts";
 import { renderResourceRead } from "../core/read.ts";
 
 /** Where the CLI writes. */
@@ -32,11 +42,24 @@ const SOURCE_FLAGS = ["--mcp-stdio", "--mcp-url", "--origin"];
 
 const SPECS: Readonly<Record<string, ArgSpec>> = {
   serve: {
-    values: ["--http", "--prefix", "--page-size", "--global-safety", "--skill-safety"],
+    values: [
+      "--root",
+      "--http",
+      "--prefix",
+      "--page-size",
+      "--global-safety",
+      "--skill-safety",
+      "--max-connections",
+      "--max-subscriptions",
+      "--max-buffered-bytes",
+      "--class",
+    ],
+    repeated: ["--root", "--class"],
     switches: ["--watch", "--allow-remote"],
-    positional: [1, Infinity],
-    usage: `skillset serve <skill-dir>... [--http 127.0.0.1:PORT [--allow-remote]] [--watch] ` +
-      `[--prefix <p>] [--page-size N] ${SAFETY}`,
+    positional: [0, Infinity],
+    usage:
+      `skillset serve <folder>... [--root scope=path]... [--http 127.0.0.1:PORT [--allow-remote]] ` +
+      `[--watch] [--prefix <p>] [--page-size N] [--class NAME=references|assets|scripts]... ${SAFETY}`,
   },
   activate: {
     values: [...SOURCE_FLAGS, "--global-safety", "--skill-safety"],
@@ -104,24 +127,51 @@ async function serve(args: Args, io: McpCliIO): Promise<number> {
       `refused to serve on "${address.host}": not a loopback address (add --allow-remote to serve beyond this machine)`,
     );
   }
+  const roots = serveRoots(args);
   const pageSize = count(args.flags, "--page-size", 1);
   const prefix = args.flags.get("--prefix");
+  const bounds = {
+    maxConnections: count(args.flags, "--max-connections", 1),
+    maxSubscriptions: count(args.flags, "--max-subscriptions", 1),
+    maxBufferedBytes: count(args.flags, "--max-buffered-bytes", 1),
+  };
   const log = (text: string) => io.stderr(`skillset serve: ${text}\n`);
-  const served = await serveSkills(args.positional, {
+  const resourceClasses = classFlags(args.repeated.get("--class") ?? []);
+  const safety = {
     global_safety: bool(args.flags, "--global-safety"),
     skill_safety: bool(args.flags, "--skill-safety"),
-    onWarning: (w) => log(`warning: ${w.path}: ${w.message}`),
+  };
+  let first = true;
+  const discover = (): Discovery => {
+    // A folder argument that is a project root is scanned with its client folders, as in list.
+    const discovery = discoverSkills(roots, { conventionalRoots: true, resourceClasses, safety });
+    // What discovery noticed is printed once; a reload reports only what changes.
+    if (first) reportDiscovery(discovery, io);
+    first = false;
+    return discovery;
+  };
+  const served = await serveSkills(discover, {
+    ...safety,
+    resourceClasses,
+    onWarning: (w) => log(`warning: ${esc(w.path)}: ${esc(w.message)}`),
     ...(pageSize === undefined ? {} : { pageSize }),
     ...(prefix === undefined ? {} : { prefix }),
+    // The SDK's stdio transport refuses a message over 10 MiB: such files are not published.
+    ...(address === undefined ? { maxMessageBytes: STDIO_MESSAGE_BYTES } : {}),
   });
+  const watching = args.switches.has("--watch");
+  if (served.skills.size === 0 && !watching) {
+    log("error: no skill can be served (see the warnings above)");
+    return 1;
+  }
   log(
     `serving ${served.skills.size} skill${served.skills.size === 1 ? "" : "s"}: ${
-      [...served.skills.keys()].join(", ")
+      esc([...served.skills.keys()].join(", "))
     }`,
   );
   const hooks: { notifyHttp?: () => void } = {};
-  const watcher = args.switches.has("--watch")
-    ? watchSkills(served, args.positional, {
+  const watcher = watching
+    ? watchSkills(served, roots.map((r) => r.path), {
       onReload: (changes) => {
         log(
           `reloaded: ${changes.added.length} added, ${changes.removed.length} removed, ` +
@@ -132,14 +182,14 @@ async function serve(args: Args, io: McpCliIO): Promise<number> {
       onError: (e) =>
         log(
           `warning: reload failed, still serving the previous skills: ${
-            e instanceof Error ? e.message : String(e)
+            esc(e instanceof Error ? e.message : String(e))
           }`,
         ),
     })
     : undefined;
   if (address === undefined) {
     const handle = serveStdio(() => served.createServer(), {
-      onerror: (e) => log(`error: ${e.message}`),
+      onerror: (e) => log(`error: ${esc(e.message)}`),
     });
     await new Promise<void>((done) => {
       process.stdin.once("end", done);
@@ -153,7 +203,8 @@ async function serve(args: Args, io: McpCliIO): Promise<number> {
     host: address.host,
     port: address.port,
     allowRemote: args.switches.has("--allow-remote"),
-    onError: (e) => log(`error: ${e.message}`),
+    onError: (e) => log(`error: ${esc(e.message)}`),
+    ...Object.fromEntries(Object.entries(bounds).filter(([, v]) => v !== undefined)),
   });
   hooks.notifyHttp = () => listener.notifyResourcesChanged();
   log(`listening on ${listener.url}`);
@@ -164,6 +215,40 @@ async function serve(args: Args, io: McpCliIO): Promise<number> {
   watcher?.close();
   await listener.close();
   return 0;
+}
+
+/** The roots `serve` discovers skills under: each folder argument (its own scope), then each `--root`. */
+function serveRoots(args: Args): SkillRoot[] {
+  const roots: SkillRoot[] = args.positional.map((path) => ({ scope: path, path }));
+  for (const flag of args.repeated.get("--root") ?? []) {
+    const eq = flag.indexOf("=");
+    if (eq <= 0 || eq === flag.length - 1) {
+      throw new UsageError(`--root takes scope=path, got "${esc(flag)}"`);
+    }
+    roots.push({ scope: flag.slice(0, eq), path: flag.slice(eq + 1) });
+  }
+  if (roots.length === 0) throw new UsageError("serve needs a folder or --root scope=path");
+  return roots;
+}
+
+/** What discovery noticed, on stderr: missing roots, scan problems, rule breaks, skips, shadowing. */
+function reportDiscovery(discovery: Discovery, io: McpCliIO): void {
+  const print = (d: SkillDiagnostic) =>
+    io.stderr(`skillset serve: ${esc(formatSkillDiagnostic(d))}\n`);
+  for (const d of discovery.diagnostics) if (d.severity !== "info") print(d);
+  for (const s of discovery.skills) s.diagnostics.forEach(print);
+  for (const s of discovery.skipped) {
+    io.stderr(`skillset serve: ${esc(s.skill_md)}: warning: skipped, not served\n`);
+    s.diagnostics.forEach(print);
+  }
+  for (const s of discovery.shadowed) {
+    io.stderr(
+      `skillset serve: ${esc(s.skill_md)}: warning: skill ${JSON.stringify(esc(s.name))} ` +
+        `is shadowed by ${JSON.stringify(esc(s.winner.path))} (scope ${
+          JSON.stringify(esc(s.winner.scope))
+        }); not served\n`,
+    );
+  }
 }
 
 function hostPort(value: string): { host: string; port: number } {
@@ -210,10 +295,14 @@ async function connect(args: Args, io: McpCliIO): Promise<{ client: Client; skil
     client = new Client({ name: "skillset", version: "0.1.0" }, {
       versionNegotiation: { mode: "auto" },
     });
-    await client.connect(new StreamableHTTPClientTransport(endpoint));
+    await client.connect(new StreamableHTTPClientTransport(endpoint, { fetch: cappedFetch() }));
   }
   try {
-    const skills = await mcpSkillBundles(client, { origin });
+    const skills = await mcpSkillBundles(client, {
+      origin,
+      // The SDK's stdio transport carries at most 10 MiB a message.
+      ...(stdio === undefined ? {} : { maxMessageBytes: STDIO_MESSAGE_BYTES }),
+    });
     warn(skills, io);
     return { client, skills };
   } catch (e) {

@@ -86,12 +86,20 @@ function isTrustCommand(argv: readonly string[]): boolean {
 /** The help entry of `serve`; the command itself runs in lib/cli/_mcp.ts, loaded on demand. */
 const MCP_SERVE = {
   values: [],
-  positional: [1, Infinity] as const,
-  usage: "skillset serve <skill-dir>... [--http 127.0.0.1:PORT [--allow-remote]] [--watch] " +
-    "[--prefix <p>] [--page-size N] [--global-safety true|false] [--skill-safety true|false]",
-  help: "Serve skill folders over MCP (SEP-2640 skills extension and the skill tool): stdio by\n" +
-    "default, Streamable HTTP at http://HOST:PORT/mcp with --http (loopback only unless\n" +
-    "--allow-remote). --watch reloads on change, all or nothing. Logs go to stderr.\n\n" +
+  positional: [0, Infinity] as const,
+  usage:
+    "skillset serve <folder>... [--root scope=path]... [--http 127.0.0.1:PORT [--allow-remote]] " +
+    "[--watch] [--prefix <p>] [--page-size N] [--global-safety true|false] [--skill-safety true|false]",
+  help:
+    "Serve skills over MCP (SEP-2640 skills extension and the skill tool): stdio by default,\n" +
+    "Streamable HTTP at http://HOST:PORT/mcp with --http (loopback only unless --allow-remote).\n" +
+    "Skills are discovered as list and to-prompt find them: each folder (a skill, a skills folder\n" +
+    "or a repository root, scanned to depth 6) and each --root scope=path, an earlier one winning a\n" +
+    "name clash; rule breaks are warnings, and what cannot be served is named on stderr with why.\n" +
+    "Exits 1 only when no skill at all can be served. --watch reloads skill by skill: a skill that\n" +
+    "breaks keeps its last good version. Over stdio a file too big for one message (10 MiB) is not\n" +
+    "published. HTTP bounds: --max-connections N (256), --max-subscriptions N (256),\n" +
+    "--max-buffered-bytes N (33554432). Logs go to stderr.\n\n" +
     'activate, read and to-prompt also take an MCP server as the source: --mcp-stdio "<command>"\n' +
     "or --mcp-url <url> (with --origin <label>, default mcp), and a skill name instead of a folder:\n" +
     '  skillset activate --mcp-stdio "skillset serve examples/skills" pdf\n' +

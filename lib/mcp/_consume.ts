@@ -24,6 +24,7 @@ import { type AgentSkillFrontmatter, validateAgentSkillFrontmatter } from "../co
 import type { ResourceFile, SkillBundle } from "../core/bundle.ts";
 import { mayAccess } from "../core/gate.ts";
 import { McpSkillError } from "./_errors.ts";
+import { quoteShort } from "../core/_text.ts";
 import { type ReadOptions, readResource, type ResourceRead } from "../core/read.ts";
 import { classifyResource, normalizeResourcePath } from "../core/resource_path.ts";
 
@@ -60,7 +61,81 @@ export interface McpSkillBundlesOptions {
    * default the SDK's 60 s.
    */
   readonly timeoutMs?: number;
+  /**
+   * The largest message the transport carries, in bytes (the SDK's stdio
+   * transport: 10 MiB). A file whose answer cannot fit is refused as
+   * `FILE_TOO_LARGE` ("file too large for this transport") before it is
+   * asked for, or when the transport closes while it is read. Default: no limit.
+   */
+  readonly maxMessageBytes?: number;
 }
+
+/**
+ * The most bytes of one HTTP response {@linkcode cappedFetch} passes on by default (64 MiB).
+ *
+ * @example
+ * ```ts
+ * import { RESPONSE_BYTES } from "../mcp.ts";
+ * import { assert } from "../core/_assert.ts";
+ *
+ * assert.equal(RESPONSE_BYTES, 64 * 1024 * 1024);
+ * ```
+ */
+export const RESPONSE_BYTES: number = 64 * 1024 * 1024;
+
+/**
+ * A `fetch` for the SDK's HTTP client transport that cuts every response
+ * body after `max` bytes with an error, so a server that never stops
+ * sending holds at most that much, not until the request times out.
+ *
+ * @param max The most bytes of one response body; default {@linkcode RESPONSE_BYTES}.
+ * @param inner The fetch to wrap; default `globalThis.fetch`.
+ * @returns The capped fetch: pass it as the `fetch` option of `StreamableHTTPClientTransport`.
+ * @example
+ * ```ts
+ * import { cappedFetch } from "../mcp.ts";
+ * import { assert } from "../core/_assert.ts";
+ *
+ * const endless = () =>
+ *   Promise.resolve(new Response(new ReadableStream({ pull: (c) => c.enqueue(new Uint8Array(1024)) })));
+ * const response = await cappedFetch(4096, endless)("http://127.0.0.1/mcp");
+ * const failed = await response.arrayBuffer().then(() => "read", (e) => e.code);
+ * assert.equal(failed, "FILE_TOO_LARGE");
+ * ```
+ */
+export function cappedFetch(
+  max: number = RESPONSE_BYTES,
+  inner: typeof fetch = (input, init) => globalThis.fetch(input, init),
+): typeof fetch {
+  return async (input, init) => {
+    const response = await inner(input, init);
+    if (response.body === null) return response;
+    let seen = 0;
+    const cut = new TransformStream<Uint8Array, Uint8Array>({
+      transform(chunk, controller) {
+        seen += chunk.length;
+        if (seen > max) {
+          controller.error(
+            new McpSkillError(
+              "FILE_TOO_LARGE",
+              `The server's response is over the limit of ${max} bytes; cut`,
+            ),
+          );
+          return;
+        }
+        controller.enqueue(chunk);
+      },
+    });
+    return new Response(response.body.pipeThrough(cut), {
+      status: response.status,
+      statusText: response.statusText,
+      headers: response.headers,
+    });
+  };
+}
+
+/** Room for the JSON-RPC envelope around a file's content in one message. */
+const ENVELOPE_BYTES = 4096;
 
 /** A skill an MCP server serves, as a bundle. */
 export interface McpSkillBundle extends SkillBundle {
@@ -153,6 +228,7 @@ export async function mcpSkillBundles(
     listing.skills,
     options.limits,
     request,
+    options.maxMessageBytes,
   );
   for (const entry of listing.invalid) {
     skills.warn(entry.uri ?? `#${entry.index}`, `invalid entry, left out: ${entry.reason}`);
@@ -199,6 +275,7 @@ export class McpSkills {
   readonly #warnings: McpSkillWarning[] = [];
   readonly #limits: { readonly files: number; readonly bytes: number };
   readonly #request: { readonly timeout: number } | undefined;
+  readonly #maxMessage: number | undefined;
 
   /**
    * Wrap a server's listed entries; {@linkcode mcpSkillBundles} is the usual way in.
@@ -208,6 +285,7 @@ export class McpSkills {
    * @param entries The server's entries.
    * @param limits Entries over these are left out (default SEP-2640's 512 files, 16 MiB).
    * @param request The SDK's options for each request (its timeout).
+   * @param maxMessageBytes The transport's message limit (see {@linkcode McpSkillBundlesOptions}).
    */
   constructor(
     client: SkillsClient,
@@ -215,8 +293,10 @@ export class McpSkills {
     entries: readonly Skill[],
     limits: McpSkillBundlesOptions["limits"] = {},
     request?: { readonly timeout: number },
+    maxMessageBytes?: number,
   ) {
     this.#client = client;
+    this.#maxMessage = maxMessageBytes;
     this.#request = request;
     this.origin = origin;
     this.#limits = {
@@ -360,9 +440,14 @@ export class McpSkills {
         if (mayAccess(classifyResource(resource), flags)) await this.load(request.skill, resource);
       }
     } catch (e) {
-      // A failed fetch or verification: the model gets the reason, the loop goes on.
+      // A failed fetch or verification: the model gets the reason, the loop goes on; text
+      // that is not this module's own is quoted, escaped and cut.
       return Object.freeze({
-        content: e instanceof Error ? e.message : `Unexpected error: ${String(e)}`,
+        content: e instanceof McpSkillError
+          ? e.message
+          : `Unexpected error: ${
+            quoteShort(printable(e instanceof Error ? e.message : String(e)))
+          }`,
         is_error: true,
       });
     }
@@ -426,6 +511,17 @@ export class McpSkills {
 
   async #fetch(bundle: LazyBundle, path: string): Promise<{ body?: string }> {
     const uri = bundle.uriOf(path);
+    const size = bundle.files.get(path)?.size ?? 0;
+    const max = this.#maxMessage;
+    const tooLarge = () =>
+      new McpSkillError(
+        "FILE_TOO_LARGE",
+        `${JSON.stringify(path)} of skill ${
+          JSON.stringify(bundle.name)
+        } is a file too large for this transport (${size} bytes; one message holds at most ${max})`,
+        uri,
+      );
+    if (max !== undefined && size + ENVELOPE_BYTES > max) throw tooLarge();
     try {
       const file = await this.#client.read(bundle.entry, uri, this.#request);
       bundle.setBytes(path, file.bytes);
@@ -437,6 +533,22 @@ export class McpSkills {
           `${JSON.stringify(path)} of skill ${JSON.stringify(bundle.name)} failed verification (${
             e.reason === "unlisted" ? "not listed" : e.reason
           }); call refresh(${JSON.stringify(bundle.name)}) to fetch the entry again`,
+          uri,
+          { cause: e },
+        );
+      }
+      if (
+        max !== undefined && e instanceof SdkError && e.code === SdkErrorCode.ConnectionClosed &&
+        size * 6 + ENVELOPE_BYTES > max
+      ) {
+        throw tooLarge();
+      }
+      if (e instanceof ProtocolError) {
+        throw new McpSkillError(
+          "SERVER_ERROR",
+          `The server could not give ${JSON.stringify(path)} of skill ${
+            JSON.stringify(bundle.name)
+          }: ${quoteShort(printable(e.message))}`,
           uri,
           { cause: e },
         );
@@ -605,9 +717,14 @@ class LazyBundle implements McpSkillBundle {
 /** An SDK error saying the server's answer was invalid, as this module's typed error. */
 function invalidResult(e: unknown, message: string, uri: string): unknown {
   if (!(e instanceof SdkError) || e.code !== SdkErrorCode.InvalidResult) return e;
-  return new McpSkillError("VERIFICATION_FAILED", `${message}: ${printable(e.message)}`, uri, {
-    cause: e,
-  });
+  return new McpSkillError(
+    "VERIFICATION_FAILED",
+    `${message}: ${quoteShort(printable(e.message))}`,
+    uri,
+    {
+      cause: e,
+    },
+  );
 }
 
 function safeNormalize(path: string): string | undefined {

@@ -19,7 +19,11 @@ export type McpSkillErrorCode =
   /** An HTTP listen address that is not loopback, without `allowRemote`. */
   | "REMOTE_NOT_ALLOWED"
   /** The SDK could not list or read a file it was to publish (a skill it refuses is only skipped). */
-  | "CATALOG_REFUSED";
+  | "CATALOG_REFUSED"
+  /** The server answered a request with an error (its text quoted, escaped and cut to 200 characters). */
+  | "SERVER_ERROR"
+  /** A file too large for one message of the transport (the SDK's stdio transport: 10 MiB). */
+  | "FILE_TOO_LARGE";
 
 /**
  * An error of the MCP side: serving (a duplicate skill name) or consuming (a

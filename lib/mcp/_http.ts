@@ -2,20 +2,16 @@
  * Streamable HTTP for the skills server: the SDK's web-standard
  * `createMcpHandler` behind a small `node:http` adapter (Node, Deno and Bun
  * all provide `node:http`), on a loopback address unless told otherwise,
- * with the SDK's Host and Origin checks against DNS rebinding.
+ * with Host and Origin checked against DNS rebinding before any body byte is
+ * read, and every resource a client can hold bounded: connections, buffered
+ * body bytes, subscription streams, and how long a request may take to
+ * arrive.
  *
  * @module
  */
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
-import {
-  createMcpHandler,
-  hostHeaderValidationResponse,
-  localhostAllowedHostnames,
-  localhostAllowedOrigins,
-  type McpServerFactory,
-  originValidationResponse,
-} from "@modelcontextprotocol/server";
+import type { AddressInfo, Socket } from "node:net";
+import { createMcpHandler, type McpServerFactory } from "@modelcontextprotocol/server";
 import { McpSkillError } from "./_errors.ts";
 
 /**
@@ -35,7 +31,59 @@ export interface ListenHttpOptions {
   readonly allowRemote?: boolean;
   /** Out-of-band errors (default: ignored). */
   readonly onError?: (error: Error) => void;
+  /**
+   * Open connections at most; default 256. A connection over the cap evicts
+   * the oldest one that never completed a request (half-sent or silent), else
+   * the oldest idle one, else it is closed at once.
+   */
+  readonly maxConnections?: number;
+  /** Bytes of one request body at most (413 beyond); default 4 MiB. */
+  readonly maxBodyBytes?: number;
+  /** Bytes of request bodies buffered at once, all requests together (503 beyond); default 32 MiB. */
+  readonly maxBufferedBytes?: number;
+  /** Open `subscriptions/listen` streams at most; default 256. */
+  readonly maxSubscriptions?: number;
+  /** Open `subscriptions/listen` streams per client address at most; default 16. */
+  readonly maxSubscriptionsPerClient?: number;
+  /** Time for a request's headers to arrive, in milliseconds; default 5,000. */
+  readonly headersTimeoutMs?: number;
+  /** Time for a whole request (headers and body) to arrive; default 15,000. */
+  readonly requestTimeoutMs?: number;
+  /** Time a connection may stay silent (no byte either way); default 30,000. */
+  readonly idleTimeoutMs?: number;
 }
+
+/**
+ * The defaults of {@linkcode ListenHttpOptions}' bounds.
+ *
+ * @example
+ * ```ts
+ * import { HTTP_DEFAULTS } from "../mcp.ts";
+ * import { assert } from "../core/_assert.ts";
+ *
+ * assert.equal(HTTP_DEFAULTS.maxConnections, 256);
+ * assert.equal(HTTP_DEFAULTS.headersTimeoutMs, 5_000);
+ * ```
+ */
+export const HTTP_DEFAULTS: Readonly<{
+  maxConnections: number;
+  maxBodyBytes: number;
+  maxBufferedBytes: number;
+  maxSubscriptions: number;
+  maxSubscriptionsPerClient: number;
+  headersTimeoutMs: number;
+  requestTimeoutMs: number;
+  idleTimeoutMs: number;
+}> = Object.freeze({
+  maxConnections: 256,
+  maxBodyBytes: 4 * 1024 * 1024,
+  maxBufferedBytes: 32 * 1024 * 1024,
+  maxSubscriptions: 256,
+  maxSubscriptionsPerClient: 16,
+  headersTimeoutMs: 5_000,
+  requestTimeoutMs: 15_000,
+  idleTimeoutMs: 30_000,
+});
 
 /** A listening MCP endpoint. */
 export interface HttpListener {
@@ -47,34 +95,91 @@ export interface HttpListener {
   close(): Promise<void>;
 }
 
-const MAX_BODY = 4 * 1024 * 1024;
+const OCTET = "(?:25[0-5]|2[0-4]\\d|1\\d\\d|[1-9]?\\d)";
+const IPV4 = new RegExp(`^${OCTET}(?:\\.${OCTET}){3}$`);
 
 /**
- * Whether a host is a loopback address, the only kind `serve --http` binds without `--allow-remote`.
+ * Whether a host is a loopback address, the only kind `serve --http` binds
+ * without `--allow-remote`, and the only kind a Host or Origin header may
+ * name when serving on loopback: `localhost`, a dotted-quad `127.x.y.z`,
+ * `::1`, or `::ffff:127.x.y.z` (bracketed or not). Short forms (`127.1`),
+ * names under another domain (`127.0.0.1.nip.io`) and `localhost.` are not.
  *
  * @param host A host name or address.
- * @returns Whether it is a loopback address (`127.0.0.0/8`, `::1`, `localhost`).
+ * @returns Whether it is a loopback address.
  * @example
  * ```ts
  * import { isLoopbackHost } from "./_http.ts";
  * import { assert } from "../core/_assert.ts";
  *
  * assert.equal(isLoopbackHost("127.0.0.1"), true);
+ * assert.equal(isLoopbackHost("[::1]"), true);
+ * assert.equal(isLoopbackHost("127.0.0.1.nip.io"), false);
  * assert.equal(isLoopbackHost("0.0.0.0"), false);
  * ```
  */
 export function isLoopbackHost(host: string): boolean {
+  if (typeof host !== "string") return false;
   const bare = host.startsWith("[") && host.endsWith("]") ? host.slice(1, -1) : host;
-  return bare === "localhost" || bare === "::1" ||
-    /^127\.(?:(?:25[0-5]|2[0-4]\d|1?\d?\d)\.){2}(?:25[0-5]|2[0-4]\d|1?\d?\d)$/.test(bare);
+  if (bare === "localhost") return true;
+  if (IPV4.test(bare)) return bare.startsWith("127.");
+  if (!/^[0-9A-Fa-f:.]+$/.test(bare) || !bare.includes(":")) return false;
+  let canonical: string;
+  try {
+    canonical = new URL(`http://[${bare}]/`).hostname.slice(1, -1);
+  } catch {
+    return false;
+  }
+  return canonical === "::1" || /^::ffff:7f[0-9a-f]{2}:[0-9a-f]{1,4}$/.test(canonical);
+}
+
+/** The host name a Host header names (without the port), or `undefined` when it is not one. */
+function hostOf(header: string | undefined): string | undefined {
+  if (header === undefined || header === "" || /[/@?#\s\\]/.test(header)) return undefined;
+  try {
+    return new URL(`http://${header}/`).hostname;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Why a request from a browser page or a rebound DNS name is refused, or `undefined`. */
+function refusedOrigin(req: IncomingMessage): string | undefined {
+  const host = hostOf(req.headers.host);
+  if (host === undefined || !isLoopbackHost(host)) return "Invalid Host header";
+  const origin = req.headers.origin;
+  if (origin === undefined) return undefined;
+  let url: URL;
+  try {
+    url = new URL(origin);
+  } catch {
+    return "Invalid Origin header";
+  }
+  if (url.protocol !== "http:" && url.protocol !== "https:") return "Invalid Origin header";
+  return isLoopbackHost(url.hostname) ? undefined : "Invalid Origin header";
+}
+
+interface Connection {
+  /** Requests received whole and not yet answered. */
+  busy: number;
+  /** Requests answered on it so far. */
+  answered: number;
 }
 
 /**
  * Serve MCP over Streamable HTTP at `/mcp` (the 2026-07-28 revision, and
- * 2025-era clients through the SDK's stateless fallback).
+ * 2025-era clients through the SDK's stateless fallback). On loopback, Host
+ * must name a loopback address (any: the one bound, `localhost`, …) and
+ * Origin, when sent, too — checked on the headers, before any body byte is
+ * read. Bounded (see {@linkcode HTTP_DEFAULTS}): open connections (for a new
+ * one, the oldest that never completed a request is evicted, else the oldest
+ * idle one), one body's bytes,
+ * all buffered bodies' bytes, open subscription streams (overall and per
+ * client address), and the time headers, a whole request, and silence may
+ * take.
  *
  * @param factory A fresh server per request (`SkillServer.createServer`).
- * @param options Address and port.
+ * @param options Address, port and bounds.
  * @returns The endpoint, once listening.
  * @throws {McpSkillError} `REMOTE_NOT_ALLOWED` for a non-loopback host without `allowRemote`.
  * @example
@@ -104,32 +209,135 @@ export async function listenHttp(
       }: not a loopback address (pass allowRemote, --allow-remote on the command line, to serve beyond this machine)`,
     );
   }
+  const bound = (name: keyof typeof HTTP_DEFAULTS): number => {
+    const value = options[name] ?? HTTP_DEFAULTS[name];
+    if (!Number.isSafeInteger(value) || value < 1) {
+      throw new RangeError(`${name} must be a whole number of at least 1, got ${String(value)}`);
+    }
+    return value;
+  };
+  const limits = Object.fromEntries(
+    Object.keys(HTTP_DEFAULTS).map((k) => [k, bound(k as keyof typeof HTTP_DEFAULTS)]),
+  ) as Record<keyof typeof HTTP_DEFAULTS, number>;
   const handler = createMcpHandler(factory, {
+    maxRequestBodySize: limits.maxBodyBytes,
+    maxSubscriptions: limits.maxSubscriptions,
     ...(options.onError === undefined ? {} : { onerror: options.onError }),
   });
-  const hostnames = localhostAllowedHostnames();
-  const origins = localhostAllowedOrigins();
-  const server = createServer((req, res) => {
-    serve(req, res).catch((e) => {
-      options.onError?.(e instanceof Error ? e : new Error(String(e)));
-      if (!res.headersSent) res.writeHead(500);
-      res.end();
-    });
+  const connections = new Map<Socket, Connection>();
+  const subscriptions = new Map<string, number>();
+  let openSubscriptions = 0;
+  let buffered = 0;
+  const server = createServer(
+    {
+      headersTimeout: limits.headersTimeoutMs,
+      requestTimeout: limits.requestTimeoutMs,
+      connectionsCheckingInterval: Math.min(1000, limits.headersTimeoutMs),
+      keepAliveTimeout: Math.min(5000, limits.idleTimeoutMs),
+    } as Parameters<typeof createServer>[0],
+    (req, res) => {
+      serve(req, res).catch((e) => {
+        options.onError?.(e instanceof Error ? e : new Error(String(e)));
+        if (!res.headersSent) res.writeHead(500);
+        res.end();
+      });
+    },
+  );
+  server.timeout = limits.idleTimeoutMs;
+  server.on("connection", (socket: Socket) => {
+    if (connections.size >= limits.maxConnections) {
+      // Evict the oldest connection that never completed a request (half-sent, silent), else
+      // the oldest one nobody is waiting on; else refuse this one.
+      let oldest: Socket | undefined;
+      let idle: Socket | undefined;
+      for (const [s, c] of connections) {
+        if (c.busy !== 0) continue;
+        if (c.answered === 0) {
+          oldest = s;
+          break;
+        }
+        idle ??= s;
+      }
+      oldest ??= idle;
+      if (oldest === undefined) {
+        socket.destroy();
+        return;
+      }
+      connections.delete(oldest);
+      oldest.destroy();
+    }
+    connections.set(socket, { busy: 0, answered: 0 });
+    socket.once("close", () => connections.delete(socket));
   });
+  const refuse = (res: ServerResponse, status: number, message: string): void => {
+    const body = JSON.stringify({ jsonrpc: "2.0", error: { code: -32000, message }, id: null });
+    res.shouldKeepAlive = false;
+    res.writeHead(status, { "content-type": "application/json", connection: "close" }).end(body);
+  };
   const serve = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
-    const url = new URL(req.url ?? "/", `http://${req.headers.host ?? options.host}`);
-    if (url.pathname !== "/mcp") {
+    if (!remote) {
+      const refused = refusedOrigin(req);
+      if (refused !== undefined) return refuse(res, 403, refused);
+    }
+    const path = (req.url ?? "/").split("?")[0];
+    if (path !== "/mcp") {
       res.writeHead(404, { "content-type": "text/plain" }).end("Not found: the endpoint is /mcp\n");
       return;
     }
-    const request = await toRequest(req, url);
-    if (request === undefined) {
-      res.writeHead(413).end();
-      return;
+    const declared = Number(req.headers["content-length"] ?? 0);
+    if (declared > limits.maxBodyBytes) return refuse(res, 413, "Request body too large");
+    const read = await readBody(req, limits.maxBodyBytes, (n) => {
+      if (buffered + n > limits.maxBufferedBytes) return false;
+      buffered += n;
+      return true;
+    });
+    buffered -= read.held;
+    if (read.status !== undefined) {
+      return refuse(res, read.status, read.status === 413 ? "Request body too large" : "Busy");
     }
-    const rejected = remote ? undefined : hostHeaderValidationResponse(request, hostnames) ??
-      originValidationResponse(request, origins);
-    await send(rejected ?? await handler.fetch(request), res);
+    const connection = connections.get(req.socket);
+    if (connection !== undefined) connection.busy++;
+    res.once("close", () => {
+      if (connection === undefined) return;
+      connection.busy--;
+      connection.answered++;
+    });
+    // Parsed once here (the SDK is handed the result), so the body is not read twice.
+    const parsed = read.body === undefined ? undefined : parseJson(read.body);
+    let client: string | undefined;
+    if (parsed !== undefined && isListen(parsed.value)) {
+      client = req.socket.remoteAddress ?? "";
+      const mine = subscriptions.get(client) ?? 0;
+      if (
+        mine >= limits.maxSubscriptionsPerClient || openSubscriptions >= limits.maxSubscriptions
+      ) {
+        return refuse(res, 429, "Subscription limit reached");
+      }
+      subscriptions.set(client, mine + 1);
+      openSubscriptions++;
+      res.once("close", () => {
+        openSubscriptions--;
+        const left = (subscriptions.get(client!) ?? 1) - 1;
+        if (left === 0) subscriptions.delete(client!);
+        else subscriptions.set(client!, left);
+      });
+    }
+    const url = new URL(req.url ?? "/", `http://${req.headers.host ?? options.host}`);
+    // The exchange is abandoned when the response closes before it is finished (the client left).
+    const controller = new AbortController();
+    res.once("close", () => {
+      if (!res.writableFinished) controller.abort();
+    });
+    const request = toRequest(
+      req,
+      url,
+      parsed === undefined ? read.body : undefined,
+      controller.signal,
+    );
+    await send(
+      await handler.fetch(request, parsed === undefined ? undefined : { parsedBody: parsed.value }),
+      res,
+    );
   };
   await new Promise<void>((ok, fail) => {
     server.once("error", fail);
@@ -147,40 +355,76 @@ export async function listenHttp(
       await handler.close();
       const closed = new Promise<void>((ok) => server.close(() => ok()));
       (server as { closeAllConnections?: () => void }).closeAllConnections?.();
+      for (const socket of connections.keys()) socket.destroy();
       await closed;
     },
   };
 }
 
-async function toRequest(req: IncomingMessage, url: URL): Promise<Request | undefined> {
+/** A body as JSON, or `undefined` when it is not JSON (the SDK then answers the parse error). */
+function parseJson(body: Uint8Array): { value: unknown } | undefined {
+  try {
+    return { value: JSON.parse(new TextDecoder().decode(body)) };
+  } catch {
+    return undefined;
+  }
+}
+
+/** Whether a JSON-RPC message (or batch) asks for a subscription stream. */
+function isListen(message: unknown): boolean {
+  return (Array.isArray(message) ? message : [message]).some((m) =>
+    (m as { method?: unknown } | null)?.method === "subscriptions/listen"
+  );
+}
+
+/**
+ * A request's body, at most `max` bytes, each chunk first granted by
+ * `grant` (the shared budget of buffered bytes); `held` is what was granted.
+ */
+async function readBody(
+  req: IncomingMessage,
+  max: number,
+  grant: (bytes: number) => boolean,
+): Promise<{ body?: Uint8Array<ArrayBuffer>; status?: number; held: number }> {
+  const method = req.method ?? "GET";
+  if (method === "GET" || method === "HEAD") return { held: 0 };
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  try {
+    for await (const chunk of req) {
+      const bytes = chunk as Uint8Array;
+      if (size + bytes.length > max) return { status: 413, held: size };
+      if (!grant(bytes.length)) return { status: 503, held: size };
+      size += bytes.length;
+      chunks.push(bytes);
+    }
+  } catch {
+    return { status: 400, held: size };
+  }
+  const body = new Uint8Array(size);
+  let at = 0;
+  for (const c of chunks) {
+    body.set(c, at);
+    at += c.length;
+  }
+  return { body, held: size };
+}
+
+function toRequest(
+  req: IncomingMessage,
+  url: URL,
+  body: Uint8Array<ArrayBuffer> | undefined,
+  signal: AbortSignal,
+): Request {
   const headers = new Headers();
   for (const [name, value] of Object.entries(req.headers)) {
     if (value === undefined) continue;
     for (const v of Array.isArray(value) ? value : [value]) headers.append(name, v);
   }
-  const method = req.method ?? "GET";
-  let body: Uint8Array<ArrayBuffer> | undefined;
-  if (method !== "GET" && method !== "HEAD") {
-    const chunks: Uint8Array[] = [];
-    let size = 0;
-    for await (const chunk of req) {
-      size += (chunk as Uint8Array).length;
-      if (size > MAX_BODY) return undefined;
-      chunks.push(chunk as Uint8Array);
-    }
-    body = new Uint8Array(size);
-    let at = 0;
-    for (const c of chunks) {
-      body.set(c, at);
-      at += c.length;
-    }
-  }
-  const controller = new AbortController();
-  req.once("close", () => controller.abort());
   return new Request(url, {
-    method,
+    method: req.method ?? "GET",
     headers,
-    signal: controller.signal,
+    signal,
     ...(body === undefined ? {} : { body }),
   });
 }

@@ -8,7 +8,7 @@
  *
  * @module
  */
-import { readdirSync, type Stats, statSync } from "node:fs";
+import { type Dir, existsSync, opendirSync, readdirSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { fromJsonSchema, McpServer, type RegisteredTool } from "@modelcontextprotocol/server";
 import {
@@ -23,7 +23,9 @@ import {
 import { openResource, type ResourceFile } from "../core/bundle.ts";
 import { assertAccess, mayAccess, type SafetyFlags } from "../core/gate.ts";
 import { McpSkillError } from "./_errors.ts";
-import { effectiveClass } from "../core/resource_path.ts";
+import { agentSkillNameProblem } from "../core/agent_skill.ts";
+import { ResourceReadError } from "../core/errors.ts";
+import { effectiveClass, type ResourceClassMap } from "../core/resource_path.ts";
 import { Discovery } from "../fs/discover.ts";
 import { isSkillFolder, type LoadedSkill, loadSkillFolder } from "../fs/skill_folder.ts";
 import { handleSkillTool, skillToolDefinition } from "../core/skill_tool.ts";
@@ -73,10 +75,23 @@ export interface ServeSkillsOptions {
   readonly skill_safety?: SkillSafety;
   /** Organisational prefix: `"acme"` serves `skill://acme/<skill>/…`. */
   readonly prefix?: string;
+  /**
+   * Extra top-level folders mapped to a standard class for every skill
+   * (`resourceClassMap`), applied when listing and again, from the real
+   * path, at read time; default none.
+   */
+  readonly resourceClasses?: ResourceClassMap;
   /** Entries per `skills/list` and directory page; default 100. */
   readonly pageSize?: number;
   /** Publication limits per skill; default 512 files and 16 MiB (SEP-2640). */
   readonly limits?: { readonly files?: number; readonly bytes?: number };
+  /**
+   * The largest message the transport carries, in bytes: the official SDK's
+   * stdio transport refuses one over 10 MiB ({@linkcode STDIO_MESSAGE_BYTES}).
+   * A file whose `resources/read` answer would not fit in one message is not
+   * published, with a warning naming it. Default: no limit (HTTP).
+   */
+  readonly maxMessageBytes?: number;
   /** Where warnings go; default `console.warn` (stderr). */
   readonly onWarning?: (warning: SdkSkillWarning) => void;
   /** The server's name and version in the MCP handshake. */
@@ -93,6 +108,24 @@ export interface ServeSkillsOptions {
   readonly lockBase?: string;
 }
 
+/**
+ * The official SDK's stdio message limit (10 MiB): pass it as
+ * `maxMessageBytes` when serving (or consuming) over stdio.
+ *
+ * @example
+ * ```ts
+ * import { serveSkills, STDIO_MESSAGE_BYTES } from "../mcp.ts";
+ * import { assert } from "../core/_assert.ts";
+ *
+ * const served = await serveSkills([new URL("../../examples/skills", import.meta.url).pathname], {
+ *   maxMessageBytes: STDIO_MESSAGE_BYTES,
+ * });
+ * assert.equal(STDIO_MESSAGE_BYTES, 10 * 1024 * 1024);
+ * assert.ok(served.skills.has("pdf"));
+ * ```
+ */
+export const STDIO_MESSAGE_BYTES: number = 10 * 1024 * 1024;
+
 /** What {@linkcode serveSkills} returns. */
 export interface SkillServer {
   /** The SDK catalog: attach it to more servers, or read its published `entries`. */
@@ -107,9 +140,13 @@ export interface SkillServer {
    */
   createServer(): SdkMcpServer;
   /**
-   * Load every folder again and swap the catalog in at once; all or nothing:
-   * on failure the previous catalog keeps serving and the error is thrown.
-   * Sends `resources/list_changed` to connected servers when anything changed.
+   * Load again and swap the catalog in at once. For skill folders given as
+   * paths, all or nothing: on failure the previous catalog keeps serving and
+   * the error is thrown. For a discovery (or a function that discovers),
+   * skill by skill: discovery runs again, a skill that no longer loads keeps
+   * being served in its last good version (with a warning), one whose folder
+   * is gone is dropped, and the others are unaffected. Sends
+   * `resources/list_changed` to connected servers when anything changed.
    */
   reload(): Promise<SdkSkillCatalogChanges>;
 }
@@ -118,45 +155,81 @@ export interface SkillServer {
 interface Published {
   readonly file: ResourceFile;
   readonly flags: SafetyFlags;
+  /** The host's extra standard folders, for the class recomputed at read time. */
+  readonly classes?: ResourceClassMap;
+  /** SKILL.md's bytes as loaded: served as they were read, so a kept last good version stays whole. */
+  readonly bytes?: Uint8Array;
+}
+
+/** A loaded skill and the files it publishes, by path inside the skill. */
+interface ServedSkill {
+  readonly skill: LoadedSkill;
+  readonly files: ReadonlyMap<string, Published>;
+}
+
+/** The `skill` tool of one catalog version: built once, the same schema object for every server. */
+interface ToolVersion {
+  readonly description: string;
+  readonly inputSchema: ReturnType<typeof fromJsonSchema>;
 }
 
 /** The virtual tree the SDK walks: `<skill name>/<file path>`. */
 interface Snapshot {
   readonly skills: ReadonlyMap<string, LoadedSkill>;
+  /** Each skill's published files, by skill name. */
+  readonly served: ReadonlyMap<string, ServedSkill>;
   /** Published files by virtual path, with the gate's switches for their skill. */
   readonly files: ReadonlyMap<string, Published>;
   /** Children by virtual folder path (`""` is the root). */
   readonly dirs: ReadonlyMap<string, ReadonlyMap<string, SkillFileEntry>>;
+  /** The `skill` tool for these skills; `undefined` when there are none. */
+  readonly tool?: ToolVersion;
 }
+
+/** Where the skills come from: folders loaded strictly, or discovery loaded leniently. */
+type Source =
+  | { readonly kind: "folders"; readonly folders: readonly string[] }
+  | { readonly kind: "discovery"; readonly discover: () => Discovery };
 
 const CHUNK = 64 * 1024;
 const INSTRUCTIONS = ["SKILL.md", "skill.md"];
+/** Room for the JSON-RPC envelope around a file's content in one message. */
+const ENVELOPE_BYTES = 4096;
+const PRUNE_AT = 1024;
 
 /**
- * Serve skill folders over MCP: a `SkillCatalog` from the SDK's skills
- * extension over an adapter on this project's loader, plus the `skill` tool
- * (SPEC §7) on the same server. A skill's published files are exactly what
- * the gate lets a model see under `global_safety` and its `skill_safety`: a
+ * Serve skills over MCP: a `SkillCatalog` from the SDK's skills extension
+ * over an adapter on this project's loader, plus the `skill` tool (SPEC §7)
+ * on the same server. A skill's published files are exactly what the gate
+ * lets a model see under `global_safety` and its `skill_safety`: a
  * non-standard folder is neither listed, digested, read nor shown in a
  * directory listing while the gate is closed, a link is classified by the
  * stricter of its two paths, a link out of the skill is never published, and
- * every read goes through the loader's verified read path. A skill over the
- * limits (512 files / 16 MiB of published files) is not published, with a
- * warning naming it. Files whose name starts with `.` are not published (the
- * SDK skips them), nor a `SKILL.md` below a skill's top level (MCP would read
- * it as another skill).
+ * every read goes through the loader's verified read path, reading at most
+ * the published size (a grown or changed file is `RESOURCE_CHANGED`). A skill
+ * over the limits (512 files / 16 MiB of published files) is not published,
+ * with a warning naming it. Files whose name starts with `.` are not
+ * published (the SDK skips them), nor a `SKILL.md` below a skill's top level
+ * (MCP would read it as another skill).
  *
- * @param folders Skill folders, or folders whose direct sub-folders are skills;
- *   or a discovery result (`discoverSkills`), whose winning skills are served,
- *   loaded leniently as discovery read them.
- * @param options Safety, prefix, paging, limits, warnings.
+ * Isolation: a skill is published at exactly one path segment, its name
+ * (below the prefix, if any); a skill whose name breaks the Agent Skills name
+ * rule (a `/`, `..`, empty, upper case, …) is not published, with a warning,
+ * so no skill's files can land in another skill's URI space; a second skill
+ * of a name already served, or a file URI already published, is refused.
+ *
+ * @param folders Skill folders, or folders whose direct sub-folders are skills
+ *   (loaded strictly); or a discovery result (`discoverSkills`), whose winning
+ *   skills are served, loaded leniently as discovery read them; or a function
+ *   that discovers, called again on every reload (so `--watch` sees new skills).
+ * @param options Safety, prefix, paging, limits, the transport's message limit, warnings.
  * @returns The catalog, a connected-ready server and a server factory.
- * @throws {McpSkillError} `DUPLICATE_SKILL` when two folders hold skills of the same name.
- * @throws {AgentSkillError} When a folder is missing or a skill breaks the Agent Skills rules.
+ * @throws {McpSkillError} `DUPLICATE_SKILL` when two folders given as paths hold skills of the same name.
+ * @throws {AgentSkillError} When a folder given as a path is missing or a skill breaks the Agent Skills rules.
  * @throws {McpSkillError} `CATALOG_REFUSED` when the SDK cannot list or read a published
  *   file. A skill the SDK's frontmatter reader refuses (it is stricter than this project's:
- *   no anchors, no multi-line quoted values) is not an error: it is not published, with a
- *   warning naming it, and the other skills serve.
+ *   no anchors, no multi-line quoted values, descriptions of at most 1,024 characters) is not
+ *   an error: it is not published, with a warning naming it, and the other skills serve.
  * @example
  * ```ts
  * import { serveSkills } from "../mcp.ts";
@@ -168,13 +241,16 @@ const INSTRUCTIONS = ["SKILL.md", "skill.md"];
  * ```
  */
 export async function serveSkills(
-  folders: readonly string[] | Discovery,
+  folders: readonly string[] | Discovery | (() => Discovery),
   options: ServeSkillsOptions = {},
 ): Promise<SkillServer> {
   const warn = options.onWarning ?? ((w: SkillWarning) => console.warn(`${w.path}: ${w.message}`));
-  const discovered = folders instanceof Discovery;
-  const paths = discovered ? folders.skills.map((s) => s.path) : folders;
-  const files = new LoaderFiles(paths, options, warn, discovered);
+  const source: Source = folders instanceof Discovery
+    ? { kind: "discovery", discover: () => folders }
+    : typeof folders === "function"
+    ? { kind: "discovery", discover: folders }
+    : { kind: "folders", folders };
+  const files = new LoaderFiles(source, options, warn);
   await files.checkLock();
   files.prepare();
   // Not strict: a skill the SDK refuses is skipped with a warning naming it, the rest serve.
@@ -189,6 +265,7 @@ export async function serveSkills(
   );
   files.commit(catalog.entries);
   const servers = new Set<WeakRef<McpServer>>();
+  let pruneAt = PRUNE_AT;
   const tools = new WeakMap<McpServer, RegisteredTool>();
   const createServer = (): McpServer => {
     const server = new McpServer(
@@ -196,11 +273,12 @@ export async function serveSkills(
       { capabilities: { tools: { listChanged: true }, resources: { listChanged: true } } },
     );
     catalog.attach(server);
-    const tool = registerSkillTool(server, () => files.current.skills, options);
+    const tool = registerSkillTool(server, files, options);
     if (tool !== undefined) tools.set(server, tool);
-    if (servers.size >= 1024) {
+    if (servers.size >= pruneAt) {
       // Over HTTP every request builds a server: forget the collected ones.
       for (const ref of servers) if (ref.deref() === undefined) servers.delete(ref);
+      pruneAt = Math.max(PRUNE_AT, 2 * servers.size);
     }
     servers.add(new WeakRef(server));
     return server;
@@ -213,7 +291,7 @@ export async function serveSkills(
         files.prepare();
         const changes = await sdkCatalog(() => catalog.reload());
         files.commit(catalog.entries);
-        notify(servers, tools, files.current.skills, changes, options);
+        notify(servers, tools, files, changes, options);
         return changes;
       } catch (e) {
         files.abort();
@@ -256,23 +334,20 @@ async function sdkCatalog<T>(step: () => Promise<T>): Promise<T> {
 
 function registerSkillTool(
   server: McpServer,
-  skills: () => ReadonlyMap<string, LoadedSkill>,
+  files: LoaderFiles,
   options: ServeSkillsOptions,
 ): RegisteredTool | undefined {
-  if (skills().size === 0) return undefined;
-  const definition = skillToolDefinition(skills().values());
+  const tool = files.current.tool;
+  if (tool === undefined) return undefined;
+  const context = {
+    global_safety: options.global_safety !== false,
+    skill_safety: (name: string) => skillSafety(options.skill_safety, name),
+  };
   return server.registerTool(
     "skill",
-    {
-      description: definition.description,
-      inputSchema: fromJsonSchema(definition.input_schema as Record<string, unknown>),
-    },
+    { description: tool.description, inputSchema: tool.inputSchema },
     (input: unknown) => {
-      const result = handleSkillTool(input, {
-        skills: skills(),
-        global_safety: options.global_safety !== false,
-        skill_safety: (name) => skillSafety(options.skill_safety, name),
-      });
+      const result = handleSkillTool(input, { ...context, skills: files.current.skills });
       return { content: [{ type: "text", text: result.content }], isError: result.is_error };
     },
   );
@@ -281,13 +356,13 @@ function registerSkillTool(
 function notify(
   servers: Set<WeakRef<McpServer>>,
   tools: WeakMap<McpServer, RegisteredTool>,
-  skills: ReadonlyMap<string, LoadedSkill>,
+  files: LoaderFiles,
   changes: SkillCatalogChanges,
   options: ServeSkillsOptions,
 ): void {
   const any = changes.added.length + changes.removed.length + changes.changed.length > 0;
   if (!any) return;
-  const definition = skills.size === 0 ? undefined : skillToolDefinition(skills.values());
+  const definition = files.current.tool;
   for (const ref of servers) {
     const server = ref.deref();
     if (server === undefined) {
@@ -298,13 +373,10 @@ function notify(
     const tool = tools.get(server);
     if (tool === undefined && definition !== undefined) {
       // The first skill arrived: the tool appears (the SDK announces tools/list_changed).
-      const added = registerSkillTool(server, () => skills, options);
+      const added = registerSkillTool(server, files, options);
       if (added !== undefined) tools.set(server, added);
     } else if (tool !== undefined && definition !== undefined) {
-      tool.update({
-        description: definition.description,
-        paramsSchema: fromJsonSchema(definition.input_schema as Record<string, unknown>),
-      });
+      tool.update({ description: definition.description, paramsSchema: definition.inputSchema });
     }
     // The SDK already announced additions and removals; a changed file is announced here.
     if (!changes.listChanged) server.sendResourceListChanged();
@@ -312,32 +384,42 @@ function notify(
 }
 
 /**
+ * Why a skill name cannot be a published path segment, or `undefined` when
+ * it can: it must pass the Agent Skills name rule as written (lowercase
+ * letters, digits and single hyphens, 1 to 64 characters), so it is one
+ * plain segment — never `/`, `.`, `..`, `%` or empty.
+ *
+ * @param name A loaded skill's name.
+ * @returns The reason, or `undefined`.
+ */
+export function unservableName(name: string): string | undefined {
+  if (typeof name !== "string" || name === "") return "it is empty";
+  if (name.normalize("NFKC") !== name) return "it is not in its normal (NFKC) form";
+  return agentSkillNameProblem(name) ?? undefined;
+}
+
+/**
  * The `SkillFiles` adapter: a virtual tree `<skill>/<path>` of the files the
  * gate lets a model see. `list("")` (the start of every walk) loads all
- * folders into a pending snapshot; `commit()` makes it current once the SDK
+ * skills into a pending snapshot; `commit()` makes it current once the SDK
  * accepted it, `abort()` drops it.
  */
 class LoaderFiles implements SkillFiles {
-  readonly #folders: readonly string[];
+  readonly #source: Source;
   readonly #options: ServeSkillsOptions;
   readonly #warn: (warning: SkillWarning) => void;
-  readonly #lenient: boolean;
-  #current: Snapshot = { skills: new Map(), files: new Map(), dirs: new Map() };
+  #current: Snapshot = { skills: new Map(), served: new Map(), files: new Map(), dirs: new Map() };
   #pending: Snapshot | undefined;
   #prepared: Snapshot | undefined;
   /** Skill folders the lock keeps out (issue 20). */
   #refused = new Set<string>();
 
-  constructor(
-    folders: readonly string[],
-    options: ServeSkillsOptions,
-    warn: (warning: SkillWarning) => void,
-    lenient: boolean,
-  ) {
-    this.#folders = folders.map((f) => resolve(f));
+  constructor(source: Source, options: ServeSkillsOptions, warn: (warning: SkillWarning) => void) {
+    this.#source = source.kind === "folders"
+      ? { kind: "folders", folders: source.folders.map((f) => resolve(f)) }
+      : source;
     this.#options = options;
     this.#warn = warn;
-    this.#lenient = lenient;
   }
 
   get current(): Snapshot {
@@ -346,15 +428,26 @@ class LoaderFiles implements SkillFiles {
 
   /**
    * With a lock: hash every skill folder and keep out (or only warn about)
-   * each one that differs from its lock entry or has none.
+   * each one that differs from its lock entry or has none. A discovered
+   * skill that cannot be loaded is left to the load, which reports it.
    */
   async checkLock(): Promise<void> {
     if (this.#options.lock === undefined) return;
     const lock = loadLock(this.#options.lock, this.#options.lockBase);
     const refused = new Set<string>();
-    for (const folder of skillFolders(this.#folders)) {
-      const manifest = await skillManifest(loadSkillFolder(folder, { lenient: this.#lenient }));
-      const mismatch = await lockMismatch(lock, folder, manifest);
+    const lenient = this.#source.kind === "discovery";
+    const folders = this.#source.kind === "folders"
+      ? skillFolders(this.#source.folders)
+      : this.#source.discover().skills.map((s) => resolve(s.path));
+    for (const folder of folders) {
+      let skill: LoadedSkill;
+      try {
+        skill = loadSkillFolder(folder, { lenient, ...this.#classes() });
+      } catch (e) {
+        if (lenient) continue;
+        throw e;
+      }
+      const mismatch = await lockMismatch(lock, folder, await skillManifest(skill));
       if (mismatch === null) continue;
       const enforce = this.#options.lockMode !== "warn";
       this.#warn({ path: folder, message: `${mismatch.message}${enforce ? "; not served" : ""}` });
@@ -363,7 +456,7 @@ class LoaderFiles implements SkillFiles {
     this.#refused = refused;
   }
 
-  /** Load the folders now, so the loader's own errors reach the caller unwrapped. */
+  /** Load the skills now, so the loader's own errors reach the caller unwrapped. */
   prepare(): void {
     this.#prepared = this.#load();
   }
@@ -371,11 +464,13 @@ class LoaderFiles implements SkillFiles {
   /**
    * Make the pending snapshot current, keeping only the skills the SDK
    * published (it skips, with a warning, a skill it refuses), so the `skill`
-   * tool serves exactly what `skills/list` does.
+   * tool serves exactly what `skills/list` does; the tool's definition and
+   * schema are built here, once per catalog version.
    */
   commit(entries: readonly { readonly frontmatter: { readonly name: unknown } }[]): void {
     if (this.#pending !== undefined) {
-      this.#current = published(this.#pending, new Set(entries.map((e) => e.frontmatter.name)));
+      const kept = published(this.#pending, new Set(entries.map((e) => e.frontmatter.name)));
+      this.#current = { ...kept, ...toolOf(kept.skills) };
     }
     this.#pending = undefined;
   }
@@ -399,42 +494,138 @@ class LoaderFiles implements SkillFiles {
     const published = this.#pending?.files.get(path) ?? this.#current.files.get(path);
     if (published === undefined) return Promise.reject(new Error(`No such file "${path}"`));
     try {
-      return Promise.resolve(readWhole(published));
+      return Promise.resolve(published.bytes ?? readPublished(published));
     } catch (e) {
       return Promise.reject(e);
     }
   }
 
   #load(): Snapshot {
-    const skills = new Map<string, LoadedSkill>();
+    const served = new Map<string, ServedSkill>();
     const files = new Map<string, Published>();
-    const dirs = new Map<string, Map<string, SkillFileEntry>>([["", new Map()]]);
-    for (const folder of skillFolders(this.#folders)) {
-      if (this.#refused.has(folder)) continue;
-      const skill = loadSkillFolder(folder, { lenient: this.#lenient });
-      const previous = skills.get(skill.name);
-      if (previous !== undefined) {
-        throw new McpSkillError(
-          "DUPLICATE_SKILL",
-          `Two folders hold the skill ${JSON.stringify(skill.name)}: ${
-            JSON.stringify(previous.location)
-          } and ${JSON.stringify(skill.location)}`,
-        );
+    if (this.#source.kind === "folders") {
+      for (const folder of skillFolders(this.#source.folders)) {
+        if (this.#refused.has(folder)) continue;
+        const skill = loadSkillFolder(folder, this.#classes());
+        const previous = served.get(skill.name);
+        if (previous !== undefined) {
+          throw new McpSkillError(
+            "DUPLICATE_SKILL",
+            `Two folders hold the skill ${JSON.stringify(skill.name)}: ${
+              JSON.stringify(previous.skill.location)
+            } and ${JSON.stringify(skill.location)}`,
+          );
+        }
+        this.#add(skill, served, files);
       }
-      const flags = this.#flags(skill.name);
-      const published = this.#published(skill, flags);
-      if (published === undefined) continue;
-      skills.set(skill.name, skill);
-      for (const [path, file] of published) {
-        const virtual = `${skill.name}/${path}`;
-        files.set(virtual, { file, flags });
-        addToTree(dirs, virtual);
-      }
+    } else {
+      this.#discover(served, files);
     }
-    return { skills, files, dirs };
+    return snapshotOf(served, files);
   }
 
-  /** The files of `skill` a model may see, by the path they are served under; `undefined` over the limits. */
+  /**
+   * Discovery's winners, each loaded leniently; a skill that no longer loads
+   * keeps its last good version when its folder is still there.
+   */
+  #discover(served: Map<string, ServedSkill>, files: Map<string, Published>): void {
+    const discovery = this.#source.kind === "discovery" ? this.#source.discover() : undefined;
+    if (discovery === undefined) return;
+    const last = this.#current.served;
+    const keep = (name: string, folder: string, reason: string): void => {
+      const good = last.get(name);
+      if (good === undefined || good.skill.location !== resolve(folder) || served.has(name)) {
+        this.#warn({ path: folder, message: `not served: ${reason}` });
+        return;
+      }
+      this.#warn({
+        path: folder,
+        message: `skill ${
+          JSON.stringify(name)
+        } no longer loads (${reason}); still serving its last good version`,
+      });
+      // The last good version keeps the files still as they were published (SKILL.md as loaded).
+      const kept = new Map<string, Published>();
+      for (const [path, file] of good.files) {
+        if (file.bytes === undefined && !unchanged(good.skill.location, file)) {
+          this.#warn({
+            path: `${folder}/${path}`,
+            message: "changed since the last good version; left out of it",
+          });
+          continue;
+        }
+        kept.set(path, file);
+        files.set(`${name}/${path}`, file);
+      }
+      served.set(name, { skill: good.skill, files: kept });
+    };
+    for (const found of discovery.skills) {
+      if (this.#refused.has(resolve(found.path))) continue;
+      let skill: LoadedSkill;
+      try {
+        skill = loadSkillFolder(found.path, { lenient: true, ...this.#classes() });
+      } catch (e) {
+        keep(found.name, found.path, e instanceof Error ? e.message : String(e));
+        continue;
+      }
+      if (skill.name !== found.name) {
+        keep(found.name, found.path, `its name is now ${JSON.stringify(skill.name)}`);
+        continue;
+      }
+      this.#add(skill, served, files);
+    }
+    const byFolder = new Map([...last.values()].map((s) => [s.skill.location, s.skill.name]));
+    for (const skipped of discovery.skipped) {
+      const name = byFolder.get(resolve(skipped.path));
+      if (name === undefined || served.has(name)) continue;
+      const reason = skipped.diagnostics.map((d) => d.message).join("; ") || "it cannot be read";
+      keep(name, skipped.path, reason);
+    }
+  }
+
+  /** Publish one loaded skill under its name, unless its name or one of its URIs is not its own. */
+  #add(skill: LoadedSkill, served: Map<string, ServedSkill>, files: Map<string, Published>): void {
+    const problem = unservableName(skill.name);
+    if (problem !== undefined) {
+      this.#warn({
+        path: skill.location,
+        message: `Skill ${
+          JSON.stringify(skill.name)
+        } is not published: its name is not one plain path segment (${problem})`,
+      });
+      return;
+    }
+    if (served.has(skill.name)) {
+      this.#warn({
+        path: skill.location,
+        message: `Skill ${JSON.stringify(skill.name)} is not published: ${
+          JSON.stringify(served.get(skill.name)!.skill.location)
+        } already serves that name`,
+      });
+      return;
+    }
+    const flags = this.#flags(skill.name);
+    const own = this.#published(skill, flags);
+    if (own === undefined) return;
+    const taken = [...own.keys()].find((path) => files.has(`${skill.name}/${path}`));
+    if (taken !== undefined) {
+      this.#warn({
+        path: skill.location,
+        message: `Skill ${JSON.stringify(skill.name)} is not published: the URI of ${
+          JSON.stringify(taken)
+        } is already published`,
+      });
+      return;
+    }
+    served.set(skill.name, { skill, files: own });
+    for (const [path, file] of own) files.set(`${skill.name}/${path}`, file);
+  }
+
+  #classes(): { resourceClasses?: ResourceClassMap } {
+    const classes = this.#options.resourceClasses;
+    return classes === undefined ? {} : { resourceClasses: classes };
+  }
+
   #flags(name: string): SafetyFlags {
     return {
       global_safety: this.#options.global_safety !== false,
@@ -442,14 +633,17 @@ class LoaderFiles implements SkillFiles {
     };
   }
 
-  #published(skill: LoadedSkill, flags: SafetyFlags): Map<string, ResourceFile> | undefined {
-    const published = new Map<string, ResourceFile>();
+  /** The files of `skill` a model may see, by the path they are served under; `undefined` over the limits. */
+  #published(skill: LoadedSkill, flags: SafetyFlags): Map<string, Published> | undefined {
+    const published = new Map<string, Published>();
     const instructions = INSTRUCTIONS.find((n) => skill.files.has(n))!;
+    const maxMessage = this.#options.maxMessageBytes;
     let bytes = 0;
     for (const file of skill.files.values()) {
       if (file.outside_root === true) continue;
       if (INSTRUCTIONS.includes(file.path) && file.path !== instructions) continue;
-      if (!mayAccess(effectiveClass(file.path, file.real_path), flags)) continue;
+      const classes = skill.resource_classes;
+      if (!mayAccess(effectiveClass(file.path, file.real_path, classes), flags)) continue;
       const served = file.path === instructions ? "SKILL.md" : file.path;
       if (served.split("/").some((segment) => segment.startsWith("."))) continue;
       if (served !== "SKILL.md" && served.endsWith("/SKILL.md")) {
@@ -459,7 +653,19 @@ class LoaderFiles implements SkillFiles {
         });
         continue;
       }
-      published.set(served, file);
+      const base: Published = classes === undefined ? { file, flags } : { file, flags, classes };
+      const entry: Published = served === "SKILL.md"
+        ? { ...base, bytes: readPublished(base) }
+        : base;
+      if (maxMessage !== undefined && !fitsOneMessage(entry, maxMessage)) {
+        this.#warn({
+          path: `${skill.location}/${served}`,
+          message:
+            `not published: reading it would take a message over this transport's limit of ${maxMessage} bytes`,
+        });
+        continue;
+      }
+      published.set(served, entry);
       bytes += file.size;
     }
     const maxFiles = this.#options.limits?.files ?? SKILL_LIMITS.files;
@@ -477,18 +683,66 @@ class LoaderFiles implements SkillFiles {
   }
 }
 
+/** Whether a published file still has its published size (a cheap look: one `stat`). */
+function unchanged(location: string, { file }: Published): boolean {
+  try {
+    return statSync(join(location, file.path)).size === file.size;
+  } catch {
+    return false;
+  }
+}
+
+/** The tool of a catalog version, built once. */
+function toolOf(skills: ReadonlyMap<string, LoadedSkill>): { tool?: ToolVersion } {
+  if (skills.size === 0) return {};
+  const definition = skillToolDefinition(skills.values());
+  return {
+    tool: Object.freeze({
+      description: definition.description,
+      inputSchema: fromJsonSchema(definition.input_schema as Record<string, unknown>),
+    }),
+  };
+}
+
+/**
+ * Whether reading the file fits in one message of `max` bytes: its content as
+ * JSON text (at most 6 bytes a byte) or base64 (4 per 3), plus the envelope.
+ * Only a file that might not fit is read to tell exactly.
+ */
+function fitsOneMessage(entry: Published, max: number): boolean {
+  if (entry.file.size * 6 + ENVELOPE_BYTES <= max) return true;
+  if (Math.ceil(entry.file.size / 3) * 4 + ENVELOPE_BYTES > max) {
+    if (entry.file.size + ENVELOPE_BYTES > max) return false;
+  }
+  const bytes = entry.bytes ?? readPublished(entry);
+  let text: string | undefined;
+  try {
+    text = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }).decode(bytes);
+  } catch {
+    text = undefined;
+  }
+  const encoded = text === undefined
+    ? Math.ceil(bytes.length / 3) * 4
+    : new TextEncoder().encode(JSON.stringify(text)).length;
+  return encoded + ENVELOPE_BYTES <= max;
+}
+
+function snapshotOf(served: Map<string, ServedSkill>, files: Map<string, Published>): Snapshot {
+  const dirs = new Map<string, Map<string, SkillFileEntry>>([["", new Map()]]);
+  for (const virtual of files.keys()) addToTree(dirs, virtual);
+  const skills = new Map([...served].map(([name, s]) => [name, s.skill]));
+  return { skills, served, files, dirs };
+}
+
 /** `snapshot` without the skills not in `names`. */
 function published(snapshot: Snapshot, names: ReadonlySet<unknown>): Snapshot {
   if ([...snapshot.skills.keys()].every((name) => names.has(name))) return snapshot;
-  const skills = new Map([...snapshot.skills].filter(([name]) => names.has(name)));
+  const served = new Map([...snapshot.served].filter(([name]) => names.has(name)));
   const files = new Map<string, Published>();
-  const dirs = new Map<string, Map<string, SkillFileEntry>>([["", new Map()]]);
   for (const [virtual, file] of snapshot.files) {
-    if (!skills.has(virtual.slice(0, virtual.indexOf("/")))) continue;
-    files.set(virtual, file);
-    addToTree(dirs, virtual);
+    if (served.has(virtual.slice(0, virtual.indexOf("/")))) files.set(virtual, file);
   }
-  return { skills, files, dirs };
+  return snapshotOf(served, files);
 }
 
 function addToTree(dirs: Map<string, Map<string, SkillFileEntry>>, path: string): void {
@@ -504,31 +758,33 @@ function addToTree(dirs: Map<string, Map<string, SkillFileEntry>>, path: string)
 }
 
 /**
- * Every byte of a file through one verified handle (SPEC §4: opened once,
+ * A published file's bytes through one verified handle (SPEC §4: opened once,
  * regular file, real path inside the skill after the open), refused when the
- * class of the real path found at read time is one the gate closes; one
- * byte past the opened size shows growth (the SDK then refuses the digest).
+ * class of the real path found at read time is one the gate closes. At most
+ * the published size is read: a file whose size is no longer the published
+ * one is `RESOURCE_CHANGED` before any byte is read, so a file that grew
+ * never costs more than its published size.
  */
-function readWhole({ file, flags }: Published): Uint8Array {
+function readPublished({ file, flags, classes }: Published): Uint8Array {
   const handle = openResource(file);
   try {
-    assertAccess(file.path, effectiveClass(file.path, handle.real_path), flags, "read");
-    const chunks: Uint8Array[] = [];
+    assertAccess(file.path, effectiveClass(file.path, handle.real_path, classes), flags, "read");
+    if (handle.size !== file.size) {
+      throw new ResourceReadError(
+        "RESOURCE_CHANGED",
+        file.path,
+        `it is now ${handle.size} bytes, not the ${file.size} it was published with`,
+      );
+    }
+    const out = new Uint8Array(file.size);
     let total = 0;
-    while (total <= handle.size) {
-      const chunk = handle.read(total, Math.min(CHUNK, handle.size + 1 - total));
+    while (total < file.size) {
+      const chunk = handle.read(total, Math.min(CHUNK, file.size - total));
       if (chunk.length === 0) break;
-      chunks.push(chunk.slice());
+      out.set(chunk, total);
       total += chunk.length;
     }
-    if (chunks.length === 1) return chunks[0]!;
-    const out = new Uint8Array(total);
-    let at = 0;
-    for (const c of chunks) {
-      out.set(c, at);
-      at += c.length;
-    }
-    return out;
+    return total === file.size ? out : out.subarray(0, total);
   } finally {
     handle.close();
   }
@@ -571,47 +827,16 @@ export function skillSafety(table: SkillSafety | undefined, name: string): boole
   return value !== false;
 }
 
-/**
- * A cheap fingerprint of the folders (paths, sizes, modification times), to
- * tell when a reload is worth doing.
- *
- * @param folders The served folders.
- * @returns A string that changes when any file under them does.
- */
-export function fingerprint(folders: readonly string[]): string {
-  const parts: string[] = [];
-  const stack = folders.map((f) => resolve(f));
-  while (stack.length > 0) {
-    const dir = stack.pop()!;
-    let entries;
-    try {
-      entries = readdirSync(dir, { withFileTypes: true });
-    } catch {
-      parts.push(`${dir}:?`);
-      continue;
-    }
-    for (const entry of entries) {
-      const full = join(dir, entry.name);
-      if (entry.isDirectory()) {
-        stack.push(full);
-        continue;
-      }
-      let stat: Stats | undefined;
-      try {
-        stat = statSync(full);
-      } catch {
-        stat = undefined;
-      }
-      parts.push(`${full}:${stat?.size}:${stat?.mtimeMs}:${stat?.ino}`);
-    }
-  }
-  return parts.sort().join("\n");
-}
-
 /** Options of {@linkcode watchSkills}. */
 export interface WatchOptions {
-  /** How often to look for changes; default 500 ms. */
+  /** How often a tick runs; default 500 ms. */
   readonly intervalMs?: number;
+  /** Entries (files and folders) looked at per tick at most; default 2,000. */
+  readonly entriesPerTick?: number;
+  /** Time one tick may take at most, in milliseconds; default 4. */
+  readonly tickMs?: number;
+  /** Entries one sweep looks at at most (the rest are not watched); default 200,000. */
+  readonly maxEntries?: number;
   /** Called after each successful reload that changed something. */
   readonly onReload?: (changes: SdkSkillCatalogChanges) => void;
   /** Called when a reload fails (the previous catalog keeps serving). */
@@ -619,14 +844,20 @@ export interface WatchOptions {
 }
 
 /**
- * Reload a served catalog whenever the folders change (polled: a
- * fingerprint of paths, sizes and modification times, so it works the same
- * on every runtime and file system). All or nothing: a broken edit keeps the
- * previous catalog serving and reports the error to `onError`.
+ * Reload a served catalog whenever the folders change. Change detection is a
+ * poll bounded in work and time, the same on every runtime and file system:
+ * each tick (every `intervalMs`) looks at up to `entriesPerTick` entries
+ * (one `stat` each) and stops after `tickMs`, carrying on where it stopped at
+ * the next tick; a sweep over the whole tree sums each entry's path, size,
+ * modification time and inode, and a sum that differs from the previous
+ * sweep's reloads. A 10,000-file tree is swept in 5 ticks (about 2.5 s at the
+ * defaults) and no tick holds request handling for more than a few
+ * milliseconds. Folders named `.git` and `node_modules` are not entered, nor
+ * links to folders.
  *
  * @param served From {@linkcode serveSkills}.
  * @param folders The folders it serves.
- * @param options Interval and callbacks.
+ * @param options Bounds and callbacks.
  * @returns A handle whose `close()` stops watching.
  * @example
  * ```ts
@@ -645,12 +876,17 @@ export function watchSkills(
   folders: readonly string[],
   options: WatchOptions = {},
 ): { close(): void } {
-  let last = fingerprint(folders);
+  const sweeper = new Sweeper(folders.map((f) => resolve(f)), options.maxEntries ?? 200_000);
+  // The first sweep runs now, whole: the baseline is the tree as it is served.
+  let last = sweeper.sweep(Infinity, Infinity);
+  while (last === undefined) last = sweeper.sweep(Infinity, Infinity);
   let busy = false;
+  const perTick = options.entriesPerTick ?? 2000;
+  const tickMs = options.tickMs ?? 4;
   const timer = setInterval(() => {
     if (busy) return;
-    const now = fingerprint(folders);
-    if (now === last) return;
+    const now = sweeper.sweep(perTick, tickMs);
+    if (now === undefined || now === last) return;
     busy = true;
     served.reload().then(
       (changes) => {
@@ -666,5 +902,97 @@ export function watchSkills(
       busy = false;
     });
   }, options.intervalMs ?? 500);
-  return { close: () => clearInterval(timer) };
+  return { close: () => (clearInterval(timer), sweeper.close()) };
+}
+
+/** An incremental walk of the watched folders: a few entries per call, resumed where it stopped. */
+class Sweeper {
+  readonly #roots: readonly string[];
+  readonly #max: number;
+  #stack: string[] = [];
+  #dir: { readonly path: string; readonly handle: Dir } | undefined;
+  #sum = [0, 0];
+  #count = 0;
+
+  constructor(roots: readonly string[], max: number) {
+    this.#roots = roots;
+    this.#max = max;
+    this.#start();
+  }
+
+  #start(): void {
+    this.#stack = [...this.#roots].reverse();
+    this.#sum = [0, 0];
+    this.#count = 0;
+    for (const root of this.#roots) this.#add(root, existsSync(root) ? "root" : "missing");
+  }
+
+  /**
+   * Look at up to `entries` entries for at most `ms` milliseconds.
+   *
+   * @returns The sweep's fingerprint when this call finished a sweep, else `undefined`.
+   */
+  sweep(entries: number, ms: number): string | undefined {
+    const until = performance.now() + ms;
+    for (let done = 0; done < entries; done++) {
+      if (done > 0 && (done & 31) === 0 && performance.now() > until) return undefined;
+      if (this.#dir === undefined) {
+        const next = this.#stack.pop();
+        if (next === undefined || this.#count >= this.#max) {
+          const fingerprint = `${this.#count}:${this.#sum[0]}:${this.#sum[1]}`;
+          this.close();
+          this.#start();
+          return fingerprint;
+        }
+        try {
+          this.#dir = { path: next, handle: opendirSync(next) };
+        } catch {
+          this.#add(next, "unreadable");
+        }
+        continue;
+      }
+      let entry;
+      try {
+        entry = this.#dir.handle.readSync();
+      } catch {
+        entry = null;
+      }
+      if (entry === null) {
+        this.close();
+        continue;
+      }
+      const full = join(this.#dir.path, entry.name);
+      if (entry.isDirectory() && entry.name !== ".git" && entry.name !== "node_modules") {
+        this.#stack.push(full);
+      }
+      const stat = statSync(full, { throwIfNoEntry: false });
+      this.#add(full, stat === undefined ? "gone" : `${stat.size}:${stat.mtimeMs}:${stat.ino}`);
+    }
+    return undefined;
+  }
+
+  /** Add an entry to the sweep's order-independent sums. */
+  #add(path: string, state: string): void {
+    const text = `${path}\0${state}`;
+    let a = 0x811c9dc5, b = 0x01000193;
+    for (let i = 0; i < text.length; i++) {
+      const c = text.charCodeAt(i);
+      a = Math.imul(a ^ c, 0x01000193);
+      b = Math.imul(b ^ c, 0x5bd1e995) ^ (b >>> 15);
+    }
+    this.#sum = [
+      (this.#sum[0]! + (a >>> 0)) % 0x100000000,
+      (this.#sum[1]! + (b >>> 0)) % 0x100000000,
+    ];
+    this.#count++;
+  }
+
+  close(): void {
+    try {
+      this.#dir?.handle.closeSync();
+    } catch {
+      // Already closed.
+    }
+    this.#dir = undefined;
+  }
 }

@@ -1,0 +1,89 @@
+/**
+ * A server process for the serve benches: `skillset` (this project's
+ * `serveSkills` + `listenHttp`) or the peer built from the official SDK alone
+ * (`SkillsExtension.load(nodeSkillFiles(folder))` behind `createMcpHandler`
+ * and a plain `node:http` adapter). Prints `listening <url>` on stdout, and
+ * answers `rss` on stdin with its RSS and used heap after a collection.
+ *
+ * Run: `tsx bench/_serve_child.ts skillset|sdk <folder>`.
+ *
+ * @module
+ */
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import process from "node:process";
+import { createMcpHandler, McpServer } from "@modelcontextprotocol/server";
+import { SkillsExtension } from "@modelcontextprotocol/server/ext/skills";
+import { nodeSkillFiles } from "@modelcontextprotocol/server/ext/skills/node";
+import { discoverSkills } from "../lib/load.ts";
+import { listenHttp, serveSkills } from "../lib/mcp.ts";
+
+const [mode, folder] = process.argv.slice(2);
+if (folder === undefined || (mode !== "skillset" && mode !== "sdk")) {
+  throw new Error("usage: _serve_child.ts skillset|sdk <folder>");
+}
+
+let url: string;
+if (mode === "skillset") {
+  const served = await serveSkills(
+    discoverSkills([{ scope: "bench", path: folder }], { maxFolders: 1_000_000 }),
+    { onWarning: () => {} },
+  );
+  const listener = await listenHttp(served.createServer, { host: "127.0.0.1", port: 0 });
+  url = listener.url;
+} else {
+  const catalog = await SkillsExtension.load(nodeSkillFiles(folder), { onWarning: () => {} });
+  const handler = createMcpHandler(() => {
+    const server = new McpServer({ name: "sdk-peer", version: "1.0.0" });
+    catalog.attach(server);
+    return server;
+  });
+  const server = createServer((req, res) => void serve(handler, req, res));
+  await new Promise<void>((ok) => server.listen(0, "127.0.0.1", ok));
+  url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`;
+}
+process.stdout.write(`listening ${url}\n`);
+process.stdin.setEncoding("utf8").on("data", (line: string) => {
+  if (!line.includes("rss")) return;
+  collect();
+  collect();
+  const memory = process.memoryUsage();
+  process.stdout.write(`rss ${memory.rss} ${memory.heapUsed}\n`);
+});
+process.stdin.on("end", () => process.exit(0));
+
+/** A full collection where the runtime offers one (Node and Deno with --expose-gc, Bun). */
+function collect(): void {
+  const g = globalThis as { gc?: () => void; Bun?: { gc(force: boolean): void } };
+  if (g.Bun !== undefined) g.Bun.gc(true);
+  else g.gc?.();
+}
+
+async function serve(
+  handler: ReturnType<typeof createMcpHandler>,
+  req: IncomingMessage,
+  res: ServerResponse,
+): Promise<void> {
+  const chunks: Uint8Array[] = [];
+  for await (const c of req) chunks.push(c as Uint8Array);
+  const headers = new Headers();
+  for (const [k, v] of Object.entries(req.headers)) {
+    if (v !== undefined) { for (const x of Array.isArray(v) ? v : [v]) headers.append(k, x); }
+  }
+  const method = req.method ?? "GET";
+  const body = method === "GET" || method === "HEAD" ? undefined : Buffer.concat(chunks);
+  const response = await handler.fetch(
+    new Request(`http://127.0.0.1${req.url}`, { method, headers, ...(body ? { body } : {}) }),
+  );
+  const out: Record<string, string> = {};
+  response.headers.forEach((v, k) => (out[k] = v));
+  res.writeHead(response.status, out);
+  if (response.body === null) return void res.end();
+  const reader = response.body.getReader();
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    res.write(value);
+  }
+  res.end();
+}
