@@ -109,11 +109,10 @@ export function catalogArbitrary(options: CatalogOptions = {}): Arbitrary<Genera
     collisions = true,
     prototypeNames = true,
   } = options;
-  const pool = prototypeNames
-    ? [PLAIN_SKILL_NAMES[0]!, ...PROTOTYPE_SKILL_NAMES, ...PLAIN_SKILL_NAMES.slice(1)]
-    : PLAIN_SKILL_NAMES;
-  if (!Number.isInteger(maxSkills) || maxSkills < 1 || maxSkills > pool.length) {
-    throw new RangeError(`maxSkills must be an integer from 1 to ${pool.length}, got ${maxSkills}`);
+  const decoys = prototypeNames ? PROTOTYPE_SKILL_NAMES : [];
+  const poolSize = PLAIN_SKILL_NAMES.length + decoys.length;
+  if (!Number.isInteger(maxSkills) || maxSkills < 1 || maxSkills > poolSize) {
+    throw new RangeError(`maxSkills must be an integer from 1 to ${poolSize}, got ${maxSkills}`);
   }
   if (!Number.isInteger(minDepth) || minDepth < 0 || minDepth >= maxSkills) {
     throw new RangeError(`minDepth must be an integer from 0 to maxSkills - 1, got ${minDepth}`);
@@ -128,27 +127,46 @@ export function catalogArbitrary(options: CatalogOptions = {}): Arbitrary<Genera
   const mcpTools = ["create_issue", "read", ...(prototypeNames ? ["toString"] : [])];
   const agentSkills = ["skills/pdf", "skills/x", ...(prototypeNames ? ["__proto__"] : [])];
   const body = bodyArbitrary(toolNames, servers, mcpTools, agentSkills);
+  // Includes name a skill by its position (or an unknown name by its index), so the names can be
+  // chosen alongside: each skill but the root draws a decoy name or a plain one, and shrinking
+  // turns decoys into plain names unless the failure needs them.
+  type Target = { readonly skill: number } | { readonly unknown: number };
   return fc.integer({ min: minDepth + 1, max: maxSkills }).chain((n) => {
-    const names = pool.slice(0, n);
-    const target = (i: number): Arbitrary<string> => {
-      const choices: fc.Arbitrary<string>[] = [];
-      const later = names.slice(i + 1);
-      if (later.length > 0) choices.push(fc.constantFrom(...later));
-      if (cycles) choices.push(fc.constantFrom(...names.slice(0, i + 1)));
-      if (unknown) choices.push(fc.constantFrom(...unknownNames.filter((u) => !names.includes(u))));
-      return choices.length === 0 ? fc.constant("") : fc.oneof(...choices);
+    const target = (i: number): Arbitrary<Target> | null => {
+      const choices: fc.Arbitrary<Target>[] = [];
+      const at = (min: number, max: number) =>
+        fc.integer({ min, max }).map((skill): Target => ({ skill }));
+      if (i + 1 < n) choices.push(at(i + 1, n - 1));
+      if (cycles) choices.push(at(0, i));
+      if (unknown) {
+        choices.push(fc.nat(unknownNames.length - 1).map((k): Target => ({ unknown: k })));
+      }
+      return choices.length === 0 ? null : fc.oneof(...choices);
     };
-    const includes = (i: number): Arbitrary<SkillInclude[]> =>
-      fc.array(
-        fc.tuple(target(i), fc.boolean()).map(([name, short]) => short ? name : { name }),
-        { maxLength: maxIncludes },
-      ).map((list) => {
-        const spine = i < minDepth ? [names[i + 1]!] : [];
-        return [...spine, ...list.filter((inc) => includeOf(inc) !== "")];
-      });
-    return fc.tuple(...names.map((_, i) => fc.tuple(includes(i), body))).map((parts) => {
+    const includes = (i: number): Arbitrary<[Target, boolean][]> => {
+      const to = target(i);
+      return to === null
+        ? fc.constant([])
+        : fc.array(fc.tuple(to, fc.boolean()), { maxLength: maxIncludes });
+    };
+    const decoyFlags = fc.tuple(
+      ...Array.from({ length: n }, (_, i) => i === 0 ? fc.constant(false) : fc.boolean()),
+    );
+    const parts = fc.tuple(...Array.from({ length: n }, (_, i) => fc.tuple(includes(i), body)));
+    return fc.tuple(decoyFlags, parts).map(([flags, parts]) => {
+      const names = nameSkills(flags, decoys);
+      const nameOf = (t: Target): string => {
+        if ("skill" in t) return names[t.skill]!;
+        const name = unknownNames[t.unknown]!;
+        return names.includes(name) ? unknownNames[0]! : name;
+      };
       const included = new Set<string>();
-      const skills = parts.map(([all, b], i): Skill => {
+      const skills = parts.map(([targets, b], i): Skill => {
+        const spine: SkillInclude[] = i < minDepth ? [names[i + 1]!] : [];
+        const all = [
+          ...spine,
+          ...targets.map(([t, short]): SkillInclude => short ? nameOf(t) : { name: nameOf(t) }),
+        ];
         // Without diamonds, each known skill is included once: by its spine parent, else first come.
         const inc = diamonds ? all : all.filter((x, position) => {
           const k = names.indexOf(includeOf(x));
@@ -163,6 +181,19 @@ export function catalogArbitrary(options: CatalogOptions = {}): Arbitrary<Genera
       const edges = new Map(skills.map((s) => [s.name, (s.includes ?? []).map(includeOf)]));
       return { root: skills[0]!, skills, edges };
     });
+  });
+}
+
+/**
+ * The names of `flags.length` skills, distinct: the root is `local/root`; each other skill whose
+ * flag is set takes the next decoy name while any is left, every other the next plain name.
+ */
+function nameSkills(flags: readonly boolean[], decoys: readonly string[]): string[] {
+  let plain = 0, decoy = 0;
+  return flags.map((wantsDecoy) => {
+    const useDecoy = decoy < decoys.length &&
+      (wantsDecoy || plain >= PLAIN_SKILL_NAMES.length);
+    return useDecoy ? decoys[decoy++]! : PLAIN_SKILL_NAMES[plain++]!;
   });
 }
 
