@@ -103,18 +103,26 @@ type Property = fc.IProperty<[unknown]>;
 /**
  * The shrinking budget of the {@linkcode check} in progress: once a property
  * has failed, it runs at most `left` more times (each further candidate
- * counts as passing), so a failing run costs at most about twice a passing
- * one. Null outside `check`: `fc.assert` on a property shrinks as usual.
+ * counts as passing), so a failing property runs about twice as often as a
+ * passing one at most. Null outside `check`: `fc.assert` on a property
+ * shrinks as usual.
  */
-let budget: { failed: boolean; left: number } | null = null;
+let budget: { calls: number; failed: boolean; left: number; readonly runs: number } | null = null;
 
 function law<T>(arbitrary: fc.Arbitrary<T>, check: (value: T) => void): InvariantProperty {
   return fc.property(arbitrary as fc.Arbitrary<unknown>, (value) => {
-    if (budget !== null && budget.failed && budget.left-- <= 0) return;
+    if (budget !== null) {
+      if (budget.failed && budget.left-- <= 0) return;
+      budget.calls++;
+    }
     try {
       check(value as T);
     } catch (e) {
-      if (budget !== null) budget.failed = true;
+      if (budget !== null && !budget.failed) {
+        // What a passing property would have run, twice, less what the search took.
+        budget.failed = true;
+        budget.left = Math.max(budget.runs, 2 * budget.runs - budget.calls);
+      }
       throw e;
     }
   });
@@ -128,9 +136,12 @@ export interface InvariantOptions {
   readonly seed?: number;
   /**
    * With `seed`, a failure's replay path (`InvariantFailure.replay.path`):
-   * each property starts from that counterexample instead of searching.
+   * the property starts from that counterexample instead of searching
+   * (each property whose values the path reaches, or only `property`).
    */
   readonly path?: string;
+  /** Check only the property of this name (as `InvariantFailure.property` and `replay` give it). */
+  readonly property?: string;
 }
 
 /** One property that did not hold. */
@@ -141,8 +152,11 @@ export interface InvariantFailure {
   readonly counterexample: unknown;
   /** What the property's check said about it. */
   readonly reason: string;
-  /** The seed and path that replay it with fast-check. */
-  readonly replay: { readonly seed: number; readonly path: string };
+  /**
+   * What replays it: pass it back as the options, or `seed` and `path` to
+   * fast-check (`fc.assert(property, { seed, path })`).
+   */
+  readonly replay: { readonly seed: number; readonly path: string; readonly property: string };
 }
 
 /** Thrown by {@linkcode assertResolverInvariants} and {@linkcode assertGateInvariants}. */
@@ -558,9 +572,14 @@ function check(
 ): void {
   const failures: InvariantFailure[] = [];
   const globalRuns = fc.readConfigureGlobal().numRuns;
+  const chosen = options.property;
+  if (chosen !== undefined && !Object.hasOwn(properties, chosen)) {
+    throw new RangeError(`Unknown property "${chosen}"`);
+  }
   for (const [property, p] of Object.entries(properties)) {
+    if (chosen !== undefined && property !== chosen) continue;
     const numRuns = once.has(property) ? 1 : options.numRuns ?? globalRuns ?? DEFAULT_RUNS;
-    budget = { failed: false, left: numRuns };
+    budget = { calls: 0, failed: false, left: numRuns, runs: numRuns };
     let details: fc.RunDetails<[unknown]>;
     try {
       details = fc.check(p, {
@@ -568,6 +587,14 @@ function check(
         ...(options.seed !== undefined ? { seed: options.seed } : {}),
         ...(options.path !== undefined ? { path: options.path } : {}),
       });
+    } catch (e) {
+      // A path from another property's values, which this one's do not reach: nothing to replay.
+      if (
+        options.path !== undefined && chosen === undefined && /Unable to replay/.test(String(e))
+      ) {
+        continue;
+      }
+      throw e;
     } finally {
       budget = null;
     }
@@ -578,7 +605,7 @@ function check(
       property,
       counterexample: details.counterexample?.[0],
       reason: error instanceof Error ? error.message : String(error),
-      replay: { seed: details.seed, path: details.counterexamplePath ?? "" },
+      replay: { seed: details.seed, path: details.counterexamplePath ?? "", property },
     });
   }
   if (failures.length > 0) {
