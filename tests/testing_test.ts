@@ -230,6 +230,15 @@ describe("the testing kit catches broken resolvers", () => {
     });
   }
 
+  it("bounds shrinking: with few runs too, a failing run calls the resolver at most twice as often", () => {
+    const options = { seed, numRuns: 10 };
+    const passing = callsOf(resolveTools, options).calls;
+    const reversed: ResolverUnderTest = (root, lookup) =>
+      [...resolveTools(root, lookup).values()].reverse();
+    const failing = callsOf(reversed, options, "keeps first position").calls;
+    assert.ok(failing <= 2 * passing, `${failing} calls against ${passing} passing`);
+  });
+
   it("reports a shrunk counterexample, the reason and a replay seed", () => {
     assert.throws(
       () => assertResolverInvariants(naiveResolver("_anon_ 1-based"), { seed: 42, numRuns: 200 }),
