@@ -18,6 +18,9 @@
  *   prints `{ ok: true }`, or fails with fast-check's report.
  * - `cli <args>...`: run the `skillset` CLI in-process (no colour); its
  *   output as it is, its exit code as the child's.
+ * - `check <module> <export> <json args>`: call the export of `tests/<module>`
+ *   with the arguments (see `runLarge` in `tests/_large.ts`); prints
+ *   `{ ok: true }` when it returns.
  *
  * @module
  */
@@ -95,6 +98,15 @@ switch (mode) {
       stderr: (text) => void process.stderr.write(text),
       color: false,
     });
+    break;
+  }
+  case "check": {
+    const [module = "", name = "", json = "[]"] = args;
+    if (!/^_[a-z_]+\.ts$/.test(module)) throw new Error(`Not a tests/ helper: "${module}"`);
+    const checks = await import(new URL(`./${module}`, import.meta.url).href);
+    if (typeof checks[name] !== "function") throw new Error(`No export "${name}" in ${module}`);
+    await checks[name](...JSON.parse(json));
+    print({ ok: true });
     break;
   }
   default:

@@ -40,6 +40,7 @@ import {
 } from "../mod.ts";
 import { loadSkillFolder } from "../lib/load.ts";
 import { seed } from "./_fc.ts";
+import { checkManyFiles, runLarge } from "./_large.ts";
 import { runChild, startChild } from "./_spawn.ts";
 import { link, write } from "./_tree.ts";
 
@@ -440,39 +441,9 @@ describe("attack 7: names", () => {
 });
 
 describe("attack 8: unbounded output", () => {
-  it("a skill of 100,000 files gives a capped manifest that says how many more there are and pages", () => {
-    const files = new Map<string, string>();
-    for (let i = 0; i < 100_000; i++) files.set(`references/f${String(i).padStart(6, "0")}.md`, "");
-    files.set("assets/a.png", "");
-    const bundle = createBundle({
-      frontmatter: { name: "many", description: "d" },
-      instructions: "",
-      files,
-    });
-    const first = activateSkill(bundle);
-    assert.equal(first.resources.references.length, 500);
-    assert.deepEqual(first.not_shown, { root: 0, references: 99_500, assets: 0, scripts: 0 });
-    assert.equal(first.next_offset, 500);
-    const text = renderActivation(first);
-    assert.ok(text.length < 40_000, `${text.length} characters`);
-    assert.ok(
-      text.includes(
-        "  ... 99500 more files not shown (activate again with offset 500 to list the next ones)",
-      ),
-    );
-    const seen: string[] = [];
-    for (let offset: number | null | undefined = 0; offset !== null;) {
-      const page = activateSkill(bundle, { offset: offset!, max_entries: 20_000 });
-      seen.push(...page.resources.references.map((e) => e.path));
-      offset = page.next_offset;
-    }
-    assert.deepEqual(seen, [...files.keys()].filter((p) => p.startsWith("references/")));
-    const tool = handleSkillTool({ skill: "many", offset: 99_900 }, {
-      skills: [bundle],
-      max_manifest_entries: 100,
-    });
-    assert.ok(tool.content.includes("references/f099999.md"));
-    assert.ok(!tool.content.includes("more files not shown"));
+  it("a skill of 100,000 files gives a capped manifest that says how many more there are and pages (2,000 first)", () => {
+    checkManyFiles(2_000);
+    runLarge("_large.ts", "checkManyFiles", [100_000]);
   });
 });
 

@@ -53,9 +53,7 @@ function unavailable(): string | null {
 const skip = unavailable();
 
 describe(
-  skip === null
-    ? "a fresh clone: npm ci, then npx skillset"
-    : `a fresh clone (skipped: ${skip})`,
+  skip === null ? "a fresh clone: npm ci, then npx skillset" : `a fresh clone (skipped: ${skip})`,
   () => {
     if (skip !== null) {
       it.skip("clones, installs offline and runs the bin", () => {});
