@@ -31,6 +31,34 @@ function command(script: string, args: readonly string[]): [string, string[]] {
   }
 }
 
+/**
+ * Why a child run as `uid`/`gid` could not run `tests/_child.ts` and read
+ * `paths` (its checkout may sit in a folder only its owner can enter, such as
+ * a clone under a 0700 temporary folder), or null when it can. Checked by
+ * running the runtime itself as that user.
+ *
+ * @param uid The user to run as.
+ * @param gid The group to run as.
+ * @param paths What else the child must read (the test's own folders).
+ * @returns The reason to skip, or null.
+ */
+export function unreadableBy(
+  uid: number,
+  gid: number,
+  paths: readonly string[] = [],
+): string | null {
+  const needed = [CHILD, TSX, ...paths];
+  const probe = `import("node:fs").then((fs) => { for (const p of ${
+    JSON.stringify(needed)
+  }) fs.accessSync(p, 4); })`;
+  const args = RUNTIME === "deno" ? ["eval", probe] : ["-e", probe];
+  const result = spawnSync(process.execPath, args, { uid, gid, encoding: "utf8", timeout: 30_000 });
+  if (result.status === 0) return null;
+  const why = `${result.error?.message ?? ""}\n${result.stderr ?? ""}`.split("\n")
+    .find((l) => /EACCES|denied/i.test(l))?.trim() ?? `exit ${result.status}`;
+  return `user ${uid} cannot read what the child needs (${why}): the checkout is in a folder that user cannot enter`;
+}
+
 /** What a child printed, and how it ended (`code` is null when the timeout killed it). */
 export interface ChildResult {
   readonly code: number | null;
