@@ -23,14 +23,12 @@ import { join } from "node:path";
 import process from "node:process";
 import {
   activateSkill,
-  createBundle,
   decodeBase64,
   ExecutionError,
   handleSkillTool,
   InvalidResourcePathError,
   type ReadOptions,
   readResource,
-  renderActivation,
   ResourceNotFoundError,
   type ResourceRead,
   ResourceReadError,
@@ -352,7 +350,8 @@ describe("attack 5: file-system failures are typed and name no host path", () =>
     );
   });
 
-  // The child runs as nobody when the tests run as root: it must be able to read the checkout.
+  // The child runs as nobody when the tests run as root: that user must be able to start the
+  // runtime and reach the temporary folder (runChild stages the child where it can read it).
   const unprivileged = isRoot ? unreadableBy(65534, 65534, [tmpdir()]) : null;
   (unprivileged === null ? it : it.skip)(
     `an unreadable file (as an unprivileged user)${

@@ -93,7 +93,8 @@ describe("CLI: one failure does not hide the rest", () => {
     assert.match(folder.stdout, /<name>a<\/name>[\s\S]*<name>c<\/name>/);
   });
 
-  // The child runs as nobody when the tests run as root: it must be able to read the checkout.
+  // The child runs as nobody when the tests run as root: that user must be able to start the
+  // runtime and reach the temporary folder (runChild stages the child where it can read it).
   const unprivileged = process.getuid?.() === 0 ? unreadableBy(65534, 65534, [tmpdir()]) : null;
   (unprivileged === null ? it : it.skip)(
     `validate and to-prompt report every skill, also after one that cannot be read (EACCES)${
