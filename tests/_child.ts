@@ -29,7 +29,8 @@ import { spawnSync } from "node:child_process";
 import process from "node:process";
 import { activateSkill, handleSkillTool, readResource, renderActivation } from "../mod.ts";
 import { loadSkillFolder } from "../lib/load.ts";
-import { main } from "../lib/cli.ts";
+// From the CLI's module, not lib/cli.ts, which runs the CLI when it is the main module (as in a bundle).
+import { main } from "../lib/cli/main.ts";
 import { checkSwapProperty } from "./_swap_property.ts";
 
 function errorOf(e: unknown): { name: string; code: unknown; message: string } {
