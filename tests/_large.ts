@@ -10,7 +10,8 @@
  */
 import assert from "node:assert/strict";
 import { activateSkill, createBundle, handleSkillTool, renderActivation } from "../mod.ts";
-import { resolveTools, type Skill } from "../mod.ts";
+import { resolveTools } from "../mod.ts";
+import { includeChain } from "../lib/testing.ts";
 import { seed } from "./_fc.ts";
 import { runChild } from "./_spawn.ts";
 
@@ -57,15 +58,8 @@ export function runLarge(
  * @param n The length of the chain.
  */
 export function checkChain(n: number): void {
-  const skills = new Map<string, Skill>();
-  for (let i = 0; i < n; i++) {
-    skills.set(`chain/s${i}`, {
-      name: `chain/s${i}`,
-      ...(i + 1 < n ? { includes: [`chain/s${i + 1}`] } : {}),
-      tool_refs: ["shared", `t${i}`],
-    });
-  }
-  const tools = resolveTools(skills.get("chain/s0")!, skills);
+  const { root, lookup: skills } = includeChain(n);
+  const tools = resolveTools(root, skills);
   assert.equal(tools.size, n + 1);
   const keys = [...tools.keys()];
   assert.deepEqual(keys.slice(0, 3), ["shared", `t${n - 1}`, `t${n - 2}`]);

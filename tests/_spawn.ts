@@ -61,7 +61,8 @@ export function unreadableBy(
   });
   if (result.status === 0) return null;
   const why = `${result.error?.message ?? ""}\n${result.stderr ?? ""}`.split("\n")
-    .find((l) => /EACCES|denied/i.test(l))?.trim() ?? `exit ${result.status}`;
+    .find((l) => /EACCES|denied/i.test(l))?.trim() ??
+    `it exited with ${result.status ?? result.signal ?? "no status: it could not start"}`;
   return `user ${uid} cannot run ${RUNTIME} or read ${paths.join(", ")} (${why})`;
 }
 
