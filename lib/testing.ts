@@ -10,7 +10,7 @@
  * import { resolveTools } from "../mod.ts";
  *
  * // Throws InvariantViolationError with a shrunk counterexample when a law breaks.
- * assertResolverInvariants((root, lookup) => resolveTools(root, lookup).values(), { numRuns: 20 });
+ * assertResolverInvariants(resolveTools, { numRuns: 20 });
  * ```
  *
  * @module
@@ -42,5 +42,6 @@ export type {
   InvariantOptions,
   InvariantProperty,
   ResolverProperty,
+  ResolverResult,
   ResolverUnderTest,
 } from "./testing/_properties.ts";
