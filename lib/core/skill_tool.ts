@@ -7,11 +7,17 @@
  * @module
  */
 import { deepFreeze } from "./_deep_freeze.ts";
-import { escapeControls, quoteShort } from "./_text.ts";
+import { escapeControls, foldDescription, quoteShort } from "./_text.ts";
 import { activateSkill, renderActivation } from "./activate.ts";
 import type { SkillBundle } from "./bundle.ts";
 import { formatLocation, type SourceLocation, withoutLocation } from "./errors.ts";
 import type { SafetyFlags } from "./gate.ts";
+import {
+  isTrustedSkill,
+  type PolicySkill,
+  type ToolPolicyMode,
+  type ToolTrust,
+} from "./policy/tool_policy.ts";
 import {
   DEFAULT_MAX_PAGE_BYTES,
   MIN_PAGE_BYTES,
@@ -90,6 +96,10 @@ export interface SkillToolContext {
   readonly max_page_bytes?: number;
   /** The most manifest entries per class in an activation; default 500. */
   readonly max_manifest_entries?: number;
+  /** The host's tool policy mode: an activation then lists the skill's allowed tools and the mode. */
+  readonly tool_policy?: ToolPolicyMode;
+  /** Whose `allowed-tools` count, as the policy's `trusted`; default `true` (local skills only). */
+  readonly trusted?: ToolTrust;
 }
 
 /** Options of {@linkcode skillToolDefinition}. */
@@ -143,7 +153,7 @@ export function skillToolDefinition(
   const names = [...byName.keys()];
   const catalog = [...byName.values()].map((s) =>
     `- ${escapeControls(s.name)}${
-      s.description === undefined ? "" : `: ${escapeControls(s.description)}`
+      s.description === undefined ? "" : `: ${escapeControls(foldDescription(s.description))}`
     }`
   );
   const description = [
@@ -254,6 +264,10 @@ export function handleSkillTool(input: unknown, context: SkillToolContext): Skil
         ...(context.max_manifest_entries === undefined
           ? {}
           : { max_entries: context.max_manifest_entries }),
+        ...(context.tool_policy === undefined ? {} : {
+          tool_policy: context.tool_policy,
+          trusted: isTrustedSkill(bundle as PolicySkill, context.trusted ?? true),
+        }),
       })));
     }
     const page = readResource(bundle, request.resource, {
