@@ -21,6 +21,9 @@
  *   prints `{ ok: true }`, or fails with fast-check's report.
  * - `cli <args>...`: run the `skillset` CLI in-process (no colour); its
  *   output as it is, its exit code as the child's.
+ * - `write-lock <path> <tag> <times>`: write a large lockfile whose skills
+ *   are named after `<tag>` to `<path>`, `<times>` times, the way
+ *   `skillset lock` writes (temporary file, then rename); prints `{ done }`.
  * - `check <module> <export> <json args>`: call the export of `tests/<module>`
  *   with the arguments (see `runLarge` in `tests/_large.ts`); prints
  *   `{ ok: true }` when it returns.
@@ -30,7 +33,14 @@
 import { renameSync, symlinkSync, unlinkSync, writeFileSync } from "node:fs";
 import { spawnSync } from "node:child_process";
 import process from "node:process";
-import { activateSkill, handleSkillTool, readResource, renderActivation } from "../mod.ts";
+import {
+  activateSkill,
+  createLockfile,
+  handleSkillTool,
+  readResource,
+  renderActivation,
+} from "../mod.ts";
+import { writeLockfile } from "../lib/fs/trust.ts";
 import { loadSkillFolder } from "../lib/load.ts";
 // From the CLI's module, not lib/cli.ts, which runs the CLI when it is the main module (as in a bundle).
 import { main } from "../lib/cli/main.ts";
@@ -109,6 +119,25 @@ switch (mode) {
   case "swap-property": {
     checkSwapProperty(args[0]!);
     print({ ok: true });
+    break;
+  }
+  case "write-lock": {
+    const [path = "", tag = "", times = "1"] = args;
+    const digest = `sha256:${"0".repeat(64)}`;
+    const files = Array.from(
+      { length: 2000 },
+      (_, i) => ({ path: `references/${tag}-${i}.md`, size: i, digest }),
+    );
+    const lock = createLockfile([{
+      name: tag,
+      scope: "p",
+      source: tag,
+      digest,
+      frontmatter_digest: digest,
+      files,
+    }]);
+    for (let i = 0; i < Number(times); i++) writeLockfile(path, lock);
+    print({ done: Number(times) });
     break;
   }
   case "cli": {
