@@ -186,6 +186,13 @@ function targets(files: readonly ResultsFile[]): Target[] {
       values: per((file) => lib(file, DISCOVER_WORKLOAD, DISCOVER_CASE, DISCOVER_BARE_CASE)),
     },
     {
+      what: "skillset --version through the installed bin ÷ node -e 0 (Node processes)",
+      bound: 1.5,
+      values: per((file) =>
+        lib(file, CLI_START_WORKLOAD, "skillset --version (installed bin)", "node -e 0")
+      ),
+    },
+    {
       what: "lock of 1,000 skills (200 MiB) ÷ sha256sum of the same files",
       bound: 1.5,
       values: per((file) => lib(file, LOCK_WORKLOAD, LOCK_CASE, LOCK_FLOOR_CASE)),
@@ -301,6 +308,8 @@ export const VALIDATE_CASE = "validatePaths";
 export const LISTING_CASE = "bound: readdir of each skill's 4 folders";
 export const FS_FLOOR_CASE = "bound: readdir of 4 folders + stat of each file + read of SKILL.md";
 export const CATALOG_WORKLOAD = "skill catalog: load + resolve";
+/** The CLI start workload of `bench/cli_start_bench.ts`. */
+export const CLI_START_WORKLOAD = "CLI start to exit (Node processes)";
 export const PARSE_CASE = "parse (loadCatalog)";
 export const RESOLVE_CASE = "resolve (resolveTools)";
 /** The tool policy: deciding calls on a compiled policy, against its floor. */

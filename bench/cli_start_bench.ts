@@ -16,6 +16,7 @@ import process from "node:process";
 import { pathToFileURL } from "node:url";
 import { packAndInstall, ROOT } from "../tests/_package.ts";
 import { timeGroup } from "./_harness.ts";
+import { CLI_START_WORKLOAD } from "./_report.ts";
 
 if ("Deno" in globalThis || "Bun" in globalThis) {
   console.log("cli_start: measures Node processes; see the Node run");
@@ -35,7 +36,7 @@ function start(command: string, args: readonly string[]): void {
   if (result.status !== 0) throw new Error(`${command} ${args.join(" ")} exited ${result.status}`);
 }
 
-await timeGroup("cli_start", "CLI start to exit (Node processes)", 1, [
+await timeGroup("cli_start", CLI_START_WORKLOAD, 1, [
   { name: "node -e 0", fn: () => start(process.execPath, ["-e", "0"]), baseline: true },
   // For scale: the part of `resolve` that is only loading the yaml package.
   { name: "node importing yaml", fn: () => start(process.execPath, ["-e", 'require("yaml")']) },

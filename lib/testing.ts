@@ -11,7 +11,7 @@
  * import { resolveTools } from "../mod.ts";
  *
  * // Throws InvariantViolationError with a shrunk counterexample when a law breaks.
- * assertResolverInvariants((root, lookup) => resolveTools(root, lookup).values(), { numRuns: 20 });
+ * assertResolverInvariants(resolveTools, { numRuns: 20 });
  * ```
  *
  * @module
@@ -43,6 +43,7 @@ export type {
   InvariantOptions,
   InvariantProperty,
   ResolverProperty,
+  ResolverResult,
   ResolverUnderTest,
 } from "./testing/_properties.ts";
 export {

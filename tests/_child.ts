@@ -24,6 +24,9 @@
  * - `write-lock <path> <tag> <times>`: write a large lockfile whose skills
  *   are named after `<tag>` to `<path>`, `<times>` times, the way
  *   `skillset lock` writes (temporary file, then rename); prints `{ done }`.
+ * - `check <module> <export> <json args>`: call the export of `tests/<module>`
+ *   with the arguments (see `runLarge` in `tests/_large.ts`); prints
+ *   `{ ok: true }` when it returns.
  *
  * @module
  */
@@ -39,7 +42,8 @@ import {
 } from "../mod.ts";
 import { writeLockfile } from "../lib/fs/trust.ts";
 import { loadSkillFolder } from "../lib/load.ts";
-import { main } from "../lib/cli.ts";
+// From the CLI's module, not lib/cli.ts, which runs the CLI when it is the main module (as in a bundle).
+import { main } from "../lib/cli/main.ts";
 import { checkSwapProperty } from "./_swap_property.ts";
 
 function errorOf(e: unknown): { name: string; code: unknown; message: string } {
@@ -142,6 +146,15 @@ switch (mode) {
       stderr: (text) => void process.stderr.write(text),
       color: false,
     });
+    break;
+  }
+  case "check": {
+    const [module = "", name = "", json = "[]"] = args;
+    if (!/^_[a-z_]+\.ts$/.test(module)) throw new Error(`Not a tests/ helper: "${module}"`);
+    const checks = await import(new URL(`./${module}`, import.meta.url).href);
+    if (typeof checks[name] !== "function") throw new Error(`No export "${name}" in ${module}`);
+    await checks[name](...JSON.parse(json));
+    print({ ok: true });
     break;
   }
   default:

@@ -37,7 +37,7 @@ export function ok(result: Run): string {
 }
 
 /**
- * `npm pack` into `temp` (prepack builds dist/, so the tarball is fresh), then
+ * `npm pack` into `temp` (its prepare script builds dist/, so the tarball is fresh), then
  * `npm ci --offline` of a project depending on the tarball (and on
  * fast-check, for `skillset/testing`).
  *

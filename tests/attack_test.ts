@@ -22,14 +22,12 @@ import { join } from "node:path";
 import process from "node:process";
 import {
   activateSkill,
-  createBundle,
   decodeBase64,
   ExecutionError,
   handleSkillTool,
   InvalidResourcePathError,
   type ReadOptions,
   readResource,
-  renderActivation,
   ResourceNotFoundError,
   type ResourceRead,
   ResourceReadError,
@@ -39,7 +37,8 @@ import {
 } from "../mod.ts";
 import { loadSkillFolder } from "../lib/load.ts";
 import { seed } from "./_fc.ts";
-import { exited, firstOutput, runChild, startChild } from "./_spawn.ts";
+import { checkManyFiles, runLarge } from "./_large.ts";
+import { exited, firstOutput, runChild, startChild, unreadableBy } from "./_spawn.ts";
 import { link, write } from "./_tree.ts";
 
 let temp = "";
@@ -333,22 +332,30 @@ describe("attack 5: file-system failures are typed and name no host path", () =>
     );
   });
 
-  it("an unreadable file (as an unprivileged user)", () => {
-    const dir = skillFolder("unreadable", { "references/a.md": "a\n" });
-    chmodSync(temp, 0o755); // the child may run as nobody: let it reach the folder
-    chmodSync(join(dir, "references", "a.md"), 0o000);
-    const result = runChild(
-      ["read", dir, "references/a.md"],
-      CHILD_TIMEOUT,
-      isRoot ? { uid: 65534, gid: 65534 } : {},
-    );
-    assert.equal(result.code, 0, result.stderr);
-    assert.deepEqual(lastLine(result.stdout).error, {
-      name: "ResourceReadError",
-      code: "RESOURCE_UNREADABLE",
-      message: 'Cannot read "references/a.md": permission denied',
-    });
-  });
+  // The child runs as nobody when the tests run as root: that user must be able to start the
+  // runtime and reach the temporary folder (runChild stages the child where it can read it).
+  const unprivileged = isRoot ? unreadableBy(65534, 65534, [tmpdir()]) : null;
+  (unprivileged === null ? it : it.skip)(
+    `an unreadable file (as an unprivileged user)${
+      unprivileged === null ? "" : ` (skipped: ${unprivileged})`
+    }`,
+    () => {
+      const dir = skillFolder("unreadable", { "references/a.md": "a\n" });
+      chmodSync(temp, 0o755); // the child may run as nobody: let it reach the folder
+      chmodSync(join(dir, "references", "a.md"), 0o000);
+      const result = runChild(
+        ["read", dir, "references/a.md"],
+        CHILD_TIMEOUT,
+        isRoot ? { uid: 65534, gid: 65534 } : {},
+      );
+      assert.equal(result.code, 0, result.stderr);
+      assert.deepEqual(lastLine(result.stdout).error, {
+        name: "ResourceReadError",
+        code: "RESOURCE_UNREADABLE",
+        message: 'Cannot read "references/a.md": permission denied',
+      });
+    },
+  );
 
   it("invalid UTF-8 appearing after loading is read as base64, not thrown", () => {
     const dir = skillFolder("turned", { "assets/a.txt": "plain text\n" });
@@ -422,39 +429,9 @@ describe("attack 7: names", () => {
 });
 
 describe("attack 8: unbounded output", () => {
-  it("a skill of 100,000 files gives a capped manifest that says how many more there are and pages", () => {
-    const files = new Map<string, string>();
-    for (let i = 0; i < 100_000; i++) files.set(`references/f${String(i).padStart(6, "0")}.md`, "");
-    files.set("assets/a.png", "");
-    const bundle = createBundle({
-      frontmatter: { name: "many", description: "d" },
-      instructions: "",
-      files,
-    });
-    const first = activateSkill(bundle);
-    assert.equal(first.resources.references.length, 500);
-    assert.deepEqual(first.not_shown, { root: 0, references: 99_500, assets: 0, scripts: 0 });
-    assert.equal(first.next_offset, 500);
-    const text = renderActivation(first);
-    assert.ok(text.length < 40_000, `${text.length} characters`);
-    assert.ok(
-      text.includes(
-        "  ... 99500 more files not shown (activate again with offset 500 to list the next ones)",
-      ),
-    );
-    const seen: string[] = [];
-    for (let offset: number | null | undefined = 0; offset !== null;) {
-      const page = activateSkill(bundle, { offset: offset!, max_entries: 20_000 });
-      seen.push(...page.resources.references.map((e) => e.path));
-      offset = page.next_offset;
-    }
-    assert.deepEqual(seen, [...files.keys()].filter((p) => p.startsWith("references/")));
-    const tool = handleSkillTool({ skill: "many", offset: 99_900 }, {
-      skills: [bundle],
-      max_manifest_entries: 100,
-    });
-    assert.ok(tool.content.includes("references/f099999.md"));
-    assert.ok(!tool.content.includes("more files not shown"));
+  it("a skill of 100,000 files gives a capped manifest that says how many more there are and pages (2,000 first)", () => {
+    checkManyFiles(2_000);
+    runLarge("_large.ts", "checkManyFiles", [100_000]);
   });
 });
 

@@ -156,9 +156,55 @@ console.log([...resolveTools(catalog.skills.get("local/pdf-tools")!, catalog.ski
       assert.match(out, /^read_file,write_file,.*mcp:github\/create_issue/);
     });
 
-    it("(d) type-checks a strict TypeScript consumer against the shipped .d.ts", () => {
+    // A strict consumer of all five entry points, type-checked with each TypeScript the
+    // package supports, with and without Node's types in scope, and without skipLibCheck:
+    // the shipped .d.ts and those of the dependencies they reach must check as they are.
+    const CONSUMER =
+      `import { type ResolvedToolEntry, resolveTools, type Skill, SkillCycleError } from "skillset";
+import { loadCatalog, type Catalog } from "skillset/load";
+import { catalogArbitrary, resolverProperties, assertResolverInvariants } from "skillset/testing";
+import { main, type CliIO } from "skillset/cli";
+import { McpSkillError, type SkillServer, serveSkills } from "skillset/mcp";
+import fc from "fast-check";
+
+const skill: Skill = { name: "local/a", tool_refs: ["x"] };
+const entries: ResolvedToolEntry[] = [...resolveTools(skill, {}).values()];
+const kind: "tool_ref" | "inline" | "mcp" | "agent_skill" = entries[0]!.kind;
+const catalog: Catalog = loadCatalog("catalog.yaml");
+const error: SkillCycleError | undefined = undefined;
+fc.assert(fc.property(catalogArbitrary({ maxSkills: 3 }), (c) => c.root.name.length > 0));
+fc.assert(resolverProperties((root, lookup) => resolveTools(root, lookup).values())["keeps first position"]);
+assertResolverInvariants(resolveTools, { numRuns: 1 });
+const io: CliIO = { stdout: () => {}, stderr: () => {}, color: false };
+const code: number = main(["--version"], io);
+const serve: typeof serveSkills = serveSkills;
+const server: SkillServer | undefined = undefined;
+const mcpError: string = new McpSkillError("UNLISTED_FILE", "m").code;
+// @ts-expect-error: tool_refs is a list of names
+const bad: Skill = { name: "local/b", tool_refs: "x" };
+export { bad, catalog, code, error, kind, mcpError, serve, server };
+`;
+    const COMPILERS: [string, string][] = [
+      ["TypeScript 7", join(ROOT, "node_modules", "typescript", "bin", "tsc")],
+      ["TypeScript 5.9", join(ROOT, "node_modules", "typescript-5.9", "bin", "tsc")],
+    ];
+    /** The consumer without skillset/mcp (whose dependency's declarations need Node's types). */
+    const WITHOUT_MCP = CONSUMER.split("\n")
+      .filter((l) => !/skillset\/mcp|McpSkillError|serveSkills|SkillServer/.test(l))
+      .join("\n").replace(", mcpError, serve, server", "");
+
+    function typeCheck(
+      compiler: string,
+      types: string[] | undefined,
+      source: string,
+    ): Run {
+      const tsc = COMPILERS.find(([c]) => c === compiler)![1];
+      const name = `${compiler.replace(/\W/g, "")}-${
+        types?.join("") ?? "default"
+      }-${source.length}`;
+      writeFileSync(join(project, `${name}.ts`), source);
       writeFileSync(
-        join(project, "tsconfig.json"),
+        join(project, `tsconfig.${name}.json`),
         JSON.stringify({
           compilerOptions: {
             target: "ES2023",
@@ -169,38 +215,40 @@ console.log([...resolveTools(catalog.skills.get("local/pdf-tools")!, catalog.ski
             noUncheckedIndexedAccess: true,
             noEmit: true,
             skipLibCheck: false,
-            types: [],
+            ...(types === undefined ? {} : { types }),
+            // Where this repository's @types/node is, as a consumer's own node_modules/@types.
             typeRoots: [join(ROOT, "node_modules", "@types")],
           },
-          files: ["consumer.ts"],
+          files: [`${name}.ts`],
         }),
       );
-      writeFileSync(
-        join(project, "consumer.ts"),
-        `import { type ResolvedToolEntry, resolveTools, type Skill, SkillCycleError } from "skillset";
-import { loadCatalog, type Catalog } from "skillset/load";
-import { catalogArbitrary, resolverProperties } from "skillset/testing";
-import fc from "fast-check";
+      const version = ok(run(process.execPath, [tsc, "--version"], project));
+      assert.match(version, compiler === "TypeScript 7" ? /^Version 7\./ : /^Version 5\.9\./);
+      return run(process.execPath, [tsc, "-p", `tsconfig.${name}.json`], project);
+    }
 
-const skill: Skill = { name: "local/a", tool_refs: ["x"] };
-const entries: ResolvedToolEntry[] = [...resolveTools(skill, {}).values()];
-const kind: "tool_ref" | "inline" | "mcp" | "agent_skill" = entries[0]!.kind;
-const catalog: Catalog = loadCatalog("catalog.yaml");
-const error: SkillCycleError | undefined = undefined;
-fc.assert(fc.property(catalogArbitrary({ maxSkills: 3 }), (c) => c.root.name.length > 0));
-fc.assert(resolverProperties((root, lookup) => resolveTools(root, lookup).values())["keeps first position"]);
-// @ts-expect-error: tool_refs is a list of names
-const bad: Skill = { name: "local/b", tool_refs: "x" };
-export { bad, catalog, error, kind };
-`,
-      );
-      ok(
-        run(
-          process.execPath,
-          [join(ROOT, "node_modules", "typescript", "bin", "tsc"), "-p", "."],
-          project,
-        ),
-      );
+    for (const [compiler] of COMPILERS) {
+      it(`(d) type-checks a strict consumer of all five entry points with ${compiler} and "types": ["node"]`, () => {
+        ok(typeCheck(compiler, ["node"], CONSUMER));
+      });
+    }
+
+    it('(d) type-checks it with TypeScript 5.9 and no "types" (every installed @types package is in scope)', () => {
+      ok(typeCheck("TypeScript 5.9", undefined, CONSUMER));
+    });
+
+    it("(d) with TypeScript 7 and no \"types\" (none in scope), only skillset/mcp needs Node's types, for the MCP SDK's Buffer", () => {
+      ok(typeCheck("TypeScript 7", undefined, WITHOUT_MCP));
+      const failed = typeCheck("TypeScript 7", undefined, CONSUMER);
+      assert.notEqual(failed.code, 0, failed.stdout);
+      const errors = failed.stdout.split("\n").filter((l) => l.includes("error TS"));
+      assert.ok(errors.length > 0, failed.stdout);
+      for (const error of errors) {
+        assert.match(
+          error,
+          /^node_modules\/@modelcontextprotocol\/(client|server)\/dist\/[^(]+\.d\.mts\(\d+,\d+\): error TS2591: Cannot find name 'Buffer'/,
+        );
+      }
     });
   },
 );

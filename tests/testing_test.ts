@@ -9,6 +9,8 @@ import {
   type GateProperty,
   type GateVerdict,
   includeChain,
+  type InvariantFailure,
+  type InvariantOptions,
   InvariantViolationError,
   referenceNormalize,
   referenceWriteLog,
@@ -33,13 +35,23 @@ type ResolverBug =
   | "first metadata wins"
   | "overrides from the including skill"
   | "_anon_ 1-based"
-  | "MCP server without a tool list adds an entry";
+  | "MCP server without a tool list adds an entry"
+  | "cycle path without its closing repeat"
+  | "output in a plain object";
 
 /** The seed's recursion with one bug switched on (or none). */
 function naiveResolver(bug?: ResolverBug): ResolverUnderTest {
   return (root, lookup) => {
     const out = new Map<string, ResolvedToolEntry>();
+    // A plain object for the output, as a hurried JavaScript resolver might keep it: wrong only
+    // for names such as "__proto__" and "toString".
+    const record: Record<string, ResolvedToolEntry> = {};
     const write = (entry: ResolvedToolEntry): void => {
+      if (bug === "output in a plain object") {
+        if (!(entry.name in record)) out.set(entry.name, entry);
+        record[entry.name] = entry;
+        return;
+      }
       if (bug === "first metadata wins" && out.has(entry.name)) return;
       if (bug === "last position wins") out.delete(entry.name);
       out.set(entry.name, entry);
@@ -48,7 +60,11 @@ function naiveResolver(bug?: ResolverBug): ResolverUnderTest {
     const here: string[] = [];
     const onPath = new Set<string>();
     const visit = (skill: Skill, includer: Skill | undefined): void => {
-      if (onPath.has(skill.name)) throw new SkillCycleError([...here, skill.name]);
+      if (onPath.has(skill.name)) {
+        throw new SkillCycleError(
+          bug === "cycle path without its closing repeat" ? [...here] : [...here, skill.name],
+        );
+      }
       here.push(skill.name);
       onPath.add(skill.name);
       for (const include of skill.includes ?? []) {
@@ -95,6 +111,7 @@ function naiveResolver(bug?: ResolverBug): ResolverUnderTest {
       for (const p of skill.agent_skills ?? []) write(entry(`agent_skill:${p}`, "agent_skill"));
     };
     visit(root, undefined);
+    if (bug === "output in a plain object") return [...out.keys()].map((name) => record[name]!);
     return out.values();
   };
 }
@@ -149,24 +166,79 @@ const RESOLVER_BUGS: [ResolverBug, ResolverProperty][] = [
   ["overrides from the including skill", "takes overrides from the declaring skill"],
   ["_anon_ 1-based", "forms keys by kind"],
   ["MCP server without a tool list adds an entry", "forms keys by kind"],
+  ["cycle path without its closing repeat", "reports a cycle with its path"],
 ];
+
+/** The names the generator uses as decoys: prototype keys and look-alikes. */
+const DECOYS = /"(__proto__|toString|hasOwnProperty|constructor|local\/constructor)"/;
+
+/** The failure of `law` in what `run` threw. */
+function failureOf(run: () => void, law: ResolverProperty): InvariantFailure {
+  try {
+    run();
+  } catch (e) {
+    assert.ok(e instanceof InvariantViolationError, String(e));
+    const failure = e.failures.find((f) => f.property === law);
+    assert.ok(failure !== undefined, `failed: ${e.failures.map((f) => f.property).join(", ")}`);
+    return failure;
+  }
+  assert.fail(`"${law}" held`);
+}
+
+/**
+ * Run the kit on `resolve`, counting its calls; with `law`, the failure of that law (which must
+ * fail).
+ */
+function callsOf(
+  resolve: ResolverUnderTest,
+  options: InvariantOptions,
+  law?: ResolverProperty,
+): { calls: number; failure: InvariantFailure | undefined } {
+  let calls = 0;
+  const counted: ResolverUnderTest = (root, lookup) => {
+    calls++;
+    return resolve(root, lookup);
+  };
+  const run = () => assertResolverInvariants(counted, options);
+  if (law === undefined) {
+    failedProperties(run);
+    return { calls, failure: undefined };
+  }
+  const failure = failureOf(run, law);
+  return { calls, failure };
+}
 
 describe("the testing kit catches broken resolvers", () => {
   it("passes the plain recursion except for its recursion limit (sanity check of the kit)", () => {
     assert.deepEqual(
-      failedProperties(() => assertResolverInvariants(naiveResolver(), { seed, numRuns: 100 })),
+      failedProperties(() => assertResolverInvariants(naiveResolver(), { seed, numRuns: 200 })),
       ["has no recursion limit (100k chain)"],
     );
   });
 
+  /** How often the kit calls a resolver that passes (but for the chain), with the bugs' options. */
+  let passing: number | undefined;
+  const passingCalls = (): number => {
+    if (passing === undefined) passing = callsOf(naiveResolver(), { seed, numRuns: 200 }).calls;
+    return passing;
+  };
+
   for (const [bug, law] of RESOLVER_BUGS) {
-    it(`catches "${bug}" by "${law}"`, () => {
-      const failed = failedProperties(() =>
-        assertResolverInvariants(naiveResolver(bug), { seed, numRuns: 200 })
-      );
-      assert.ok(failed.includes(law), `failed: ${failed.join(", ")}`);
+    it(`catches "${bug}" by "${law}", shrunk without decoy names, in at most twice the calls`, () => {
+      const { calls, failure } = callsOf(naiveResolver(bug), { seed, numRuns: 200 }, law);
+      assert.doesNotMatch(JSON.stringify(failure!.counterexample), DECOYS);
+      assert.ok(calls <= 2 * passingCalls(), `${calls} calls against ${passingCalls()} passing`);
     });
   }
+
+  it("bounds shrinking: with few runs too, a failing run calls the resolver at most twice as often", () => {
+    const options = { seed, numRuns: 10 };
+    const passing = callsOf(resolveTools, options).calls;
+    const reversed: ResolverUnderTest = (root, lookup) =>
+      [...resolveTools(root, lookup).values()].reverse();
+    const failing = callsOf(reversed, options, "keeps first position").calls;
+    assert.ok(failing <= 2 * passing, `${failing} calls against ${passing} passing`);
+  });
 
   it("reports a shrunk counterexample, the reason and a replay seed", () => {
     assert.throws(
@@ -196,6 +268,109 @@ describe("the testing kit catches broken resolvers", () => {
     assertResolverInvariants((root, lookup) => resolveTools(root, lookup).values(), {
       seed,
       numRuns: 50,
+    });
+  });
+});
+
+describe("the testing kit takes what users pass it", () => {
+  const entries = (root: Skill, lookup: ReadonlyMap<string, Skill>) =>
+    resolveTools(root, lookup).values();
+  const shapes: [string, ResolverUnderTest][] = [
+    ["the OrderedMap resolveTools returns", resolveTools],
+    ["a Map", (root, lookup) => new Map(resolveTools(root, lookup))],
+    ["an iterator of entries", entries],
+    ["an array of entries", (root, lookup) => [...entries(root, lookup)]],
+    ["an iterator of [name, entry] pairs", (root, lookup) => resolveTools(root, lookup).entries()],
+    ["a generator of [name, entry] pairs", function* (root, lookup) {
+      for (const entry of entries(root, lookup)) yield [entry.name, entry] as const;
+    }],
+  ];
+  for (const [shape, resolve] of shapes) {
+    it(`accepts a resolver returning ${shape}`, () => {
+      assertResolverInvariants(resolve, { seed, numRuns: 20 });
+    });
+  }
+
+  it("refuses a result of another shape with a TypeError saying what came back", () => {
+    const expected =
+      "expected an OrderedMap or Map of entries, an iterable of entries (such as a Map's values()) " +
+      "or an iterable of [name, entry] pairs";
+    const wrong: [string, unknown][] = [
+      ["undefined", undefined],
+      ["null", null],
+      ['the string "read_file"', "read_file"],
+      ["the number 3", 3],
+      ["a plain object", { read_file: {} }],
+      ["an object of class Promise", Promise.resolve([])],
+      ['an iterable holding the string "read_file" at position 0', ["read_file"]],
+      ["an iterable holding an array of 3 items at position 1", [
+        { name: "a" },
+        ["b", { name: "b" }, 1],
+      ]],
+      ["an iterable holding undefined at position 0", [undefined]],
+    ];
+    for (const [what, result] of wrong) {
+      assert.throws(
+        () => assertResolverInvariants(() => result as never, { seed, numRuns: 5 }),
+        { name: "TypeError", message: `Resolver returned ${what}; ${expected}` },
+        what,
+      );
+    }
+    // Also when only some inputs give the wrong shape: the TypeError, not a broken law.
+    assert.throws(
+      () =>
+        assertResolverInvariants(
+          (root, lookup) => root.includes === undefined ? resolveTools(root, lookup) : undefined!,
+          { seed, numRuns: 50 },
+        ),
+      { name: "TypeError", message: `Resolver returned undefined; ${expected}` },
+    );
+  });
+
+  it("reports a pair whose name is not its entry's as a broken law", () => {
+    const failure = failureOf(
+      () =>
+        assertResolverInvariants(
+          (root, lookup) => [...entries(root, lookup)].map((e) => [`${e.name}!`, e] as const),
+          { seed, numRuns: 20 },
+        ),
+      "agrees with the reference",
+    );
+    assert.match(failure.reason, /the entry under key ".*!" is named the same/);
+  });
+
+  it("keeps the decoy names a failure needs", () => {
+    const failure = failureOf(
+      () => assertResolverInvariants(naiveResolver("output in a plain object"), { seed }),
+      "agrees with the reference",
+    );
+    assert.match(JSON.stringify(failure.counterexample), DECOYS);
+  });
+
+  it("replays a failure from its { seed, path }", () => {
+    const bug = naiveResolver("last position wins");
+    const first = failureOf(
+      () => assertResolverInvariants(bug, { seed, numRuns: 200 }),
+      "keeps first position",
+    );
+    assert.equal(first.replay.seed, seed);
+    assert.match(first.replay.path, /^\d+(:\d+)*$/);
+    const again = failureOf(
+      () => assertResolverInvariants(bug, first.replay),
+      "keeps first position",
+    );
+    assert.deepEqual(again.counterexample, first.counterexample);
+    assert.equal(again.reason, first.reason);
+    // Without the law's name, every law whose values the path reaches starts from it.
+    const { property: _, ...seedAndPath } = first.replay;
+    const fromAll = failureOf(
+      () => assertResolverInvariants(bug, seedAndPath),
+      "keeps first position",
+    );
+    assert.deepEqual(fromAll.counterexample, first.counterexample);
+    assert.throws(() => assertResolverInvariants(bug, { property: "keeps last position" }), {
+      name: "RangeError",
+      message: 'Unknown property "keeps last position"',
     });
   });
 });

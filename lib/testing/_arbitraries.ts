@@ -109,11 +109,10 @@ export function catalogArbitrary(options: CatalogOptions = {}): Arbitrary<Genera
     collisions = true,
     prototypeNames = true,
   } = options;
-  const pool = prototypeNames
-    ? [PLAIN_SKILL_NAMES[0]!, ...PROTOTYPE_SKILL_NAMES, ...PLAIN_SKILL_NAMES.slice(1)]
-    : PLAIN_SKILL_NAMES;
-  if (!Number.isInteger(maxSkills) || maxSkills < 1 || maxSkills > pool.length) {
-    throw new RangeError(`maxSkills must be an integer from 1 to ${pool.length}, got ${maxSkills}`);
+  const decoys = prototypeNames ? PROTOTYPE_SKILL_NAMES : [];
+  const poolSize = PLAIN_SKILL_NAMES.length + decoys.length;
+  if (!Number.isInteger(maxSkills) || maxSkills < 1 || maxSkills > poolSize) {
+    throw new RangeError(`maxSkills must be an integer from 1 to ${poolSize}, got ${maxSkills}`);
   }
   if (!Number.isInteger(minDepth) || minDepth < 0 || minDepth >= maxSkills) {
     throw new RangeError(`minDepth must be an integer from 0 to maxSkills - 1, got ${minDepth}`);
@@ -128,41 +127,119 @@ export function catalogArbitrary(options: CatalogOptions = {}): Arbitrary<Genera
   const mcpTools = ["create_issue", "read", ...(prototypeNames ? ["toString"] : [])];
   const agentSkills = ["skills/pdf", "skills/x", ...(prototypeNames ? ["__proto__"] : [])];
   const body = bodyArbitrary(toolNames, servers, mcpTools, agentSkills);
-  return fc.integer({ min: minDepth + 1, max: maxSkills }).chain((n) => {
-    const names = pool.slice(0, n);
-    const target = (i: number): Arbitrary<string> => {
-      const choices: fc.Arbitrary<string>[] = [];
-      const later = names.slice(i + 1);
-      if (later.length > 0) choices.push(fc.constantFrom(...later));
-      if (cycles) choices.push(fc.constantFrom(...names.slice(0, i + 1)));
-      if (unknown) choices.push(fc.constantFrom(...unknownNames.filter((u) => !names.includes(u))));
-      return choices.length === 0 ? fc.constant("") : fc.oneof(...choices);
+  // Every slot up to maxSkills is generated and the first n kept, with no chain: shrinking n keeps
+  // the rest, so a failure that needs one skill shrinks to one. Includes name a skill by an offset
+  // (to a later skill, or with cycles to an earlier one or the skill itself) or an unknown name by
+  // its index; each skill but the root draws a decoy name or a plain one, and shrinking turns
+  // decoys into plain names unless the failure needs them.
+  type Target =
+    | { readonly later: number }
+    | { readonly earlier: number }
+    | { readonly unknown: number };
+  const targets: Arbitrary<Target>[] = [fc.nat(maxSkills).map((later): Target => ({ later }))];
+  if (cycles) targets.push(fc.nat(maxSkills).map((earlier): Target => ({ earlier })));
+  if (unknown) {
+    targets.push(fc.nat(unknownNames.length - 1).map((k): Target => ({ unknown: k })));
+  }
+  const slot = fc.tuple(
+    fc.boolean(),
+    fc.array(fc.tuple(fc.oneof(...targets), fc.boolean()), { maxLength: maxIncludes }),
+    body,
+  );
+  // Three catalogs in four may hold decoys; shrinking tries the catalog without them first (each
+  // decoy replaced by a plain stand-in, everything else the same), so a failure that does not need
+  // them is reported without them.
+  const decoysOn = prototypeNames ? fc.nat(3).map((k) => k > 0) : fc.constant(false);
+  return fc.tuple(
+    decoysOn,
+    fc.integer({ min: minDepth + 1, max: maxSkills }),
+    fc.tuple(...Array.from({ length: maxSkills }, () => slot)),
+  ).map(([on, n, all]) => {
+    const slots = all.slice(0, n);
+    const names = nameSkills(slots.map(([decoy], i) => i > 0 && decoy), decoys);
+    const nameOf = (t: Target, i: number): string | null => {
+      if ("later" in t) return i + 1 < n ? names[i + 1 + t.later % (n - 1 - i)]! : null;
+      if ("earlier" in t) return names[t.earlier % (i + 1)]!;
+      const name = unknownNames[t.unknown]!;
+      return names.includes(name) ? unknownNames[0]! : name;
     };
-    const includes = (i: number): Arbitrary<SkillInclude[]> =>
-      fc.array(
-        fc.tuple(target(i), fc.boolean()).map(([name, short]) => short ? name : { name }),
-        { maxLength: maxIncludes },
-      ).map((list) => {
-        const spine = i < minDepth ? [names[i + 1]!] : [];
-        return [...spine, ...list.filter((inc) => includeOf(inc) !== "")];
+    const included = new Set<string>();
+    const skills = slots.map(([, targets, b], i): Skill => {
+      const spine: SkillInclude[] = i < minDepth ? [names[i + 1]!] : [];
+      const all = [...spine];
+      for (const [t, short] of targets) {
+        const name = nameOf(t, i);
+        if (name !== null) all.push(short ? name : { name });
+      }
+      // Without diamonds, each known skill is included once: by its spine parent, else first come.
+      const inc = diamonds ? all : all.filter((x, position) => {
+        const k = names.indexOf(includeOf(x));
+        if (k < 0) return true;
+        if (k >= 1 && k <= minDepth) return k - 1 === i && position === 0;
+        if (included.has(names[k]!)) return false;
+        included.add(names[k]!);
+        return true;
       });
-    return fc.tuple(...names.map((_, i) => fc.tuple(includes(i), body))).map((parts) => {
-      const included = new Set<string>();
-      const skills = parts.map(([all, b], i): Skill => {
-        // Without diamonds, each known skill is included once: by its spine parent, else first come.
-        const inc = diamonds ? all : all.filter((x, position) => {
-          const k = names.indexOf(includeOf(x));
-          if (k < 0) return true;
-          if (k >= 1 && k <= minDepth) return k - 1 === i && position === 0;
-          if (included.has(names[k]!)) return false;
-          included.add(names[k]!);
-          return true;
-        });
-        return { name: names[i]!, ...(inc.length > 0 ? { includes: inc } : {}), ...b };
-      });
-      const edges = new Map(skills.map((s) => [s.name, (s.includes ?? []).map(includeOf)]));
-      return { root: skills[0]!, skills, edges };
+      const skill = { name: names[i]!, ...(inc.length > 0 ? { includes: inc } : {}), ...b };
+      return on ? skill : withoutDecoys(skill);
     });
+    const edges = new Map(skills.map((s) => [s.name, (s.includes ?? []).map(includeOf)]));
+    return { root: skills[0]!, skills, edges };
+  });
+}
+
+/** A plain stand-in for each decoy name, distinct from every other generated name. */
+const STAND_INS = new Map([
+  ["__proto__", "proto"],
+  ["toString", "to-string"],
+  ["hasOwnProperty", "has-own-property"],
+  ["constructor", "construct"],
+  ["local/constructor", "local/construct"],
+]);
+
+/** The skill with every decoy name (of the skill, an include, a tool, a server, …) replaced by its stand-in. */
+function withoutDecoys(skill: Skill): Skill {
+  const plain = (name: string): string => STAND_INS.get(name) ?? name;
+  const out: { -readonly [K in keyof Skill]: Skill[K] } = { ...skill, name: plain(skill.name) };
+  if (skill.includes !== undefined) {
+    out.includes = skill.includes.map((inc) =>
+      typeof inc === "string" ? plain(inc) : { ...inc, name: plain(inc.name) }
+    );
+  }
+  if (skill.tool_refs !== undefined) out.tool_refs = skill.tool_refs.map(plain);
+  if (skill.inline_tools !== undefined) {
+    out.inline_tools = skill.inline_tools.map((tool) =>
+      tool.side_effects === undefined
+        ? tool
+        : { ...tool, side_effects: tool.side_effects.map(plain) }
+    );
+  }
+  if (skill.mcp_servers !== undefined) {
+    out.mcp_servers = skill.mcp_servers.map((server) => ({
+      ...server,
+      server: plain(server.server),
+      ...(server.tools === undefined ? {} : { tools: server.tools.map(plain) }),
+    }));
+  }
+  if (skill.agent_skills !== undefined) out.agent_skills = skill.agent_skills.map(plain);
+  if (skill.overrides !== undefined) {
+    out.overrides = Object.fromEntries(
+      Object.entries(skill.overrides).map(([name, value]) => [plain(name), value]),
+    );
+  }
+  return out;
+}
+
+/**
+ * The names of `flags.length` skills, distinct: the root is `local/root`; each other skill whose
+ * flag is set takes the next decoy name while any is left, every other the next plain name.
+ */
+function nameSkills(flags: readonly boolean[], decoys: readonly string[]): string[] {
+  let plain = 0, decoy = 0;
+  return flags.map((wantsDecoy) => {
+    const useDecoy = decoy < decoys.length &&
+      (wantsDecoy || plain >= PLAIN_SKILL_NAMES.length);
+    return useDecoy ? decoys[decoy++]! : PLAIN_SKILL_NAMES[plain++]!;
   });
 }
 

@@ -21,14 +21,25 @@ import { deepFreeze } from "../core/_deep_freeze.ts";
 import { referenceNormalize, referenceResolve, referenceWriteLog } from "./_reference.ts";
 
 /**
+ * What a resolver under test may return: the resolved entries in order, as
+ * an `OrderedMap` or `Map` from name to entry (what `resolveTools` returns),
+ * an iterable of entries (`.values()`, an array, a generator) or an iterable
+ * of `[name, entry]` pairs (`.entries()`).
+ */
+export type ResolverResult =
+  | ReadonlyMap<string, ResolvedToolEntry>
+  | Iterable<ResolvedToolEntry>
+  | Iterable<readonly [string, ResolvedToolEntry]>;
+
+/**
  * A resolver under test: the root skill and the other skills by name in,
- * the resolved entries in order out (an `OrderedMap`'s `values()`, an array,
- * …). Errors are thrown, with SPEC §3's messages and a `path` of names.
+ * the resolved entries in order out (see {@linkcode ResolverResult}).
+ * Errors are thrown, with SPEC §3's messages and a `path` of names.
  */
 export type ResolverUnderTest = (
   root: Skill,
   lookup: ReadonlyMap<string, Skill>,
-) => Iterable<ResolvedToolEntry>;
+) => ResolverResult;
 
 /** The names of the properties {@linkcode resolverProperties} returns. */
 export type ResolverProperty =
@@ -96,17 +107,49 @@ export type InvariantProperty = Property;
  */
 type Property = fc.IProperty<[unknown]>;
 
+/**
+ * The shrinking budget of the {@linkcode check} in progress: once a property
+ * has failed, it runs at most `left` more times (each further candidate
+ * counts as passing), so a failing property runs about twice as often as a
+ * passing one at most. Null outside `check`: `fc.assert` on a property
+ * shrinks as usual.
+ */
+let budget: { calls: number; failed: boolean; left: number; readonly runs: number } | null = null;
+
 /** @internal */
 export function law<T>(arbitrary: fc.Arbitrary<T>, check: (value: T) => void): InvariantProperty {
-  return fc.property(arbitrary as fc.Arbitrary<unknown>, (value) => check(value as T));
+  return fc.property(arbitrary as fc.Arbitrary<unknown>, (value) => {
+    if (budget !== null) {
+      if (budget.failed && budget.left-- <= 0) return;
+      budget.calls++;
+    }
+    try {
+      check(value as T);
+    } catch (e) {
+      if (budget !== null && !budget.failed) {
+        // What a passing property would have run, twice, less what the search took.
+        budget.failed = true;
+        budget.left = Math.max(budget.runs, 2 * budget.runs - budget.calls);
+      }
+      throw e;
+    }
+  });
 }
 
 /** Options of {@linkcode assertResolverInvariants} and {@linkcode assertGateInvariants}. */
 export interface InvariantOptions {
   /** Runs per property (default: fast-check's global setting, 100 unless configured). */
   readonly numRuns?: number;
-  /** A seed, to replay a failure. */
+  /** A seed, to replay a failure (or to vary the runs). */
   readonly seed?: number;
+  /**
+   * With `seed`, a failure's replay path (`InvariantFailure.replay.path`):
+   * the property starts from that counterexample instead of searching
+   * (each property whose values the path reaches, or only `property`).
+   */
+  readonly path?: string;
+  /** Check only the property of this name (as `InvariantFailure.property` and `replay` give it). */
+  readonly property?: string;
 }
 
 /** One property that did not hold. */
@@ -117,8 +160,11 @@ export interface InvariantFailure {
   readonly counterexample: unknown;
   /** What the property's check said about it. */
   readonly reason: string;
-  /** The seed and path that replay it with fast-check. */
-  readonly replay: { readonly seed: number; readonly path: string };
+  /**
+   * What replays it: pass it back as the options, or `seed` and `path` to
+   * fast-check (`fc.assert(property, { seed, path })`).
+   */
+  readonly replay: { readonly seed: number; readonly path: string; readonly property: string };
 }
 
 /** Thrown by {@linkcode assertResolverInvariants} and {@linkcode assertGateInvariants}. */
@@ -142,7 +188,7 @@ export class InvariantViolationError extends Error {
       `${subject} invariants failed: ${failures.length} of ${total}\n` +
         failures.map((f) =>
           `- "${f.property}" on ${fc.stringify(f.counterexample)} ` +
-          `(replay: seed ${f.replay.seed}, path "${f.replay.path}"):\n  ` +
+          `(replay: { seed: ${f.replay.seed}, path: "${f.replay.path}" }):\n  ` +
           f.reason.trim().split("\n").filter((l) => l.trim() !== "").join("\n  ")
         ).join("\n"),
     );
@@ -154,11 +200,87 @@ type Outcome =
   | { readonly ok: true; readonly entries: readonly ResolvedToolEntry[] }
   | { readonly ok: false; readonly error: { readonly message: string; readonly path: unknown } };
 
-function outcome(run: () => Iterable<ResolvedToolEntry>): Outcome {
+/** The TypeErrors {@linkcode entriesOf} throws: misuse, reported as is, not as a broken law. */
+const shapeErrors = new WeakSet<Error>();
+
+const EXPECTED_RESULT = "expected an OrderedMap or Map of entries, an iterable of entries " +
+  "(such as a Map's values()) or an iterable of [name, entry] pairs";
+
+/** The most entries read from one result (the 100k chain has 100,001). */
+const MAX_ENTRIES = 1_000_000;
+
+function describeValue(value: unknown): string {
+  if (value === null || value === undefined) return String(value);
+  if (typeof value === "string") {
+    const shown = value.length > 40 ? `${value.slice(0, 40)}…` : value;
+    return `the string ${JSON.stringify(shown)}`;
+  }
+  if (typeof value !== "object" && typeof value !== "function") {
+    return `the ${typeof value} ${String(value)}`;
+  }
+  if (Array.isArray(value)) return `an array of ${value.length} items`;
+  if (typeof value === "function") return "a function";
+  const tag = Object.getPrototypeOf(value)?.constructor?.name;
+  return typeof tag === "string" && tag !== "" && tag !== "Object"
+    ? `an object of class ${tag}`
+    : "a plain object";
+}
+
+function shapeError(message: string): TypeError {
+  const error = new TypeError(message);
+  shapeErrors.add(error);
+  return error;
+}
+
+const isObject = (v: unknown): v is object => typeof v === "object" && v !== null;
+
+/**
+ * The entries of a resolver's result in order: the values of a map, the
+ * items of an iterable of entries, the second halves of `[name, entry]`
+ * pairs (whose name must be the entry's).
+ *
+ * @throws {TypeError} When the result is none of these, saying what it was.
+ */
+function entriesOf(result: unknown): ResolvedToolEntry[] {
+  if (
+    !isObject(result) ||
+    typeof (result as { [Symbol.iterator]?: unknown })[Symbol.iterator] !== "function"
+  ) {
+    throw shapeError(`Resolver returned ${describeValue(result)}; ${EXPECTED_RESULT}`);
+  }
+  const entries: ResolvedToolEntry[] = [];
+  for (const item of result as Iterable<unknown>) {
+    if (entries.length === MAX_ENTRIES) {
+      assert.fail(`The resolver's result holds more than ${MAX_ENTRIES} entries`);
+    }
+    if (Array.isArray(item)) {
+      const [name, entry] = item as unknown[];
+      if (item.length !== 2 || typeof name !== "string" || !isObject(entry)) {
+        throw shapeError(
+          `Resolver returned an iterable holding ${describeValue(item)} at position ` +
+            `${entries.length}; ${EXPECTED_RESULT}`,
+        );
+      }
+      const named = (entry as { name?: unknown }).name;
+      assert.equal(named, name, `the entry under key "${name}" is named the same`);
+      entries.push(entry as ResolvedToolEntry);
+    } else if (isObject(item)) {
+      entries.push(item as ResolvedToolEntry);
+    } else {
+      throw shapeError(
+        `Resolver returned an iterable holding ${describeValue(item)} at position ` +
+          `${entries.length}; ${EXPECTED_RESULT}`,
+      );
+    }
+  }
+  return entries;
+}
+
+function outcome(run: () => unknown): Outcome {
   try {
-    return { ok: true, entries: [...run()] };
+    return { ok: true, entries: entriesOf(run()) };
   } catch (e) {
-    if (!(e instanceof Error)) throw e;
+    if (!(e instanceof Error) || shapeErrors.has(e)) throw e;
     return { ok: false, error: { message: e.message, path: (e as { path?: unknown }).path } };
   }
 }
@@ -168,7 +290,7 @@ function lookupOf(c: GeneratedCatalog): Map<string, Skill> {
 }
 
 function resolved(resolve: ResolverUnderTest, c: GeneratedCatalog): ResolvedToolEntry[] {
-  return [...resolve(c.root, lookupOf(c))];
+  return entriesOf(resolve(c.root, lookupOf(c)));
 }
 
 /** Whether an include cycle is reachable from the root (Kahn's algorithm on the reachable part). */
@@ -207,7 +329,9 @@ function cycleReachable(c: GeneratedCatalog): boolean {
  * first position kept, last metadata taken, overrides from the declaring
  * skill, key forms per kind, the cycle's path and message, determinism on
  * deep-frozen input, and no recursion limit on a 100,000-skill chain (built
- * and resolved once per property object; each run checks one position).
+ * and resolved once per property object; each run checks every position).
+ * The resolver may return any {@linkcode ResolverResult}; any other value
+ * fails each property with a `TypeError` saying what it was.
  *
  * @param resolve The resolver under test.
  * @returns The properties by name.
@@ -303,20 +427,26 @@ export function resolverProperties(
       assert.deepEqual(outcome(() => resolve(c.root, lookupOf(c))), first, "frozen input");
       assert.deepEqual(outcome(() => resolve(c.root, lookupOf(c))), first, "third run");
     }),
-    "has no recursion limit (100k chain)": law(fc.nat({ max: CHAIN }), (position) => {
+    "has no recursion limit (100k chain)": law(fc.constant(CHAIN), () => {
       if (chain === undefined) {
         const { root, lookup } = includeChain(CHAIN);
         chain = outcome(() => resolve(root, lookup));
       }
       if (!chain.ok) assert.fail(`Resolving the chain threw: ${chain.error.message}`);
-      assert.equal(chain.entries.length, CHAIN + 1);
+      const entries: readonly ResolvedToolEntry[] = chain.entries;
+      assert.equal(entries.length, CHAIN + 1, "one entry per tool");
       // keys: shared, t99999, …, t0; shared last written by the root
-      const entry = chain.entries[position]!;
-      if (position === 0) {
-        assert.deepEqual([entry.name, entry.source_skill], ["shared", "chain/s0"]);
-      } else {
+      for (let position = 0; position <= CHAIN; position++) {
+        const entry = entries[position]!;
         const i = CHAIN - position;
-        assert.deepEqual([entry.name, entry.source_skill], [`t${i}`, `chain/s${i}`]);
+        const [name, source] = position === 0 ? ["shared", "chain/s0"] : [`t${i}`, `chain/s${i}`];
+        if (entry.name !== name || entry.source_skill !== source) {
+          assert.deepEqual(
+            [entry.name, entry.source_skill],
+            [name, source],
+            `entry ${position} of the chain`,
+          );
+        }
       }
     }),
   });
@@ -492,6 +622,9 @@ function classOf(
     : "nonstandard";
 }
 
+/** fast-check's number of runs when neither the options nor its global settings set one. */
+const DEFAULT_RUNS = 100;
+
 /**
  * Run named properties and throw one {@linkcode InvariantViolationError} naming each that fails.
  *
@@ -501,20 +634,44 @@ export function check(
   subject: string,
   properties: Readonly<Record<string, InvariantProperty>>,
   options: InvariantOptions,
+  once: ReadonlySet<string> = new Set(),
 ): void {
   const failures: InvariantFailure[] = [];
+  const globalRuns = fc.readConfigureGlobal().numRuns;
+  const chosen = options.property;
+  if (chosen !== undefined && !Object.hasOwn(properties, chosen)) {
+    throw new RangeError(`Unknown property "${chosen}"`);
+  }
   for (const [property, p] of Object.entries(properties)) {
-    const details = fc.check(p, {
-      ...(options.numRuns !== undefined ? { numRuns: options.numRuns } : {}),
-      ...(options.seed !== undefined ? { seed: options.seed } : {}),
-    });
+    if (chosen !== undefined && property !== chosen) continue;
+    const numRuns = once.has(property) ? 1 : options.numRuns ?? globalRuns ?? DEFAULT_RUNS;
+    budget = { calls: 0, failed: false, left: numRuns, runs: numRuns };
+    let details: fc.RunDetails<[unknown]>;
+    try {
+      details = fc.check(p, {
+        numRuns,
+        ...(options.seed !== undefined ? { seed: options.seed } : {}),
+        ...(options.path !== undefined ? { path: options.path } : {}),
+      });
+    } catch (e) {
+      // A path from another property's values, which this one's do not reach: nothing to replay.
+      if (
+        options.path !== undefined && chosen === undefined && /Unable to replay/.test(String(e))
+      ) {
+        continue;
+      }
+      throw e;
+    } finally {
+      budget = null;
+    }
     if (!details.failed) continue;
     const error = details.errorInstance;
+    if (error instanceof TypeError && shapeErrors.has(error)) throw error;
     failures.push({
       property,
       counterexample: details.counterexample?.[0],
       reason: error instanceof Error ? error.message : String(error),
-      replay: { seed: details.seed, path: details.counterexamplePath ?? "" },
+      replay: { seed: details.seed, path: details.counterexamplePath ?? "", property },
     });
   }
   if (failures.length > 0) {
@@ -523,32 +680,65 @@ export function check(
 }
 
 /**
- * Run every property of {@linkcode resolverProperties} once, and throw one
- * error naming each that fails with its shrunk counterexample.
+ * Run every property of {@linkcode resolverProperties} once (the 100k
+ * chain last, in one run), and throw one error naming each that fails with
+ * its shrunk counterexample. Shrinking stops after as many steps as a
+ * property has runs, so a failing call costs at most about twice a passing
+ * one; the generated names shrink toward plain ones (`local/a`), so decoys
+ * such as `__proto__` stay in a counterexample only when the failure needs
+ * them. Each failure's `replay` (`{ seed, path }`) passed back as options
+ * starts from its counterexample.
  *
- * @param resolve The resolver under test.
- * @param options Runs per property and a seed to replay.
+ * @param resolve The resolver under test: it may return an `OrderedMap` or
+ *   `Map`, an iterable of entries or an iterable of `[name, entry]` pairs.
+ * @param options Runs per property, and a seed (with a path) to replay.
+ * @throws {TypeError} When the resolver returns anything else, saying what it returned.
  * @throws {InvariantViolationError} When any property fails.
  * @example
  * ```ts
- * import { assertResolverInvariants } from "../testing.ts";
+ * import { assertResolverInvariants, InvariantViolationError } from "../testing.ts";
  * import { resolveTools } from "../../mod.ts";
  * import { assert } from "../core/_assert.ts";
  *
+ * assertResolverInvariants(resolveTools, { numRuns: 10 });
  * assertResolverInvariants((root, lookup) => resolveTools(root, lookup).values(), { numRuns: 10 });
- * // A resolver that forgets includes is caught:
- * assert.throws(
- *   () => assertResolverInvariants((root) => resolveTools({ ...root, includes: [] }, {}).values(), { numRuns: 10 }),
- *   { name: "InvariantViolationError" },
- * );
+ * // A resolver that forgets includes is caught, and the failure replays:
+ * const forgetful = (root: Parameters<typeof resolveTools>[0]) =>
+ *   resolveTools({ ...root, includes: [] }, {});
+ * let failure: InvariantViolationError | undefined;
+ * try {
+ *   assertResolverInvariants(forgetful, { numRuns: 10 });
+ * } catch (e) {
+ *   if (e instanceof InvariantViolationError) failure = e;
+ * }
+ * assert.ok(failure !== undefined);
+ * assert.throws(() => assertResolverInvariants(forgetful, failure!.failures[0]!.replay), {
+ *   name: "InvariantViolationError",
+ * });
+ * // A result of another shape is a TypeError saying what came back:
+ * assert.throws(() => assertResolverInvariants(() => [["read_file"]] as never), {
+ *   name: "TypeError",
+ *   message: "Resolver returned an iterable holding an array of 1 items at position 0; " +
+ *     "expected an OrderedMap or Map of entries, an iterable of entries (such as a Map's " +
+ *     "values()) or an iterable of [name, entry] pairs",
+ * });
  * ```
  */
 export function assertResolverInvariants(
   resolve: ResolverUnderTest,
   options: InvariantOptions = {},
 ): void {
-  check("Resolver", resolverProperties(resolve), options);
+  const properties = resolverProperties(resolve);
+  // A result of the wrong shape is misuse: say so at once, before any law runs.
+  outcome(() => resolve(PROBE, new Map()));
+  check("Resolver", properties, options, new Set(["has no recursion limit (100k chain)"]));
 }
+
+/** A skill every resolver resolves, to see the shape of its result. */
+const PROBE: Skill = Object.freeze({
+  name: "local/probe",
+  tool_refs: Object.freeze(["read_file"]),
+});
 
 /**
  * Run every property of {@linkcode gateProperties} once, and throw one error
