@@ -19,6 +19,7 @@
  * @module
  */
 import { tokenize } from "./tokenize.ts";
+import { stem } from "./stem.ts";
 import { localizedDescription } from "../skill_catalog.ts";
 
 /** A skill as the index reads it: plain data, or a bundle (`createBundle`, `loadSkillFolder`). */
@@ -61,6 +62,8 @@ export interface SkillIndexOptions {
   readonly lang?: string;
   /** Fixed global statistics instead of those of the skills indexed. */
   readonly statistics?: SkillIndexStatistics;
+  /** Stem English terms ({@linkcode stem}) in the skills and the queries. Default true. */
+  readonly stem?: boolean;
 }
 
 /** Options of {@linkcode searchSkills}. */
@@ -104,28 +107,36 @@ export class SkillIndex {
   readonly size: number;
   readonly #names: readonly string[];
   readonly #descriptions: readonly string[];
-  readonly #terms: ReadonlyMap<string, Int32Array>;
+  /** Term id by term as the tokenizer gives it, and by stem. */
+  readonly #rawIds: ReadonlyMap<string, number>;
+  readonly #stemIds: ReadonlyMap<string, number> | undefined;
+  readonly #postings: readonly Int32Array[];
   /** Per skill: 1 / (1 − b + b · length / average) for each field. */
   readonly #norm: Float64Array;
   /** Per skill: its place in the names' code-unit order (ties go to the lower). */
   readonly #order: Int32Array;
   readonly #byName: ReadonlyMap<string, number>;
   readonly #byFoldedName: ReadonlyMap<string, readonly number[]>;
-  #scores: Float64Array;
-  #touched: Int32Array;
-  #seen: Uint8Array;
+  readonly #scores: Float64Array;
+  readonly #touched: Int32Array;
+  readonly #seen: Uint8Array;
+  readonly #tier: Uint8Array;
 
   /** @internal Use {@linkcode createSkillIndex}. */
   constructor(
     names: readonly string[],
     descriptions: readonly string[],
-    terms: ReadonlyMap<string, Int32Array>,
+    rawIds: ReadonlyMap<string, number>,
+    stemIds: ReadonlyMap<string, number> | undefined,
+    postings: readonly Int32Array[],
     norm: Float64Array,
     statistics: SkillIndexStatistics,
   ) {
     this.#names = names;
     this.#descriptions = descriptions;
-    this.#terms = terms;
+    this.#rawIds = rawIds;
+    this.#stemIds = stemIds;
+    this.#postings = postings;
     this.#norm = norm;
     this.statistics = statistics;
     this.size = names.length;
@@ -148,31 +159,45 @@ export class SkillIndex {
     this.#scores = new Float64Array(names.length);
     this.#touched = new Int32Array(names.length);
     this.#seen = new Uint8Array(names.length);
+    this.#tier = new Uint8Array(names.length);
     Object.freeze(this);
   }
 
-  /** @internal The ranked results; see {@linkcode searchSkills}. */
+  /** The term id of a query term, if the index has it. */
+  #termId(term: string): number | undefined {
+    return this.#rawIds.get(term) ?? this.#stemIds?.get(stem(term));
+  }
+
+  /**
+   * The ranked results; see {@linkcode searchSkills}.
+   *
+   * @param query The query.
+   * @param limit The most results (a whole number of at least 1).
+   * @returns The results.
+   */
   search(query: string, limit: number): readonly SkillSearchResult[] {
     const scores = this.#scores, touched = this.#touched, seen = this.#seen, norm = this.#norm;
+    const tier = this.#tier;
     let count = 0;
     // A skill whose name is the query comes first (tier 2), then one whose name
     // is the query lower-cased and trimmed (tier 1), then the rest by score.
-    const tier = new Map<number, number>();
-    for (const i of this.#byFoldedName.get(fold(query)) ?? []) tier.set(i, 1);
+    const named = this.#byFoldedName.get(fold(query)) ?? [];
+    for (const i of named) tier[i] = 1;
     const exact = this.#byName.get(query);
-    if (exact !== undefined) tier.set(exact, 2);
-    for (const i of tier.keys()) {
+    if (exact !== undefined) tier[exact] = 2;
+    for (const i of exact === undefined ? named : [...named, exact]) {
+      if (seen[i] === 1) continue;
       seen[i] = 1;
       scores[i] = 0;
       touched[count++] = i;
     }
     const { skills: total } = this.statistics;
-    const done = new Set<string>();
+    const done = new Set<number>();
     for (const term of tokenize(query)) {
-      if (done.has(term)) continue;
-      done.add(term);
-      const postings = this.#terms.get(term);
-      if (postings === undefined) continue;
+      const id = this.#termId(term);
+      if (id === undefined || done.has(id)) continue;
+      done.add(id);
+      const postings = this.#postings[id]!;
       const df = postings.length / STRIDE;
       const idf = Math.log(1 + (Math.max(total, df) - df + 0.5) / (df + 0.5));
       for (let p = 0; p < postings.length; p += STRIDE) {
@@ -190,42 +215,58 @@ export class SkillIndex {
         }
       }
     }
-    // The best `limit` of the touched skills, in a min-heap of the worst kept first.
+    // The best `limit` of the touched skills, in a heap whose root is the worst kept.
     const order = this.#order;
     const better = (a: number, b: number): boolean => {
-      const ta = tier.get(a) ?? 0, tb = tier.get(b) ?? 0;
-      if (ta !== tb) return ta > tb;
+      if (tier[a] !== tier[b]) return tier[a]! > tier[b]!;
       if (scores[a] !== scores[b]) return scores[a]! > scores[b]!;
       return order[a]! < order[b]!;
     };
     const heap: number[] = [];
+    // The worst kept, to pass over most skills with one comparison once the heap is full.
+    let worstTier = -1, worstScore = -Infinity;
     for (let k = 0; k < count; k++) {
       const d = touched[k]!;
       seen[d] = 0;
       if (heap.length < limit) {
         heap.push(d);
         siftUp(heap, heap.length - 1, better);
-      } else if (better(d, heap[0]!)) {
+        if (heap.length === limit) [worstTier, worstScore] = [tier[heap[0]!]!, scores[heap[0]!]!];
+      } else if (
+        tier[d]! > worstTier || (tier[d] === worstTier && scores[d]! >= worstScore) &&
+          better(d, heap[0]!)
+      ) {
         heap[0] = d;
         siftDown(heap, better);
+        [worstTier, worstScore] = [tier[heap[0]!]!, scores[heap[0]!]!];
       }
     }
     heap.sort((a, b) => (better(a, b) ? -1 : 1));
-    return Object.freeze(heap.map((d) =>
+    const results = heap.map((d) =>
       Object.freeze({
         name: this.#names[d]!,
         description: this.#descriptions[d]!,
         score: scores[d]!,
       })
-    ));
+    );
+    for (const i of named) tier[i] = 0;
+    if (exact !== undefined) tier[exact] = 0;
+    return Object.freeze(results);
   }
 
-  /** @internal The floor of the performance target: walk the query's postings, sum counts. */
+  /**
+   * The floor of the performance target: find the query's terms and walk
+   * their posting lists, summing the term counts (no scores, no ranking).
+   *
+   * @param query The query.
+   * @returns The sum of the counts.
+   */
   walkPostings(query: string): number {
     let sum = 0;
     for (const term of tokenize(query)) {
-      const postings = this.#terms.get(term);
-      if (postings === undefined) continue;
+      const id = this.#termId(term);
+      if (id === undefined) continue;
+      const postings = this.#postings[id]!;
       for (let p = 0; p < postings.length; p += STRIDE) {
         sum += postings[p + 1]! + postings[p + 2]! + postings[p + 3]!;
       }
@@ -264,23 +305,31 @@ export function createSkillIndex(
   options: SkillIndexOptions = {},
 ): SkillIndex {
   const headingsOn = options.headings === true;
+  const stemming = options.stem !== false;
   const lang = options.lang;
   const names: string[] = [];
   const descriptions: string[] = [];
   const lengths: number[] = [];
   const seenNames = new Set<string>();
-  const termIds = new Map<string, number>();
+  /** Term id by raw term (each raw term stemmed once), and by stem. */
+  const rawIds = new Map<string, number>();
+  const stemIds = new Map<string, number>();
   const lists: number[][] = [];
   // Per term: the last skill that added a posting, and where that posting is.
   let lastSkill: Int32Array = new Int32Array(1024).fill(-1);
   let lastAt: Int32Array = new Int32Array(1024);
   const add = (terms: readonly string[], skill: number, field: number): void => {
     for (const term of terms) {
-      let id = termIds.get(term);
+      let id = rawIds.get(term);
       if (id === undefined) {
-        id = lists.length;
-        termIds.set(term, id);
-        lists.push([]);
+        const key = stemming ? stem(term) : term;
+        id = stemIds.get(key);
+        if (id === undefined) {
+          id = lists.length;
+          stemIds.set(key, id);
+          lists.push([]);
+        }
+        rawIds.set(term, id);
         if (id >= lastSkill.length) {
           const grownSkill = new Int32Array(lastSkill.length * 2).fill(-1);
           grownSkill.set(lastSkill);
@@ -327,9 +376,15 @@ export function createSkillIndex(
     norm[i + 1] = 1 / (1 - B + B * lengths[i + 1]! / (avgDescription || 1));
     norm[i + 2] = 1 / (1 - B + B * lengths[i + 2]! / (avgHeadings || 1));
   }
-  const terms = new Map<string, Int32Array>();
-  for (const [term, id] of termIds) terms.set(term, Int32Array.from(lists[id]!));
-  return new SkillIndex(Object.freeze(names), Object.freeze(descriptions), terms, norm, statistics);
+  return new SkillIndex(
+    Object.freeze(names),
+    Object.freeze(descriptions),
+    rawIds,
+    stemming ? stemIds : undefined,
+    lists.map((list) => Int32Array.from(list)),
+    norm,
+    statistics,
+  );
 }
 
 /**

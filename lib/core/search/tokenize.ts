@@ -10,8 +10,8 @@
  *   no space between words; one character per term finds a word by its
  *   characters).
  * - A small English stop list ({@linkcode STOP_WORDS}) is dropped.
- * - No stemming: a light plural-stripping stemmer was measured on the
- *   evaluation's tuning split and did not help (see `bench/RESULTS.md`).
+ * - No stemming here: the index stems each term it gets from here with
+ *   `stem` (`./stem.ts`), unless told not to.
  *
  * @module
  */
