@@ -307,6 +307,8 @@ export function createSkillIndex(
   const headingsOn = options.headings === true;
   const stemming = options.stem !== false;
   const lang = options.lang;
+  // A bad tag is refused even when no skill has localised descriptions.
+  localizedDescription({ description: "" }, lang);
   const names: string[] = [];
   const descriptions: string[] = [];
   const lengths: number[] = [];

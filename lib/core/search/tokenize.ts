@@ -2,7 +2,7 @@
  * The tokenizer of the skill index: text in, search terms out. Pure.
  *
  * - Lower-cased with the Unicode rules of `String.prototype.toLowerCase`
- *   (so `É` and `é`, `Σ` and `σ` are one term).
+ *   (so `PDF` and `pdf`, `É` and `é` are one term).
  * - Split on everything that is not a letter, a digit or a combining mark: a
  *   term is a run of `\p{L}`, `\p{N}` and `\p{M}` characters. `pdf-forms`,
  *   `pdf_forms` and `pdf/forms` are two terms each.
