@@ -1,7 +1,17 @@
-import { describe, it } from "node:test";
+import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { readdirSync, readFileSync } from "node:fs";
+import {
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { cli, runInProcess } from "./_cli.ts";
 import { fc, runs } from "./_fc.ts";
 import {
   createBundle,
@@ -266,3 +276,77 @@ function referenceScores(
   });
   return out;
 }
+
+describe("skillset search", () => {
+  let temp = "";
+  before(() => {
+    temp = realpathSync(mkdtempSync(join(tmpdir(), "skillset-search-")));
+    const skill = (dir: string, name: string, description: string, extra = "") => {
+      mkdirSync(join(temp, dir, name), { recursive: true });
+      writeFileSync(
+        join(temp, dir, name, "SKILL.md"),
+        `---\nname: ${name}\ndescription: ${description}\n${extra}---\n# ${name}\n`,
+      );
+    };
+    skill("repo/skills", "pdf", "Fill in PDF forms and check every field");
+    skill(
+      "repo/skills",
+      "csv",
+      "Join and clean CSV tables",
+      'metadata:\n  description-de: "CSV-Tabellen verbinden"\n',
+    );
+    skill("repo/skills/vendor", "bats-testing", "Write tests for shell scripts");
+    mkdirSync(join(temp, "repo", "skills", "broken"));
+    writeFileSync(join(temp, "repo", "skills", "broken", "SKILL.md"), "---\nname: [\n---\n");
+  });
+  after(() => rmSync(temp, { recursive: true, force: true }));
+
+  it("ranks the discovered skills for a query, as text and as JSON", () => {
+    const root = `repo=${join(temp, "repo")}`;
+    const text = runInProcess(["search", "testing", "shell", "scripts", "--root", root]);
+    assert.equal(text.code, 0, text.stderr);
+    assert.equal(
+      text.stdout,
+      "1. bats-testing (" + /\((\d+\.\d\d),/.exec(text.stdout)![1] +
+        ", repo)\n   Write tests for shell scripts\n",
+    );
+    assert.equal(text.stderr, "skillset: 1 skill folder was skipped (see: skillset list)\n");
+    const json = JSON.parse(runInProcess(["search", "pdf", "--root", root, "--json"]).stdout);
+    assert.equal(json.query, "pdf");
+    assert.equal(json.skills, 3);
+    assert.deepEqual(json.results.map((r: { name: string }) => r.name), ["pdf"]);
+    assert.equal(json.results[0].path, join(temp, "repo", "skills", "pdf"));
+    const german = JSON.parse(
+      runInProcess(["search", "tabellen", "--root", root, "--lang", "de", "--json"]).stdout,
+    );
+    assert.deepEqual(german.results.map((r: { description: string }) => r.description), [
+      "CSV-Tabellen verbinden",
+    ]);
+  });
+
+  it("exits 1 when nothing matches and 2 on a usage error", () => {
+    const root = `repo=${join(temp, "repo")}`;
+    const none = runInProcess(["search", "zzqq", "--root", root]);
+    assert.equal(none.code, 1);
+    assert.equal(none.stdout, "");
+    assert.ok(none.stderr.endsWith('skillset: no skill matches "zzqq" among 3 skills\n'));
+    assert.equal(runInProcess(["search", "--root", root]).code, 2);
+    assert.equal(runInProcess(["search", "x", "--limit", "0", "--root", root]).code, 2);
+    assert.equal(runInProcess(["search", "x", "--lang", "de_DE", "--root", root]).code, 2);
+    assert.equal(runInProcess(["search", "x", "--root", "nowhere"]).code, 2);
+  });
+
+  it("runs as a command under the test's runtime", () => {
+    const r = cli([
+      "search",
+      "join",
+      "csv",
+      "--root",
+      `repo=${join(temp, "repo")}`,
+      "--limit",
+      "1",
+    ]);
+    assert.equal(r.code, 0, r.stderr);
+    assert.ok(r.stdout.startsWith("1. csv ("), r.stdout);
+  });
+});

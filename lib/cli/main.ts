@@ -37,6 +37,7 @@ import {
 } from "../fs/discover.ts";
 import { formatSkillDiagnostic, type SkillDiagnostic } from "../fs/skill_diagnostic.ts";
 import { fitSkillCatalog } from "../core/skill_catalog.ts";
+import { createSkillIndex, searchSkills } from "../core/search/skill_index.ts";
 import { type LoadedSkill, loadSkillFolder } from "../fs/skill_folder.ts";
 import { type Diagnostic, formatDiagnostic, validatePaths } from "../fs/validate.ts";
 
@@ -175,6 +176,16 @@ const COMMANDS: Readonly<Record<string, FlagSpec>> = {
       "(loaded, shadowed or skipped), name, folder, and diagnostics. Without --root: project\n" +
       ".agents/skills, project .claude/skills, user ~/.agents/skills, user ~/.claude/skills.",
   },
+  search: {
+    values: ["--root", "--limit", "--lang"],
+    repeated: ["--root"],
+    positional: [1, Infinity],
+    usage: "skillset search <words>... [--root scope=path]... [--limit N] [--lang TAG] [--json]",
+    help: "Find skills by what they do: the discovered skills (roots as in list) ranked by BM25 over\n" +
+      "name and description, best first (a skill whose name is the query comes first). --limit N\n" +
+      "results (default 10); --lang TAG searches description-<TAG> metadata where a skill has it.\n" +
+      "Exits 1 when no skill matches.",
+  },
   serve: MCP_SERVE,
 };
 
@@ -280,6 +291,11 @@ function run(argv: readonly string[], io: CliIO): number {
       return readCommand(first, second, args.flags, args.json, io);
     case "list":
       return listCommand(args.repeated.get("--root") ?? [], args.json, io);
+    case "search":
+      return searchCommand(args.positional.join(" "), args.repeated.get("--root") ?? [], {
+        limit: count(args.flags, "--limit", 1),
+        lang: args.flags.get("--lang"),
+      }, args.json, io);
     default:
       return toPromptCommand(args.positional, count(args.flags, "--budget", 0), args.json, io);
   }
@@ -565,6 +581,69 @@ function defaultRoots(): SkillRoot[] {
     { scope: "user", path: join(home, ".agents", "skills") },
     { scope: "user", path: join(home, ".claude", "skills") },
   ];
+}
+
+/** `--root scope=path` flags as roots; the conventional roots without any. */
+function rootsOf(rootFlags: readonly string[]): SkillRoot[] {
+  if (rootFlags.length === 0) return defaultRoots();
+  return rootFlags.map((flag) => {
+    const eq = flag.indexOf("=");
+    if (eq <= 0 || eq === flag.length - 1) {
+      throw new UsageError(`--root takes scope=path, got "${esc(flag)}"`);
+    }
+    return { scope: flag.slice(0, eq), path: flag.slice(eq + 1) };
+  });
+}
+
+function searchCommand(
+  query: string,
+  rootFlags: readonly string[],
+  options: { limit: number | undefined; lang: string | undefined },
+  json: boolean,
+  io: CliIO,
+): number {
+  const roots = rootsOf(rootFlags);
+  if (options.lang !== undefined && !/^[A-Za-z]{1,8}(?:-[A-Za-z0-9]{1,8})*$/.test(options.lang)) {
+    throw new UsageError(`--lang takes a BCP 47 language tag, got "${esc(options.lang)}"`);
+  }
+  const discovery = discoverSkills(roots);
+  const bySkill = new Map(discovery.skills.map((s) => [s.name, s]));
+  const index = createSkillIndex(
+    discovery.skills.map((s) => ({
+      name: s.name,
+      description: s.description,
+      ...(s.frontmatter.metadata === undefined ? {} : { metadata: s.frontmatter.metadata }),
+    })),
+    options.lang === undefined ? {} : { lang: options.lang },
+  );
+  const results = searchSkills(index, query, { limit: options.limit ?? 10 }).map((r) => {
+    const s = bySkill.get(r.name)!;
+    return { ...r, scope: s.scope, path: s.path };
+  });
+  if (discovery.skipped.length > 0) {
+    io.stderr(
+      `skillset: ${discovery.skipped.length} skill folder${
+        discovery.skipped.length === 1 ? " was" : "s were"
+      } skipped (see: skillset list)\n`,
+    );
+  }
+  if (json) {
+    io.stdout(`${JSON.stringify({ query, skills: discovery.skills.length, results }, null, 2)}\n`);
+  } else if (results.length > 0) {
+    const lines = results.map((r, i) =>
+      `${i + 1}. ${bold(visible(r.name), io)} (${r.score.toFixed(2)}, ${visible(r.scope)})\n   ${
+        visible(r.description)
+      }`
+    );
+    io.stdout(`${lines.join("\n")}\n`);
+  }
+  if (results.length === 0) {
+    io.stderr(
+      `skillset: no skill matches ${JSON.stringify(visible(query))} among ${discovery.skills.length} skills\n`,
+    );
+    return 1;
+  }
+  return 0;
 }
 
 function listCommand(rootFlags: readonly string[], json: boolean, io: CliIO): number {
