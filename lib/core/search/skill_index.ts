@@ -74,12 +74,15 @@ export interface SearchOptions {
 
 /** One search result. */
 export interface SkillSearchResult {
+  /** The skill's name. */
   readonly name: string;
   /** The description, in the index's language where the skill has one. */
   readonly description: string;
   /** The BM25 score (0 for a name match with no term in common). */
   readonly score: number;
 }
+
+const NO_SKILLS: ReadonlySet<number> = new Set();
 
 /** The default number of results of {@linkcode searchSkills}. */
 export const DEFAULT_SEARCH_LIMIT = 10;
@@ -92,8 +95,16 @@ const B = 0.75;
 const BOOST_NAME = 3;
 const BOOST_DESCRIPTION = 1;
 const BOOST_HEADINGS = 0.5;
-/** Postings are stored as [skill, name count, description count, heading count]. */
-const STRIDE = 4;
+/** The postings of every term, contiguous: term `t`'s are `[start[t], start[t + 1])`. */
+interface Postings {
+  readonly start: Int32Array;
+  /** The skill of each posting. */
+  readonly skill: Int32Array;
+  /** Its BM25 weight before idf: tf / (k1 + tf), tf the boosted, length-normalised count. */
+  readonly weight: Float64Array;
+  /** Its counts in the name, the description and the headings (3 per posting). */
+  readonly counts: Int32Array;
+}
 
 /**
  * An index built by {@linkcode createSkillIndex}. Immutable from outside;
@@ -110,17 +121,19 @@ export class SkillIndex {
   /** Term id by term as the tokenizer gives it, and by stem. */
   readonly #rawIds: ReadonlyMap<string, number>;
   readonly #stemIds: ReadonlyMap<string, number> | undefined;
-  readonly #postings: readonly Int32Array[];
-  /** Per skill: 1 / (1 − b + b · length / average) for each field. */
-  readonly #norm: Float64Array;
+  readonly #postings: Postings;
+  /** Per term: its idf. */
+  readonly #idf: Float64Array;
   /** Per skill: its place in the names' code-unit order (ties go to the lower). */
   readonly #order: Int32Array;
   readonly #byName: ReadonlyMap<string, number>;
   readonly #byFoldedName: ReadonlyMap<string, readonly number[]>;
+  /** Scratch: each skill's score in this search (0 until touched: every weight is > 0). */
   readonly #scores: Float64Array;
   readonly #touched: Int32Array;
-  readonly #seen: Uint8Array;
   readonly #tier: Uint8Array;
+  readonly #heapSkill: Int32Array;
+  readonly #heapScore: Float64Array;
 
   /** @internal Use {@linkcode createSkillIndex}. */
   constructor(
@@ -128,8 +141,7 @@ export class SkillIndex {
     descriptions: readonly string[],
     rawIds: ReadonlyMap<string, number>,
     stemIds: ReadonlyMap<string, number> | undefined,
-    postings: readonly Int32Array[],
-    norm: Float64Array,
+    postings: Postings,
     statistics: SkillIndexStatistics,
   ) {
     this.#names = names;
@@ -137,9 +149,14 @@ export class SkillIndex {
     this.#rawIds = rawIds;
     this.#stemIds = stemIds;
     this.#postings = postings;
-    this.#norm = norm;
     this.statistics = statistics;
     this.size = names.length;
+    const terms = postings.start.length - 1;
+    this.#idf = new Float64Array(terms);
+    for (let t = 0; t < terms; t++) {
+      const df = postings.start[t + 1]! - postings.start[t]!;
+      this.#idf[t] = Math.log(1 + (Math.max(statistics.skills, df) - df + 0.5) / (df + 0.5));
+    }
     const sorted = names.map((_, i) => i).sort((a, b) =>
       names[a]! < names[b]! ? -1 : names[a]! > names[b]! ? 1 : 0
     );
@@ -158,8 +175,9 @@ export class SkillIndex {
     this.#byFoldedName = folded;
     this.#scores = new Float64Array(names.length);
     this.#touched = new Int32Array(names.length);
-    this.#seen = new Uint8Array(names.length);
     this.#tier = new Uint8Array(names.length);
+    this.#heapSkill = new Int32Array(names.length);
+    this.#heapScore = new Float64Array(names.length);
     Object.freeze(this);
   }
 
@@ -176,82 +194,76 @@ export class SkillIndex {
    * @returns The results.
    */
   search(query: string, limit: number): readonly SkillSearchResult[] {
-    const scores = this.#scores, touched = this.#touched, seen = this.#seen, norm = this.#norm;
-    const tier = this.#tier;
+    const scores = this.#scores, touched = this.#touched, tier = this.#tier;
+    const { start, skill, weight } = this.#postings;
     let count = 0;
-    // A skill whose name is the query comes first (tier 2), then one whose name
-    // is the query lower-cased and trimmed (tier 1), then the rest by score.
-    const named = this.#byFoldedName.get(fold(query)) ?? [];
-    for (const i of named) tier[i] = 1;
-    const exact = this.#byName.get(query);
-    if (exact !== undefined) tier[exact] = 2;
-    for (const i of exact === undefined ? named : [...named, exact]) {
-      if (seen[i] === 1) continue;
-      seen[i] = 1;
-      scores[i] = 0;
-      touched[count++] = i;
-    }
-    const { skills: total } = this.statistics;
-    const done = new Set<number>();
+    const done: number[] = [];
     for (const term of tokenize(query)) {
       const id = this.#termId(term);
-      if (id === undefined || done.has(id)) continue;
-      done.add(id);
-      const postings = this.#postings[id]!;
-      const df = postings.length / STRIDE;
-      const idf = Math.log(1 + (Math.max(total, df) - df + 0.5) / (df + 0.5));
-      for (let p = 0; p < postings.length; p += STRIDE) {
-        const d = postings[p]!;
-        const tf = BOOST_NAME * postings[p + 1]! * norm[3 * d]! +
-          BOOST_DESCRIPTION * postings[p + 2]! * norm[3 * d + 1]! +
-          BOOST_HEADINGS * postings[p + 3]! * norm[3 * d + 2]!;
-        const s = idf * tf / (K1 + tf);
-        if (seen[d] === 0) {
-          seen[d] = 1;
-          scores[d] = s;
-          touched[count++] = d;
-        } else {
-          scores[d] = scores[d]! + s;
-        }
+      if (id === undefined || done.includes(id)) continue;
+      done.push(id);
+      const idf = this.#idf[id]!;
+      for (let p = start[id]!, end = start[id + 1]!; p < end; p++) {
+        const d = skill[p]!;
+        if (scores[d] === 0) touched[count++] = d;
+        scores[d] = scores[d]! + idf * weight[p]!;
       }
     }
-    // The best `limit` of the touched skills, in a heap whose root is the worst kept.
+    // A skill whose name is the query comes first (tier 2), then one whose name
+    // is the query lower-cased and trimmed (tier 1), then the rest by score.
+    const named = this.#byFoldedName.get(fold(query));
+    const exact = this.#byName.get(query);
+    const tiered = named === undefined && exact === undefined
+      ? NO_SKILLS
+      : new Set(exact === undefined ? named : [...(named ?? []), exact]);
+    for (const i of named ?? []) tier[i] = 1;
+    if (exact !== undefined) tier[exact] = 2;
+    const tieredScores = new Map<number, number>();
+    for (const i of tiered) tieredScores.set(i, 0);
+    // The best `limit` of the others, in a heap whose root is the worst kept; each
+    // touched score is read and cleared for the next search in the same pass.
     const order = this.#order;
-    const better = (a: number, b: number): boolean => {
-      if (tier[a] !== tier[b]) return tier[a]! > tier[b]!;
-      if (scores[a] !== scores[b]) return scores[a]! > scores[b]!;
-      return order[a]! < order[b]!;
-    };
-    const heap: number[] = [];
-    // The worst kept, to pass over most skills with one comparison once the heap is full.
-    let worstTier = -1, worstScore = -Infinity;
+    const heapSkill = this.#heapSkill, heapScore = this.#heapScore;
+    const capacity = limit < count ? limit : count;
+    let size = 0;
     for (let k = 0; k < count; k++) {
       const d = touched[k]!;
-      seen[d] = 0;
-      if (heap.length < limit) {
-        heap.push(d);
-        siftUp(heap, heap.length - 1, better);
-        if (heap.length === limit) [worstTier, worstScore] = [tier[heap[0]!]!, scores[heap[0]!]!];
+      const score = scores[d]!;
+      scores[d] = 0;
+      if (tiered.size > 0 && tier[d] !== 0) {
+        tieredScores.set(d, score);
+        continue;
+      }
+      if (size < capacity) {
+        heapSkill[size] = d;
+        heapScore[size] = score;
+        siftUp(heapSkill, heapScore, order, size++);
       } else if (
-        tier[d]! > worstTier || (tier[d] === worstTier && scores[d]! >= worstScore) &&
-          better(d, heap[0]!)
+        score > heapScore[0]! || (score === heapScore[0]! && order[d]! < order[heapSkill[0]!]!)
       ) {
-        heap[0] = d;
-        siftDown(heap, better);
-        [worstTier, worstScore] = [tier[heap[0]!]!, scores[heap[0]!]!];
+        heapSkill[0] = d;
+        heapScore[0] = score;
+        siftDown(heapSkill, heapScore, order, size);
       }
     }
-    heap.sort((a, b) => (better(a, b) ? -1 : 1));
-    const results = heap.map((d) =>
-      Object.freeze({
-        name: this.#names[d]!,
-        description: this.#descriptions[d]!,
-        score: scores[d]!,
-      })
+    const ranked: { skill: number; score: number; tier: number }[] = [];
+    for (const [d, score] of tieredScores) ranked.push({ skill: d, score, tier: tier[d]! });
+    for (let k = 0; k < size; k++) {
+      ranked.push({ skill: heapSkill[k]!, score: heapScore[k]!, tier: 0 });
+    }
+    for (const i of tiered) tier[i] = 0;
+    ranked.sort((a, b) =>
+      b.tier - a.tier || b.score - a.score || order[a.skill]! - order[b.skill]!
     );
-    for (const i of named) tier[i] = 0;
-    if (exact !== undefined) tier[exact] = 0;
-    return Object.freeze(results);
+    return Object.freeze(
+      ranked.slice(0, limit).map((r) =>
+        Object.freeze({
+          name: this.#names[r.skill]!,
+          description: this.#descriptions[r.skill]!,
+          score: r.score,
+        })
+      ),
+    );
   }
 
   /**
@@ -262,13 +274,13 @@ export class SkillIndex {
    * @returns The sum of the counts.
    */
   walkPostings(query: string): number {
+    const { start, counts } = this.#postings;
     let sum = 0;
     for (const term of tokenize(query)) {
       const id = this.#termId(term);
       if (id === undefined) continue;
-      const postings = this.#postings[id]!;
-      for (let p = 0; p < postings.length; p += STRIDE) {
-        sum += postings[p + 1]! + postings[p + 2]! + postings[p + 3]!;
+      for (let p = start[id]!, end = start[id + 1]!; p < end; p++) {
+        sum += counts[3 * p]! + counts[3 * p + 1]! + counts[3 * p + 2]!;
       }
     }
     return sum;
@@ -278,11 +290,12 @@ export class SkillIndex {
 /**
  * Build a BM25 index over skills: the name (boosted ×3), the description (in
  * the language asked for, where the skill has one) and, with `headings`, the
- * headings of its SKILL.md (×0.5). Terms come from {@linkcode tokenize}. The
- * first skill of each name is indexed; later ones are ignored.
+ * headings of its SKILL.md (×0.5). Terms come from {@linkcode tokenize}, then
+ * {@linkcode stem} unless `stem: false`. The first skill of each name is
+ * indexed; later ones are ignored.
  *
  * @param skills The skills: `{ name, description, metadata?, headings? }` or bundles.
- * @param options Headings, language and fixed statistics.
+ * @param options Headings, language, stemming and fixed statistics.
  * @returns The index.
  * @throws {TypeError} When a skill has no string name and description.
  * @throws {RangeError} When `lang` is not a BCP 47 tag or `statistics` is not positive numbers.
@@ -311,43 +324,50 @@ export function createSkillIndex(
   localizedDescription({ description: "" }, lang);
   const names: string[] = [];
   const descriptions: string[] = [];
-  const lengths: number[] = [];
   const seenNames = new Set<string>();
   /** Term id by raw term (each raw term stemmed once), and by stem. */
   const rawIds = new Map<string, number>();
   const stemIds = new Map<string, number>();
-  const lists: number[][] = [];
-  // Per term: the last skill that added a posting, and where that posting is.
-  let lastSkill: Int32Array = new Int32Array(1024).fill(-1);
-  let lastAt: Int32Array = new Int32Array(1024);
-  const add = (terms: readonly string[], skill: number, field: number): void => {
-    for (const term of terms) {
-      let id = rawIds.get(term);
-      if (id === undefined) {
-        const key = stemming ? stem(term) : term;
-        id = stemIds.get(key);
-        if (id === undefined) {
-          id = lists.length;
-          stemIds.set(key, id);
-          lists.push([]);
-        }
-        rawIds.set(term, id);
-        if (id >= lastSkill.length) {
-          const grownSkill = new Int32Array(lastSkill.length * 2).fill(-1);
-          grownSkill.set(lastSkill);
-          lastSkill = grownSkill;
-          const grownAt = new Int32Array(lastAt.length * 2);
-          grownAt.set(lastAt);
-          lastAt = grownAt;
-        }
+  // Pass 1: every skill's terms as ids, field by field, into one stream; per term its df.
+  let stream = new Int32Array(1 << 16);
+  let used = 0;
+  const lengths: number[] = [];
+  let df = new Int32Array(1024);
+  let last = new Int32Array(1024).fill(-1);
+  let terms = 0;
+  const idOf = (term: string): number => {
+    let id = rawIds.get(term);
+    if (id !== undefined) return id;
+    const key = stemming ? stem(term) : term;
+    id = stemIds.get(key);
+    if (id === undefined) {
+      id = terms++;
+      stemIds.set(key, id);
+      if (id >= df.length) {
+        const grownDf = new Int32Array(df.length * 2);
+        grownDf.set(df);
+        df = grownDf;
+        const grownLast = new Int32Array(last.length * 2).fill(-1);
+        grownLast.set(last);
+        last = grownLast;
       }
-      const list = lists[id]!;
-      if (lastSkill[id] !== skill) {
-        lastSkill[id] = skill;
-        lastAt[id] = list.length;
-        list.push(skill, 0, 0, 0);
+    }
+    rawIds.set(term, id);
+    return id;
+  };
+  const add = (list: readonly string[], skill: number): void => {
+    if (used + list.length > stream.length) {
+      const grown = new Int32Array(Math.max(stream.length * 2, used + list.length));
+      grown.set(stream.subarray(0, used));
+      stream = grown;
+    }
+    for (const term of list) {
+      const id = idOf(term);
+      stream[used++] = id;
+      if (last[id] !== skill) {
+        last[id] = skill;
+        df[id]!++;
       }
-      list[lastAt[id]! + 1 + field]!++;
     }
   };
   for (const skill of skills) {
@@ -360,31 +380,63 @@ export function createSkillIndex(
     descriptions.push(shown);
     const nameTerms = tokenize(name);
     const descriptionTerms = tokenize(shown);
-    let headingTerms: string[] = [];
-    for (const h of headings) headingTerms = headingTerms.concat(tokenize(h));
-    add(nameTerms, i, 0);
-    add(descriptionTerms, i, 1);
-    add(headingTerms, i, 2);
+    const headingTerms: string[] = [];
+    for (const h of headings) for (const t of tokenize(h)) headingTerms.push(t);
+    add(nameTerms, i);
+    add(descriptionTerms, i);
+    add(headingTerms, i);
     lengths.push(nameTerms.length, descriptionTerms.length, headingTerms.length);
   }
   const statistics = options.statistics === undefined
     ? measured(names.length, lengths)
     : checkStatistics(options.statistics);
+  // Pass 2: the postings, term by term in one array each, filled skill by skill.
+  const start = new Int32Array(terms + 1);
+  for (let t = 0; t < terms; t++) start[t + 1] = start[t]! + df[t]!;
+  const total = start[terms]!;
+  const skill = new Int32Array(total);
+  const counts = new Int32Array(3 * total);
+  const cursor = start.slice(0, terms);
+  const at = last; // reused: where skill d's posting of term t is, while d is filled
+  at.fill(-1);
   const { name: avgName, description: avgDescription, headings: avgHeadings } =
     statistics.average_length;
-  const norm = new Float64Array(lengths.length);
-  for (let i = 0; i < lengths.length; i += 3) {
-    norm[i] = 1 / (1 - B + B * lengths[i]! / (avgName || 1));
-    norm[i + 1] = 1 / (1 - B + B * lengths[i + 1]! / (avgDescription || 1));
-    norm[i + 2] = 1 / (1 - B + B * lengths[i + 2]! / (avgHeadings || 1));
+  const norm = new Float64Array(3);
+  const weight = new Float64Array(total);
+  let read = 0;
+  for (let d = 0; d < names.length; d++) {
+    const first = read;
+    for (let field = 0; field < 3; field++) {
+      const end = read + lengths[3 * d + field]!;
+      for (; read < end; read++) {
+        const id = stream[read]!;
+        let p = at[id]!;
+        if (p < 0 || skill[p] !== d) {
+          p = cursor[id]!++;
+          skill[p] = d;
+          at[id] = p;
+        }
+        counts[3 * p + field]!++;
+      }
+    }
+    norm[0] = BOOST_NAME / (1 - B + B * lengths[3 * d]! / (avgName || 1));
+    norm[1] = BOOST_DESCRIPTION / (1 - B + B * lengths[3 * d + 1]! / (avgDescription || 1));
+    norm[2] = BOOST_HEADINGS / (1 - B + B * lengths[3 * d + 2]! / (avgHeadings || 1));
+    // Each of this skill's postings gets its weight once.
+    for (let r = first; r < read; r++) {
+      const p = at[stream[r]!]!;
+      if (weight[p] !== 0) continue;
+      const tf = norm[0]! * counts[3 * p]! + norm[1]! * counts[3 * p + 1]! +
+        norm[2]! * counts[3 * p + 2]!;
+      weight[p] = tf / (K1 + tf);
+    }
   }
   return new SkillIndex(
     Object.freeze(names),
     Object.freeze(descriptions),
     rawIds,
     stemming ? stemIds : undefined,
-    lists.map((list) => Int32Array.from(list)),
-    norm,
+    { start, skill, weight, counts },
     statistics,
   );
 }
@@ -521,25 +573,45 @@ function checkStatistics(s: SkillIndexStatistics): SkillIndexStatistics {
   });
 }
 
-function siftUp(heap: number[], at: number, better: (a: number, b: number) => boolean): void {
-  // The root is the worst kept: a child is never worse than its parent.
+/** Whether heap entry `i` is worse than entry `j` (lower score; same score, later name). */
+function worse(
+  skill: Int32Array,
+  score: Float64Array,
+  order: Int32Array,
+  i: number,
+  j: number,
+): boolean {
+  return score[i]! < score[j]! ||
+    (score[i] === score[j] && order[skill[i]!]! > order[skill[j]!]!);
+}
+
+function swap(skill: Int32Array, score: Float64Array, i: number, j: number): void {
+  const d = skill[i]!, s = score[i]!;
+  skill[i] = skill[j]!;
+  score[i] = score[j]!;
+  skill[j] = d;
+  score[j] = s;
+}
+
+/** The root is the worst kept: no child is worse than its parent. */
+function siftUp(skill: Int32Array, score: Float64Array, order: Int32Array, at: number): void {
   while (at > 0) {
     const parent = (at - 1) >> 1;
-    if (!better(heap[parent]!, heap[at]!)) break;
-    [heap[parent], heap[at]] = [heap[at]!, heap[parent]!];
+    if (!worse(skill, score, order, at, parent)) return;
+    swap(skill, score, at, parent);
     at = parent;
   }
 }
 
-function siftDown(heap: number[], better: (a: number, b: number) => boolean): void {
+function siftDown(skill: Int32Array, score: Float64Array, order: Int32Array, size: number): void {
   let at = 0;
   for (;;) {
     const l = 2 * at + 1, r = l + 1;
     let worst = at;
-    if (l < heap.length && better(heap[worst]!, heap[l]!)) worst = l;
-    if (r < heap.length && better(heap[worst]!, heap[r]!)) worst = r;
+    if (l < size && worse(skill, score, order, l, worst)) worst = l;
+    if (r < size && worse(skill, score, order, r, worst)) worst = r;
     if (worst === at) return;
-    [heap[worst], heap[at]] = [heap[at]!, heap[worst]!];
+    swap(skill, score, at, worst);
     at = worst;
   }
 }
