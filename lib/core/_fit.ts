@@ -128,3 +128,56 @@ export function priorityOrder(
   });
   return order.sort((a, b) => scores[b]! - scores[a]! || a - b);
 }
+
+/**
+ * The text cut to at most `cap` characters on a word boundary, marked with
+ * `…`; unchanged when it fits. A first word longer than the cap is cut hard.
+ *
+ * @param chars The text as code points.
+ * @param cap The most characters (≥ 1); `Infinity` keeps it whole.
+ * @returns The text, whole or cut.
+ */
+export function shorten(chars: readonly string[], cap: number): string {
+  if (chars.length <= cap) return chars.join("");
+  let end = cap - 1;
+  // Back up to the last white space, unless the first word alone is longer than the cap.
+  let cut = end;
+  while (cut > 0 && !/\s/u.test(chars[cut]!)) cut--;
+  if (cut > 0) end = cut;
+  while (end > 0 && /\s/u.test(chars[end - 1]!)) end--;
+  return `${chars.slice(0, end).join("")}…`;
+}
+
+/**
+ * Length in code points, as budgets count.
+ *
+ * @param text Any text.
+ * @returns The number of code points (a lone surrogate counts as one).
+ */
+export function codePoints(text: string): number {
+  let n = text.length;
+  for (let i = 1; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c >= 0xdc00 && c <= 0xdfff) {
+      const p = text.charCodeAt(i - 1);
+      if (p >= 0xd800 && p <= 0xdbff) n--;
+    }
+  }
+  return n;
+}
+
+/**
+ * An optional whole-number option.
+ *
+ * @param value The value given.
+ * @param name The option's name, for the message.
+ * @returns The value.
+ * @throws {RangeError} When it is not a whole number of at least 0.
+ */
+export function wholeNumber(value: number | undefined, name: string): number | undefined {
+  if (value === undefined) return undefined;
+  if (!Number.isSafeInteger(value) || value < 0) {
+    throw new RangeError(`${name} must be a whole number of at least 0, got ${String(value)}`);
+  }
+  return value;
+}

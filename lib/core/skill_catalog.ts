@@ -5,7 +5,7 @@
  * @module
  */
 import { escapeControls } from "./_text.ts";
-import { planFit, priorityOrder } from "./_fit.ts";
+import { codePoints as length, planFit, priorityOrder, shorten, wholeNumber } from "./_fit.ts";
 
 /** A skill as the catalog shows it. */
 export interface CatalogSkill {
@@ -356,21 +356,6 @@ function leftOutLine(count: number, total: number, reach: string): string {
     `prompt budget; ${escapeXml(reach)}</left_out>\n`;
 }
 
-/**
- * The description cut to at most `cap` characters on a word boundary, marked
- * with `…`; unchanged when it fits.
- */
-function shorten(chars: readonly string[], cap: number): string {
-  if (chars.length <= cap) return chars.join("");
-  let end = cap - 1;
-  // Back up to the last white space, unless the first word alone is longer than the cap.
-  let cut = end;
-  while (cut > 0 && !/\s/u.test(chars[cut]!)) cut--;
-  if (cut > 0) end = cut;
-  while (end > 0 && /\s/u.test(chars[end - 1]!)) end--;
-  return `${chars.slice(0, end).join("")}…`;
-}
-
 /** Escape for XML text, after making control, bidi and line-separator characters visible. */
 function escapeXml(text: string): string {
   return escapeControls(text).replace(/[&<>"']/g, (c) => ENTITIES.get(c)!);
@@ -384,31 +369,10 @@ const ENTITIES: ReadonlyMap<string, string> = new Map([
   ["'", "&apos;"],
 ]);
 
-/** Length in code points. */
-function length(text: string): number {
-  let n = text.length;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (c >= 0xdc00 && c <= 0xdfff && i > 0) {
-      const p = text.charCodeAt(i - 1);
-      if (p >= 0xd800 && p <= 0xdbff) n--;
-    }
-  }
-  return n;
-}
-
 function sum(values: readonly number[]): number {
   let total = 0;
   for (const v of values) total += v;
   return total;
-}
-
-function wholeNumber(value: number | undefined, name: string): number | undefined {
-  if (value === undefined) return undefined;
-  if (!Number.isSafeInteger(value) || value < 0) {
-    throw new RangeError(`${name} must be a whole number of at least 0, got ${String(value)}`);
-  }
-  return value;
 }
 
 function checkSkill(skill: CatalogSkill): CatalogSkill {

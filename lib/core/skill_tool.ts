@@ -8,7 +8,7 @@
  */
 import { deepFreeze } from "./_deep_freeze.ts";
 import { escapeControls, quoteShort } from "./_text.ts";
-import { planFit, priorityOrder } from "./_fit.ts";
+import { codePoints, planFit, priorityOrder, shorten, wholeNumber } from "./_fit.ts";
 import {
   budgetInCharacters,
   type CatalogBudget,
@@ -289,7 +289,7 @@ function describe(
   const line = (i: number, cap: number): string => {
     const text = texts[i];
     return `\n- ${escapeControls(all[i]!.name)}${
-      text === undefined ? "" : `: ${escapeControls(shortenChars(text, cap))}`
+      text === undefined ? "" : `: ${escapeControls(shorten(text, cap))}`
     }`;
   };
   const preamble = PREAMBLE(cap);
@@ -304,7 +304,7 @@ function describe(
   const budget = budgetInCharacters(options.budget ?? DEFAULT_TOOL_BUDGET);
   const floor = Math.max(
     1,
-    wholeNumberOption(options.descriptionFloor, "descriptionFloor") ?? DEFAULT_DESCRIPTION_FLOOR,
+    wholeNumber(options.descriptionFloor, "descriptionFloor") ?? DEFAULT_DESCRIPTION_FLOOR,
   );
   const whole = all.map((_, i) => line(i, Infinity));
   const wholeLength = codePoints(preamble) + whole.reduce((n, l) => n + codePoints(l), 0);
@@ -339,38 +339,6 @@ function describe(
       (leftOut.length === 0 ? "" : leftOutLine(all.length - leftOut.length)),
     left_out: leftOut,
   };
-}
-
-/** The text cut to at most `cap` characters on a word boundary, marked with `…`. */
-function shortenChars(chars: readonly string[], cap: number): string {
-  if (chars.length <= cap) return chars.join("");
-  let end = cap - 1;
-  let cut = end;
-  while (cut > 0 && !/\s/u.test(chars[cut]!)) cut--;
-  if (cut > 0) end = cut;
-  while (end > 0 && /\s/u.test(chars[end - 1]!)) end--;
-  return `${chars.slice(0, end).join("")}…`;
-}
-
-function codePoints(text: string): number {
-  let n = 0;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (c < 0xdc00 || c > 0xdfff || i === 0) n++;
-    else {
-      const p = text.charCodeAt(i - 1);
-      if (p < 0xd800 || p > 0xdbff) n++;
-    }
-  }
-  return n;
-}
-
-function wholeNumberOption(value: number | undefined, name: string): number | undefined {
-  if (value === undefined) return undefined;
-  if (!Number.isSafeInteger(value) || value < 0) {
-    throw new RangeError(`${name} must be a whole number of at least 0, got ${String(value)}`);
-  }
-  return value;
 }
 
 /** The `skill_search` tool definition: a name, a description and the JSON Schema of its input. */
