@@ -1,6 +1,6 @@
 /**
  * The `skillset` command line: resolve, graph, validate, activate, read,
- * to-prompt, list. Runs under `npx tsx`, `deno run -A` and `bun`.
+ * to-prompt, list, search. Runs under `npx tsx`, `deno run -A` and `bun`.
  *
  * Exit codes: 0 ok, 1 invalid input or refused access, 2 bad usage.
  *
@@ -181,7 +181,8 @@ const COMMANDS: Readonly<Record<string, FlagSpec>> = {
     repeated: ["--root"],
     positional: [1, Infinity],
     usage: "skillset search <words>... [--root scope=path]... [--limit N] [--lang TAG] [--json]",
-    help: "Find skills by what they do: the discovered skills (roots as in list) ranked by BM25 over\n" +
+    help:
+      "Find skills by what they do: the discovered skills (roots as in list) ranked by BM25 over\n" +
       "name and description, best first (a skill whose name is the query comes first). --limit N\n" +
       "results (default 10); --lang TAG searches description-<TAG> metadata where a skill has it.\n" +
       "Exits 1 when no skill matches.",
@@ -292,10 +293,16 @@ function run(argv: readonly string[], io: CliIO): number {
     case "list":
       return listCommand(args.repeated.get("--root") ?? [], args.json, io);
     case "search":
-      return searchCommand(args.positional.join(" "), args.repeated.get("--root") ?? [], {
-        limit: count(args.flags, "--limit", 1),
-        lang: args.flags.get("--lang"),
-      }, args.json, io);
+      return searchCommand(
+        args.positional.join(" "),
+        args.repeated.get("--root") ?? [],
+        {
+          limit: count(args.flags, "--limit", 1),
+          lang: args.flags.get("--lang"),
+        },
+        args.json,
+        io,
+      );
     default:
       return toPromptCommand(args.positional, count(args.flags, "--budget", 0), args.json, io);
   }
@@ -639,7 +646,9 @@ function searchCommand(
   }
   if (results.length === 0) {
     io.stderr(
-      `skillset: no skill matches ${JSON.stringify(visible(query))} among ${discovery.skills.length} skills\n`,
+      `skillset: no skill matches ${
+        JSON.stringify(visible(query))
+      } among ${discovery.skills.length} skills\n`,
     );
     return 1;
   }
