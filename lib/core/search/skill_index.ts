@@ -134,6 +134,7 @@ export class SkillIndex {
   readonly #tier: Uint8Array;
   readonly #heapSkill: Int32Array;
   readonly #heapScore: Float64Array;
+  readonly #termMark: Uint8Array;
 
   /** @internal Use {@linkcode createSkillIndex}. */
   constructor(
@@ -178,6 +179,7 @@ export class SkillIndex {
     this.#tier = new Uint8Array(names.length);
     this.#heapSkill = new Int32Array(names.length);
     this.#heapScore = new Float64Array(names.length);
+    this.#termMark = new Uint8Array(terms);
     Object.freeze(this);
   }
 
@@ -197,10 +199,13 @@ export class SkillIndex {
     const scores = this.#scores, touched = this.#touched, tier = this.#tier;
     const { start, skill, weight } = this.#postings;
     let count = 0;
+    // Each term once, however often the query repeats it (marks cleared below).
     const done: number[] = [];
+    const mark = this.#termMark;
     for (const term of tokenize(query)) {
       const id = this.#termId(term);
-      if (id === undefined || done.includes(id)) continue;
+      if (id === undefined || mark[id] === 1) continue;
+      mark[id] = 1;
       done.push(id);
       const idf = this.#idf[id]!;
       for (let p = start[id]!, end = start[id + 1]!; p < end; p++) {
@@ -209,6 +214,7 @@ export class SkillIndex {
         scores[d] = scores[d]! + idf * weight[p]!;
       }
     }
+    for (const id of done) mark[id] = 0;
     // A skill whose name is the query comes first (tier 2), then one whose name
     // is the query lower-cased and trimmed (tier 1), then the rest by score.
     const named = this.#byFoldedName.get(fold(query));
