@@ -239,6 +239,15 @@ describe("searchSkills", () => {
     }
   });
 
+  it("walks a query's postings for the floor, and grows past 65,536 indexed terms", () => {
+    const long = { name: "long", description: "alpha beta ".repeat(40_000) };
+    const index = createSkillIndex([long, { name: "pdf", description: "alpha pdf pdf" }]);
+    // "alpha" twice in pdf's and 40,000 times in long's description; "pdfs" stems to "pdf",
+    // found once in pdf's name and twice in its description.
+    assert.equal(index.walkPostings("alpha pdfs zzz"), 40_001 + 3);
+    assert.deepEqual(searchSkills(index, "beta").map((r) => r.name), ["long"]);
+  });
+
   it("keeps a language's description in results only when the index was built for it", () => {
     const skill = { name: "x", description: "base", metadata: { "description-fr": "français" } };
     assert.equal(localizedDescription(skill, "fr-CA"), "français");

@@ -372,6 +372,10 @@ describe("renderSkillCatalog with a rank, a token budget and a language", () => 
       name: "RangeError",
       message: "budget.share must be a number more than 0 and at most 1, got 0",
     });
+    assert.throws(() => fitSkillCatalog(skills, { budget: "16k" as never }), {
+      name: "RangeError",
+      message: "budget must be a number of characters or { contextTokens, share }, got 16k",
+    });
     assert.throws(() => fitSkillCatalog(skills, { budget: { contextTokens: -1, share: 0.5 } }), {
       name: "RangeError",
       message: "budget.contextTokens must be a whole number of at least 0, got -1",
