@@ -304,7 +304,7 @@ describe("renderSkillCatalog with a rank, a token budget and a language", () => 
             }
           }
           // A higher-ranked description is never shorter than a lower-ranked one's cut allows.
-          const cut = fit.listed.filter((s, i) =>
+          const cut = fit.listed.filter((s) =>
             s.description !== skills.find((x) => x.name === s.name)!.description
           );
           for (const s of cut) {
