@@ -54,10 +54,57 @@ export {
   effectiveClass,
   normalizeResourcePath,
   RESOURCE_CLASSES,
+  resourceClassMap,
 } from "./lib/core/resource_path.ts";
-export type { ResourceClass } from "./lib/core/resource_path.ts";
+export type {
+  ResourceClass,
+  ResourceClassMap,
+  StandardResourceClass,
+} from "./lib/core/resource_path.ts";
 export { assertAccess, decideAccess, isGateOpen, mayAccess } from "./lib/core/gate.ts";
 export type { SafetyFlags } from "./lib/core/gate.ts";
+export {
+  AllowedToolsError,
+  callSubject,
+  compilePattern,
+  formatAllowedTools,
+  formatEntry,
+  matchesAllowedTool,
+  parseAllowedTools,
+} from "./lib/core/policy/allowed_tools.ts";
+export type {
+  AllowedToolEntry,
+  AllowedToolsErrorCode,
+  PatternMatcher,
+} from "./lib/core/policy/allowed_tools.ts";
+export {
+  compileToolPolicy,
+  decideToolCall,
+  DEFAULT_META_TOOLS,
+  isTrustedSkill,
+  TOOL_POLICY_MODES,
+  ToolPolicy,
+} from "./lib/core/policy/tool_policy.ts";
+export type {
+  PolicySkill,
+  ResolvedToolSets,
+  ToolCall,
+  ToolCallDecision,
+  ToolCallQuestion,
+  ToolPolicyInput,
+  ToolPolicyMode,
+  ToolPolicyProblem,
+  ToolTrust,
+  ToolVerdict,
+} from "./lib/core/policy/tool_policy.ts";
+export { toolsForActiveSkills } from "./lib/core/policy/active_tools.ts";
+export { skillsAvailable, toolRequirements } from "./lib/core/policy/requirements.ts";
+export type {
+  HiddenSkill,
+  RequiringSkill,
+  SkillAvailability,
+  ToolRequirements,
+} from "./lib/core/policy/requirements.ts";
 export {
   agentSkillNameProblem,
   allowedTools,
@@ -75,6 +122,7 @@ export {
 export type {
   ActivateOptions,
   Activation,
+  ActivationTools,
   ManifestEntry,
   ManifestOmissions,
   ResourceManifest,

@@ -224,6 +224,21 @@ function targets(files: readonly ResultsFile[]): Target[] {
       }),
     },
     {
+      what:
+        "ToolPolicy.decide of 1,000 calls (50 skills, 2,000 tools) ÷ one Set.has + one prefix test per call",
+      bound: 3.0,
+      values: per((file) =>
+        lib(file, POLICY_DECIDE_WORKLOAD, POLICY_DECIDE_CASE, POLICY_DECIDE_FLOOR)
+      ),
+    },
+    {
+      what: "compileToolPolicy (50 skills, 2,000 tools) ÷ building a Set of the same names",
+      bound: 2.0,
+      values: per((file) =>
+        lib(file, POLICY_COMPILE_WORKLOAD, POLICY_COMPILE_CASE, POLICY_COMPILE_FLOOR)
+      ),
+    },
+    {
       what: "peak heap resolving the 10^6 random DAG ÷ the same entries in a Map",
       bound: 2.0,
       values: per((file) => {
@@ -253,6 +268,14 @@ export const FS_FLOOR_CASE = "bound: readdir of 4 folders + stat of each file + 
 export const CATALOG_WORKLOAD = "skill catalog: load + resolve";
 export const PARSE_CASE = "parse (loadCatalog)";
 export const RESOLVE_CASE = "resolve (resolveTools)";
+/** The tool policy: deciding calls on a compiled policy, against its floor. */
+export const POLICY_DECIDE_WORKLOAD = "tool policy: decide 1,000 calls, 50 skills, 2,000 tools";
+export const POLICY_DECIDE_FLOOR = "floor: Set.has + one prefix test per call";
+export const POLICY_DECIDE_CASE = "ToolPolicy.decide";
+/** The tool policy: compiling it once per active set, against building a Set of its names. */
+export const POLICY_COMPILE_WORKLOAD = "tool policy: compile, 50 skills, 2,000 tools";
+export const POLICY_COMPILE_FLOOR = "floor: a Set of the same names";
+export const POLICY_COMPILE_CASE = "compileToolPolicy";
 export const BASE64_WORKLOAD = "base64 (bytes)";
 export const BASE64_CASE = "encodeBase64";
 export const MEMORY_WORKLOAD = "peak heap, random DAG";

@@ -30,6 +30,7 @@ export type { ParseSkillMdOptions, SkillMd } from "./fs/skill_md.ts";
 export {
   CATALOG_EXTENSIONS,
   catalogFiles,
+  isCatalogFile,
   loadCatalog,
   MAX_CATALOG_FILE_BYTES,
   parseCatalogFile,
@@ -37,10 +38,12 @@ export {
 } from "./fs/catalog.ts";
 export type { Catalog, Position } from "./fs/catalog.ts";
 export { formatDiagnostic, MAX_BODY_LINES, validatePaths } from "./fs/validate.ts";
-export type { Diagnostic } from "./fs/validate.ts";
+export type { Diagnostic, ValidateOptions } from "./fs/validate.ts";
 export {
+  DEFAULT_CONVENTIONAL_ROOTS,
   DEFAULT_MAX_DEPTH,
   DEFAULT_MAX_FOLDERS,
+  DEFAULT_SKIP_FOLDERS,
   discoverSkills,
   Discovery,
   findSkillFolders,

@@ -2,7 +2,8 @@
  * **skillset/testing** — property suites that guard any resolver or gate:
  * fast-check arbitraries (catalogs, hostile resource paths, bundles, safety
  * flags), the naive reference resolver, and the invariants of SPEC §3 and §4
- * as named properties or one-call assertions. Needs `fast-check` (a peer
+ * as named properties or one-call assertions; the same for a tool policy
+ * (`toolPolicyProperties`, `assertToolPolicyInvariants`). Needs `fast-check` (a peer
  * dependency of this entry only; `mod.ts` never imports it).
  *
  * ```ts
@@ -44,3 +45,17 @@ export type {
   ResolverProperty,
   ResolverUnderTest,
 } from "./testing/_properties.ts";
+export {
+  assertToolPolicyInvariants,
+  referenceCovers,
+  referenceToolVerdict,
+  toolPolicyProperties,
+  toolQuestionArbitrary,
+} from "./testing/_tool_policy.ts";
+export type {
+  GeneratedEntry,
+  GeneratedPolicySkill,
+  GeneratedToolQuestion,
+  ToolPolicyProperty,
+  ToolPolicyUnderTest,
+} from "./testing/_tool_policy.ts";

@@ -12,6 +12,9 @@
  *   `<target>` by a symbolic link to `<a>`, then to `<b>`, again and again;
  *   `<a>` or `<b>` may be `file:<text>` for a regular file holding `<text>`.
  *   Prints `{ ready: true }` when it starts flipping and `{ flips }` at the end.
+ * - `flip-folder <ms> <folder> <outside>`: for `<ms>` milliseconds, replace
+ *   the folder `<folder>` by a symbolic link to the folder `<outside>` and
+ *   back, again and again. Prints `{ ready: true }`, then `{ flips }`.
  * - `read <dir> <path>`: load and read one page; prints `{ ok }` (the page)
  *   or `{ error }`.
  * - `swap-property <temp>`: check the swap property (`tests/_swap_property.ts`);
@@ -71,6 +74,21 @@ switch (mode) {
     while (Date.now() < end) {
       place(target, a, `${target}.flip-a`);
       place(target, b, `${target}.flip-b`);
+      flips += 2;
+    }
+    print({ flips });
+    break;
+  }
+  case "flip-folder": {
+    const [ms = "0", folder = "", outside = ""] = args;
+    print({ ready: true });
+    const end = Date.now() + Number(ms);
+    let flips = 0;
+    while (Date.now() < end) {
+      renameSync(folder, `${folder}.real`);
+      symlinkSync(outside, folder);
+      unlinkSync(folder);
+      renameSync(`${folder}.real`, folder);
       flips += 2;
     }
     print({ flips });

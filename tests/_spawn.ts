@@ -73,3 +73,31 @@ export function startChild(args: readonly string[]): ChildProcess {
   const [bin, all] = command(CHILD, args);
   return spawn(bin, all, { stdio: ["ignore", "pipe", "pipe"] });
 }
+
+/**
+ * The first thing a started child prints (it signals readiness).
+ *
+ * @param child A child from {@linkcode startChild}.
+ * @returns Its first stdout chunk; rejects with its stderr when it ends first.
+ */
+export function firstOutput(child: ChildProcess): Promise<string> {
+  let stderr = "";
+  child.stderr!.on("data", (d) => (stderr += String(d)));
+  return new Promise((resolve, reject) => {
+    child.stdout!.once("data", (d) => resolve(String(d)));
+    child.once("exit", (code) => reject(new Error(`child ended (${code}): ${stderr}`)));
+  });
+}
+
+/**
+ * Wait for a child to end.
+ *
+ * @param child A child process.
+ * @returns Its exit code (null when a signal ended it).
+ */
+export function exited(child: ChildProcess): Promise<number | null> {
+  return new Promise((resolve) => {
+    if (child.exitCode !== null) resolve(child.exitCode);
+    else child.once("exit", (code) => resolve(code));
+  });
+}

@@ -16,7 +16,6 @@ import {
   writeFileSync,
 } from "node:fs";
 import { spawnSync } from "node:child_process";
-import type { ChildProcess } from "node:child_process";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -40,7 +39,7 @@ import {
 } from "../mod.ts";
 import { loadSkillFolder } from "../lib/load.ts";
 import { seed } from "./_fc.ts";
-import { runChild, startChild } from "./_spawn.ts";
+import { exited, firstOutput, runChild, startChild } from "./_spawn.ts";
 import { link, write } from "./_tree.ts";
 
 let temp = "";
@@ -93,23 +92,6 @@ function pageBytes(page: ResourceRead): number {
 /** The last line a child printed, as JSON (the lines before may be fast-check's seed). */
 function lastLine(stdout: string): Record<string, unknown> {
   return JSON.parse(stdout.trim().split("\n").at(-1)!);
-}
-
-/** Resolves with the child's first output; rejects if it ends first. */
-function firstOutput(child: ChildProcess): Promise<string> {
-  let stderr = "";
-  child.stderr!.on("data", (d) => (stderr += String(d)));
-  return new Promise((resolve, reject) => {
-    child.stdout!.once("data", (d) => resolve(String(d)));
-    child.once("exit", (code) => reject(new Error(`child ended (${code}): ${stderr}`)));
-  });
-}
-
-function exited(child: ChildProcess): Promise<number | null> {
-  return new Promise((resolve) => {
-    if (child.exitCode !== null) resolve(child.exitCode);
-    else child.once("exit", (code) => resolve(code));
-  });
 }
 
 describe("attack 1: check-then-open race", () => {

@@ -59,7 +59,8 @@ describe("CLI: terminal and log injection", () => {
     );
     assert.match(
       toPrompt!.stdout,
-      /<description>Tablesx\\x1b\]0;pwned\\x07\\x1b\[2J\\u202e\\u2028\\nfake: error<\/description>/,
+      // (Line breaks, U+2028 included, are folded into one space, as skills-ref folds them.)
+      /<description>Tablesx\\x1b\]0;pwned\\x07\\x1b\[2J\\u202e fake: error<\/description>/,
     );
     // --json is exact: the raw characters, JSON-escaped only where JSON requires.
     const json = JSON.parse(run(["to-prompt", dir, "--json"]).stdout);
@@ -117,7 +118,7 @@ describe("CLI: one failure does not hide the rest", () => {
       // (Under c8, the unprivileged child also says it cannot write coverage: first line only.)
       assert.equal(
         toPrompt.stderr.split("\n")[0],
-        `${join(locked, "SKILL.md")}: error: Skipped: SKILL.md could not be read (EACCES)`,
+        `${join(locked, "SKILL.md")}: error: Skipped: permission denied reading SKILL.md`,
       );
     } finally {
       chmodSync(join(locked, "SKILL.md"), 0o644);
@@ -156,7 +157,8 @@ describe("CLI: validate with nothing to validate", () => {
       `${
         t("nothing")
       }: error: Nothing to validate: no SKILL.md or skill.md in the folder, no catalog ` +
-        "file (.yaml, .yml, .json) in it, and no sub-folder holding a SKILL.md\n1 error, 0 warnings\n",
+        "file (.yaml, .yml, .json naming the skill schema or a scope/name skill) in it, and no " +
+        "sub-folder holding a SKILL.md\n1 error, 0 warnings\n",
     );
   });
 });

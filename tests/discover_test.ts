@@ -94,7 +94,10 @@ const treeArb: fc.Arbitrary<Tree> = fc.record({
   folders: fc.array(
     fc.record({
       place: fc.integer({ min: 0, max: 3 }),
-      segs: fc.array(fc.constantFrom("a", "b", "c", ".h"), { minLength: 1, maxLength: 6 }),
+      segs: fc.array(fc.constantFrom("a", "b", "c", ".h", ".git", "node_modules"), {
+        minLength: 1,
+        maxLength: 6,
+      }),
     }),
     { maxLength: 12 },
   ),
@@ -176,7 +179,8 @@ function materialize(tree: Tree): Model {
 
 /**
  * The reference scan of one root, straight from the model: breadth-first,
- * each folder once, skill folders not entered, hidden names skipped.
+ * each folder once, skill folders entered too, dot-folders entered, the skip
+ * list (`.git`, `node_modules`) not.
  */
 function referenceScan(model: Model, place: number, maxDepth: number): {
   skills: Map<string, number>;
@@ -190,14 +194,11 @@ function referenceScan(model: Model, place: number, maxDepth: number): {
   let tooDeep = false;
   for (let head = 0; head < queue.length; head++) {
     const [id, depth] = queue[head]!;
-    if (model.skillAt.has(id)) {
-      skills.set(id, depth);
-      continue;
-    }
+    if (model.skillAt.has(id)) skills.set(id, depth);
     const children = [
       ...model.ids.filter((c) =>
         c.startsWith(`${id}/`) && !c.slice(id.length + 1).includes("/") &&
-        !c.slice(id.length + 1).startsWith(".")
+        !SKIP.has(c.slice(id.length + 1))
       ),
       ...(model.linksOf.get(id) ?? []).map(([, target]) => target),
     ];
@@ -213,6 +214,8 @@ function referenceScan(model: Model, place: number, maxDepth: number): {
   }
   return { skills, folders: queue.length, tooDeep };
 }
+
+const SKIP = new Set([".git", "node_modules"]);
 
 function depthOf(path: string, root: string): number {
   return path === root ? 0 : path.slice(root.length + 1).split(sep).length;
@@ -311,6 +314,56 @@ describe("discoverSkills on generated trees", () => {
           if (reference.folders <= maxFolders) {
             assert.equal(reals.length, expected.length);
             assert.equal(codes.includes("DEPTH_LIMIT"), reference.tooDeep);
+          }
+          rmSync(model.base, { recursive: true, force: true });
+        },
+      ),
+      runs(40),
+    );
+  });
+});
+
+describe("discoverSkills reports every SKILL.md folder", () => {
+  it("reports each folder holding a SKILL.md once: loaded, shadowed, skipped, or under a diagnostic naming it or a folder above it", () => {
+    fc.assert(
+      fc.property(
+        treeArb,
+        fc.array(fc.record({ folder: fc.nat(), target: fc.nat() }), { maxLength: 4 }),
+        fc.integer({ min: 1, max: 40 }),
+        (tree, mdLinks, maxFolders) => {
+          const model = materialize(tree);
+          // SKILL.md links: to another folder's SKILL.md (same root or not), or to a plain file.
+          const holders = new Set(model.skillAt.keys());
+          for (const l of mdLinks) {
+            const id = model.ids[l.folder % model.ids.length]!;
+            const target = model.ids[l.target % model.ids.length]!;
+            if (holders.has(id)) continue;
+            const targetFile = holders.has(target)
+              ? join(model.real(target), "SKILL.md")
+              : join(model.base, "plain.md");
+            writeFileSync(join(model.base, "plain.md"), skillMd("plain", "Not a SKILL.md"));
+            symlinkSync(targetFile, join(model.real(id), "SKILL.md"));
+            holders.add(id);
+          }
+          const roots = [0, 1, 2].map((p) => ({ scope: `s${p}`, path: model.real(PLACES[p]!) }));
+          const found = discoverSkills(roots, { maxDepth: tree.maxDepth, maxFolders });
+          const entries = [...found.skills, ...found.shadowed, ...found.skipped];
+          const diagnostics = [
+            ...found.diagnostics,
+            ...entries.flatMap((e) => e.diagnostics),
+          ];
+          for (const id of holders) {
+            const place = PLACES.indexOf(id.split("/")[0] as typeof PLACES[number]);
+            if (place === 3) continue; // the store lies outside every root
+            const path = model.real(id);
+            const listed = entries.filter((e) => e.path === path).length;
+            assert.ok(listed <= 1, `${id} listed ${listed} times`);
+            if (listed === 1) continue;
+            const named = diagnostics.some((d) =>
+              d.path === path || path.startsWith(d.path + sep) ||
+              d.path === join(path, "SKILL.md")
+            );
+            assert.ok(named, `${id} is neither listed nor named by a diagnostic`);
           }
           rmSync(model.base, { recursive: true, force: true });
         },
@@ -587,9 +640,9 @@ describe("discoverSkills: links, bounds and attacks", () => {
     const shallow = discoverSkills([{ scope: "s", path: root }], { maxDepth: 3 });
     assert.equal(shallow.skill("deep"), undefined);
     assert.deepEqual(shallow.diagnostics.map((d) => d.message), [
-      `1 folder deeper than 3 under "${root}" was not scanned, from "${
-        join(root, "1", "2", "3", "deep")
-      }" on (raise maxDepth to see them)`,
+      `1 sub-folder of "${
+        join(root, "1", "2", "3")
+      }" is deeper than 3 under "${root}"; not scanned (raise maxDepth to see them)`,
     ]);
     const narrow = discoverSkills([{ scope: "s", path: root }], { maxFolders: 4 });
     assert.deepEqual(narrow.skills.map((s) => s.name), ["w0", "w1"]);
@@ -614,7 +667,7 @@ describe("discoverSkills: links, bounds and attacks", () => {
 
     assert.deepEqual(found.skills, []);
     assert.deepEqual(found.skipped.map((s) => s.diagnostics[0]!.message), [
-      "Skipped: SKILL.md is a link that leads outside the skill folder",
+      "Skipped: SKILL.md is a link that leads outside the skill folder, and not to the SKILL.md of another folder of the same root",
     ]);
     assert.ok(!JSON.stringify(snapshot(found)).includes("TOP SECRET"));
   });
@@ -723,8 +776,8 @@ describe("discoverSkills: what it cannot read", () => {
     assert.deepEqual(found.diagnostics.map((d) => [d.severity, d.code, d.message]), [
       [
         "warning",
-        "FOLDER_UNREADABLE",
-        `Folder "${join(root, "locked")}" could not be listed (EACCES); skipped`,
+        "PERMISSION_DENIED",
+        `Permission denied: folder "${join(root, "locked")}" cannot be listed; skipped`,
       ],
       [
         "info",

@@ -186,11 +186,12 @@ describe("the safety gate", () => {
  * This project's gate as the kit sees it: reads go through `readResource`,
  * listings through `activateSkill`, on an in-memory bundle holding `files`.
  */
-function projectGate({ path, flags, operation, files }: GateRequest): GateVerdict {
+function projectGate({ path, flags, operation, files, classes }: GateRequest): GateVerdict {
   const bundle = createBundle({
     frontmatter: { name: "pdf", description: "Fill PDF forms" },
     instructions: "",
     files: new Map([...files].map((f) => [f, `content of ${f}\n`])),
+    resource_classes: classes,
   });
   try {
     const normal = normalizeResourcePath(path);
@@ -200,7 +201,12 @@ function projectGate({ path, flags, operation, files }: GateRequest): GateVerdic
     }
     const listed = Object.values(activateSkill(bundle, flags).resources).flat();
     if (listed.some((e) => e.path === normal)) return { verdict: "allowed", path: normal };
-    const refusal = decideAccess(normal, classifyResource(normal), flags, "list");
+    const refusal = decideAccess(
+      normal,
+      classifyResource(normal, bundle.resource_classes),
+      flags,
+      "list",
+    );
     return { verdict: refusal === null ? "missing" : "refused" };
   } catch (e) {
     if (e instanceof InvalidResourcePathError) return { verdict: "invalid" };

@@ -104,10 +104,11 @@ type GateBug = "open when either switch is false" | "no .. check in the last seg
 /** SPEC §4's gate written plainly, with one bug switched on (or none). */
 function plainGate(bug?: GateBug) {
   return (
-    { path, flags, files }: {
+    { path, flags, files, classes }: {
       path: string;
       flags: { global_safety?: boolean; skill_safety?: boolean };
       files: ReadonlySet<string>;
+      classes: ReadonlyMap<string, string>;
     },
   ): GateVerdict => {
     let normal: string;
@@ -124,7 +125,7 @@ function plainGate(bug?: GateBug) {
     const open = bug === "open when either switch is false"
       ? flags.global_safety === false || flags.skill_safety === false
       : flags.global_safety === false && flags.skill_safety === false;
-    if (!["", "references", "assets", "scripts"].includes(top) && !open) {
+    if (!["", "references", "assets", "scripts"].includes(top) && !classes.has(top) && !open) {
       return { verdict: "refused" };
     }
     return files.has(normal) ? { verdict: "allowed", path: normal } : { verdict: "missing" };
@@ -217,6 +218,25 @@ describe("the testing kit catches broken gates", () => {
       assert.ok(failed.includes(law), `failed: ${failed.join(", ")}`);
     });
   }
+
+  it("catches a gate that ignores the class mapping, and one that opens every folder", () => {
+    const plain = plainGate();
+    const ignoring = failedProperties(() =>
+      assertGateInvariants((r) => plain({ ...r, classes: new Map() }), { seed, numRuns: 200 })
+    );
+    assert.ok(ignoring.includes("treats a mapped folder exactly as its class"), ignoring.join());
+    const everything = failedProperties(() =>
+      assertGateInvariants(
+        (r) => {
+          const normal = referenceNormalize(r.path);
+          const top = normal.ok && normal.path.includes("/") ? normal.path.split("/")[0]! : "";
+          return plain({ ...r, classes: new Map([[top, "references"]]) });
+        },
+        { seed, numRuns: 200 },
+      )
+    );
+    assert.ok(everything.includes("is open only when both switches are false"), everything.join());
+  });
 
   it("catches a gate that looks the file up before refusing", () => {
     const leaky = plainGate();

@@ -34,7 +34,8 @@ describe("validatePaths", () => {
     assert.deepEqual(lines(validatePaths([t("missing"), t("empty")])), [
       "T/missing: error: no such file or folder",
       "T/empty: error: Nothing to validate: no SKILL.md or skill.md in the folder, no catalog file " +
-      "(.yaml, .yml, .json) in it, and no sub-folder holding a SKILL.md",
+      "(.yaml, .yml, .json naming the skill schema or a scope/name skill) in it, and no " +
+      "sub-folder holding a SKILL.md",
     ]);
   });
 

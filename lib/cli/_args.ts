@@ -8,6 +8,7 @@
  * @module
  */
 import { escapeControls as esc } from "../core/_text.ts";
+import { type ResourceClassMap, resourceClassMap } from "../core/resource_path.ts";
 
 /** Bad usage: exit code 2. */
 export class UsageError extends Error {
@@ -125,4 +126,30 @@ export function parseArgs(command: string, spec: ArgSpec, argv: readonly string[
     );
   }
   return { positional, flags, repeated, switches, json, help };
+}
+
+/**
+ * The `--class NAME=references|assets|scripts` flags: extra top-level folders
+ * mapped to a standard class, for every skill.
+ *
+ * @param values Every value of `--class`, in order.
+ * @returns The mapping (empty when none is given).
+ * @throws {UsageError} When a value is not `NAME=CLASS`, or names a standard
+ *   folder, a folder that is not one plain name, or another class.
+ */
+export function classFlags(values: readonly string[]): ResourceClassMap {
+  const pairs: [string, string][] = [];
+  for (const value of values) {
+    const eq = value.indexOf("=");
+    if (eq <= 0) {
+      throw new UsageError(`--class takes NAME=references|assets|scripts, got "${esc(value)}"`);
+    }
+    pairs.push([value.slice(0, eq), value.slice(eq + 1)]);
+  }
+  try {
+    return resourceClassMap(pairs);
+  } catch (e) {
+    if (e instanceof RangeError) throw new UsageError(`--class: ${esc(e.message)}`);
+    throw e;
+  }
 }

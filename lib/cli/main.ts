@@ -12,7 +12,7 @@ import { isAbsolute, join, relative, resolve } from "node:path";
 import process from "node:process";
 import { fileURLToPath } from "node:url";
 import { escapeControls as esc, escapeControlsKeepingLines } from "../core/_text.ts";
-import { type ArgSpec, bool, count, parseArgs, UsageError } from "./_args.ts";
+import { type ArgSpec, bool, classFlags, count, parseArgs, UsageError } from "./_args.ts";
 import { VERSION } from "./_version.ts";
 import { activateSkill, renderActivation } from "../core/activate.ts";
 import { type Catalog, loadCatalog } from "../fs/catalog.ts";
@@ -36,6 +36,7 @@ import {
   type SkillRoot,
 } from "../fs/discover.ts";
 import { formatSkillDiagnostic, type SkillDiagnostic } from "../fs/skill_diagnostic.ts";
+import type { ResourceClassMap } from "../core/resource_path.ts";
 import { fitSkillCatalog } from "../core/skill_catalog.ts";
 import { createSkillIndex, searchSkills } from "../core/search/skill_index.ts";
 import { type LoadedSkill, loadSkillFolder } from "../fs/skill_folder.ts";
@@ -111,6 +112,16 @@ interface FlagSpec extends ArgSpec {
 }
 
 const SAFETY = "[--global-safety true|false] [--skill-safety true|false]";
+const CLASS = "[--class NAME=references|assets|scripts]...";
+const CLASS_HELP =
+  "--class NAME=CLASS maps an extra top-level folder to a standard class for every skill (repeat\n" +
+  "it for more); by default only references/, assets/ and scripts/ are standard.";
+const DISCOVERY_HELP =
+  "A folder is scanned for skills (depth 6, 10,000 folders; dot-folders too, but not .git, .hg,\n" +
+  ".svn or node_modules; skills inside skills are listed as nested); a project root's\n" +
+  ".agents/skills and .claude/skills come first. A SKILL.md linked to another folder's SKILL.md\n" +
+  "in the same root is that skill again. Each skill whose body points into a folder the safety\n" +
+  "gate refuses gets a GATED_REFERENCE warning.";
 
 const COMMANDS: Readonly<Record<string, FlagSpec>> = {
   resolve: {
@@ -130,26 +141,40 @@ const COMMANDS: Readonly<Record<string, FlagSpec>> = {
       "marked; includes the catalog lacks appear as missing nodes.",
   },
   validate: {
-    values: [],
+    values: ["--class", "--global-safety", "--skill-safety"],
+    repeated: ["--class"],
     positional: [1, Infinity],
-    usage: "skillset validate <path>... [--json]",
+    usage: `skillset validate <path>... ${CLASS} ${SAFETY} [--json]`,
     help: "Check catalogs and Agent Skill folders (or folders of them). Prints\n" +
-      "file:line:col: error|warning: message. Exits 1 when there is an error.",
+      "file:line:col: error|warning: message. Exits 1 when there is an error. Every rule break of\n" +
+      "a SKILL.md is reported, and its body is checked too. A file named on the command line is a\n" +
+      "catalog; in a folder, only a .yaml/.yml/.json file that names skill.schema.json or whose\n" +
+      "first name is a scope/name skill is read as one.\n" + CLASS_HELP,
   },
   activate: {
-    values: ["--global-safety", "--skill-safety", "--offset", "--max-entries"],
+    values: ["--global-safety", "--skill-safety", "--offset", "--max-entries", "--class"],
+    repeated: ["--class"],
     positional: [1, 1],
-    usage: `skillset activate <skill-dir> [--offset N] [--max-entries N] ${SAFETY} [--json]`,
+    usage:
+      `skillset activate <skill-dir> [--offset N] [--max-entries N] ${CLASS} ${SAFETY} [--json]`,
     help:
       "Print a skill's instructions and the manifest of its bundled files, grouped by class.\n" +
       "Non-standard folders are listed only when both safety switches are false (each defaults to true).\n" +
       "At most --max-entries files per class are listed (default 500); --offset N lists from entry N.",
   },
   read: {
-    values: ["--offset", "--limit", "--max-page-bytes", "--global-safety", "--skill-safety"],
+    values: [
+      "--offset",
+      "--limit",
+      "--max-page-bytes",
+      "--global-safety",
+      "--skill-safety",
+      "--class",
+    ],
+    repeated: ["--class"],
     positional: [2, 2],
     usage:
-      `skillset read <skill-dir> <path> [--offset N|L+B] [--limit N] [--max-page-bytes N] ${SAFETY} [--json]`,
+      `skillset read <skill-dir> <path> [--offset N|L+B] [--limit N] [--max-page-bytes N] ${CLASS} ${SAFETY} [--json]`,
     help: "Read one page of a bundled file in the [SKILL_RESOURCE_READ] envelope: text by lines\n" +
       "(default 2000), anything else as base64 by bytes (default 49152). Non-standard folders are\n" +
       "readable only when both safety switches are false (each defaults to true). No page holds\n" +
@@ -157,24 +182,32 @@ const COMMANDS: Readonly<Record<string, FlagSpec>> = {
       "continued with --offset L+B (byte B of line L, as next_offset says).",
   },
   "to-prompt": {
-    values: ["--budget"],
+    values: ["--budget", "--tools", "--class", "--global-safety", "--skill-safety"],
+    repeated: ["--class"],
     positional: [1, Infinity],
-    usage: "skillset to-prompt <skill-dir>... [--budget N] [--json]",
+    usage:
+      `skillset to-prompt <skill-dir>... [--budget N] [--tools a,b,c] ${CLASS} ${SAFETY} [--json]`,
     help:
       "Print the <available_skills> block for a system prompt. Each argument is a skill folder or\n" +
-      "a folder scanned for them (depth 6, 2,000 folders); an earlier argument wins a name clash.\n" +
+      "a folder scanned for them; an earlier argument wins a name clash.\n" + DISCOVERY_HELP +
+      "\n" +
       "--budget N fits the block into N characters (about 4 per token): descriptions are shortened\n" +
       "first, then skills from the end are left out, and a last line says how many. Rule breaks in a\n" +
-      "SKILL.md are warnings on stderr; only a SKILL.md that cannot be parsed is skipped.",
+      "SKILL.md are warnings on stderr; only a SKILL.md that cannot be parsed is skipped.\n" +
+      "--tools a,b,c names the tools the runtime offers: a skill whose metadata requires-tools (all)\n" +
+      "or requires-any-tools (one of) it cannot meet is left out, with a warning naming what it misses.\n" +
+      CLASS_HELP,
   },
   list: {
-    values: ["--root"],
-    repeated: ["--root"],
-    positional: [0, 0],
-    usage: "skillset list [--root scope=path]... [--json]",
+    values: ["--root", "--class", "--global-safety", "--skill-safety"],
+    repeated: ["--root", "--class"],
+    positional: [0, Infinity],
+    usage: `skillset list [folder]... [--root scope=path]... ${CLASS} ${SAFETY} [--json]`,
     help: "List the skills discovered under the roots, highest precedence first: scope, status\n" +
-      "(loaded, shadowed or skipped), name, folder, and diagnostics. Without --root: project\n" +
-      ".agents/skills, project .claude/skills, user ~/.agents/skills, user ~/.claude/skills.",
+      "(loaded, shadowed or skipped), name, folder, and diagnostics. Each folder argument is a\n" +
+      "root of its own scope (named by the folder), before the --root ones. Without either:\n" +
+      "project .agents/skills, project .claude/skills, user ~/.agents/skills, user ~/.claude/skills.\n" +
+      DISCOVERY_HELP + "\n" + CLASS_HELP,
   },
   search: {
     values: ["--root", "--limit", "--lang"],
@@ -285,13 +318,19 @@ function run(argv: readonly string[], io: CliIO): number {
         io,
       );
     case "validate":
-      return validateCommand(args.positional, args.json, io);
+      return validateCommand(args.positional, discoveryFlags(args), args.json, io);
     case "activate":
-      return activateCommand(first, args.flags, args.json, io);
+      return activateCommand(first, args.flags, discoveryFlags(args), args.json, io);
     case "read":
-      return readCommand(first, second, args.flags, args.json, io);
+      return readCommand(first, second, args.flags, discoveryFlags(args), args.json, io);
     case "list":
-      return listCommand(args.repeated.get("--root") ?? [], args.json, io);
+      return listCommand(
+        args.positional,
+        args.repeated.get("--root") ?? [],
+        discoveryFlags(args),
+        args.json,
+        io,
+      );
     case "search":
       return searchCommand(
         args.positional.join(" "),
@@ -304,8 +343,30 @@ function run(argv: readonly string[], io: CliIO): number {
         io,
       );
     default:
-      return toPromptCommand(args.positional, count(args.flags, "--budget", 0), args.json, io);
+      return toPromptCommand(
+        args.positional,
+        count(args.flags, "--budget", 0),
+        discoveryFlags(args),
+        args.json,
+        io,
+        toolList(args.flags.get("--tools")),
+      );
   }
+}
+
+/** The class mapping and the switches, as `discoverSkills`, `loadSkillFolder` and `validatePaths` take them. */
+interface DiscoveryFlags {
+  readonly resourceClasses: ResourceClassMap;
+  readonly safety: { global_safety: boolean; skill_safety: boolean };
+}
+
+function discoveryFlags(
+  args: { flags: ReadonlyMap<string, string>; repeated: ReadonlyMap<string, readonly string[]> },
+): DiscoveryFlags {
+  return {
+    resourceClasses: classFlags(args.repeated.get("--class") ?? []),
+    safety: safety(args.flags),
+  };
 }
 
 function commandHelp(command: string): string {
@@ -429,8 +490,13 @@ function toDot(graph: IncludeGraph): string {
   return lines.join("\n");
 }
 
-function validateCommand(paths: readonly string[], json: boolean, io: CliIO): number {
-  const diagnostics = validatePaths(paths);
+function validateCommand(
+  paths: readonly string[],
+  flags: DiscoveryFlags,
+  json: boolean,
+  io: CliIO,
+): number {
+  const diagnostics = validatePaths(paths, flags);
   const errors = diagnostics.filter((d) => d.severity === "error").length;
   const warnings = diagnostics.length - errors;
   if (json) {
@@ -457,12 +523,13 @@ function colorDiagnostic(d: Diagnostic, io: CliIO): string {
 function activateCommand(
   dir: string,
   flags: ReadonlyMap<string, string>,
+  load: DiscoveryFlags,
   json: boolean,
   io: CliIO,
 ): number {
   const offset = count(flags, "--offset", 0);
   const maxEntries = count(flags, "--max-entries", 1);
-  const skill = loadSkillFolder(dir, { lenient: true });
+  const skill = loadSkillFolder(dir, { lenient: true, ...load });
   warnAbout(skill, io, dir);
   const activation = activateSkill(skill, {
     ...safety(flags),
@@ -483,6 +550,7 @@ function readCommand(
   dir: string,
   path: string,
   flags: ReadonlyMap<string, string>,
+  load: DiscoveryFlags,
   json: boolean,
   io: CliIO,
 ): number {
@@ -490,7 +558,7 @@ function readCommand(
   const offset = lineByte ?? count(flags, "--offset", 0);
   const limit = count(flags, "--limit", 1);
   const maxPageBytes = count(flags, "--max-page-bytes", MIN_PAGE_BYTES);
-  const skill = loadSkillFolder(dir, { lenient: true });
+  const skill = loadSkillFolder(dir, { lenient: true, ...load });
   printDiagnostics(skill.diagnostics, io, shownAsTyped(["", dir]));
   const page = readResource(skill, path, {
     ...safety(flags),
@@ -506,13 +574,24 @@ function readCommand(
   return 0;
 }
 
+/** `--tools a,b,c` as names (commas and spaces separate; empty names dropped). */
+function toolList(value: string | undefined): readonly string[] | undefined {
+  return value === undefined ? undefined : value.split(/[\s,]+/).filter((t) => t !== "");
+}
+
 function toPromptCommand(
   paths: readonly string[],
   budget: number | undefined,
+  load: DiscoveryFlags,
   json: boolean,
   io: CliIO,
+  tools?: readonly string[],
 ): number {
-  const discovery = discoverSkills(paths.map((path) => ({ scope: path, path })));
+  const discovery = discoverSkills(paths.map((path) => ({ scope: path, path })), {
+    conventionalRoots: true,
+    ...load,
+    ...(tools === undefined ? {} : { availableTools: tools }),
+  });
   // Named as typed: relative when every argument was.
   const shown = paths.every((p) => isAbsolute(p))
     ? (p: string) => p
@@ -523,7 +602,19 @@ function toPromptCommand(
     io.stderr(`${visible(shown(d.path))}: error: Invalid SKILL.md: no such folder\n`);
   }
   reportDiscovery(discovery, io, shown);
-  if (discovery.skills.length === 0) {
+  for (const h of discovery.unavailable) {
+    const needs = [
+      ...(h.missing.length > 0 ? [`needs ${h.missing.join(", ")}`] : []),
+      ...(h.missing_any.length > 0 ? [`needs one of ${h.missing_any.join(", ")}`] : []),
+      ...(h.problem === undefined ? [] : [h.problem]),
+    ];
+    io.stderr(
+      `${visible(shown(h.skill.skill_md))}: warning: left out, the runtime lacks its tools: ${
+        visible(needs.join("; "))
+      }\n`,
+    );
+  }
+  if (discovery.skills.length === 0 && discovery.unavailable.length === 0) {
     throw new AgentSkillError("", "no usable SKILL.md in the folder or its sub-folders", {
       file: resolve(paths[0]!),
     });
@@ -539,11 +630,26 @@ function toPromptCommand(
   );
   if (json) {
     const { listed, left_out, shortened } = fit;
-    io.stdout(`${JSON.stringify({ skills: listed, left_out, shortened }, null, 2)}\n`);
+    const unavailable = discovery.unavailable.map(({ name, missing, missing_any, problem }) => ({
+      name,
+      missing,
+      missing_any,
+      ...(problem === undefined ? {} : { problem }),
+    }));
+    io.stdout(
+      `${
+        JSON.stringify(
+          { skills: listed, left_out, shortened, ...(tools === undefined ? {} : { unavailable }) },
+          null,
+          2,
+        )
+      }\n`,
+    );
   } else {
     io.stdout(`${fit.block}\n`);
   }
-  return missing.length > 0 || discovery.skipped.length > 0 ? 1 : 0;
+  const denied = discovery.diagnostics.some((d) => d.severity === "error");
+  return missing.length > 0 || denied || discovery.skipped.length > 0 ? 1 : 0;
 }
 
 /** Everything discovery noticed, to stderr: scan problems, rule breaks, skips, shadowing. */
@@ -590,16 +696,13 @@ function defaultRoots(): SkillRoot[] {
   ];
 }
 
-/** `--root scope=path` flags as roots; the conventional roots without any. */
-function rootsOf(rootFlags: readonly string[]): SkillRoot[] {
-  if (rootFlags.length === 0) return defaultRoots();
-  return rootFlags.map((flag) => {
-    const eq = flag.indexOf("=");
-    if (eq <= 0 || eq === flag.length - 1) {
-      throw new UsageError(`--root takes scope=path, got "${esc(flag)}"`);
-    }
-    return { scope: flag.slice(0, eq), path: flag.slice(eq + 1) };
-  });
+/** A `--root scope=path` flag as a root. */
+function rootOf(flag: string): SkillRoot {
+  const eq = flag.indexOf("=");
+  if (eq <= 0 || eq === flag.length - 1) {
+    throw new UsageError(`--root takes scope=path, got "${flag}"`);
+  }
+  return { scope: flag.slice(0, eq), path: flag.slice(eq + 1) };
 }
 
 function searchCommand(
@@ -609,11 +712,12 @@ function searchCommand(
   json: boolean,
   io: CliIO,
 ): number {
-  const roots = rootsOf(rootFlags);
+  const roots = rootFlags.length === 0 ? defaultRoots() : rootFlags.map(rootOf);
   if (options.lang !== undefined && !/^[A-Za-z]{1,8}(?:-[A-Za-z0-9]{1,8})*$/.test(options.lang)) {
     throw new UsageError(`--lang takes a BCP 47 language tag, got "${esc(options.lang)}"`);
   }
-  const discovery = discoverSkills(roots);
+  // As in list: the default roots are the conventional folders themselves.
+  const discovery = discoverSkills(roots, { conventionalRoots: rootFlags.length > 0 });
   const bySkill = new Map(discovery.skills.map((s) => [s.name, s]));
   const index = createSkillIndex(
     discovery.skills.map((s) => ({
@@ -655,15 +759,20 @@ function searchCommand(
   return 0;
 }
 
-function listCommand(rootFlags: readonly string[], json: boolean, io: CliIO): number {
-  const roots = rootFlags.length === 0 ? defaultRoots() : rootFlags.map((flag) => {
-    const eq = flag.indexOf("=");
-    if (eq <= 0 || eq === flag.length - 1) {
-      throw new UsageError(`--root takes scope=path, got "${flag}"`);
-    }
-    return { scope: flag.slice(0, eq), path: flag.slice(eq + 1) };
-  });
-  const discovery = discoverSkills(roots);
+function listCommand(
+  folders: readonly string[],
+  rootFlags: readonly string[],
+  load: DiscoveryFlags,
+  json: boolean,
+  io: CliIO,
+): number {
+  const given = [
+    ...folders.map((path) => ({ scope: path, path })),
+    ...rootFlags.map(rootOf),
+  ];
+  const roots = given.length === 0 ? defaultRoots() : given;
+  // The default roots are the conventional folders themselves.
+  const discovery = discoverSkills(roots, { conventionalRoots: given.length > 0, ...load });
   const rows = [
     ...discovery.skills.map((s) => ({ status: "loaded", ...s })),
     ...discovery.shadowed.map((s) => ({ status: "shadowed", ...s })),
@@ -688,7 +797,7 @@ function listCommand(rootFlags: readonly string[], json: boolean, io: CliIO): nu
         )
       }\n`,
     );
-    return 0;
+    return denied(discovery) ? 1 : 0;
   }
   const lines = [
     ...table([
@@ -716,7 +825,14 @@ function listCommand(rootFlags: readonly string[], json: boolean, io: CliIO): nu
     } (roots: ${roots.map((r) => `${r.scope}=${resolve(r.path)}`).map(visible).join(", ")})`,
   );
   io.stdout(`${lines.join("\n")}\n`);
-  return 0;
+  return denied(discovery) ? 1 : 0;
+}
+
+/** Whether a root could not be read for lack of permission (an error, not an empty scope). */
+function denied(discovery: Discovery): boolean {
+  return discovery.diagnostics.some((d) =>
+    d.code === "PERMISSION_DENIED" && d.severity === "error"
+  );
 }
 
 /** Control, bidi and line-separator characters as `\u{…}`, so a name cannot rewrite the terminal. */

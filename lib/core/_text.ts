@@ -51,6 +51,28 @@ export function escapeControls(text: string): string {
 }
 
 /**
+ * Fold a description for one line, as the reference `skills-ref` shows a
+ * block-scalar description: every run of white space holding a line break
+ * becomes one space, and the ends are trimmed. What remains is escaped by
+ * the caller.
+ *
+ * @param text A description, perhaps from a `|` or `>` block scalar.
+ * @returns The text on one line.
+ * @throws Never.
+ * @example
+ * ```ts
+ * import { foldDescription } from "./_text.ts";
+ * import { assert } from "./_assert.ts";
+ *
+ * assert.equal(foldDescription("Fill PDF forms.\n  Use it when\r\nasked.\n"), "Fill PDF forms. Use it when asked.");
+ * assert.equal(foldDescription("  one line\t"), "one line");
+ * ```
+ */
+export function foldDescription(text: string): string {
+  return text.replace(/[ \t]*(?:\r\n|[\n\r\u2028\u2029])[\s]*/g, " ").trim();
+}
+
+/**
  * Like {@linkcode escapeControls}, but keeps newlines and tabs: for
  * multi-line text shown in a terminal (instructions, file pages).
  *

@@ -11,6 +11,8 @@ import { renderEnvelope } from "./envelope.ts";
 import { isGateOpen, mayAccess, type SafetyFlags } from "./gate.ts";
 import { mediaTypeOf } from "./media_type.ts";
 import { effectiveClass, type ResourceClass } from "./resource_path.ts";
+import { formatEntry, parseAllowedTools } from "./policy/allowed_tools.ts";
+import { TOOL_POLICY_MODES, type ToolPolicyMode } from "./policy/tool_policy.ts";
 
 /** One listed file. */
 export interface ManifestEntry {
@@ -62,6 +64,20 @@ export interface Activation {
   readonly not_shown?: ManifestOmissions;
   /** The `offset` that lists the next entries of every class, or `null` when none is left. */
   readonly next_offset?: number | null;
+  /** The skill's `allowed-tools` under the host's tool policy, when a `tool_policy` was given. */
+  readonly tools?: ActivationTools;
+}
+
+/** What an activation tells the model about tools (frozen). */
+export interface ActivationTools {
+  /** The host's policy mode. */
+  readonly mode: ToolPolicyMode;
+  /** The skill's `allowed-tools` entries as written (empty when it declares none or they do not count). */
+  readonly allowed: readonly string[];
+  /** Whether they count: the skill is trusted and the value parses. */
+  readonly counted: boolean;
+  /** Why they do not count, when the skill declares some. */
+  readonly note?: string;
 }
 
 /**
@@ -83,6 +99,13 @@ export interface ActivateOptions extends SafetyFlags {
   readonly max_entries?: number;
   /** The first entry listed in each class (sorted by path), from 0, to page the rest. Default 0. */
   readonly offset?: number;
+  /** The host's tool policy mode: the activation then lists the skill's allowed tools (`tools`). */
+  readonly tool_policy?: ToolPolicyMode;
+  /**
+   * Whether this skill's `allowed-tools` count (as the policy's `trusted` decides it);
+   * default: true for a local skill, false for one with an MCP `origin`.
+   */
+  readonly trusted?: boolean;
 }
 
 /** The instruction file itself is not listed as a resource. */
@@ -132,7 +155,7 @@ export function activateSkill(bundle: SkillBundle, options: ActivateOptions = {}
   };
   for (const file of bundle.files.values()) {
     if (file.outside_root === true || INSTRUCTION_FILES.has(file.path)) continue;
-    const resourceClass = effectiveClass(file.path, file.real_path);
+    const resourceClass = effectiveClass(file.path, file.real_path, bundle.resource_classes);
     if (!mayAccess(resourceClass, flags)) continue;
     groups[resourceClass].push(
       Object.freeze({ path: file.path, size: file.size, media_type: mediaTypeOf(file.path) }),
@@ -161,13 +184,75 @@ export function activateSkill(bundle: SkillBundle, options: ActivateOptions = {}
     ...(open ? { nonstandard: after(groups.nonstandard) } : {}),
   };
   const more = Object.values(not_shown).some((n) => n > 0);
+  const tools = options.tool_policy === undefined ? undefined : activationTools(bundle, options);
   return Object.freeze({
     skill: bundle.name,
     instructions: bundle.instructions,
     resources: Object.freeze(resources),
     not_shown: Object.freeze(not_shown),
     next_offset: more ? offset + max : null,
+    ...(tools === undefined ? {} : { tools }),
   });
+}
+
+function activationTools(bundle: SkillBundle, options: ActivateOptions): ActivationTools {
+  const mode = options.tool_policy!;
+  if (!(TOOL_POLICY_MODES as readonly unknown[]).includes(mode)) {
+    throw new RangeError(
+      `tool_policy must be one of ${TOOL_POLICY_MODES.join(", ")}, got ${JSON.stringify(mode)}`,
+    );
+  }
+  const value = bundle.frontmatter["allowed-tools"];
+  const none = Object.freeze([]);
+  if (value === undefined) return Object.freeze({ mode, allowed: none, counted: false });
+  const trusted = options.trusted ??
+    (bundle as { readonly origin?: unknown }).origin === undefined;
+  if (!trusted) {
+    return Object.freeze({
+      mode,
+      allowed: none,
+      counted: false,
+      note: "not trusted: a skill served over MCP grants tools only once the user approves it",
+    });
+  }
+  try {
+    const allowed = Object.freeze(parseAllowedTools(value).map(formatEntry));
+    return Object.freeze({ mode, allowed, counted: true });
+  } catch (e) {
+    return Object.freeze({ mode, allowed: none, counted: false, note: (e as Error).message });
+  }
+}
+
+/** The lines an activation adds about tools, for the model. */
+function toolLines(tools: ActivationTools): string[] {
+  const { mode, allowed, counted, note } = tools;
+  const listed = allowed.map((a) => escapeControls(a)).join(" ");
+  const head = `Tool policy: ${mode}.`;
+  if (!counted) {
+    return [
+      note === undefined
+        ? `${head} This skill declares no allowed-tools.`
+        : `${head} This skill's allowed-tools do not count (${escapeControls(note)}).`,
+      ...(mode === "restrict"
+        ? [
+          "Tools outside the active skills' allowed and resolved tools are refused; the skill tool always works.",
+        ]
+        : []),
+    ];
+  }
+  switch (mode) {
+    case "advisory":
+      return [`${head} This skill expects to use: ${listed}. The host's usual permissions apply.`];
+    case "preapprove":
+      return [
+        `${head} These run without asking while this skill is active: ${listed}. Other tools need confirmation.`,
+      ];
+    case "restrict":
+      return [
+        `${head} These run without asking while this skill is active: ${listed}.`,
+        "Tools outside the active skills' allowed and resolved tools are refused; the skill tool always works.",
+      ];
+  }
 }
 
 function wholeNumber(value: number | undefined, name: string, min: number): number | undefined {
@@ -228,7 +313,7 @@ const HEADINGS: Readonly<Record<ResourceClass, string>> = {
  * ```
  */
 export function renderActivation(activation: Activation, nonce?: string): string {
-  const { skill, instructions, resources, not_shown, next_offset } = activation;
+  const { skill, instructions, resources, not_shown, next_offset, tools } = activation;
   const lines = [
     "---",
     `Bundled resources (read one with the skill tool: skill ${
@@ -262,6 +347,7 @@ export function renderActivation(activation: Activation, nonce?: string): string
         "(global safety and skill safety must both be false).",
     );
   }
+  if (tools !== undefined) lines.push(...toolLines(tools));
   return renderEnvelope(
     {
       marker: "SKILL_ACTIVATED",

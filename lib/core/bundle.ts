@@ -9,7 +9,7 @@
 import type { AgentSkillFrontmatter } from "./agent_skill.ts";
 import { validateAgentSkillFrontmatter } from "./agent_skill.ts";
 import { OrderedMap } from "./ordered_map.ts";
-import { normalizeResourcePath } from "./resource_path.ts";
+import { normalizeResourcePath, type ResourceClassMap, resourceClassMap } from "./resource_path.ts";
 
 /**
  * One opened file, as it is at the moment of opening: every read of a page
@@ -117,6 +117,12 @@ export interface SkillBundle {
   readonly files: ReadonlyMap<string, ResourceFile>;
   /** Where it was loaded from, when it came from disk. */
   readonly location?: string;
+  /**
+   * Extra top-level folders the host maps to a standard class (see
+   * `resourceClassMap`): listing, reading and serving classify with it, from
+   * the requested and from the real path. Absent: only the three standard folders.
+   */
+  readonly resource_classes?: ResourceClassMap;
 }
 
 /** The input of {@linkcode createBundle}. */
@@ -131,6 +137,11 @@ export interface BundleInput {
     | Readonly<Record<string, Uint8Array | string>>;
   /** The folder name the frontmatter `name` must equal, when there is one. */
   readonly folder?: string;
+  /** Extra top-level folders mapped to a standard class (checked by `resourceClassMap`). */
+  readonly resource_classes?:
+    | ReadonlyMap<string, string>
+    | Iterable<readonly [string, string]>
+    | Readonly<Record<string, string>>;
 }
 
 /**
@@ -141,6 +152,8 @@ export interface BundleInput {
  * @throws {AgentSkillError} When the frontmatter breaks the Agent Skills rules.
  * @throws {InvalidResourcePathError} When a file path is invalid.
  * @throws {TypeError} When two paths normalise to the same one.
+ * @throws {RangeError} When `resource_classes` maps a name that is not one
+ *   plain folder name, or a standard folder, or to another class than the three.
  * @example
  * ```ts
  * import { createBundle } from "./bundle.ts";
@@ -171,11 +184,15 @@ export function createBundle(input: BundleInput): SkillBundle {
     const bytes = typeof content === "string" ? encoder.encode(content) : content.slice();
     files.set(path, memoryFile(path, bytes));
   }
+  const classes = input.resource_classes === undefined
+    ? undefined
+    : resourceClassMap(input.resource_classes);
   return Object.freeze({
     name: frontmatter.name,
     frontmatter,
     instructions: input.instructions,
     files: files.freeze(),
+    ...(classes === undefined || classes.size === 0 ? {} : { resource_classes: classes }),
   });
 }
 

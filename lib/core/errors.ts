@@ -309,19 +309,29 @@ export class ResourceReadError extends Error {
 export class SkillFolderError extends Error {
   /** Always `"SkillFolderError"`. */
   override readonly name = "SkillFolderError";
-  /** Always `"NO_SUCH_FOLDER"`. */
-  readonly code = "NO_SUCH_FOLDER" as const;
+  /** `"NO_SUCH_FOLDER"`, or `"PERMISSION_DENIED"` when the folder may not be read. */
+  readonly code: "NO_SUCH_FOLDER" | "PERMISSION_DENIED";
   /** The folder as it was given. */
   readonly folder: string;
 
   /**
-   * Describe a missing skill folder.
+   * Describe a missing (or unreadable) skill folder.
    *
    * @param folder The folder as it was given; the message names only its last segment.
    * @param name That last segment.
+   * @param code Why: missing (default) or permission denied.
    */
-  constructor(folder: string, name: string) {
-    super(`No such folder ${JSON.stringify(name)}`);
+  constructor(
+    folder: string,
+    name: string,
+    code: "NO_SUCH_FOLDER" | "PERMISSION_DENIED" = "NO_SUCH_FOLDER",
+  ) {
+    super(
+      code === "PERMISSION_DENIED"
+        ? `Permission denied: folder ${JSON.stringify(name)} cannot be read`
+        : `No such folder ${JSON.stringify(name)}`,
+    );
+    this.code = code;
     this.folder = folder;
   }
 }

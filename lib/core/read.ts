@@ -179,13 +179,13 @@ export function readResource(
     wholeNumber(options.max_page_bytes, "max_page_bytes", MIN_PAGE_BYTES, MAX_PAGE_BYTES) ??
       DEFAULT_MAX_PAGE_BYTES;
   const normal = normalizeResourcePath(path);
-  assertAccess(normal, classifyResource(normal), options, "read");
+  assertAccess(normal, classifyResource(normal, bundle.resource_classes), options, "read");
   const file = bundle.files.get(normal);
   if (file === undefined) throw new ResourceNotFoundError(bundle.name, normal);
   if (file.outside_root === true) throw outsideRoot(normal, options);
   const handle = open(file, normal, options);
   try {
-    const resourceClass = effectiveClass(normal, handle.real_path);
+    const resourceClass = effectiveClass(normal, handle.real_path, bundle.resource_classes);
     assertAccess(normal, resourceClass, options, "read");
     const index = textIndex(file, handle, normal);
     let page: Page;

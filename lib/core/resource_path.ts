@@ -109,12 +109,97 @@ export function isPlainName(name: string, topLevel: boolean): boolean {
     !REFUSED.test(name) && !(topLevel && DRIVE.test(name));
 }
 
+/** The three standard classes a folder can be mapped to. */
+export type StandardResourceClass = "references" | "assets" | "scripts";
+
+/**
+ * Extra top-level folder names mapped to a standard class, for every skill:
+ * an explicit host choice (`resourceClasses` in the library, `--class
+ * NAME=references|assets|scripts` on the command line). Build one with
+ * {@linkcode resourceClassMap}.
+ */
+export type ResourceClassMap = ReadonlyMap<string, StandardResourceClass>;
+
+const STANDARD: ReadonlySet<string> = new Set(["references", "assets", "scripts"]);
+
+/**
+ * Check and freeze a mapping of extra top-level folders to standard classes.
+ *
+ * @param input Folder name to class, as a `Map`, a list of pairs or a plain object
+ *   (`undefined`: no extra folder).
+ * @returns A frozen map (empty for `undefined`).
+ * @throws {TypeError} When `input` is not a map, a list of pairs or an object.
+ * @throws {RangeError} When a name is not one plain folder name (no `/`, not
+ *   `.` or `..`, nothing {@linkcode normalizeResourcePath} refuses), is one of
+ *   the three standard folders, or its class is not `references`, `assets` or `scripts`.
+ * @example
+ * ```ts
+ * import { classifyResource, resourceClassMap } from "./resource_path.ts";
+ * import { assert } from "./_assert.ts";
+ *
+ * const classes = resourceClassMap({ reference: "references", templates: "assets" });
+ * assert.equal(classifyResource("reference/guide.md", classes), "references");
+ * assert.equal(classifyResource("rules/a.md", classes), "nonstandard");
+ * assert.throws(() => resourceClassMap({ "a/b": "references" }), { name: "RangeError" });
+ * ```
+ */
+export function resourceClassMap(
+  input:
+    | ReadonlyMap<string, string>
+    | Iterable<readonly [string, string]>
+    | Readonly<Record<string, string>>
+    | undefined,
+): ResourceClassMap {
+  const out = new Map<string, StandardResourceClass>();
+  if (input === undefined) return Object.freeze(out) as ResourceClassMap;
+  if (typeof input !== "object" || input === null) {
+    throw new TypeError(
+      "resourceClasses must be a Map, a list of [name, class] pairs or an object",
+    );
+  }
+  const pairs: Iterable<readonly [unknown, unknown]> = input instanceof Map
+    ? input
+    : Symbol.iterator in input
+    ? (input as Iterable<readonly [string, string]>)
+    : Object.entries(input);
+  for (const pair of pairs) {
+    if (!Array.isArray(pair) || pair.length !== 2) {
+      throw new TypeError(
+        "resourceClasses must be a Map, a list of [name, class] pairs or an object",
+      );
+    }
+    const [name, cls] = pair as [unknown, unknown];
+    if (typeof name !== "string" || !isPlainName(name, true)) {
+      throw new RangeError(
+        `Folder ${
+          JSON.stringify(String(name))
+        } cannot be mapped: give one plain top-level folder name`,
+      );
+    }
+    if (STANDARD.has(name)) {
+      throw new RangeError(`Folder ${JSON.stringify(name)} is a standard folder already`);
+    }
+    if (typeof cls !== "string" || !STANDARD.has(cls)) {
+      throw new RangeError(
+        `Folder ${JSON.stringify(name)} maps to ${
+          JSON.stringify(String(cls))
+        }: the class must be references, assets or scripts`,
+      );
+    }
+    out.set(name, cls as StandardResourceClass);
+  }
+  return Object.freeze(out) as ResourceClassMap;
+}
+
 /**
  * Classify a normalised path: files at the top level are `root`; the folders
  * `references/`, `assets/` and `scripts/` (exact, case-sensitive names) give
- * their class; any other top-level folder is `nonstandard`.
+ * their class, and so does an extra folder `classes` maps; any other
+ * top-level folder is `nonstandard`.
  *
  * @param path A path returned by {@linkcode normalizeResourcePath}.
+ * @param classes Extra top-level folders mapped to a standard class (see
+ *   {@linkcode resourceClassMap}); default none.
  * @returns Its class.
  * @example
  * ```ts
@@ -124,12 +209,14 @@ export function isPlainName(name: string, topLevel: boolean): boolean {
  * assert.equal(classifyResource("assets/logo.png"), "assets");
  * assert.equal(classifyResource("References/x.md"), "nonstandard");
  * assert.equal(classifyResource("LICENSE"), "root");
+ * assert.equal(classifyResource("rules/a.md", new Map([["rules", "references"]])), "references");
  * ```
  */
-export function classifyResource(path: string): ResourceClass {
+export function classifyResource(path: string, classes?: ResourceClassMap): ResourceClass {
   const slash = path.indexOf("/");
   if (slash < 0) return "root";
-  switch (path.slice(0, slash)) {
+  const top = path.slice(0, slash);
+  switch (top) {
     case "references":
       return "references";
     case "assets":
@@ -137,7 +224,7 @@ export function classifyResource(path: string): ResourceClass {
     case "scripts":
       return "scripts";
     default:
-      return "nonstandard";
+      return classes?.get(top) ?? "nonstandard";
   }
 }
 
@@ -148,10 +235,15 @@ export function classifyResource(path: string): ResourceClass {
  *
  * @param requested The normalised requested path.
  * @param real The normalised real path inside the skill root, when it differs.
+ * @param classes Extra top-level folders mapped to a standard class; default none.
  * @returns The stricter class.
  */
-export function effectiveClass(requested: string, real: string | undefined): ResourceClass {
-  const own = classifyResource(requested);
+export function effectiveClass(
+  requested: string,
+  real: string | undefined,
+  classes?: ResourceClassMap,
+): ResourceClass {
+  const own = classifyResource(requested, classes);
   if (real === undefined || own === "nonstandard") return own;
-  return classifyResource(real) === "nonstandard" ? "nonstandard" : own;
+  return classifyResource(real, classes) === "nonstandard" ? "nonstandard" : own;
 }

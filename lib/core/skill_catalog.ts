@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { escapeControls } from "./_text.ts";
+import { escapeControls, foldDescription } from "./_text.ts";
 import { codePoints as length, planFit, priorityOrder, shorten, wholeNumber } from "./_fit.ts";
 
 /** A skill as the catalog shows it. */
@@ -346,8 +346,9 @@ function entry(skill: CatalogSkill, description: string): string {
   const location = skill.location === undefined
     ? ""
     : `<location>${escapeXml(skill.location)}</location>\n`;
+  // Block-scalar descriptions on one line, as skills-ref shows them (folding never lengthens).
   return `<skill>\n<name>${escapeXml(skill.name)}</name>\n<description>${
-    escapeXml(description)
+    escapeXml(foldDescription(description))
   }</description>\n${location}</skill>\n`;
 }
 

@@ -7,7 +7,7 @@
  * @module
  */
 import { deepFreeze } from "./_deep_freeze.ts";
-import { escapeControls, quoteShort } from "./_text.ts";
+import { escapeControls, foldDescription, quoteShort } from "./_text.ts";
 import { codePoints, planFit, priorityOrder, shorten, wholeNumber } from "./_fit.ts";
 import {
   budgetInCharacters,
@@ -21,6 +21,12 @@ import { activateSkill, renderActivation } from "./activate.ts";
 import type { SkillBundle } from "./bundle.ts";
 import { formatLocation, type SourceLocation, withoutLocation } from "./errors.ts";
 import type { SafetyFlags } from "./gate.ts";
+import {
+  isTrustedSkill,
+  type PolicySkill,
+  type ToolPolicyMode,
+  type ToolTrust,
+} from "./policy/tool_policy.ts";
 import {
   DEFAULT_MAX_PAGE_BYTES,
   MIN_PAGE_BYTES,
@@ -99,6 +105,10 @@ export interface SkillToolContext {
   readonly max_page_bytes?: number;
   /** The most manifest entries per class in an activation; default 500. */
   readonly max_manifest_entries?: number;
+  /** The host's tool policy mode: an activation then lists the skill's allowed tools and the mode. */
+  readonly tool_policy?: ToolPolicyMode;
+  /** Whose `allowed-tools` count, as the policy's `trusted`; default `true` (local skills only). */
+  readonly trusted?: ToolTrust;
 }
 
 /** Options of {@linkcode skillToolDefinition} and {@linkcode skillTools}. */
@@ -289,7 +299,7 @@ function describe(
   const line = (i: number, cap: number): string => {
     const text = texts[i];
     return `\n- ${escapeControls(all[i]!.name)}${
-      text === undefined ? "" : `: ${escapeControls(shorten(text, cap))}`
+      text === undefined ? "" : `: ${escapeControls(foldDescription(shorten(text, cap)))}`
     }`;
   };
   const preamble = PREAMBLE(cap);
@@ -630,6 +640,10 @@ export function handleSkillTool(input: unknown, context: SkillToolContext): Skil
         ...(context.max_manifest_entries === undefined
           ? {}
           : { max_entries: context.max_manifest_entries }),
+        ...(context.tool_policy === undefined ? {} : {
+          tool_policy: context.tool_policy,
+          trusted: isTrustedSkill(bundle as PolicySkill, context.trusted ?? true),
+        }),
       })));
     }
     const page = readResource(bundle, request.resource, {

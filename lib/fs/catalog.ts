@@ -5,7 +5,16 @@
  *
  * @module
  */
-import { readdirSync, readFileSync, type Stats, statSync } from "node:fs";
+import {
+  closeSync,
+  constants,
+  fstatSync,
+  openSync,
+  readdirSync,
+  readSync,
+  type Stats,
+  statSync,
+} from "node:fs";
 import { dirname, extname, join, resolve } from "node:path";
 import {
   type Document,
@@ -19,7 +28,7 @@ import {
 } from "yaml";
 import { formatLocation, SkillDefinitionError, type SourceLocation } from "../core/errors.ts";
 import { OrderedMap } from "../core/ordered_map.ts";
-import { parseSkill, type Skill } from "../core/skill.ts";
+import { isSkillName, parseSkill, type Skill } from "../core/skill.ts";
 import { parseStrictYaml, yamlData, YamlRuleError } from "./_yaml.ts";
 import { linePositions, parsePlainYaml } from "./_plain_yaml.ts";
 
@@ -57,8 +66,30 @@ export interface Catalog {
 export function loadCatalog(path: string): Catalog {
   const absolute = resolve(path);
   const stat = statOrFail(absolute);
-  const files = stat.isDirectory() ? catalogFiles(absolute) : [absolute];
-  const base = stat.isDirectory() ? absolute : dirname(absolute);
+  if (stat.isDirectory()) return _loadCatalogFiles(absolute, catalogFiles(absolute));
+  return loadFiles(absolute, dirname(absolute), [absolute], true);
+}
+
+/**
+ * Load some files of a catalog folder as one catalog (for `validate`, which
+ * reads only the files {@linkcode isCatalogFile} accepts). Each is opened
+ * without following a final link.
+ *
+ * @param dir The folder (Agent Skill paths are relative to it).
+ * @param files The files, in order.
+ * @returns The catalog.
+ * @throws {SkillDefinitionError} As {@linkcode loadCatalog}.
+ */
+export function _loadCatalogFiles(dir: string, files: readonly string[]): Catalog {
+  return loadFiles(resolve(dir), resolve(dir), files, false);
+}
+
+function loadFiles(
+  absolute: string,
+  base: string,
+  files: readonly string[],
+  named: boolean,
+): Catalog {
   const skills = OrderedMap.builder<string, Skill>();
   const locations = new Map<string, SourceLocation>();
   const locators = new Map<
@@ -66,7 +97,9 @@ export function loadCatalog(path: string): Catalog {
     (path: readonly (string | number)[]) => SourceLocation | undefined
   >();
   for (const file of files) {
-    for (const { skill, locate } of parseCatalogFile(file)) {
+    // A file named by the caller may be a link; one listed in a folder is opened without following one.
+    const parsed = parseCatalogText(readCatalogFile(file, named), file);
+    for (const { skill, locate } of parsed) {
       const here = locate(["name"]) ?? { file };
       const first = locations.get(skill.name);
       if (first !== undefined) {
@@ -156,24 +189,146 @@ function parseCatalogYaml(
 }
 
 /**
- * Parse one catalog file.
+ * Parse one catalog file, named by the caller: opened once (a final link is
+ * followed, the file must be a regular one, a named pipe is refused without
+ * waiting) and read through that handle up to the size limit + 1 byte.
  *
  * @param file The file's path.
  * @returns Each skill with a locator.
  * @throws {SkillDefinitionError} As {@linkcode parseCatalogText}, and for a file
- *   that is missing or over {@linkcode MAX_CATALOG_FILE_BYTES}.
+ *   that is missing, not a regular file, unreadable, or over {@linkcode MAX_CATALOG_FILE_BYTES}
+ *   (also when it grows past it after being opened).
  */
 export function parseCatalogFile(file: string): ReturnType<typeof parseCatalogText> {
-  const size = statOrFail(file).size;
-  if (size > MAX_CATALOG_FILE_BYTES) {
-    throw new SkillDefinitionError({
-      skill: undefined,
-      field: "",
-      reason: `the file is ${size} bytes; the limit is ${MAX_CATALOG_FILE_BYTES}`,
-      location: { file },
-    });
+  return parseCatalogText(readCatalogFile(file, true), file);
+}
+
+const OPEN_FLAGS = (constants?.O_RDONLY ?? 0) | (constants?.O_NONBLOCK ?? 0) |
+  (constants?.O_NOCTTY ?? 0);
+const O_NOFOLLOW: number = constants?.O_NOFOLLOW ?? 0;
+
+function catalogError(file: string, reason: string): SkillDefinitionError {
+  return new SkillDefinitionError({ skill: undefined, field: "", reason, location: { file } });
+}
+
+/** Runs just after a catalog file is opened and checked (tests: where a file grows). */
+let afterOpen: ((file: string, fd: number) => void) | null = null;
+
+/**
+ * For this module's tests (`lib/load.ts` does not export it): act just after
+ * a catalog file is opened, as a file growing between the open and the read.
+ *
+ * @param hook Called with the path and the handle; `null` to remove it.
+ * @returns Nothing.
+ * @example
+ * ```ts
+ * import { _setCatalogAfterOpen, loadCatalog } from "./catalog.ts";
+ * import { assert } from "../core/_assert.ts";
+ *
+ * const opened: string[] = [];
+ * _setCatalogAfterOpen((file) => opened.push(file));
+ * try {
+ *   loadCatalog(new URL("../../examples/catalog.yaml", import.meta.url).pathname);
+ * } finally {
+ *   _setCatalogAfterOpen(null);
+ * }
+ * assert.equal(opened.length, 1);
+ * ```
+ */
+export function _setCatalogAfterOpen(hook: ((file: string, fd: number) => void) | null): void {
+  afterOpen = hook;
+}
+
+/** A catalog file's text, read once through one handle, at most the limit + 1 byte. */
+function readCatalogFile(file: string, followLink: boolean): string {
+  let fd: number;
+  try {
+    fd = openSync(file, OPEN_FLAGS | (followLink ? 0 : O_NOFOLLOW));
+  } catch (e) {
+    const code = (e as { code?: unknown }).code;
+    if (code === "ENOENT" || code === "ENOTDIR") throw catalogError(file, "no such file or folder");
+    if (code === "ELOOP" || code === "EMLINK") {
+      throw catalogError(file, "the file is a symbolic link; name it to read it");
+    }
+    if (code === "EACCES" || code === "EPERM") throw catalogError(file, "permission denied");
+    if (code === "ENXIO" || code === "ENODEV") {
+      throw catalogError(file, "it is a socket or a device, not a regular file");
+    }
+    throw catalogError(file, `the file cannot be read (${typeof code === "string" ? code : e})`);
   }
-  return parseCatalogText(readFileSync(file, "utf8"), file);
+  try {
+    const stat = fstatSync(fd);
+    if (!stat.isFile()) throw catalogError(file, "it is not a regular file");
+    afterOpen?.(file, fd);
+    const cap = MAX_CATALOG_FILE_BYTES + 1;
+    const buffer = new Uint8Array(Math.min(Math.max(stat.size, 0) + 1, cap));
+    let filled = 0;
+    let grown = buffer;
+    for (;;) {
+      if (filled === grown.length) {
+        if (grown.length >= cap) break;
+        const next = new Uint8Array(Math.min(grown.length * 2, cap));
+        next.set(grown);
+        grown = next;
+      }
+      let got: number;
+      try {
+        got = readSync(fd, grown, filled, grown.length - filled, filled);
+      } catch (e) {
+        const code = (e as { code?: unknown }).code;
+        throw catalogError(
+          file,
+          `the file cannot be read (${typeof code === "string" ? code : e})`,
+        );
+      }
+      if (got === 0) break;
+      filled += got;
+    }
+    if (filled > MAX_CATALOG_FILE_BYTES) {
+      throw catalogError(
+        file,
+        stat.size > MAX_CATALOG_FILE_BYTES
+          ? `the file is ${stat.size} bytes; the limit is ${MAX_CATALOG_FILE_BYTES}`
+          : `the file grew past the limit of ${MAX_CATALOG_FILE_BYTES} bytes while it was read`,
+      );
+    }
+    return new TextDecoder().decode(grown.subarray(0, filled));
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/**
+ * Whether a file found in a folder (rather than named) is a catalog, by the
+ * documented convention: a `.yaml`, `.yml` or `.json` regular file (not a
+ * link) whose text names the skill schema (`skill.schema.json`, e.g. in a
+ * `$schema` key or a `yaml-language-server` comment) or whose first `name`
+ * is a scoped skill name (`scope/name`, as every catalog skill's is). So a
+ * repository root's `package.json`, `.pre-commit-config.yaml`, `.mcp.json`
+ * or `mkdocs.yml` is never read as one.
+ *
+ * @param file The file's path.
+ * @returns Whether it is a catalog; `false` when it cannot be read as a regular file.
+ * @example
+ * ```ts
+ * import { isCatalogFile } from "./catalog.ts";
+ * import { assert } from "../core/_assert.ts";
+ *
+ * assert.equal(isCatalogFile(new URL("../../examples/catalog.yaml", import.meta.url).pathname), true);
+ * assert.equal(isCatalogFile(new URL("../../deno.json", import.meta.url).pathname), false);
+ * ```
+ */
+export function isCatalogFile(file: string): boolean {
+  if (!CATALOG_EXTENSIONS.includes(extname(file).toLowerCase())) return false;
+  let text: string;
+  try {
+    text = readCatalogFile(file, false);
+  } catch {
+    return false;
+  }
+  if (text.includes("skill.schema.json")) return true;
+  const name = /^[[{ \t,-]*["']?name["']?[ \t]*:[ \t]*["']?([^"'\s,#]*)/m.exec(text);
+  return name !== null && isSkillName(name[1]!);
 }
 
 /**

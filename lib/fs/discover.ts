@@ -25,9 +25,12 @@ import {
   realpathSync,
   statSync,
 } from "node:fs";
-import { basename, join, resolve, sep } from "node:path";
+import { basename, dirname, join, resolve, sep } from "node:path";
 import type { AgentSkillFrontmatter } from "../core/agent_skill.ts";
 import { AgentSkillError } from "../core/errors.ts";
+import type { SafetyFlags } from "../core/gate.ts";
+import { effectiveClass, type ResourceClassMap, resourceClassMap } from "../core/resource_path.ts";
+import { gatedReferences } from "./_references.ts";
 import {
   diagnostic,
   diagnosticFromError,
@@ -36,6 +39,7 @@ import {
 } from "./skill_diagnostic.ts";
 import { type LoadedSkill, loadSkillFolder, MAX_SKILL_MD_BYTES } from "./skill_folder.ts";
 import { parseSkillMd } from "./skill_md.ts";
+import { type HiddenSkill, skillsAvailable } from "../core/policy/requirements.ts";
 
 /** One place to look for skills, and the scope it belongs to (e.g. `project`, `user`). */
 export interface SkillRoot {
@@ -78,9 +82,15 @@ export interface DiscoveryFileSystem {
 
 /** Options of {@linkcode discoverSkills}. */
 export interface DiscoverOptions {
+  /**
+   * The tools the runtime offers: a skill whose `metadata` `requires-tools` /
+   * `requires-any-tools` it cannot meet is left out of `skills` and listed in
+   * `unavailable` with what it misses (see `skillsAvailable`). Default: no filter.
+   */
+  readonly availableTools?: Iterable<string>;
   /** How deep below each root to look; the root is depth 0. Default 6. */
   readonly maxDepth?: number;
-  /** The most folders listed per root. Default 2,000. */
+  /** The most folders listed per root (a skill's own sub-folders count). Default 10,000. */
   readonly maxFolders?: number;
   /**
    * Scope names, highest precedence first; scopes not named follow in the
@@ -89,6 +99,30 @@ export interface DiscoverOptions {
   readonly precedence?: readonly string[];
   /** The file system; default {@linkcode nodeDiscoveryFileSystem}. */
   readonly fs?: DiscoveryFileSystem;
+  /**
+   * Folder names never entered (each one met is a `SKIPPED_FOLDER` info
+   * diagnostic). Default {@linkcode DEFAULT_SKIP_FOLDERS}: `.git`, `.hg`,
+   * `.svn`, `node_modules`; every other folder, dot-folders included, is entered.
+   */
+  readonly skipFolders?: readonly string[];
+  /**
+   * Scan, under each root, the conventional client folders that exist there
+   * (a project root's own skills) as roots of the same scope placed just
+   * before it: `true` for {@linkcode DEFAULT_CONVENTIONAL_ROOTS}, or a list of
+   * relative paths. Default false (each root is scanned as given).
+   */
+  readonly conventionalRoots?: boolean | readonly string[];
+  /**
+   * Extra top-level folders mapped to a standard class, for every skill (see
+   * `resourceClassMap`): applied to the SKILL.md link rule, the
+   * `GATED_REFERENCE` diagnostics and every bundle. Default none.
+   */
+  readonly resourceClasses?:
+    | ReadonlyMap<string, string>
+    | Iterable<readonly [string, string]>
+    | Readonly<Record<string, string>>;
+  /** The switches the `GATED_REFERENCE` diagnostics assume; default both true (gate closed). */
+  readonly safety?: SafetyFlags;
 }
 
 /** Where a skill folder was found. Paths are absolute. */
@@ -101,6 +135,15 @@ export interface SkillPlace {
   readonly real_path: string;
   /** The SKILL.md (or skill.md) file, under `path`. */
   readonly skill_md: string;
+  /** Whether it lies inside another skill folder (a host may ask consent for it again). */
+  readonly nested: boolean;
+  /** The nearest skill folder above it (as reached), or `null`. */
+  readonly parent: string | null;
+  /**
+   * Whether its SKILL.md is a link to the SKILL.md of another folder of the
+   * same root: then `real_path` is that folder, the skill's containment root.
+   */
+  readonly alias: boolean;
 }
 
 /** A skill found and loaded (perhaps with rule breaks, in `diagnostics`). */
@@ -142,7 +185,22 @@ export interface NameConflict {
 /** The default depth bound of {@linkcode discoverSkills}. */
 export const DEFAULT_MAX_DEPTH = 6;
 /** The default folder bound (per root) of {@linkcode discoverSkills}. */
-export const DEFAULT_MAX_FOLDERS = 2000;
+export const DEFAULT_MAX_FOLDERS = 10000;
+/** The folder names {@linkcode discoverSkills} does not enter by default. */
+export const DEFAULT_SKIP_FOLDERS: readonly string[] = Object.freeze([
+  ".git",
+  ".hg",
+  ".svn",
+  "node_modules",
+]);
+/**
+ * The client folders scanned under a root with `conventionalRoots: true`,
+ * highest precedence first.
+ */
+export const DEFAULT_CONVENTIONAL_ROOTS: readonly string[] = Object.freeze([
+  ".agents/skills",
+  ".claude/skills",
+]);
 
 /** The instruction file names, in order of preference. */
 const SKILL_MD_NAMES = ["SKILL.md", "skill.md"] as const;
@@ -174,7 +232,8 @@ const nativeRealpath: (path: string) => string = typeof realpathSync.native === 
  * };
  * const examples = new URL("../../examples", import.meta.url).pathname;
  * assert.equal(discoverSkills([{ scope: "s", path: examples }], { fs }).skills[0]?.name, "pdf");
- * assert.equal(listed.length, 3);
+ * // examples, skills, pdf, and pdf's four sub-folders (scanned for nested skills)
+ * assert.equal(listed.length, 7);
  * ```
  */
 export const nodeDiscoveryFileSystem: DiscoveryFileSystem = Object.freeze({
@@ -238,15 +297,19 @@ export class Discovery {
   readonly skipped: readonly SkippedSkill[];
   /** What the scan itself met: missing roots, bounds, links, unreadable folders, repeats. */
   readonly diagnostics: readonly SkillDiagnostic[];
+  /** Skills left out because the runtime lacks their required tools (`availableTools`). */
+  readonly unavailable: readonly HiddenSkill<DiscoveredSkill>[];
   readonly #byName: ReadonlyMap<string, DiscoveredSkill>;
   readonly #bundles = new Map<string, LoadedSkill>();
   readonly #fs: DiscoveryFileSystem;
+  readonly #load: { resourceClasses: ResourceClassMap; safety: SafetyFlags };
 
   /**
    * A discovery result from its lists (frozen copies are kept).
    *
    * @param parts The lists, as {@linkcode discoverSkills} builds them.
    * @param fs The file system the scan used.
+   * @param load The class mapping and switches bundles are loaded with.
    */
   constructor(
     parts: {
@@ -255,16 +318,23 @@ export class Discovery {
       conflicts: readonly NameConflict[];
       skipped: readonly SkippedSkill[];
       diagnostics: readonly SkillDiagnostic[];
+      unavailable?: readonly HiddenSkill<DiscoveredSkill>[];
     },
     fs: DiscoveryFileSystem = nodeDiscoveryFileSystem,
+    load: { resourceClasses?: ResourceClassMap; safety?: SafetyFlags } = {},
   ) {
     this.skills = Object.freeze([...parts.skills]);
     this.shadowed = Object.freeze([...parts.shadowed]);
     this.conflicts = Object.freeze([...parts.conflicts]);
     this.skipped = Object.freeze([...parts.skipped]);
     this.diagnostics = Object.freeze([...parts.diagnostics]);
+    this.unavailable = Object.freeze([...(parts.unavailable ?? [])]);
     this.#byName = new Map(this.skills.map((s) => [s.name, s]));
     this.#fs = fs;
+    this.#load = {
+      resourceClasses: load.resourceClasses ?? resourceClassMap(undefined),
+      safety: load.safety ?? {},
+    };
     Object.freeze(this);
   }
 
@@ -295,7 +365,10 @@ export class Discovery {
     const skill = this.#byName.get(name);
     if (skill === undefined) return undefined;
     this.#checkPlace(skill);
-    const loaded = loadSkillFolder(skill.path, { lenient: true });
+    const loaded = loadSkillFolder(skill.alias ? skill.real_path : skill.path, {
+      lenient: true,
+      ...this.#load,
+    });
     this.#checkPlace(skill);
     if (loaded.name !== skill.name) {
       throw new AgentSkillError(
@@ -313,7 +386,9 @@ export class Discovery {
   #checkPlace(skill: DiscoveredSkill): void {
     let real: string | undefined;
     try {
-      real = this.#fs.realpath(skill.path);
+      real = skill.alias
+        ? dirname(this.#fs.realpath(skill.skill_md))
+        : this.#fs.realpath(skill.path);
     } catch {
       real = undefined;
     }
@@ -333,13 +408,25 @@ export class Discovery {
  *
  * Each root is scanned breadth-first (so a folder is met at its shallowest
  * depth), entries in code-unit order, down to `maxDepth` and at most
- * `maxFolders` folders; hitting a bound is a diagnostic. A folder holding a
- * `SKILL.md` (or `skill.md`) is a skill and is not scanned further (its
- * sub-folders are its resources). Folders whose names start with `.` and
- * `node_modules` are not entered. A symbolic link to a folder is followed;
+ * `maxFolders` folders. Every folder is entered — dot-folders too — except
+ * the names of `skipFolders` (default `.git`, `.hg`, `.svn`, `node_modules`).
+ * A folder holding a `SKILL.md` (or `skill.md`) is a skill; its sub-folders
+ * are scanned too, and a skill found inside another is reported with
+ * `nested: true` and its `parent`. A symbolic link to a folder is followed;
  * the same real folder reached twice counts once (a `SAME_FOLDER`
  * diagnostic), and a link back to a folder that contains it is a
- * `LINK_CYCLE` diagnostic.
+ * `LINK_CYCLE` diagnostic. A `SKILL.md` that is a link to the `SKILL.md` of
+ * another folder inside the same root is that folder's skill reached again
+ * (`alias: true`, the real folder as containment root, counted once); one
+ * that leads anywhere else, or into a non-standard folder of its own skill,
+ * is refused with a diagnostic.
+ *
+ * Every folder not entered or stopped in has a diagnostic naming it or a
+ * folder above it: `SKIPPED_FOLDER`, `DEPTH_LIMIT` (per folder whose
+ * sub-folders are too deep), `FOLDER_LIMIT`, `FOLDER_UNREADABLE`,
+ * `PERMISSION_DENIED`, `BROKEN_LINK`, `LINK_CYCLE`, `SAME_FOLDER`. Each
+ * loaded skill carries a `GATED_REFERENCE` warning for every path its body
+ * points to that the gate refuses under `safety` and `resourceClasses`.
  *
  * Name clashes: the scope with the higher precedence wins; inside one scope
  * the earlier root wins, then the shallower folder, then the path first in
@@ -347,11 +434,12 @@ export class Discovery {
  * loser is in `shadowed`.
  *
  * @param roots The roots, in precedence order unless `options.precedence` says otherwise.
- * @param options Bounds, precedence and the file system.
+ * @param options Bounds, precedence, skip list, conventional roots, class mapping, switches and the file system.
  * @returns What was found; see {@linkcode Discovery}.
  * @throws {TypeError} When `roots` is not a list of `{ scope, path }` with non-empty strings.
  * @throws {RangeError} When a bound is not a whole number (`maxDepth` ≥ 0,
- *   `maxFolders` ≥ 1), or `precedence` names a scope twice or one no root has.
+ *   `maxFolders` ≥ 1), `precedence` names a scope twice or one no root has,
+ *   or `resourceClasses` is not a valid mapping.
  * @example
  * ```ts
  * import { discoverSkills } from "./discover.ts";
@@ -371,21 +459,28 @@ export function discoverSkills(
   roots: readonly SkillRoot[],
   options: DiscoverOptions = {},
 ): Discovery {
-  const maxDepth = bound(options.maxDepth, DEFAULT_MAX_DEPTH, 0, "maxDepth");
-  const maxFolders = bound(options.maxFolders, DEFAULT_MAX_FOLDERS, 1, "maxFolders");
-  const fs = options.fs ?? nodeDiscoveryFileSystem;
-  const ordered = orderRoots(roots, options.precedence);
+  const limits = limitsOf(options);
+  const classes = resourceClassMap(options.resourceClasses);
+  const safety = options.safety ?? {};
+  const ordered = expandRoots(orderRoots(roots, options.precedence), options, limits.fs);
   const found: Found[] = [];
   const diagnostics: SkillDiagnostic[] = [];
   ordered.forEach((root, rank) =>
     scanRoot(
       root,
-      { maxDepth, maxFolders, fs },
-      (folder, entry) => found.push(readSkill(root, rank, folder, entry, fs)),
+      limits,
+      (folder, entry, entries, within) =>
+        found.push(
+          readSkill(root, rank, folder, entry, entries, within, limits.fs, classes, safety),
+        ),
       diagnostics,
     )
   );
-  return settle(found, diagnostics, fs);
+  const load = { resourceClasses: classes, safety };
+  const settled = settle(found, diagnostics, limits.fs, load);
+  if (options.availableTools === undefined) return settled;
+  const { available, hidden } = skillsAvailable(settled.skills, options.availableTools);
+  return new Discovery({ ...settled, skills: available, unavailable: hidden }, limits.fs, load);
 }
 
 /**
@@ -394,7 +489,7 @@ export function discoverSkills(
  * which then loads each strictly).
  *
  * @param path The folder to scan (itself a skill folder, or a folder of them at any depth within the bounds).
- * @param options Bounds and the file system; `precedence` does not apply.
+ * @param options Bounds, skip list, conventional roots and the file system; `precedence` does not apply.
  * @returns The skill folders in scan order (shallower first, then code-unit
  *   order) and what the scan met (bounds, links, unreadable folders).
  * @throws {RangeError} When a bound is not a whole number.
@@ -411,17 +506,28 @@ export function findSkillFolders(
   path: string,
   options: Omit<DiscoverOptions, "precedence"> = {},
 ): { readonly folders: readonly string[]; readonly diagnostics: readonly SkillDiagnostic[] } {
-  const maxDepth = bound(options.maxDepth, DEFAULT_MAX_DEPTH, 0, "maxDepth");
-  const maxFolders = bound(options.maxFolders, DEFAULT_MAX_FOLDERS, 1, "maxFolders");
-  const folders: { path: string; depth: number }[] = [];
+  const limits = limitsOf(options);
+  const folders: { path: string; depth: number; rank: number }[] = [];
   const diagnostics: SkillDiagnostic[] = [];
-  scanRoot(
-    { scope: "", path: resolve(path) },
-    { maxDepth, maxFolders, fs: options.fs ?? nodeDiscoveryFileSystem },
-    (folder) => folders.push({ path: folder.path, depth: folder.depth }),
-    diagnostics,
+  const seen = new Set<string>();
+  expandRoots([{ scope: "", path: resolve(path) }], options, limits.fs).forEach((root, rank) =>
+    scanRoot(
+      root,
+      limits,
+      (folder, entry, _entries, within) => {
+        // A SKILL.md linked to another folder's SKILL.md in the same root: that folder, once.
+        const target = entry.isSymbolicLink()
+          ? aliasTarget(folder, entry, within, limits.fs)
+          : null;
+        const real = target ?? folder.real;
+        if (seen.has(real)) return;
+        seen.add(real);
+        folders.push({ path: target ?? folder.path, depth: folder.depth, rank });
+      },
+      diagnostics,
+    )
   );
-  folders.sort((a, b) => a.depth - b.depth || compare(a.path, b.path));
+  folders.sort((a, b) => a.rank - b.rank || a.depth - b.depth || compare(a.path, b.path));
   return Object.freeze({
     folders: Object.freeze(folders.map((f) => f.path)),
     diagnostics: Object.freeze(diagnostics),
@@ -444,12 +550,70 @@ interface Folder {
   readonly real: string;
   readonly depth: number;
   readonly parent: Folder | null;
+  /** The nearest skill folder above it (as reached), or `null`. */
+  readonly skill: string | null;
 }
 
 interface Limits {
   readonly maxDepth: number;
   readonly maxFolders: number;
   readonly fs: DiscoveryFileSystem;
+  readonly skip: ReadonlySet<string>;
+}
+
+/** A root as scanned: a conventional root knows the root it lies in (links may lead anywhere inside that). */
+interface ScanRoot extends SkillRoot {
+  /** The real path a SKILL.md link must stay inside to be an alias (`null`: the root's own real path). */
+  readonly within: string | null;
+  /** Real folders scanned as roots of their own (conventional roots): not entered again, silently. */
+  readonly scannedApart: ReadonlySet<string>;
+}
+
+function limitsOf(options: Omit<DiscoverOptions, "precedence">): Limits {
+  const skipFolders = options.skipFolders ?? DEFAULT_SKIP_FOLDERS;
+  if (!Array.isArray(skipFolders) || skipFolders.some((n) => typeof n !== "string")) {
+    throw new TypeError("skipFolders must be a list of folder names");
+  }
+  return {
+    maxDepth: bound(options.maxDepth, DEFAULT_MAX_DEPTH, 0, "maxDepth"),
+    maxFolders: bound(options.maxFolders, DEFAULT_MAX_FOLDERS, 1, "maxFolders"),
+    fs: options.fs ?? nodeDiscoveryFileSystem,
+    skip: new Set(skipFolders),
+  };
+}
+
+/** Each root, preceded by the conventional client folders that exist under it. */
+function expandRoots(
+  roots: readonly SkillRoot[],
+  options: Omit<DiscoverOptions, "precedence">,
+  fs: DiscoveryFileSystem,
+): ScanRoot[] {
+  const conventional = options.conventionalRoots === true
+    ? DEFAULT_CONVENTIONAL_ROOTS
+    : Array.isArray(options.conventionalRoots)
+    ? options.conventionalRoots
+    : [];
+  const out: ScanRoot[] = [];
+  for (const root of roots) {
+    const apart = new Set<string>();
+    let within: string | null = null;
+    for (const relative of conventional) {
+      const path = join(root.path, relative);
+      let real: string;
+      try {
+        real = fs.realpath(path);
+        if (!fs.isDirectory(real)) continue;
+        within ??= fs.realpath(root.path);
+      } catch {
+        continue;
+      }
+      if (apart.has(real)) continue;
+      apart.add(real);
+      out.push({ scope: root.scope, path, within, scannedApart: new Set() });
+    }
+    out.push({ ...root, within: null, scannedApart: apart });
+  }
+  return out;
 }
 
 function bound(value: number | undefined, fallback: number, min: number, name: string): number {
@@ -495,33 +659,46 @@ function orderRoots(
 }
 
 function scanRoot(
-  root: SkillRoot,
+  root: ScanRoot,
   limits: Limits,
-  onSkill: (folder: Folder, skillMd: DiscoveryEntry) => void,
+  onSkill: (
+    folder: Folder,
+    skillMd: DiscoveryEntry,
+    entries: readonly DiscoveryEntry[],
+    within: string,
+  ) => void,
   diagnostics: SkillDiagnostic[],
 ): void {
-  const { fs, maxDepth, maxFolders } = limits;
+  const { fs, maxDepth, maxFolders, skip } = limits;
   let real: string;
   try {
     real = fs.realpath(root.path);
     if (!fs.isDirectory(real)) throw new Error("not a folder");
-  } catch {
+  } catch (e) {
     diagnostics.push(
-      diagnostic(
-        "info",
-        "ROOT_NOT_FOUND",
-        root.path,
-        `No folder at ${JSON.stringify(root.path)}; scope ${
-          JSON.stringify(root.scope)
-        } has nothing there`,
-      ),
+      isPermissionError(e)
+        ? diagnostic(
+          "error",
+          "PERMISSION_DENIED",
+          root.path,
+          `Permission denied: ${JSON.stringify(root.path)} cannot be read; scope ${
+            JSON.stringify(root.scope)
+          } has nothing from there`,
+        )
+        : diagnostic(
+          "info",
+          "ROOT_NOT_FOUND",
+          root.path,
+          `No folder at ${JSON.stringify(root.path)}; scope ${
+            JSON.stringify(root.scope)
+          } has nothing there`,
+        ),
     );
     return;
   }
+  const within = root.within ?? real;
   const visited = new Set<string>([real]);
-  const queue: Folder[] = [{ path: root.path, real, depth: 0, parent: null }];
-  let tooDeep = 0;
-  let firstTooDeep = "";
+  const queue: Folder[] = [{ path: root.path, real, depth: 0, parent: null, skill: null }];
   for (let head = 0; head < queue.length; head++) {
     if (head === maxFolders) {
       const left = queue.length - head;
@@ -545,24 +722,31 @@ function scanRoot(
       entries = fs.readdir(folder.real);
     } catch (e) {
       diagnostics.push(
-        diagnostic(
-          "warning",
-          "FOLDER_UNREADABLE",
-          folder.path,
-          `Folder ${JSON.stringify(folder.path)} could not be listed (${errorCode(e)}); skipped`,
-        ),
+        isPermissionError(e)
+          ? diagnostic(
+            folder.depth === 0 ? "error" : "warning",
+            "PERMISSION_DENIED",
+            folder.path,
+            `Permission denied: folder ${JSON.stringify(folder.path)} cannot be listed; skipped`,
+          )
+          : diagnostic(
+            "warning",
+            "FOLDER_UNREADABLE",
+            folder.path,
+            `Folder ${JSON.stringify(folder.path)} could not be listed (${errorCode(e)}); skipped`,
+          ),
       );
       continue;
     }
     const skillMd = skillMdEntry(entries);
-    if (skillMd !== undefined) {
-      onSkill(folder, skillMd);
-      continue;
-    }
-    const sorted = [...entries].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    if (skillMd !== undefined) onSkill(folder, skillMd, entries, within);
+    const skillAbove = skillMd !== undefined ? folder.path : folder.skill;
+    // Only folders and links can lead further: files are not sorted or joined.
+    const sorted = entries.filter((e) => e !== skillMd && (e.isDirectory() || e.isSymbolicLink()))
+      .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    let tooDeep = 0;
     for (const entry of sorted) {
       const name = entry.name;
-      if (name.startsWith(".") || name === "node_modules") continue;
       const path = join(folder.path, name);
       let childReal: string;
       if (entry.isDirectory()) {
@@ -586,6 +770,18 @@ function scanRoot(
       } else {
         continue;
       }
+      if (skip.has(name)) {
+        diagnostics.push(
+          diagnostic(
+            "info",
+            "SKIPPED_FOLDER",
+            path,
+            `Folder ${JSON.stringify(path)} is on the skip list; not entered`,
+          ),
+        );
+        continue;
+      }
+      if (root.scannedApart.has(childReal)) continue; // scanned as a root of its own
       if (visited.has(childReal)) {
         if (isAncestor(folder, childReal)) {
           diagnostics.push(
@@ -613,27 +809,41 @@ function scanRoot(
         continue;
       }
       if (folder.depth + 1 > maxDepth) {
-        if (tooDeep++ === 0) firstTooDeep = path;
+        tooDeep++;
         continue;
       }
       visited.add(childReal);
-      queue.push({ path, real: childReal, depth: folder.depth + 1, parent: folder });
+      queue.push({
+        path,
+        real: childReal,
+        depth: folder.depth + 1,
+        parent: folder,
+        skill: skillAbove,
+      });
+    }
+    if (tooDeep > 0) {
+      diagnostics.push(
+        diagnostic(
+          // Below a skill, the folders cut off are its resources (and at most nested skills): info.
+          skillAbove === null ? "warning" : "info",
+          "DEPTH_LIMIT",
+          folder.path,
+          `${tooDeep} sub-folder${tooDeep === 1 ? "" : "s"} of ${JSON.stringify(folder.path)} ${
+            tooDeep === 1 ? "is" : "are"
+          } deeper than ${maxDepth} under ${
+            JSON.stringify(root.path)
+          }; not scanned (raise maxDepth to see them)`,
+        ),
+      );
     }
   }
-  if (tooDeep > 0) {
-    diagnostics.push(
-      diagnostic(
-        "warning",
-        "DEPTH_LIMIT",
-        root.path,
-        `${tooDeep} folder${tooDeep === 1 ? "" : "s"} deeper than ${maxDepth} under ${
-          JSON.stringify(root.path)
-        } ${tooDeep === 1 ? "was" : "were"} not scanned, from ${
-          JSON.stringify(firstTooDeep)
-        } on (raise maxDepth to see them)`,
-      ),
-    );
-  }
+}
+
+/** Whether an error says permission was refused (EACCES, EPERM, or Deno's missing `--allow-read`). */
+function isPermissionError(e: unknown): boolean {
+  const { code, name } = (e ?? {}) as { code?: unknown; name?: unknown };
+  return code === "EACCES" || code === "EPERM" || name === "NotCapable" ||
+    name === "PermissionDenied";
 }
 
 function skillMdEntry(entries: readonly DiscoveryEntry[]): DiscoveryEntry | undefined {
@@ -659,19 +869,49 @@ function isAncestor(folder: Folder, real: string): boolean {
   return false;
 }
 
+/** The real folder whose SKILL.md a linked SKILL.md leads to, when it is another folder inside `within`. */
+function aliasTarget(
+  folder: Folder,
+  entry: DiscoveryEntry,
+  within: string,
+  fs: DiscoveryFileSystem,
+): string | null {
+  let real: string;
+  try {
+    real = fs.realpath(join(folder.real, entry.name));
+  } catch {
+    return null;
+  }
+  return !inside(folder.real, real) && inside(within, real) &&
+      (SKILL_MD_NAMES as readonly string[]).includes(basename(real))
+    ? dirname(real)
+    : null;
+}
+
+function inside(folder: string, real: string): boolean {
+  return real.startsWith(folder.endsWith(sep) ? folder : folder + sep);
+}
+
 function readSkill(
   root: SkillRoot,
   rank: number,
   folder: Folder,
   entry: DiscoveryEntry,
+  entries: readonly DiscoveryEntry[],
+  within: string,
   fs: DiscoveryFileSystem,
+  classes: ResourceClassMap,
+  safety: SafetyFlags,
 ): Found {
   const skillMd = join(folder.path, entry.name);
-  const place: SkillPlace = Object.freeze({
+  let place: SkillPlace = Object.freeze({
     scope: root.scope,
     path: folder.path,
     real_path: folder.real,
     skill_md: skillMd,
+    nested: folder.skill !== null,
+    parent: folder.skill,
+    alias: false,
   });
   const skip = (code: SkillDiagnosticCode, d: SkillDiagnostic | string): Found => ({
     place,
@@ -681,6 +921,7 @@ function readSkill(
     diagnostics: Object.freeze([typeof d === "string" ? diagnostic("error", code, skillMd, d) : d]),
   });
   let real = `${folder.real}${folder.real.endsWith(sep) ? "" : sep}${entry.name}`;
+  let topLevel: readonly DiscoveryEntry[] = entries;
   if (entry.isSymbolicLink()) {
     try {
       real = fs.realpath(real);
@@ -690,10 +931,39 @@ function readSkill(
         `Skipped: ${entry.name} is a broken link (${errorCode(e)})`,
       );
     }
-    if (!real.startsWith(folder.real.endsWith(sep) ? folder.real : folder.real + sep)) {
+    if (inside(folder.real, real)) {
+      // The loader's rule: instructions from a folder the gate guards are refused, whatever the switches.
+      const relative = real.slice(folder.real.length + (folder.real.endsWith(sep) ? 0 : 1));
+      const normal = sep === "/" ? relative : relative.split(sep).join("/");
+      if (effectiveClass(entry.name, normal, classes) === "nonstandard") {
+        return skip(
+          "SKILL_MD_UNREADABLE",
+          `Skipped: ${entry.name} is a link into the non-standard folder ${
+            JSON.stringify(normal.split("/")[0])
+          }, which the safety gate guards`,
+        );
+      }
+    } else if (
+      inside(within, real) && (SKILL_MD_NAMES as readonly string[]).includes(basename(real))
+    ) {
+      // Another folder's SKILL.md in the same root: that folder's skill, reached again.
+      const target = dirname(real);
+      place = Object.freeze({ ...place, real_path: target, alias: true });
+      let targetEntries: readonly DiscoveryEntry[];
+      try {
+        targetEntries = fs.readdir(target);
+      } catch (e) {
+        return skip(
+          "SKILL_MD_UNREADABLE",
+          `Skipped: ${entry.name} links to a folder that could not be listed (${errorCode(e)})`,
+        );
+      }
+      topLevel = targetEntries;
+    } else {
       return skip(
         "SKILL_MD_UNREADABLE",
-        `Skipped: ${entry.name} is a link that leads outside the skill folder`,
+        `Skipped: ${entry.name} is a link that leads outside the skill folder, and not to the ` +
+          "SKILL.md of another folder of the same root",
       );
     }
   }
@@ -701,6 +971,12 @@ function readSkill(
   try {
     bytes = fs.readFile(real, MAX_SKILL_MD_BYTES);
   } catch (e) {
+    if (isPermissionError(e)) {
+      return skip(
+        "PERMISSION_DENIED",
+        `Skipped: permission denied reading ${entry.name}`,
+      );
+    }
     return skip(
       "SKILL_MD_UNREADABLE",
       `Skipped: ${entry.name} could not be read (${errorCode(e)})`,
@@ -715,10 +991,20 @@ function readSkill(
   try {
     const md = parseSkillMd(new TextDecoder().decode(bytes), {
       file: skillMd,
-      folder: basename(folder.path),
+      folder: basename(place.alias ? place.real_path : folder.path),
       lenient: true,
     });
     const fm = md.frontmatter;
+    const gated = gatedReferences(
+      md.body,
+      md.bodyLine,
+      skillMd,
+      topLevel.map((e) => e.name),
+      new Set(topLevel.filter((e) => e.isDirectory()).map((e) => e.name)),
+      safety,
+      classes,
+    );
+    const all = gated.length === 0 ? md.diagnostics : Object.freeze([...md.diagnostics, ...gated]);
     return {
       place,
       rank,
@@ -728,9 +1014,9 @@ function readSkill(
         description: fm.description,
         ...place,
         frontmatter: fm,
-        diagnostics: md.diagnostics,
+        diagnostics: all,
       }),
-      diagnostics: md.diagnostics,
+      diagnostics: all,
     };
   } catch (e) {
     if (!(e instanceof AgentSkillError)) throw e;
@@ -749,6 +1035,7 @@ function settle(
   found: Found[],
   diagnostics: SkillDiagnostic[],
   fs: DiscoveryFileSystem,
+  load: { resourceClasses: ResourceClassMap; safety: SafetyFlags },
 ): Discovery {
   found.sort((a, b) => a.rank - b.rank || a.depth - b.depth || compare(a.place.path, b.place.path));
   const byReal = new Map<string, Found>();
@@ -819,7 +1106,7 @@ function settle(
       ]),
     });
   }
-  return new Discovery({ skills, shadowed, conflicts, skipped, diagnostics }, fs);
+  return new Discovery({ skills, shadowed, conflicts, skipped, diagnostics }, fs, load);
 }
 
 function compare(a: string, b: string): number {

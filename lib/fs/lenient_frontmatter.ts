@@ -54,6 +54,9 @@ const STAND_IN_NAME = "x";
  * @param data The parsed frontmatter.
  * @param folder The skill folder's name, or `undefined` when there is none.
  * @param locate Maps a field to its location, for the problems.
+ * @param options `all: true` reports a missing or broken description as a
+ *   problem too (with the value kept as written, or empty), so every rule
+ *   break is listed — for validation, not for loading.
  * @returns The frontmatter (frozen) and every problem passed over, in order.
  * @throws {AgentSkillError} When the skill cannot be loaded: the frontmatter is
  *   not a mapping, the description is missing, empty or not a string, or there
@@ -78,6 +81,7 @@ export function validateFrontmatterLeniently(
   data: unknown,
   folder?: string,
   locate?: (field: string) => SourceLocation | undefined,
+  options: { readonly all?: boolean } = {},
 ): LenientFrontmatter {
   if (typeof data !== "object" || data === null || Array.isArray(data)) {
     return { frontmatter: validateAgentSkillFrontmatter(data, folder, locate), problems: [] };
@@ -109,7 +113,11 @@ export function validateFrontmatterLeniently(
         problems.push({ code: "FRONTMATTER_RULE", error: e });
         doc.set(field, STAND_IN);
       } else if (field === "description") {
-        throw e;
+        if (options.all !== true) throw e;
+        // Reporting every rule break (validate): a stand-in keeps the others coming.
+        problems.push({ code: "FRONTMATTER_RULE", error: e });
+        kept.set("description", text ?? "");
+        doc.set("description", STAND_IN);
       } else {
         doc.delete(field);
         problems.push({ code: KNOWN.has(field) ? "FRONTMATTER_RULE" : "UNKNOWN_FIELD", error: e });

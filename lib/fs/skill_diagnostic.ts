@@ -6,6 +6,7 @@
  * @module
  */
 import { type AgentSkillError, formatLocation, withoutLocation } from "../core/errors.ts";
+import type { ResourceClass } from "../core/resource_path.ts";
 
 /** What a diagnostic is about. */
 export type SkillDiagnosticCode =
@@ -36,7 +37,13 @@ export type SkillDiagnosticCode =
   /** A skill of a later scope has the name of an earlier one; it is shadowed. */
   | "SHADOWED"
   /** Two skills of one scope share a name; the first by the documented rule wins. */
-  | "NAME_CONFLICT";
+  | "NAME_CONFLICT"
+  /** The body points to a path the safety gate refuses under the current switches and class mapping. */
+  | "GATED_REFERENCE"
+  /** A root, folder or file could not be read for lack of permission. */
+  | "PERMISSION_DENIED"
+  /** A folder on the skip list (`.git`, `node_modules`, …) was not entered. */
+  | "SKIPPED_FOLDER";
 
 /** One finding. Lines and columns count from 1; `null` when the finding has no place in a file. */
 export interface SkillDiagnostic {
@@ -52,6 +59,10 @@ export interface SkillDiagnostic {
   readonly column: number | null;
   /** A sentence: capital first, no final period, values quoted. */
   readonly message: string;
+  /** For `GATED_REFERENCE`: the normalised path the body points to. */
+  readonly target?: string;
+  /** For `GATED_REFERENCE`: that path's class (`nonstandard`). */
+  readonly class?: ResourceClass;
 }
 
 /**

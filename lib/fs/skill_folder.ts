@@ -27,8 +27,16 @@ import {
   ResourceReadError,
   SkillFolderError,
 } from "../core/errors.ts";
-import { OrderedMap, type OrderedMapBuilder } from "../core/ordered_map.ts";
-import { effectiveClass, isPlainName, normalizeResourcePath } from "../core/resource_path.ts";
+import { OrderedMap } from "../core/ordered_map.ts";
+import type { SafetyFlags } from "../core/gate.ts";
+import {
+  effectiveClass,
+  isPlainName,
+  normalizeResourcePath,
+  type ResourceClassMap,
+  resourceClassMap,
+} from "../core/resource_path.ts";
+import { gatedReferences } from "./_references.ts";
 import type { SkillDiagnostic } from "./skill_diagnostic.ts";
 import { parseSkillMd } from "./skill_md.ts";
 
@@ -42,7 +50,11 @@ export interface LoadedSkill extends SkillBundle {
   readonly bodyLine: number;
   /** Entries the loader passed over: links that loop or break, linked folders, unreadable entries. */
   readonly warnings: readonly LoadWarning[];
-  /** The SKILL.md rule breaks a lenient load passed over (always empty when strict). */
+  /**
+   * The SKILL.md rule breaks a lenient load passed over (none when strict),
+   * then one `GATED_REFERENCE` warning per path the body points to that the
+   * safety gate refuses under `options.safety` and the class mapping.
+   */
   readonly diagnostics: readonly SkillDiagnostic[];
 }
 
@@ -51,9 +63,24 @@ export interface LoadSkillFolderOptions {
   /**
    * Load despite SKILL.md rule breaks, reporting them in `diagnostics`; a
    * SKILL.md whose frontmatter cannot be parsed or has no description still
-   * throws. Default false.
+   * throws. `"all"`: a missing or broken description is a diagnostic too (a
+   * stand-in is used), so every rule break is listed. Default false.
    */
-  readonly lenient?: boolean;
+  readonly lenient?: boolean | "all";
+  /**
+   * Extra top-level folders mapped to a standard class (see
+   * `resourceClassMap`); the bundle carries the map, so listing and reading
+   * apply it. Default: the three standard folders only.
+   */
+  readonly resourceClasses?:
+    | ReadonlyMap<string, string>
+    | Iterable<readonly [string, string]>
+    | Readonly<Record<string, string>>;
+  /**
+   * The switches the `GATED_REFERENCE` diagnostics assume (default: both
+   * true, the gate closed).
+   */
+  readonly safety?: SafetyFlags;
 }
 
 /** An entry of a skill folder that the loader passed over, and why. */
@@ -112,9 +139,18 @@ export function findSkillMd(dir: string): string | null {
  * share its content with a file outside the folder).
  *
  * @param dir The skill folder.
- * @param options `lenient: true` to load despite SKILL.md rule breaks.
+ * Every sub-folder is listed through an opened handle (on Linux; elsewhere
+ * it is checked to be the same real folder before and after listing), and
+ * each listed entry is `lstat`ed inside that handle, so a folder swapped for
+ * a link out while it is listed puts no outside name or size in the bundle.
+ *
+ * @param dir The skill folder.
+ * @param options `lenient: true` to load despite SKILL.md rule breaks;
+ *   `resourceClasses` to map extra folders to a standard class; `safety` for
+ *   the `GATED_REFERENCE` diagnostics.
  * @returns The bundle.
  * @throws {SkillFolderError} When the folder does not exist or is not a folder.
+ * @throws {RangeError} When `resourceClasses` is not a valid mapping.
  * @throws {AgentSkillError} When the folder has no SKILL.md, or its SKILL.md
  *   is too large, does not lead to a regular file inside the folder, is a
  *   link into a non-standard folder or breaks the Agent Skills rules.
@@ -123,18 +159,26 @@ export function findSkillMd(dir: string): string | null {
  */
 export function loadSkillFolder(dir: string, options: LoadSkillFolderOptions = {}): LoadedSkill {
   const location = resolve(dir);
+  const classes = resourceClassMap(options.resourceClasses);
   let root: string;
   try {
     root = realpath(location);
-  } catch {
-    throw new SkillFolderError(dir, basename(location));
+  } catch (e) {
+    throw new SkillFolderError(dir, basename(location), permissionOr(e, "NO_SUCH_FOLDER"));
   }
   // Listing the top level says whether it is a folder; only a failed listing asks stat why.
-  const top = safeReaddir(root);
+  let top: Dirent[] | null = null;
+  try {
+    top = readdirSync(root, { withFileTypes: true });
+  } catch (e) {
+    if (permissionOr(e, null) !== null) {
+      throw new SkillFolderError(dir, basename(location), "PERMISSION_DENIED");
+    }
+  }
   if (top === null && safeStat(root)?.isDirectory() !== true) {
     throw new SkillFolderError(dir, basename(location));
   }
-  return loadListed(location, root, top, options);
+  return loadListed(location, root, top, options, classes);
 }
 
 /**
@@ -168,6 +212,7 @@ export function _loadIfSkillMdListed(
   options: LoadSkillFolderOptions = {},
 ): LoadedSkill | null {
   const location = resolve(dir);
+  const classes = resourceClassMap(options.resourceClasses);
   let root: string;
   try {
     root = realpath(location);
@@ -176,7 +221,7 @@ export function _loadIfSkillMdListed(
   }
   const top = safeReaddir(root);
   if (top === null || !listsSkillMdFile(top)) return null;
-  return loadListed(location, root, top, options);
+  return loadListed(location, root, top, options, classes);
 }
 
 /** Whether a top-level listing shows the SKILL.md that {@linkcode isSkillFolder} would find, as a regular file. */
@@ -195,6 +240,7 @@ function loadListed(
   root: string,
   top: Dirent[] | null,
   options: LoadSkillFolderOptions,
+  classes: ResourceClassMap,
 ): LoadedSkill {
   const { files, warnings } = listFiles(root, top);
   const name = SKILL_MD_NAMES.find((n) => files.has(n));
@@ -215,7 +261,7 @@ function loadListed(
   const handle = file.open!();
   let bytes: Uint8Array;
   try {
-    if (effectiveClass(name, handle.real_path) === "nonstandard") {
+    if (effectiveClass(name, handle.real_path, classes) === "nonstandard") {
       // The instructions (and the description shown before any activation)
       // would come from a folder the safety gate guards, and the loader does
       // not know the switches: refuse, whatever they are.
@@ -242,8 +288,25 @@ function loadListed(
   const md = parseSkillMd(text, {
     file: skillMdPath,
     folder: basename(location),
-    lenient: options.lenient === true,
+    lenient: options.lenient ?? false,
   });
+  const topLevel = new Set<string>();
+  const folders = new Set<string>();
+  for (const path of files.keys()) {
+    const slash = path.indexOf("/");
+    topLevel.add(slash < 0 ? path : path.slice(0, slash));
+    if (slash > 0) folders.add(path.slice(0, slash));
+  }
+  const gated = gatedReferences(
+    md.body,
+    md.bodyLine,
+    skillMdPath,
+    topLevel,
+    folders,
+    options.safety ?? {},
+    classes,
+    (path) => effectiveClass(path, files.get(path)?.real_path, classes),
+  );
   return Object.freeze({
     name: md.frontmatter.name,
     frontmatter: md.frontmatter,
@@ -253,7 +316,8 @@ function loadListed(
     skillMdPath,
     bodyLine: md.bodyLine,
     warnings: Object.freeze(warnings),
-    diagnostics: md.diagnostics,
+    diagnostics: gated.length === 0 ? md.diagnostics : Object.freeze([...md.diagnostics, ...gated]),
+    ...(classes.size === 0 ? {} : { resource_classes: classes }),
   });
 }
 
@@ -281,56 +345,160 @@ function listFiles(root: string, top: Dirent[] | null): {
   while (folders.length > 0) {
     const folder = folders.pop()!;
     const dir = folder === "" ? root : fullPath(root, folder);
-    const entries = folder === "" ? top : safeReaddir(dir);
-    if (entries === null) {
+    const listing = folder === "" ? topListing(root, top) : openFolder(dir);
+    if (listing === null) {
       warnings.push({ path: folder, message: "folder could not be read; skipped" });
       continue;
     }
-    const genuine = genuineNames(dir, entries);
-    for (const entry of entries) {
-      const raw = folder === "" ? entry.name : `${folder}/${entry.name}`;
-      if (genuine !== null && entry.name.includes(REPLACEMENT)) {
-        const left = genuine.get(entry.name) ?? 0;
-        if (left === 0) {
-          warnings.push({ path: raw, message: "its name is not valid UTF-8; skipped" });
-          continue;
-        }
-        genuine.set(entry.name, left - 1);
-      }
-      let path = raw;
-      if (!isPlainName(entry.name, folder === "")) {
-        try {
-          path = normalizeResourcePath(raw);
-        } catch (e) {
-          if (!(e instanceof InvalidResourcePathError)) throw e;
-          warnings.push({ path: raw, message: `${e.message}; skipped` });
-          continue;
-        }
-      }
-      const full = fullPath(root, path);
-      if (entry.isDirectory()) {
-        folders.push(path);
-      } else if (entry.isFile()) {
-        const stat = safeStat(full);
-        if (stat === null) {
-          const why = entry.name.includes(REPLACEMENT)
-            ? "could not be read (its name may not be valid UTF-8)"
-            : "could not be read";
-          warnings.push({ path, message: `${why}; skipped` });
-        } else {
-          if (stat.nlink > 1) warnings.push(hardLinkWarning(path, stat.nlink));
-          files.set(path, diskFile(root, path, full, stat.size, undefined, false));
-        }
-      } else if (entry.isSymbolicLink()) {
-        addLink(root, path, full, files, warnings);
-      } else {
-        // Some runtimes (Deno) do not say which kind of special file an entry is: ask lstat.
-        const kind = kindOf(safeLstat(full) ?? entry);
-        warnings.push({ path, message: `${kind}, not a regular file; skipped` });
-      }
+    if (listing === CHANGED) {
+      warnings.push({ path: folder, message: "folder changed while it was listed; skipped" });
+      continue;
     }
+    let listed: Listed;
+    try {
+      listed = listEntries(root, folder, listing);
+    } finally {
+      listing.close();
+    }
+    if (!listing.stillThere()) {
+      // Off Linux only: the folder was swapped while listed; what was listed may lie outside.
+      warnings.push({ path: folder, message: "folder changed while it was listed; skipped" });
+      continue;
+    }
+    for (const [path, file] of listed.files) files.set(path, file);
+    folders.push(...listed.folders);
+    warnings.push(...listed.warnings);
   }
   return { files: files.freeze(), warnings };
+}
+
+/** One listed folder: its entries, where to `lstat` them, and the handle to release. */
+interface Listing {
+  readonly entries: readonly Dirent[];
+  /** The path prefix to reach an entry through the handle (or the folder path off Linux). */
+  readonly base: string;
+  /** The folder the entries were listed from, by path (for the U+FFFD check). */
+  readonly dir: string;
+  /** Off Linux: whether the folder is still the one listed (same device and inode, not a link). */
+  stillThere(): boolean;
+  close(): void;
+}
+
+const CHANGED = Symbol("changed");
+
+function topListing(root: string, top: Dirent[] | null): Listing | null {
+  if (top === null) return null;
+  return { entries: top, base: root, dir: root, stillThere: () => true, close: () => {} };
+}
+
+/**
+ * List a sub-folder through a handle opened without following a final link
+ * (Linux: `/proc/self/fd`), after checking the handle's real path is the
+ * folder itself; elsewhere, list by path between two `lstat`s that must name
+ * the same real folder.
+ */
+function openFolder(dir: string): Listing | typeof CHANGED | null {
+  if (handlePaths !== null) {
+    let fd: number;
+    try {
+      fd = openSync(dir, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_NOFOLLOW | O_DIRECTORY);
+    } catch (e) {
+      const code = (e as { code?: unknown }).code;
+      return code === "ELOOP" || code === "ENOTDIR" || code === "EMLINK" ? CHANGED : null;
+    }
+    const close = () => closeSync(fd);
+    try {
+      const base = `${handlePaths}${fd}`;
+      if (readlinkSync(base) !== dir) {
+        close();
+        return CHANGED;
+      }
+      const entries = readdirSync(base, { withFileTypes: true });
+      return { entries, base, dir: base, stillThere: () => true, close };
+    } catch {
+      close();
+      return null;
+    }
+  }
+  const before = safeLstat(dir);
+  if (before === null) return null;
+  if (!before.isDirectory()) return CHANGED;
+  const entries = safeReaddir(dir);
+  if (entries === null) return null;
+  const same = (): boolean => {
+    const now = safeLstat(dir);
+    if (now === null || !now.isDirectory() || now.dev !== before.dev || now.ino !== before.ino) {
+      return false;
+    }
+    try {
+      return realpath(dir) === dir;
+    } catch {
+      return false;
+    }
+  };
+  if (!same()) return CHANGED;
+  return { entries, base: dir, dir, stillThere: same, close: () => {} };
+}
+
+/** What one folder's listing adds. */
+interface Listed {
+  readonly files: Map<string, ResourceFile>;
+  readonly folders: string[];
+  readonly warnings: LoadWarning[];
+}
+
+function listEntries(root: string, folder: string, listing: Listing): Listed {
+  const files = new Map<string, ResourceFile>();
+  const folders: string[] = [];
+  const warnings: LoadWarning[] = [];
+  const { entries } = listing;
+  const genuine = genuineNames(listing.dir, entries);
+  for (const entry of entries) {
+    const raw = folder === "" ? entry.name : `${folder}/${entry.name}`;
+    if (genuine !== null && entry.name.includes(REPLACEMENT)) {
+      const left = genuine.get(entry.name) ?? 0;
+      if (left === 0) {
+        warnings.push({ path: raw, message: "its name is not valid UTF-8; skipped" });
+        continue;
+      }
+      genuine.set(entry.name, left - 1);
+    }
+    let path = raw;
+    if (!isPlainName(entry.name, folder === "")) {
+      try {
+        path = normalizeResourcePath(raw);
+      } catch (e) {
+        if (!(e instanceof InvalidResourcePathError)) throw e;
+        warnings.push({ path: raw, message: `${e.message}; skipped` });
+        continue;
+      }
+    }
+    const full = fullPath(root, path);
+    if (entry.isDirectory()) {
+      folders.push(path);
+    } else if (entry.isFile()) {
+      // lstat inside the listed folder: a file swapped for a link is not followed out.
+      const stat = safeLstat(`${listing.base}${sep}${entry.name}`);
+      if (stat === null || !stat.isFile()) {
+        const why = stat !== null
+          ? "changed while it was listed"
+          : entry.name.includes(REPLACEMENT)
+          ? "could not be read (its name may not be valid UTF-8)"
+          : "could not be read";
+        warnings.push({ path, message: `${why}; skipped` });
+      } else {
+        if (stat.nlink > 1) warnings.push(hardLinkWarning(path, stat.nlink));
+        files.set(path, diskFile(root, path, full, stat.size, undefined, false));
+      }
+    } else if (entry.isSymbolicLink()) {
+      addLink(root, path, full, files, warnings);
+    } else {
+      // Some runtimes (Deno) do not say which kind of special file an entry is: ask lstat.
+      const kind = kindOf(safeLstat(`${listing.base}${sep}${entry.name}`) ?? entry);
+      warnings.push({ path, message: `${kind}, not a regular file; skipped` });
+    }
+  }
+  return { files, folders, warnings };
 }
 
 /**
@@ -389,7 +557,7 @@ function addLink(
   root: string,
   path: string,
   full: string,
-  files: OrderedMapBuilder<string, ResourceFile>,
+  files: { set(path: string, file: ResourceFile): unknown },
   warnings: LoadWarning[],
 ): void {
   // A link that does not lead to a file inside — outside, broken, a loop,
@@ -450,6 +618,7 @@ const O_RDONLY: number = constants?.O_RDONLY ?? 0;
 const O_NONBLOCK: number = constants?.O_NONBLOCK ?? 0;
 const O_NOCTTY: number = constants?.O_NOCTTY ?? 0;
 const O_NOFOLLOW: number = constants?.O_NOFOLLOW ?? 0;
+const O_DIRECTORY: number = constants?.O_DIRECTORY ?? 0;
 
 /**
  * Where the kernel names an open file's path (Linux): the path of the file
@@ -722,6 +891,15 @@ function fileSystemError(path: string, e: unknown): ResourceReadError {
 
 function isInside(root: string, real: string): boolean {
   return real.startsWith(root.endsWith(sep) ? root : root + sep);
+}
+
+/** `"PERMISSION_DENIED"` for a refusal (EACCES, EPERM, or Deno without read permission), else `other`. */
+function permissionOr<T>(e: unknown, other: T): "PERMISSION_DENIED" | T {
+  const { code, name } = (e ?? {}) as { code?: unknown; name?: unknown };
+  return code === "EACCES" || code === "EPERM" || name === "NotCapable" ||
+      name === "PermissionDenied"
+    ? "PERMISSION_DENIED"
+    : other;
 }
 
 function safeReaddir(dir: string): Dirent[] | null {

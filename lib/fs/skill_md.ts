@@ -40,9 +40,10 @@ export interface ParseSkillMdOptions {
   /**
    * Load despite rule breaks, reporting them in `diagnostics`; only a
    * frontmatter that cannot be parsed or has no description still throws.
-   * Default false.
+   * `"all"`: a missing or broken description is a diagnostic too (for
+   * listing every rule break, as `validate` does). Default false.
    */
-  readonly lenient?: boolean;
+  readonly lenient?: boolean | "all";
 }
 
 const OPEN = /^\uFEFF?---[ \t]*\r?\n/;
@@ -90,14 +91,15 @@ export function parseSkillMd(text: string, options: ParseSkillMdOptions = {}): S
   const afterClose = close.index + close[0].length;
   const body = rest.slice(afterClose).replace(/^\n/, "");
   const bodyLine = 2 + countLines(source) + 1;
-  const lenient = options.lenient === true;
+  const lenient = options.lenient === true || options.lenient === "all";
+  const all = { all: options.lenient === "all" };
   // The plain subset parses fast; anything else, every error and every rule break (for its
   // position) goes through yaml below.
   const plain = parsePlainYaml(source, { offsets: false });
   if (plain !== undefined) {
     try {
       const frontmatter = lenient
-        ? validateFrontmatterLeniently(plain.value, folder)
+        ? validateFrontmatterLeniently(plain.value, folder, undefined, all)
         : { frontmatter: validateAgentSkillFrontmatter(plain.value, folder), problems: [] };
       if (frontmatter.problems.length === 0) {
         return Object.freeze({
@@ -117,7 +119,7 @@ export function parseSkillMd(text: string, options: ParseSkillMdOptions = {}): S
     const frontmatter = validateAgentSkillFrontmatter(data, folder, locate);
     return Object.freeze({ frontmatter, body, bodyLine, diagnostics: NONE });
   }
-  const { frontmatter, problems } = validateFrontmatterLeniently(data, folder, locate);
+  const { frontmatter, problems } = validateFrontmatterLeniently(data, folder, locate, all);
   const diagnostics = problems.map((p) =>
     diagnosticFromError("warning", p.code, p.error, file ?? "SKILL.md")
   );

@@ -6,7 +6,16 @@
  */
 import { type Stats, statSync } from "node:fs";
 import { basename, dirname, isAbsolute, join, relative, resolve } from "node:path";
-import { type Catalog, catalogFiles, loadCatalog } from "./catalog.ts";
+import {
+  _loadCatalogFiles,
+  type Catalog,
+  catalogFiles,
+  isCatalogFile,
+  loadCatalog,
+} from "./catalog.ts";
+import { referencesIn } from "./_references.ts";
+import { decideAccess, type SafetyFlags } from "../core/gate.ts";
+import { type ResourceClassMap, resourceClassMap } from "../core/resource_path.ts";
 import {
   AgentSkillError,
   formatLocation,
@@ -24,6 +33,7 @@ import {
   loadSkillFolder,
 } from "./skill_folder.ts";
 import { classifyResource, effectiveClass, normalizeResourcePath } from "../core/resource_path.ts";
+import type { SkillDiagnosticCode } from "./skill_diagnostic.ts";
 import { includeName } from "../core/skill.ts";
 
 /** One finding. */
@@ -38,29 +48,65 @@ export interface Diagnostic {
   readonly severity: "error" | "warning";
   /** What is wrong. */
   readonly message: string;
+  /** What it is about, when it has a code (`GATED_REFERENCE`, …). */
+  readonly code?: SkillDiagnosticCode;
+}
+
+/** Options of {@linkcode validatePaths}. */
+export interface ValidateOptions {
+  /** Extra top-level folders mapped to a standard class (see `resourceClassMap`). */
+  readonly resourceClasses?:
+    | ReadonlyMap<string, string>
+    | Iterable<readonly [string, string]>
+    | Readonly<Record<string, string>>;
+  /** The switches gated references are judged under; default both true (gate closed). */
+  readonly safety?: SafetyFlags;
+}
+
+interface Context {
+  readonly out: Diagnostic[];
+  readonly seen: Set<string>;
+  readonly classes: ResourceClassMap;
+  readonly safety: SafetyFlags;
 }
 
 /** SKILL.md bodies longer than this draw a warning. */
 export const MAX_BODY_LINES = 500;
 
 /**
- * Validate catalogs (files or folders) and Agent Skill folders (or folders
- * holding them at any depth, scanned like `discoverSkills`: depth 6, 2,000
- * folders; a bound hit is a warning). Each skill and each catalog is checked
- * on its own: one that cannot be
- * read is an error of its own and the others are still checked. Files are
- * named as the path was given: relative (to the working folder) for a
- * relative path, absolute for an absolute one.
+ * Validate catalogs and Agent Skill folders (or folders holding them at any
+ * depth, scanned like `discoverSkills`: depth 6, 10,000 folders, dot-folders
+ * entered but not `.git`, `.hg`, `.svn`, `node_modules`, a project root's
+ * `.agents/skills` and `.claude/skills` first; a bound hit is a warning).
+ * A file named in `paths` is a catalog (or a SKILL.md); in a folder, only
+ * files {@linkcode isCatalogFile} accepts are read as catalogs, so
+ * `package.json`, `.mcp.json` or `mkdocs.yml` never are. Every frontmatter
+ * rule break of a SKILL.md is reported with its line and column, and the body
+ * is checked even when the frontmatter breaks rules. Each skill and each
+ * catalog is checked on its own: one that cannot be read is an error of its
+ * own and the others are still checked. Files are named as the path was
+ * given: relative (to the working folder) for a relative path, absolute for
+ * an absolute one.
  *
  * @param paths What to check.
+ * @param options The class mapping and switches gated references are judged under.
  * @returns Every finding, in the order met.
+ * @throws {RangeError} When `resourceClasses` is not a valid mapping.
  */
-export function validatePaths(paths: readonly string[]): Diagnostic[] {
+export function validatePaths(
+  paths: readonly string[],
+  options: ValidateOptions = {},
+): Diagnostic[] {
   const out: Diagnostic[] = [];
-  const seen = new Set<string>();
+  const context: Context = {
+    out,
+    seen: new Set<string>(),
+    classes: resourceClassMap(options.resourceClasses),
+    safety: options.safety ?? {},
+  };
   for (const path of paths) {
     const first = out.length;
-    validatePath(resolve(path), out, seen);
+    validatePath(resolve(path), context);
     if (!isAbsolute(path)) {
       for (let i = first; i < out.length; i++) {
         const d = out[i]!;
@@ -71,54 +117,70 @@ export function validatePaths(paths: readonly string[]): Diagnostic[] {
   return out;
 }
 
-function validatePath(path: string, out: Diagnostic[], seen: Set<string>): void {
+function validatePath(path: string, context: Context): void {
+  const { out } = context;
   // The common case, a skill folder, is listed once — for the question and for
   // the load — before any stat: a path that is missing or not a folder declines.
-  if (validateSkillFolder(path, out, seen, _loadIfSkillMdListed)) return;
+  if (validateSkillFolder(path, context, true)) return;
   let stat: Stats;
   try {
     stat = statSync(path);
-  } catch {
-    out.push({ file: path, severity: "error", message: "no such file or folder" });
+  } catch (e) {
+    const { code, name } = (e ?? {}) as { code?: unknown; name?: unknown };
+    const denied = code === "EACCES" || code === "EPERM" || name === "NotCapable" ||
+      name === "PermissionDenied";
+    out.push(
+      denied
+        ? {
+          file: path,
+          severity: "error",
+          code: "PERMISSION_DENIED",
+          message: "Permission denied: it cannot be read",
+        }
+        : { file: path, severity: "error", message: "no such file or folder" },
+    );
     return;
   }
   if (!stat.isDirectory()) {
     const name = basename(path);
-    if (name === "SKILL.md" || name === "skill.md") validateSkillFolder(dirname(path), out, seen);
-    else validateCatalog(path, out, seen);
+    if (name === "SKILL.md" || name === "skill.md") validateSkillFolder(dirname(path), context);
+    else validateCatalog(path, context);
     return;
   }
   if (isSkillFolder(path)) {
-    validateSkillFolder(path, out, seen);
+    validateSkillFolder(path, context);
     return;
   }
   let found = false;
-  if (catalogFiles(path).length > 0) {
+  const catalogs = catalogFiles(path).filter(isCatalogFile);
+  if (catalogs.length > 0) {
     found = true;
-    validateCatalog(path, out, seen);
+    validateCatalog(path, context, catalogs);
   }
-  const scan = findSkillFolders(path);
+  const scan = findSkillFolders(path, { conventionalRoots: true });
   for (const d of scan.diagnostics) {
     if (d.severity !== "info") out.push({ file: d.path, severity: "warning", message: d.message });
   }
   for (const child of scan.folders) {
     found = true;
-    validateSkillFolder(child, out, seen);
+    validateSkillFolder(child, context);
   }
   if (!found) {
     out.push({
       file: path,
       severity: "error",
       message: "Nothing to validate: no SKILL.md or skill.md in the folder, no catalog file " +
-        "(.yaml, .yml, .json) in it, and no sub-folder holding a SKILL.md",
+        "(.yaml, .yml, .json naming the skill schema or a scope/name skill) in it, and no " +
+        "sub-folder holding a SKILL.md",
     });
   }
 }
 
-function validateCatalog(path: string, out: Diagnostic[], seen: Set<string>): void {
+function validateCatalog(path: string, context: Context, files?: readonly string[]): void {
+  const { out } = context;
   let catalog: Catalog;
   try {
-    catalog = loadCatalog(path);
+    catalog = files === undefined ? loadCatalog(path) : _loadCatalogFiles(path, files);
   } catch (e) {
     out.push(
       e instanceof SkillDefinitionError ? fromError(e, e.location, path) : unreadable(e, path),
@@ -163,7 +225,7 @@ function validateCatalog(path: string, out: Diagnostic[], seen: Set<string>): vo
           ),
         );
       } else {
-        validateSkillFolder(folder, out, seen);
+        validateSkillFolder(folder, context);
       }
     });
   }
@@ -183,21 +245,18 @@ function includeIndex(catalog: Catalog, from: string, to: string): number {
 }
 
 /**
- * Validate one Agent Skill folder: its SKILL.md, the entries the loader passed
- * over, the body's length, and links in the body. `load` may decline (return
- * `null`) before deciding anything: then nothing is reported and the result
- * is false.
+ * Validate one Agent Skill folder: every rule break of its SKILL.md, the
+ * entries the loader passed over, the body's length, and links in the body.
+ * With `onlyListed`, a folder whose top-level listing shows no SKILL.md
+ * declines (returns false) before anything is decided.
  */
-function validateSkillFolder(
-  dir: string,
-  out: Diagnostic[],
-  seen: Set<string>,
-  load: (dir: string) => LoadedSkill | null = loadSkillFolder,
-): boolean {
+function validateSkillFolder(dir: string, context: Context, onlyListed = false): boolean {
+  const { out, seen } = context;
   if (seen.has(dir)) return true;
+  const options = { lenient: "all", resourceClasses: context.classes } as const;
   let skill: LoadedSkill | null;
   try {
-    skill = load(dir);
+    skill = onlyListed ? _loadIfSkillMdListed(dir, options) : loadSkillFolder(dir, options);
   } catch (e) {
     seen.add(dir);
     out.push(
@@ -209,6 +268,19 @@ function validateSkillFolder(
   }
   if (skill === null) return false;
   seen.add(dir);
+  // Every rule break, in the order of the file (the strict reading meets them in another).
+  const rules = skill.diagnostics.filter((d) => d.code !== "GATED_REFERENCE").sort((a, b) =>
+    (a.line ?? 0) - (b.line ?? 0) || (a.column ?? 0) - (b.column ?? 0)
+  );
+  for (const d of rules) {
+    out.push({
+      file: d.path,
+      ...(d.line === null ? {} : { line: d.line }),
+      ...(d.column === null ? {} : { column: d.column }),
+      severity: "error",
+      message: d.message,
+    });
+  }
   for (const w of skill.warnings) {
     out.push({ file: join(skill.location, w.path), severity: "warning", message: w.message });
   }
@@ -223,21 +295,24 @@ function validateSkillFolder(
         "and move detail into references/",
     });
   }
-  const index = folderIndex(skill);
+  const index = folderIndex(skill, context.classes);
   const problems = new Map<string, string | null>(); // a path met again is checked once
   lines.forEach((text, i) => {
     for (const reference of referencesIn(text, index.topLevel)) {
       const here = { file: skill.skillMdPath, line: skill.bodyLine + i, column: reference.column };
       let problem = problems.get(reference.target);
       if (problem === undefined) {
-        problem = referenceProblem(skill, index, reference.target);
+        problem = referenceProblem(skill, index, reference.target, context);
         problems.set(reference.target, problem);
       }
       if (problem !== null) {
         const subject = reference.link
           ? `Link to ${JSON.stringify(reference.target)}`
           : `Path ${JSON.stringify(reference.target)}`;
-        out.push(at(here, "warning", `${subject} ${problem}`));
+        out.push({
+          ...at(here, "warning", `${subject} ${problem}`),
+          ...(problem === GATED ? { code: "GATED_REFERENCE" as const } : {}),
+        });
       }
     }
   });
@@ -254,10 +329,10 @@ interface FolderIndex {
   readonly topLevel: ReadonlySet<string>;
 }
 
-function folderIndex(skill: LoadedSkill): FolderIndex {
+function folderIndex(skill: LoadedSkill, classes: ResourceClassMap): FolderIndex {
   const folders = new Set<string>();
   const lowerCase = new Map<string, string>();
-  const topLevel = new Set<string>(["references", "assets", "scripts"]);
+  const topLevel = new Set<string>(["references", "assets", "scripts", ...classes.keys()]);
   for (const path of skill.files.keys()) {
     lowerCase.set(path.toLowerCase(), path);
     const slash = path.indexOf("/");
@@ -273,7 +348,14 @@ function folderIndex(skill: LoadedSkill): FolderIndex {
 }
 
 /** Why a referenced path would fail a model that follows it, or `null` when it is fine. */
-function referenceProblem(skill: LoadedSkill, index: FolderIndex, target: string): string | null {
+function referenceProblem(
+  skill: LoadedSkill,
+  index: FolderIndex,
+  target: string,
+  context: Context,
+): string | null {
+  const refused = (path: string, cls: ReturnType<typeof classifyResource>): string | null =>
+    decideAccess(path, cls, context.safety, "read") === null ? null : GATED;
   // A listed path is already normal (the loader keys files by normal paths), so
   // the usual reference, to a file that is there, skips the normalising.
   let path = target;
@@ -290,10 +372,10 @@ function referenceProblem(skill: LoadedSkill, index: FolderIndex, target: string
     if (file.outside_root === true) {
       return "leads outside the skill folder; it is never readable";
     }
-    return effectiveClass(path, file.real_path) === "nonstandard" ? GATED : null;
+    return refused(path, effectiveClass(path, file.real_path, context.classes));
   }
   if (index.folders.has(path)) {
-    return classifyResource(`${path}/-`) === "nonstandard" ? GATED : null;
+    return refused(path, classifyResource(`${path}/-`, context.classes));
   }
   const other = index.lowerCase.get(path.toLowerCase());
   if (other !== undefined) {
@@ -303,78 +385,6 @@ function referenceProblem(skill: LoadedSkill, index: FolderIndex, target: string
 }
 
 const GATED = "points into a non-standard folder; it is hidden while the safety gate is closed";
-
-/** A path a model may follow, found in one line of the body. */
-interface Reference {
-  readonly target: string;
-  /** 1-based. */
-  readonly column: number;
-  /** A markdown link target rather than a path in the text. */
-  readonly link: boolean;
-}
-
-/** After `](`: an optional `<`, then the target (no brackets, so matches never overlap). */
-const LINK_TARGET = /[ \t]*<?([^()\s<>[\]]+)/y;
-/** Runs of characters that can be part of a path in prose or code spans. */
-const TOKEN = /[^\s`'"()<>[\]{},;*|]+/g;
-const SCHEME = /^[a-z][a-z0-9+.-]*:/i;
-
-/**
- * The paths a model may follow in one line of markdown: markdown link targets
- * (relative, decoded, without `#…`/`?…`), and — in prose or in backticks —
- * relative paths with a `/` that start with `./` or `../`, start with a name
- * the folder has at its top level (or a standard folder), or end in a file
- * name with an extension. One pass each, linear in the line.
- */
-function referencesIn(line: string, topLevel: ReadonlySet<string>): Reference[] {
-  // Both scans meet columns in increasing order; the two lists are merged, not sorted.
-  const links: Reference[] = [];
-  for (let i = line.indexOf("]("); i >= 0; i = line.indexOf("](", i + 2)) {
-    LINK_TARGET.lastIndex = i + 2;
-    const m = LINK_TARGET.exec(line);
-    if (m === null) continue;
-    const raw = m[1]!;
-    if (SCHEME.test(raw) || raw.startsWith("#") || raw.startsWith("/")) continue;
-    const target = decodeTarget(raw.replace(/[#?].*$/, ""));
-    const column = m.index + m[0].length - raw.length + 1;
-    if (target !== "") links.push({ target, column, link: true });
-  }
-  const out: Reference[] = [];
-  let next = 0;
-  for (const m of line.matchAll(TOKEN)) {
-    const column = m.index! + 1;
-    while (next < links.length && links[next]!.column < column) out.push(links[next++]!);
-    if (next < links.length && links[next]!.column === column) continue;
-    const target = withoutTrailingPunctuation(m[0]);
-    if (isPathLike(target, topLevel)) out.push({ target, column, link: false });
-  }
-  while (next < links.length) out.push(links[next++]!);
-  return out;
-}
-
-function withoutTrailingPunctuation(token: string): string {
-  let end = token.length;
-  while (end > 0 && ".,:;!?".includes(token[end - 1]!)) end--;
-  return token.slice(0, end);
-}
-
-function isPathLike(token: string, topLevel: ReadonlySet<string>): boolean {
-  const slash = token.indexOf("/");
-  if (slash <= 0 || SCHEME.test(token)) return false;
-  if (token.startsWith("./") || token.startsWith("../")) return true;
-  const first = token.slice(0, slash);
-  if (topLevel.has(first)) return true;
-  if (first.includes(".") || first.startsWith("~") || first.startsWith("$")) return false;
-  return /\.[A-Za-z0-9]{1,10}$/.test(token.slice(token.lastIndexOf("/") + 1));
-}
-
-function decodeTarget(raw: string): string {
-  try {
-    return decodeURIComponent(raw);
-  } catch {
-    return raw;
-  }
-}
 
 function at(
   location: SourceLocation,

@@ -54,6 +54,12 @@ export interface GateRequest {
   readonly operation: GateOperationKind;
   /** The normalised paths of the files the skill folder holds. */
   readonly files: ReadonlySet<string>;
+  /**
+   * Extra top-level folders the host maps to a standard class (often empty):
+   * a mapped folder is to be treated exactly as that class, every other
+   * non-standard folder stays gated.
+   */
+  readonly classes: ReadonlyMap<string, "references" | "assets" | "scripts">;
 }
 
 /**
@@ -74,7 +80,8 @@ export type GateProperty =
   | "refuses regardless of whether the file exists"
   | "normalises idempotently"
   | "normalises as the reference"
-  | "never allows a .. segment";
+  | "never allows a .. segment"
+  | "treats a mapped folder exactly as its class";
 
 /**
  * One named law: a fast-check property over one generated value (a catalog,
@@ -89,7 +96,8 @@ export type InvariantProperty = Property;
  */
 type Property = fc.IProperty<[unknown]>;
 
-function law<T>(arbitrary: fc.Arbitrary<T>, check: (value: T) => void): InvariantProperty {
+/** @internal */
+export function law<T>(arbitrary: fc.Arbitrary<T>, check: (value: T) => void): InvariantProperty {
   return fc.property(arbitrary as fc.Arbitrary<unknown>, (value) => check(value as T));
 }
 
@@ -318,8 +326,9 @@ export function resolverProperties(
  * The gate's laws as named fast-check properties, each usable as
  * `fc.assert(p)`: open only when both switches are false, standard classes
  * never refused, a refusal that does not depend on whether the file exists,
- * normalisation idempotent and equal to SPEC §4's rules, and no `..` segment
- * ever allowed.
+ * normalisation idempotent and equal to SPEC §4's rules, no `..` segment
+ * ever allowed, and a folder the request's `classes` maps to a standard class
+ * treated exactly as that class (every law holds with any mapping).
  *
  * @param decide The gate under test.
  * @returns The properties by name.
@@ -329,11 +338,11 @@ export function resolverProperties(
  * import { type GateVerdict, gateProperties, referenceNormalize } from "../testing.ts";
  *
  * // A small correct gate: SPEC §4's rules, spelled out.
- * const properties = gateProperties(({ path, flags, files }): GateVerdict => {
+ * const properties = gateProperties(({ path, flags, files, classes }): GateVerdict => {
  *   const normal = referenceNormalize(path);
  *   if (!normal.ok) return { verdict: "invalid" };
  *   const top = normal.path.includes("/") ? normal.path.slice(0, normal.path.indexOf("/")) : "";
- *   const gated = !["", "references", "assets", "scripts"].includes(top);
+ *   const gated = !["", "references", "assets", "scripts"].includes(top) && !classes.has(top);
  *   if (gated && !(flags.global_safety === false && flags.skill_safety === false)) {
  *     return { verdict: "refused" };
  *   }
@@ -349,24 +358,29 @@ export function gateProperties(
   const valid = resourcePathArbitrary({ hostile: false });
   const operation = fc.constantFrom<GateOperationKind>("read", "list");
   const others = fc.uniqueArray(valid, { maxLength: 4 });
-  const request = (path: fc.Arbitrary<string>, exists: fc.Arbitrary<boolean>) =>
-    fc.tuple(path, safetyFlagsArbitrary(), operation, others, exists).map((
-      [p, flags, op, rest, there],
+  const request = (
+    path: fc.Arbitrary<string>,
+    exists: fc.Arbitrary<boolean>,
+    mapping: MappingMode = "any",
+  ) =>
+    fc.tuple(path, safetyFlagsArbitrary(), operation, others, exists, classesArbitrary()).map((
+      [p, flags, op, rest, there, drawn],
     ): GateRequest => {
       const normal = referenceNormalize(p);
       const files = new Set(rest);
       if (normal.ok) there ? files.add(normal.path) : files.delete(normal.path);
-      return { path: p, flags, operation: op, files };
+      const classes = normal.ok ? withMapping(drawn, normal.path, mapping) : drawn;
+      return { path: p, flags, operation: op, files, classes };
     });
-  const gated = valid.filter((p) => classOf(p) === "nonstandard");
-  const standard = valid.filter((p) => classOf(p) !== "nonstandard");
+  const gated = valid.filter((p) => classOf(p, NO_CLASSES) === "nonstandard");
+  const standard = valid.filter((p) => classOf(p, NO_CLASSES) !== "nonstandard");
   const anyPath = fc.oneof(valid, resourcePathArbitrary());
   const segments = fc.array(fc.constantFrom("a", "references", "canvas-fonts", ".", "", "x.md"), {
     maxLength: 3,
   });
   return Object.freeze({
     "is open only when both switches are false": law(
-      request(gated, fc.constant(true)),
+      request(gated, fc.constant(true), "unmapped"),
       (r) => {
         const open = r.flags.global_safety === false && r.flags.skill_safety === false;
         assert.deepEqual(
@@ -418,20 +432,72 @@ export function gateProperties(
         assert.deepEqual(decide(r), { verdict: "invalid" });
       },
     ),
+    "treats a mapped folder exactly as its class": law(
+      request(gated, fc.boolean(), "mapped"),
+      (r) => {
+        assert.deepEqual(
+          decide(r),
+          r.files.has(r.path) ? { verdict: "allowed", path: r.path } : { verdict: "missing" },
+          `${r.path} with ${JSON.stringify([...r.classes])}`,
+        );
+      },
+    ),
   });
 }
 
 const OPEN: SafetyFlags = Object.freeze({ global_safety: false, skill_safety: false });
 
-function classOf(normalised: string): "standard" | "nonstandard" {
+// ---- the class mapping of the gate laws ------------------------------------------------
+
+type StandardClass = "references" | "assets" | "scripts";
+type MappingMode = "any" | "mapped" | "unmapped";
+
+const NO_CLASSES: ReadonlyMap<string, StandardClass> = new Map();
+
+/** Mappings of 0–2 non-standard top-level folders (some the path arbitraries use) to a standard class. */
+function classesArbitrary(): fc.Arbitrary<ReadonlyMap<string, StandardClass>> {
+  return fc.uniqueArray(
+    fc.tuple(
+      fc.constantFrom("canvas-fonts", "References", "rules"),
+      fc.constantFrom<StandardClass>("references", "assets", "scripts"),
+    ),
+    { selector: ([name]) => name, maxLength: 2 },
+  ).map((pairs) => new Map(pairs));
+}
+
+/** The drawn mapping, with the path's top-level folder mapped (`mapped`) or not (`unmapped`). */
+function withMapping(
+  drawn: ReadonlyMap<string, StandardClass>,
+  normal: string,
+  mode: MappingMode,
+): ReadonlyMap<string, StandardClass> {
+  const slash = normal.indexOf("/");
+  if (mode === "any" || slash < 0) return drawn;
+  const top = normal.slice(0, slash);
+  const out = new Map(drawn);
+  if (mode === "unmapped") out.delete(top);
+  else if (!out.has(top)) out.set(top, "references");
+  return out;
+}
+
+function classOf(
+  normalised: string,
+  classes: ReadonlyMap<string, StandardClass>,
+): "standard" | "nonstandard" {
   const slash = normalised.indexOf("/");
   if (slash < 0) return "standard";
-  return ["references", "assets", "scripts"].includes(normalised.slice(0, slash))
+  const top = normalised.slice(0, slash);
+  return ["references", "assets", "scripts"].includes(top) || classes.has(top)
     ? "standard"
     : "nonstandard";
 }
 
-function check(
+/**
+ * Run named properties and throw one {@linkcode InvariantViolationError} naming each that fails.
+ *
+ * @internal
+ */
+export function check(
   subject: string,
   properties: Readonly<Record<string, InvariantProperty>>,
   options: InvariantOptions,

@@ -1,0 +1,427 @@
+/**
+ * The `allowed-tools` field of Agent Skills: its grammar, read into entries
+ * with typed, column-exact errors, and the rule that matches a tool call
+ * against one entry.
+ *
+ * Grammar (what the public skill collections write): entries separated by
+ * white space or by one comma (with any white space around it); an entry is
+ * a tool name — ASCII letters, digits and `_ - . : / *`, starting with a
+ * letter, a digit, `_` or `*` — optionally followed, without a space, by a
+ * pattern in parentheses, `Bash(git:*)`. A pattern holds any characters but
+ * control characters, with balanced parentheses. `*` in a name or a pattern
+ * matches any run of characters; a pattern ending in `:*` is the prefix form:
+ * `git:*` matches `git` and `git` followed by a space and anything.
+ *
+ * @module
+ */
+import { quoteShort } from "../_text.ts";
+import { compileGlob } from "./_glob.ts";
+
+/** One entry of an `allowed-tools` value (frozen). */
+export interface AllowedToolEntry {
+  /** The tool name, possibly with `*` wildcards: `Read`, `mcp__issues__*`. */
+  readonly tool: string;
+  /** What is between the parentheses (`git:*`), or `null` for a bare name. */
+  readonly pattern: string | null;
+  /** For a list value, the index of the item the entry is in; 0 for a string. */
+  readonly item: number;
+  /** The 1-based column where the entry starts: characters from the start of its item (a line break counts as one). */
+  readonly column: number;
+}
+
+/** Which rule of the grammar a value breaks. */
+export type AllowedToolsErrorCode =
+  | "INVALID_VALUE"
+  | "UNEXPECTED_CHARACTER"
+  | "EMPTY_ENTRY"
+  | "EMPTY_PATTERN"
+  | "UNCLOSED_PATTERN";
+
+/** An `allowed-tools` value that does not follow the grammar. */
+export class AllowedToolsError extends Error {
+  /** `"AllowedToolsError"`. */
+  override readonly name = "AllowedToolsError";
+  /** Which rule is broken. */
+  readonly code: AllowedToolsErrorCode;
+  /** For a list value, the index of the item; 0 for a string. */
+  readonly item: number;
+  /** The 1-based column of the offending character: characters from the start of its item. */
+  readonly column: number;
+
+  /**
+   * Describe a broken value.
+   *
+   * @param code Which rule is broken.
+   * @param reason What is wrong, for the message.
+   * @param column The 1-based column in the item.
+   * @param item The item of a list value, or `null` for a string.
+   */
+  constructor(code: AllowedToolsErrorCode, reason: string, column: number, item: number | null) {
+    super(
+      `Invalid allowed-tools at ${
+        item === null ? "" : `item ${item + 1}, `
+      }column ${column}: ${reason}`,
+    );
+    this.code = code;
+    this.item = item ?? 0;
+    this.column = column;
+  }
+}
+
+const START_BIT = 1;
+const NAME_BIT = 2;
+const SPACE_BIT = 4;
+/** The class of each ASCII character: may start a name, may be in one, is white space. */
+const CLASS: Uint8Array = (() => {
+  const table = new Uint8Array(128);
+  const mark = (chars: string, bits: number) => {
+    for (const c of chars) table[c.charCodeAt(0)]! |= bits;
+  };
+  const alnum = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+  mark(`${alnum}_*`, START_BIT | NAME_BIT);
+  mark(".:/-", NAME_BIT);
+  mark(" \t\n\v\f\r", SPACE_BIT);
+  return table;
+})();
+/** White space beyond ASCII (what `\s` matches). */
+const SPACE = /^\s$/u;
+const COMMA = 0x2c;
+const OPEN = 0x28;
+const CLOSE = 0x29;
+
+/**
+ * Read an `allowed-tools` value: a string (`Read, Bash(git:*)`) or a list of
+ * strings (YAML `[Read, Bash]`; each item is read as a value of its own).
+ *
+ * @param value The field's value.
+ * @returns The entries in order (frozen), duplicates kept; none for an empty value.
+ * @throws {AllowedToolsError} At the first character that breaks the grammar,
+ *   with its column: an unexpected character, a comma with no entry before or
+ *   after it, `()`, or a `(` never closed; `INVALID_VALUE` for a value that is
+ *   not a string or a list of strings.
+ * @example
+ * ```ts
+ * import { parseAllowedTools } from "./allowed_tools.ts";
+ * import { assert } from "../_assert.ts";
+ *
+ * const entries = parseAllowedTools("Read, Bash(git:*) mcp__issues__*");
+ * assert.deepEqual(entries.map((e) => [e.tool, e.pattern, e.column]), [
+ *   ["Read", null, 1],
+ *   ["Bash", "git:*", 7],
+ *   ["mcp__issues__*", null, 19],
+ * ]);
+ * assert.throws(() => parseAllowedTools("Read Bash(git:*"), {
+ *   name: "AllowedToolsError",
+ *   message: 'Invalid allowed-tools at column 10: "(" is never closed',
+ * });
+ * ```
+ */
+export function parseAllowedTools(value: string | readonly string[]): readonly AllowedToolEntry[] {
+  const out = readAllowedTools(value, true);
+  return Object.freeze(out);
+}
+
+/**
+ * {@linkcode parseAllowedTools} for callers that keep the entries to
+ * themselves: `freeze` false leaves each entry unfrozen (the policy's own copy).
+ *
+ * @internal
+ */
+export function readAllowedTools(
+  value: string | readonly string[],
+  freeze: boolean,
+): AllowedToolEntry[] {
+  if (typeof value === "string") return parseItem(value, null, freeze);
+  if (!Array.isArray(value)) {
+    throw new AllowedToolsError(
+      "INVALID_VALUE",
+      `expected a string or a list of strings, got ${describe(value)}`,
+      1,
+      null,
+    );
+  }
+  const out: AllowedToolEntry[] = [];
+  for (let i = 0; i < value.length; i++) {
+    const item: unknown = value[i];
+    if (typeof item !== "string") {
+      throw new AllowedToolsError(
+        "INVALID_VALUE",
+        `expected a string, got ${describe(item)}`,
+        1,
+        i,
+      );
+    }
+    for (const entry of parseItem(item, i, freeze)) out.push(entry);
+  }
+  return out;
+}
+
+function parseItem(text: string, item: number | null, freeze: boolean): AllowedToolEntry[] {
+  const out: AllowedToolEntry[] = [];
+  const n = text.length;
+  let i = 0;
+  let column = 1;
+  /** The column of a comma seen since the last entry, or 0. */
+  let comma = 0;
+  while (i < n) {
+    const code = text.charCodeAt(i);
+    if (code < 128 ? (CLASS[code]! & SPACE_BIT) !== 0 : isWideSpace(text, i)) {
+      i += width(text, i, code);
+      column++;
+      continue;
+    }
+    if (code === COMMA) {
+      if (out.length === 0 || comma !== 0) {
+        fail(item, "EMPTY_ENTRY", 'expected a tool name before ","', column);
+      }
+      comma = column;
+      i++;
+      column++;
+      continue;
+    }
+    if (code >= 128 || (CLASS[code]! & START_BIT) === 0) {
+      fail(
+        item,
+        "UNEXPECTED_CHARACTER",
+        `unexpected ${
+          JSON.stringify(charAt(text, i))
+        } (a tool name starts with a letter, a digit, "_" or "*")`,
+        column,
+      );
+    }
+    const startColumn = column;
+    const start = i;
+    let c = code;
+    while (c < 128 && (CLASS[c]! & NAME_BIT) !== 0) {
+      i++;
+      column++;
+      if (i === n) break;
+      c = text.charCodeAt(i);
+    }
+    const tool = text.slice(start, i);
+    let pattern: string | null = null;
+    if (i < n && text.charCodeAt(i) === OPEN) {
+      const open = column;
+      i++;
+      column++;
+      const from = i;
+      let depth = 1;
+      while (i < n) {
+        const p = text.charCodeAt(i);
+        if (p < 0x20 || (p >= 0x7f && p <= 0x9f)) {
+          fail(
+            item,
+            "UNEXPECTED_CHARACTER",
+            `unexpected control character ${JSON.stringify(charAt(text, i))} in the pattern of ${
+              quoteShort(tool)
+            }`,
+            column,
+          );
+        }
+        if (p === OPEN) depth++;
+        else if (p === CLOSE && --depth === 0) break;
+        i += width(text, i, p);
+        column++;
+      }
+      if (depth > 0) fail(item, "UNCLOSED_PATTERN", '"(" is never closed', open);
+      pattern = text.slice(from, i);
+      if (pattern === "") {
+        fail(item, "EMPTY_PATTERN", `empty pattern "()" after ${quoteShort(tool)}`, open);
+      }
+      i++;
+      column++;
+    }
+    const entry = { tool, pattern, item: item ?? 0, column: startColumn };
+    out.push(freeze ? Object.freeze(entry) : entry);
+    comma = 0;
+    // What follows an entry must be a separator or the end.
+    if (i < n) {
+      const next = text.charCodeAt(i);
+      const spaced = next < 128 ? (CLASS[next]! & SPACE_BIT) !== 0 : isWideSpace(text, i);
+      if (!spaced && next !== COMMA) {
+        fail(
+          item,
+          "UNEXPECTED_CHARACTER",
+          `unexpected ${JSON.stringify(charAt(text, i))} after ${
+            quoteShort(formatEntry({ tool, pattern }))
+          } (${
+            pattern === null
+              ? "a tool name holds letters, digits and _ - . : / *"
+              : "entries are separated by spaces or commas"
+          })`,
+          column,
+        );
+      }
+    }
+  }
+  if (comma !== 0) fail(item, "EMPTY_ENTRY", 'expected a tool name after ","', comma);
+  return out;
+}
+
+function fail(
+  item: number | null,
+  code: AllowedToolsErrorCode,
+  reason: string,
+  column: number,
+): never {
+  throw new AllowedToolsError(code, reason, column, item);
+}
+
+/** The character at `i` (a whole surrogate pair), for messages. */
+function charAt(text: string, i: number): string {
+  return String.fromCodePoint(text.codePointAt(i)!);
+}
+
+/** Code units of the character at `i`: two for a surrogate pair, else one (one column either way). */
+function width(text: string, i: number, code: number): number {
+  if (code < 0xd800 || code > 0xdbff) return 1;
+  const low = text.charCodeAt(i + 1);
+  return low >= 0xdc00 && low <= 0xdfff ? 2 : 1;
+}
+
+/** White space beyond ASCII, as `\s` has it. */
+function isWideSpace(text: string, i: number): boolean {
+  return SPACE.test(charAt(text, i));
+}
+
+/**
+ * Write entries back as an `allowed-tools` string, separated by single spaces:
+ * `parseAllowedTools(formatAllowedTools(e))` gives back the tools and patterns of `e`.
+ *
+ * @param entries Entries, as {@linkcode parseAllowedTools} returns them.
+ * @returns The canonical value.
+ * @example
+ * ```ts
+ * import { formatAllowedTools, parseAllowedTools } from "./allowed_tools.ts";
+ * import { assert } from "../_assert.ts";
+ *
+ * assert.equal(formatAllowedTools(parseAllowedTools("Read,  Bash(git:*)")), "Read Bash(git:*)");
+ * ```
+ */
+export function formatAllowedTools(
+  entries: Iterable<Pick<AllowedToolEntry, "tool" | "pattern">>,
+): string {
+  const out: string[] = [];
+  for (const e of entries) out.push(formatEntry(e));
+  return out.join(" ");
+}
+
+/**
+ * One entry as written: `Read`, `Bash(git:*)`.
+ *
+ * @param entry An entry.
+ * @returns Its text.
+ */
+export function formatEntry(entry: Pick<AllowedToolEntry, "tool" | "pattern">): string {
+  return entry.pattern === null ? entry.tool : `${entry.tool}(${entry.pattern})`;
+}
+
+/**
+ * Shell control syntax: a command holding any of it is never matched by a
+ * pattern, since a prefix such as `git:*` would otherwise approve
+ * `git status; rm -rf ~`.
+ */
+// deno-lint-ignore no-control-regex
+const SHELL_CONTROL = /[;&|`<>\n\r\u0000]|\$\(/;
+
+/**
+ * What a call's input is matched against: the input itself when it is a
+ * string, or its `command` field when that is a string (the shape of a
+ * shell tool's input); otherwise nothing, and only bare entries match.
+ *
+ * @param input A tool call's input.
+ * @returns The text patterns are matched against, or `undefined`.
+ */
+export function callSubject(input: unknown): string | undefined {
+  if (typeof input === "string") return input;
+  if (typeof input === "object" && input !== null) {
+    const command = (input as { readonly command?: unknown }).command;
+    if (typeof command === "string") return command;
+  }
+  return undefined;
+}
+
+/** A compiled pattern: whether a call's subject matches it. */
+export type PatternMatcher = (subject: string) => boolean;
+
+/**
+ * Compile a pattern: `*` matches any run of characters; a trailing `:*` is
+ * the prefix form (`git:*` matches `git` and `git …`). The matcher refuses
+ * every subject holding shell control syntax (`;`, `&`, `|`, a backtick,
+ * `$(`, `<`, `>`, a line break or NUL).
+ *
+ * @param pattern The text between the parentheses.
+ * @returns The matcher.
+ */
+export function compilePattern(pattern: string): PatternMatcher {
+  const { prefix, spaced, test } = subjectMatcher(pattern);
+  if (prefix !== null) {
+    return (s) => (s === prefix || s.startsWith(spaced)) && !SHELL_CONTROL.test(s);
+  }
+  return (s) => test!(s) && !SHELL_CONTROL.test(s);
+}
+
+/**
+ * A pattern's match, without the shell-control rule: the plain prefix form
+ * (`git:*`, no other `*`) as its head, anything else as a test.
+ *
+ * @internal
+ */
+export function subjectMatcher(pattern: string): {
+  readonly prefix: string | null;
+  readonly spaced: string;
+  readonly test: ((subject: string) => boolean) | null;
+} {
+  if (pattern.endsWith(":*")) {
+    const head = pattern.slice(0, -2);
+    if (!head.includes("*")) return { prefix: head, spaced: `${head} `, test: null };
+    const bare = compileGlob(head).matches;
+    const words = compileGlob(`${head} *`).matches;
+    return { prefix: null, spaced: "", test: (s) => bare(s) || words(s) };
+  }
+  return { prefix: null, spaced: "", test: compileGlob(pattern).matches };
+}
+
+/**
+ * Whether a subject holds shell control syntax (no pattern matches it).
+ *
+ * @internal
+ */
+export function hasShellControl(subject: string): boolean {
+  return SHELL_CONTROL.test(subject);
+}
+
+/**
+ * Whether a tool call matches one entry: its name matches the entry's name
+ * (with `*` wildcards) and, for an entry with a pattern, the call's subject
+ * ({@linkcode callSubject}) matches the pattern.
+ *
+ * @param entry An entry.
+ * @param call The tool call: its name and input.
+ * @returns Whether the entry covers the call.
+ * @example
+ * ```ts
+ * import { matchesAllowedTool, parseAllowedTools } from "./allowed_tools.ts";
+ * import { assert } from "../_assert.ts";
+ *
+ * const [git] = parseAllowedTools("Bash(git:*)");
+ * assert.equal(matchesAllowedTool(git!, { name: "Bash", input: { command: "git status" } }), true);
+ * assert.equal(matchesAllowedTool(git!, { name: "Bash", input: "gitk" }), false);
+ * assert.equal(matchesAllowedTool(git!, { name: "Bash", input: "git log; rm -rf ~" }), false);
+ * ```
+ */
+export function matchesAllowedTool(
+  entry: Pick<AllowedToolEntry, "tool" | "pattern">,
+  call: { readonly name: string; readonly input?: unknown },
+): boolean {
+  if (!compileGlob(entry.tool).matches(call.name)) return false;
+  if (entry.pattern === null) return true;
+  const subject = callSubject(call.input);
+  return subject !== undefined && compilePattern(entry.pattern)(subject);
+}
+
+function describe(value: unknown): string {
+  if (value === null) return "null";
+  if (Array.isArray(value)) return "a list";
+  return typeof value === "object" ? "a mapping" : typeof value;
+}
