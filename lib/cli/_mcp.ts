@@ -32,11 +32,18 @@ const SOURCE_FLAGS = ["--mcp-stdio", "--mcp-url", "--origin"];
 
 const SPECS: Readonly<Record<string, ArgSpec>> = {
   serve: {
-    values: ["--http", "--prefix", "--page-size", "--global-safety", "--skill-safety"],
+    values: [
+      "--http",
+      "--prefix",
+      "--page-size",
+      "--global-safety",
+      "--skill-safety",
+      "--tool-budget",
+    ],
     switches: ["--watch", "--allow-remote"],
     positional: [1, Infinity],
     usage: `skillset serve <skill-dir>... [--http 127.0.0.1:PORT [--allow-remote]] [--watch] ` +
-      `[--prefix <p>] [--page-size N] ${SAFETY}`,
+      `[--prefix <p>] [--page-size N] [--tool-budget N] ${SAFETY}`,
   },
   activate: {
     values: [...SOURCE_FLAGS, "--global-safety", "--skill-safety"],
@@ -105,6 +112,7 @@ async function serve(args: Args, io: McpCliIO): Promise<number> {
     );
   }
   const pageSize = count(args.flags, "--page-size", 1);
+  const toolBudget = count(args.flags, "--tool-budget", 0);
   const prefix = args.flags.get("--prefix");
   const log = (text: string) => io.stderr(`skillset serve: ${text}\n`);
   const served = await serveSkills(args.positional, {
@@ -113,6 +121,7 @@ async function serve(args: Args, io: McpCliIO): Promise<number> {
     onWarning: (w) => log(`warning: ${w.path}: ${w.message}`),
     ...(pageSize === undefined ? {} : { pageSize }),
     ...(prefix === undefined ? {} : { prefix }),
+    ...(toolBudget === undefined ? {} : { toolBudget }),
   });
   log(
     `serving ${served.skills.size} skill${served.skills.size === 1 ? "" : "s"}: ${

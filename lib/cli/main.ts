@@ -49,10 +49,12 @@ const MCP_SERVE = {
   values: [],
   positional: [1, Infinity] as const,
   usage: "skillset serve <skill-dir>... [--http 127.0.0.1:PORT [--allow-remote]] [--watch] " +
-    "[--prefix <p>] [--page-size N] [--global-safety true|false] [--skill-safety true|false]",
+    "[--prefix <p>] [--page-size N] [--tool-budget N] [--global-safety true|false] [--skill-safety true|false]",
   help: "Serve skill folders over MCP (SEP-2640 skills extension and the skill tool): stdio by\n" +
     "default, Streamable HTTP at http://HOST:PORT/mcp with --http (loopback only unless\n" +
-    "--allow-remote). --watch reloads on change, all or nothing. Logs go to stderr.\n\n" +
+    "--allow-remote). --watch reloads on change, all or nothing. Logs go to stderr.\n" +
+    "--tool-budget N caps the skill tool's description at N characters (default 8000): skills that\n" +
+    "do not fit are named only in its enum, and a skill_search tool is offered to find them.\n\n" +
     'activate, read and to-prompt also take an MCP server as the source: --mcp-stdio "<command>"\n' +
     "or --mcp-url <url> (with --origin <label>, default mcp), and a skill name instead of a folder:\n" +
     '  skillset activate --mcp-stdio "skillset serve examples/skills" pdf\n' +

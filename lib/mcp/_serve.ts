@@ -26,7 +26,13 @@ import { McpSkillError } from "./_errors.ts";
 import { effectiveClass } from "../core/resource_path.ts";
 import { Discovery } from "../fs/discover.ts";
 import { isSkillFolder, type LoadedSkill, loadSkillFolder } from "../fs/skill_folder.ts";
-import { handleSkillTool, skillToolDefinition } from "../core/skill_tool.ts";
+import {
+  handleSkillSearchTool,
+  handleSkillTool,
+  skillToolDefinition,
+  type SkillTools,
+  skillTools,
+} from "../core/skill_tool.ts";
 
 /**
  * An MCP server of the SDK (`McpServer` of `@modelcontextprotocol/server`).
@@ -78,6 +84,12 @@ export interface ServeSkillsOptions {
   readonly onWarning?: (warning: SdkSkillWarning) => void;
   /** The server's name and version in the MCP handshake. */
   readonly serverInfo?: { readonly name: string; readonly version: string };
+  /**
+   * The most characters of the `skill` tool's description (default 8,000;
+   * `Infinity` for none): descriptions are shortened, then skills are named
+   * only in its enum, and `skill_search` is offered beside it to find them.
+   */
+  readonly toolBudget?: number | { readonly contextTokens: number; readonly share: number };
 }
 
 /** What {@linkcode serveSkills} returns. */
@@ -159,6 +171,8 @@ export async function serveSkills(
   options: ServeSkillsOptions = {},
 ): Promise<SkillServer> {
   const warn = options.onWarning ?? ((w: SkillWarning) => console.warn(`${w.path}: ${w.message}`));
+  // A budget too small for the tool's own text is refused before anything is served.
+  if (options.toolBudget !== undefined) skillToolDefinition(["x"], { budget: options.toolBudget });
   const discovered = folders instanceof Discovery;
   const paths = discovered ? folders.skills.map((s) => s.path) : folders;
   const files = new LoaderFiles(paths, options, warn, discovered);
@@ -176,6 +190,7 @@ export async function serveSkills(
   files.commit(catalog.entries);
   const servers = new Set<WeakRef<McpServer>>();
   const tools = new WeakMap<McpServer, RegisteredTool>();
+  const searchTools = new WeakMap<McpServer, RegisteredTool>();
   const createServer = (): McpServer => {
     const server = new McpServer(
       options.serverInfo ?? { name: "skillset", version: "0.1.0" },
@@ -184,6 +199,7 @@ export async function serveSkills(
     catalog.attach(server);
     const tool = registerSkillTool(server, () => files.current.skills, options);
     if (tool !== undefined) tools.set(server, tool);
+    syncSearchTool(server, searchTools, () => files.current.skills, options);
     if (servers.size >= 1024) {
       // Over HTTP every request builds a server: forget the collected ones.
       for (const ref of servers) if (ref.deref() === undefined) servers.delete(ref);
@@ -198,7 +214,7 @@ export async function serveSkills(
         files.prepare();
         const changes = await sdkCatalog(() => catalog.reload());
         files.commit(catalog.entries);
-        notify(servers, tools, files.current.skills, changes, options);
+        notify(servers, tools, files.current.skills, changes, options, searchTools);
         return changes;
       } catch (e) {
         files.abort();
@@ -245,7 +261,7 @@ function registerSkillTool(
   options: ServeSkillsOptions,
 ): RegisteredTool | undefined {
   if (skills().size === 0) return undefined;
-  const definition = skillToolDefinition(skills().values());
+  const definition = toolsOf(skills(), options).skill;
   return server.registerTool(
     "skill",
     {
@@ -269,10 +285,11 @@ function notify(
   skills: ReadonlyMap<string, LoadedSkill>,
   changes: SkillCatalogChanges,
   options: ServeSkillsOptions,
+  searchTools: WeakMap<McpServer, RegisteredTool>,
 ): void {
   const any = changes.added.length + changes.removed.length + changes.changed.length > 0;
   if (!any) return;
-  const definition = skills.size === 0 ? undefined : skillToolDefinition(skills.values());
+  const definition = skills.size === 0 ? undefined : toolsOf(skills, options).skill;
   for (const ref of servers) {
     const server = ref.deref();
     if (server === undefined) {
@@ -291,8 +308,61 @@ function notify(
         paramsSchema: fromJsonSchema(definition.input_schema as Record<string, unknown>),
       });
     }
+    syncSearchTool(server, searchTools, () => skills, options);
     // The SDK already announced additions and removals; a changed file is announced here.
     if (!changes.listChanged) server.sendResourceListChanged();
+  }
+}
+
+/** The tools of one catalog version (its skills map), built once: the budgeted `skill` tool, and `skill_search` when it left skills out. */
+const TOOL_SETS = new WeakMap<ReadonlyMap<string, LoadedSkill>, SkillTools>();
+
+function toolsOf(
+  skills: ReadonlyMap<string, LoadedSkill>,
+  options: ServeSkillsOptions,
+): SkillTools {
+  let set = TOOL_SETS.get(skills);
+  if (set === undefined) {
+    set = skillTools(
+      skills.values(),
+      options.toolBudget === undefined ? {} : { budget: options.toolBudget },
+    );
+    TOOL_SETS.set(skills, set);
+  }
+  return set;
+}
+
+/** Register `skill_search` on a server when the catalog needs it, remove it when it no longer does. */
+function syncSearchTool(
+  server: McpServer,
+  searchTools: WeakMap<McpServer, RegisteredTool>,
+  skills: () => ReadonlyMap<string, LoadedSkill>,
+  options: ServeSkillsOptions,
+): void {
+  const wanted = skills().size > 0 && toolsOf(skills(), options).skill_search !== undefined;
+  const registered = searchTools.get(server);
+  if (wanted && registered === undefined) {
+    const definition = toolsOf(skills(), options).skill_search!;
+    searchTools.set(
+      server,
+      server.registerTool(
+        definition.name,
+        {
+          description: definition.description,
+          inputSchema: fromJsonSchema(definition.input_schema as Record<string, unknown>),
+        },
+        (input: unknown) => {
+          const index = toolsOf(skills(), options).search_index;
+          const result = index === undefined
+            ? { content: "skill_search is not offered for these skills", is_error: true }
+            : handleSkillSearchTool(input, index);
+          return { content: [{ type: "text", text: result.content }], isError: result.is_error };
+        },
+      ),
+    );
+  } else if (!wanted && registered !== undefined) {
+    registered.remove();
+    searchTools.delete(server);
   }
 }
 
