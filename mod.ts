@@ -151,6 +151,7 @@ export { escapeControls, escapeControlsKeepingLines, quoteShort } from "./lib/co
 export { decodeBase64, encodeBase64 } from "./lib/core/base64.ts";
 export {
   DEFAULT_TOOL_BUDGET,
+  findSkillBundle,
   handleSkillSearchTool,
   handleSkillTool,
   MAX_SEARCH_LIMIT,
@@ -207,3 +208,60 @@ export type {
   SkillCatalogOptions,
   SkillRank,
 } from "./lib/core/skill_catalog.ts";
+export {
+  canonicalJson,
+  canonicalManifest,
+  DIGEST_PATTERN,
+  frontmatterDigest,
+  hexDigest,
+  isDigest,
+  sha256Digest,
+  skillDigest,
+} from "./lib/core/trust/digest.ts";
+export type { FileDigest } from "./lib/core/trust/digest.ts";
+export {
+  HASH_PAGE_BYTES,
+  HASH_WHOLE_BYTES,
+  hashResource,
+  manifestFromEntries,
+  skillManifest,
+} from "./lib/core/trust/manifest.ts";
+export type {
+  ManifestView,
+  SkillManifest,
+  SkillManifestOptions,
+} from "./lib/core/trust/manifest.ts";
+export { diffFiles, MAX_TRUST_FILE_BYTES, TrustFileError } from "./lib/core/trust/trust_file.ts";
+export type { FileChange, TrustFileCode } from "./lib/core/trust/trust_file.ts";
+export {
+  compareLock,
+  createLockfile,
+  lockEntry,
+  LOCKFILE_NAME,
+  LOCKFILE_VERSION,
+  lockKey,
+  parseLockfile,
+  renderLockfile,
+} from "./lib/core/trust/lockfile.ts";
+export type {
+  LockComparison,
+  LockDifference,
+  LockEntry,
+  Lockfile,
+} from "./lib/core/trust/lockfile.ts";
+export {
+  approvalRecord,
+  APPROVALS_VERSION,
+  approve,
+  decideApproval,
+  MemoryApprovalStore,
+  parseApprovals,
+  renderApprovals,
+} from "./lib/core/trust/approval.ts";
+export type { ApprovalDecision, ApprovalRecord, ApprovalStore } from "./lib/core/trust/approval.ts";
+export { handleLockedSkillTool } from "./lib/core/trust/locked_tool.ts";
+export type {
+  LockedSkillToolContext,
+  LockedSkillToolResult,
+} from "./lib/core/trust/locked_tool.ts";
+export { pinBundle } from "./lib/core/trust/pin.ts";

@@ -207,6 +207,16 @@ function targets(files: readonly ResultsFile[]): Target[] {
       }),
     },
     {
+      what: "lock of 1,000 skills (200 MiB) ÷ sha256sum of the same files",
+      bound: 1.5,
+      values: per((file) => lib(file, LOCK_WORKLOAD, LOCK_CASE, LOCK_FLOOR_CASE)),
+    },
+    {
+      what: "verify of the unchanged 1,000 skills (200 MiB) ÷ sha256sum of the same files",
+      bound: 1.5,
+      values: per((file) => lib(file, LOCK_WORKLOAD, VERIFY_CASE, LOCK_FLOOR_CASE)),
+    },
+    {
       what: "catalog parse ÷ resolve, 10,000-skill catalog",
       bound: 10.0,
       values: per((file) => lib(file, CATALOG_WORKLOAD, PARSE_CASE, RESOLVE_CASE)),
@@ -251,6 +261,15 @@ function targets(files: readonly ResultsFile[]): Target[] {
     },
   ];
 }
+
+/** The trust workload: 1,000 skill folders, 200 MiB in all. */
+export const LOCK_WORKLOAD = "lock: 1,000 skills, 200 MiB";
+/** Its floor: `sha256sum` of the same files, one process. */
+export const LOCK_FLOOR_CASE = "floor: sha256sum of every file";
+/** `skillset lock`: discover, hash, write the lockfile. */
+export const LOCK_CASE = "lockSkills + writeLockfile";
+/** `skillset verify --frozen` of the unchanged tree. */
+export const VERIFY_CASE = "verifySkills (unchanged tree)";
 
 /** Workload and case names shared with the bench files (the report finds rows by them). */
 export const SKILLS_WORKLOAD = "Agent Skill folders";

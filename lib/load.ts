@@ -64,3 +64,19 @@ export { formatSkillDiagnostic } from "./fs/skill_diagnostic.ts";
 export type { SkillDiagnostic, SkillDiagnosticCode } from "./fs/skill_diagnostic.ts";
 export { validateFrontmatterLeniently } from "./fs/lenient_frontmatter.ts";
 export type { FrontmatterProblem, LenientFrontmatter } from "./fs/lenient_frontmatter.ts";
+export {
+  APPROVALS_NAME,
+  approveSkills,
+  FILE_ORIGIN,
+  JsonFileApprovalStore,
+  lockSkills,
+  readLockfile,
+  readTrustFile,
+  recordedPath,
+  trustDiscovery,
+  trustStandings,
+  verifySkills,
+  writeFileAtomically,
+  writeLockfile,
+} from "./fs/trust.ts";
+export type { LockOptions, TrustError, TrustOptions, TrustStanding } from "./fs/trust.ts";

@@ -21,13 +21,23 @@
  *   prints `{ ok: true }`, or fails with fast-check's report.
  * - `cli <args>...`: run the `skillset` CLI in-process (no colour); its
  *   output as it is, its exit code as the child's.
+ * - `write-lock <path> <tag> <times>`: write a large lockfile whose skills
+ *   are named after `<tag>` to `<path>`, `<times>` times, the way
+ *   `skillset lock` writes (temporary file, then rename); prints `{ done }`.
  *
  * @module
  */
 import { renameSync, symlinkSync, unlinkSync, writeFileSync } from "node:fs";
 import { spawnSync } from "node:child_process";
 import process from "node:process";
-import { activateSkill, handleSkillTool, readResource, renderActivation } from "../mod.ts";
+import {
+  activateSkill,
+  createLockfile,
+  handleSkillTool,
+  readResource,
+  renderActivation,
+} from "../mod.ts";
+import { writeLockfile } from "../lib/fs/trust.ts";
 import { loadSkillFolder } from "../lib/load.ts";
 import { main } from "../lib/cli.ts";
 import { checkSwapProperty } from "./_swap_property.ts";
@@ -105,6 +115,25 @@ switch (mode) {
   case "swap-property": {
     checkSwapProperty(args[0]!);
     print({ ok: true });
+    break;
+  }
+  case "write-lock": {
+    const [path = "", tag = "", times = "1"] = args;
+    const digest = `sha256:${"0".repeat(64)}`;
+    const files = Array.from(
+      { length: 2000 },
+      (_, i) => ({ path: `references/${tag}-${i}.md`, size: i, digest }),
+    );
+    const lock = createLockfile([{
+      name: tag,
+      scope: "p",
+      source: tag,
+      digest,
+      frontmatter_digest: digest,
+      files,
+    }]);
+    for (let i = 0; i < Number(times); i++) writeLockfile(path, lock);
+    print({ done: Number(times) });
     break;
   }
   case "cli": {

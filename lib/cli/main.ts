@@ -42,6 +42,46 @@ import { createSkillIndex, searchSkills } from "../core/search/skill_index.ts";
 import { type LoadedSkill, loadSkillFolder } from "../fs/skill_folder.ts";
 import { type Diagnostic, formatDiagnostic, validatePaths } from "../fs/validate.ts";
 
+// ---- Trust (issue 20): `lock`, `verify`, `approve`, `list --approvals`, in lib/cli/_trust.ts ----
+
+/** The help entries of the trust commands; they run in lib/cli/_trust.ts (asynchronous: hashing). */
+const TRUST_COMMANDS: Readonly<Record<string, FlagSpec>> = {
+  lock: {
+    values: ["--root", "--lockfile"],
+    repeated: ["--root"],
+    positional: [0, 0],
+    usage: "skillset lock [--root scope=path]... [--lockfile FILE] [--json]",
+    help: "Write the lockfile (default skills.lock.json): every discovered skill's name, scope,\n" +
+      "folder (relative to the lockfile), skill digest and files with their sha256 digests.\n" +
+      "Roots as for list.",
+  },
+  verify: {
+    values: ["--root", "--lockfile"],
+    repeated: ["--root"],
+    switches: ["--frozen"],
+    positional: [0, 0],
+    usage: "skillset verify [--root scope=path]... [--lockfile FILE] [--frozen] [--json]",
+    help:
+      "Recompute every discovered skill and compare with the lockfile: each added, removed or\n" +
+      "changed skill and file. Exits 1 on any change; --frozen also fails on skills not locked.",
+  },
+  approve: {
+    values: ["--root", "--approvals"],
+    repeated: ["--root"],
+    switches: ["--all"],
+    positional: [0, Infinity],
+    usage: "skillset approve <name>... | --all [--root scope=path]... [--approvals FILE] [--json]",
+    help: "Approve skills as they are now: record their digests in the approval file (default\n" +
+      "skills.approvals.json). Any later change to a skill lapses its approval.",
+  },
+};
+
+/** Whether the command line is one of the trust commands (run by lib/cli/_trust.ts). */
+function isTrustCommand(argv: readonly string[]): boolean {
+  return Object.hasOwn(TRUST_COMMANDS, argv[0] ?? "") ||
+    (argv[0] === "list" && argv.some((a) => /^--approvals(?:=|$)/.test(a)));
+}
+
 // ---- MCP (issue 13): `serve`, and `--mcp-stdio`/`--mcp-url` sources, in lib/cli/_mcp.ts ----
 
 /** The help entry of `serve`; the command itself runs in lib/cli/_mcp.ts, loaded on demand. */
@@ -86,6 +126,19 @@ export async function mainAsync(
   argv: readonly string[],
   io: CliIO = processIO(),
 ): Promise<number> {
+  if (isTrustCommand(argv) && !argv.includes("--help") && !argv.includes("-h")) {
+    try {
+      const { runTrustCli } = await import("./_trust.ts");
+      return await runTrustCli(argv, io, COMMANDS[argv[0]!]!);
+    } catch (e) {
+      if (e instanceof UsageError) {
+        io.stderr(`skillset: ${escapeControlsKeepingLines(e.message)}\n`);
+        return 2;
+      }
+      io.stderr(`${describeError(e, io, shownAsTyped(argv))}\n`);
+      return 1;
+    }
+  }
   const mcp = argv[0] === "serve" || argv.some((a) => /^--mcp-(?:stdio|url)(?:=|$)/.test(a));
   if (!mcp || argv.includes("--help") || argv.includes("-h")) return main(argv, io);
   try {
@@ -201,10 +254,11 @@ const COMMANDS: Readonly<Record<string, FlagSpec>> = {
       CLASS_HELP,
   },
   list: {
-    values: ["--root", "--class", "--global-safety", "--skill-safety"],
+    values: ["--root", "--class", "--global-safety", "--skill-safety", "--approvals"],
     repeated: ["--root", "--class"],
     positional: [0, Infinity],
-    usage: `skillset list [folder]... [--root scope=path]... ${CLASS} ${SAFETY} [--json]`,
+    usage:
+      `skillset list [folder]... [--root scope=path]... ${CLASS} ${SAFETY} [--approvals FILE] [--json]`,
     help: "List the skills discovered under the roots, highest precedence first: scope, status\n" +
       "(loaded, shadowed or skipped), name, folder, and diagnostics. Each folder argument is a\n" +
       "root of its own scope (named by the folder), before the --root ones. Without either:\n" +
@@ -223,6 +277,7 @@ const COMMANDS: Readonly<Record<string, FlagSpec>> = {
       "Exits 1 when no skill matches.",
   },
   serve: MCP_SERVE,
+  ...TRUST_COMMANDS,
 };
 
 const TOOL_HELP = `skillset — resolve skills' tool sets and gate access to their bundled files
@@ -266,6 +321,11 @@ export function main(argv: readonly string[], io: CliIO = processIO()): number {
   try {
     if (argv[0] === "serve" && !argv.includes("--help") && !argv.includes("-h")) {
       throw new UsageError("serve runs asynchronously: call mainAsync");
+    }
+    if (isTrustCommand(argv) && !argv.includes("--help") && !argv.includes("-h")) {
+      throw new UsageError(
+        `${argv[0]} ${argv[0] === "list" ? "--approvals " : ""}runs asynchronously: call mainAsync`,
+      );
     }
     return run(argv, io);
   } catch (e) {
@@ -357,12 +417,19 @@ function run(argv: readonly string[], io: CliIO): number {
 }
 
 /** The class mapping and the switches, as `discoverSkills`, `loadSkillFolder` and `validatePaths` take them. */
-interface DiscoveryFlags {
+export interface DiscoveryFlags {
   readonly resourceClasses: ResourceClassMap;
   readonly safety: { global_safety: boolean; skill_safety: boolean };
 }
 
-function discoveryFlags(
+/**
+ * The class mapping and switches of `--class`, `--global-safety` and `--skill-safety`.
+ *
+ * @param args The parsed flags.
+ * @returns The discovery flags.
+ * @throws {UsageError} For a bad `--class` or switch value.
+ */
+export function discoveryFlags(
   args: { flags: ReadonlyMap<string, string>; repeated: ReadonlyMap<string, readonly string[]> },
 ): DiscoveryFlags {
   return {
@@ -761,13 +828,22 @@ function searchCommand(
   return 0;
 }
 
-function listCommand(
+/**
+ * The roots of `list` (and the trust commands) and what discovery finds under them: each folder
+ * argument a root of its own scope, then the `--root scope=path` ones; without either, the
+ * conventional roots.
+ *
+ * @param folders The folder arguments.
+ * @param rootFlags The values of `--root`.
+ * @param load The class mapping and switches.
+ * @returns The roots and the discovery.
+ * @throws {UsageError} When a `--root` value is not `scope=path`.
+ */
+export function listDiscovery(
   folders: readonly string[],
   rootFlags: readonly string[],
   load: DiscoveryFlags,
-  json: boolean,
-  io: CliIO,
-): number {
+): { roots: SkillRoot[]; discovery: Discovery } {
   const given = [
     ...folders.map((path) => ({ scope: path, path })),
     ...rootFlags.map(rootOf),
@@ -775,8 +851,40 @@ function listCommand(
   const roots = given.length === 0 ? defaultRoots() : given;
   // The default roots are the conventional folders themselves.
   const discovery = discoverSkills(roots, { conventionalRoots: given.length > 0, ...load });
+  return { roots, discovery };
+}
+
+/**
+ * `list`; with `trust` (from `list --approvals FILE`), the discovery already made and each loaded
+ * skill's approval as a column (`approved`, `needs approval`, `changed since approval`).
+ *
+ * @param folders The folder arguments.
+ * @param rootFlags The values of `--root`.
+ * @param load The class mapping and switches.
+ * @param json Whether to print JSON.
+ * @param io Where to write.
+ * @param trust The roots and discovery already made, and each loaded skill's approval by folder.
+ * @returns The exit code.
+ */
+export function listCommand(
+  folders: readonly string[],
+  rootFlags: readonly string[],
+  load: DiscoveryFlags,
+  json: boolean,
+  io: CliIO,
+  trust?: {
+    readonly roots: readonly SkillRoot[];
+    readonly discovery: Discovery;
+    readonly approvals: ReadonlyMap<
+      string,
+      { readonly approval: string; readonly changes: readonly unknown[] }
+    >;
+  },
+): number {
+  const { roots, discovery } = trust ?? listDiscovery(folders, rootFlags, load);
+  const approvalOf = (path: string) => trust?.approvals.get(path);
   const rows = [
-    ...discovery.skills.map((s) => ({ status: "loaded", ...s })),
+    ...discovery.skills.map((s) => ({ status: "loaded", ...s, ...approvalOf(s.path) })),
     ...discovery.shadowed.map((s) => ({ status: "shadowed", ...s })),
     ...discovery.skipped.map((s) => ({ status: "skipped", name: null, ...s })),
   ];
@@ -801,10 +909,16 @@ function listCommand(
     );
     return denied(discovery) ? 1 : 0;
   }
+  const approvalColumn = (r: object): string[] =>
+    trust === undefined
+      ? []
+      : [((r as { approval?: string }).approval ?? "-").replaceAll("_", " ")];
   const lines = [
     ...table([
-      ["scope", "status", "name", "path"],
-      ...rows.map((r) => [r.scope, r.status, r.name ?? "-", r.path].map(visible)),
+      ["scope", "status", ...(trust === undefined ? [] : ["approval"]), "name", "path"],
+      ...rows.map((r) =>
+        [r.scope, r.status, ...approvalColumn(r), r.name ?? "-", r.path].map(visible)
+      ),
     ]),
   ];
   for (const r of rows) {

@@ -36,6 +36,12 @@ export interface ResourceHandle {
    * past it.
    */
   read(position: number, length: number): Uint8Array;
+  /**
+   * The handle's version now (on disk: from an `fstat` of the opened file),
+   * to tell whether the content moved after `version` was taken. Absent for
+   * content that cannot change.
+   */
+  versionNow?(): string;
   /** Release the handle; reading after this is an error. */
   close(): void;
 }

@@ -859,6 +859,30 @@ function pageCap(value: number | undefined): number {
  */
 const LOADER_SAFE_NAME = /^[\p{L}\p{N}][\p{L}\p{N}._:-]*(?:\/[\p{L}\p{N}][\p{L}\p{N}._:-]*)*$/u;
 
+/**
+ * The bundle the handler would use for a skill name, found the way
+ * {@linkcode handleSkillTool} finds it (for wrappers that check a skill
+ * first, such as a lock).
+ *
+ * @param context The handler's context.
+ * @param name The skill name the model sent.
+ * @returns The bundle, or `undefined` for an unknown name.
+ * @throws Whatever a loader or a discovery's `bundle` throws.
+ * @example
+ * ```ts
+ * import { findSkillBundle } from "./skill_tool.ts";
+ * import { createBundle } from "./bundle.ts";
+ * import { assert } from "./_assert.ts";
+ *
+ * const pdf = createBundle({ frontmatter: { name: "pdf", description: "PDF" }, instructions: "" });
+ * assert.equal(findSkillBundle({ skills: [pdf] }, "pdf"), pdf);
+ * assert.equal(findSkillBundle({ skills: () => pdf }, "../pdf"), undefined);
+ * ```
+ */
+export function findSkillBundle(context: SkillToolContext, name: string): SkillBundle | undefined {
+  return findSkill(context, name);
+}
+
 function findSkill(context: SkillToolContext, name: string): SkillBundle | undefined {
   const { skills } = context;
   if (typeof skills === "function") {

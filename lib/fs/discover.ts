@@ -39,6 +39,9 @@ import {
 } from "./skill_diagnostic.ts";
 import { type LoadedSkill, loadSkillFolder, MAX_SKILL_MD_BYTES } from "./skill_folder.ts";
 import { parseSkillMd } from "./skill_md.ts";
+import type { ApprovalStore } from "../core/trust/approval.ts";
+import type { Lockfile } from "../core/trust/lockfile.ts";
+import { trustDiscovery, type TrustOptions } from "./trust.ts";
 import { type HiddenSkill, skillsAvailable } from "../core/policy/requirements.ts";
 
 /** One place to look for skills, and the scope it belongs to (e.g. `project`, `user`). */
@@ -309,7 +312,8 @@ export class Discovery {
    *
    * @param parts The lists, as {@linkcode discoverSkills} builds them.
    * @param fs The file system the scan used.
-   * @param load The class mapping and switches bundles are loaded with.
+   * @param load The class mapping and switches bundles are loaded with, and bundles already
+   *   loaded (and checked) by name, handed out by `bundle()` as they are.
    */
   constructor(
     parts: {
@@ -321,7 +325,11 @@ export class Discovery {
       unavailable?: readonly HiddenSkill<DiscoveredSkill>[];
     },
     fs: DiscoveryFileSystem = nodeDiscoveryFileSystem,
-    load: { resourceClasses?: ResourceClassMap; safety?: SafetyFlags } = {},
+    load: {
+      resourceClasses?: ResourceClassMap;
+      safety?: SafetyFlags;
+      bundles?: ReadonlyMap<string, LoadedSkill>;
+    } = {},
   ) {
     this.skills = Object.freeze([...parts.skills]);
     this.shadowed = Object.freeze([...parts.shadowed]);
@@ -335,6 +343,9 @@ export class Discovery {
       resourceClasses: load.resourceClasses ?? resourceClassMap(undefined),
       safety: load.safety ?? {},
     };
+    for (const [name, bundle] of load.bundles ?? []) {
+      if (this.#byName.has(name)) this.#bundles.set(name, bundle);
+    }
     Object.freeze(this);
   }
 
@@ -433,9 +444,17 @@ export class Discovery {
  * code-unit order — and the clash is also a {@linkcode NameConflict}. Every
  * loser is in `shadowed`.
  *
+ * With `lock` (a lockfile or its path) or `approvals` (an approval store),
+ * the answer is a promise of the discovery narrowed by
+ * {@linkcode trustDiscovery}: a skill that differs from its lock entry or is
+ * not approved at its current digest is moved to `skipped` (`LOCK_MISMATCH`,
+ * `NOT_LOCKED`, `NEEDS_APPROVAL`), or kept with a warning under
+ * `lockMode: "warn"`.
+ *
  * @param roots The roots, in precedence order unless `options.precedence` says otherwise.
- * @param options Bounds, precedence, skip list, conventional roots, class mapping, switches and the file system.
- * @returns What was found; see {@linkcode Discovery}.
+ * @param options Bounds, precedence, skip list, conventional roots, class mapping, switches and
+ *   the file system; `lock`, `lockMode`, `lockBase` and `approvals` to narrow by trust.
+ * @returns What was found; see {@linkcode Discovery} (a promise of it with `lock` or `approvals`).
  * @throws {TypeError} When `roots` is not a list of `{ scope, path }` with non-empty strings.
  * @throws {RangeError} When a bound is not a whole number (`maxDepth` ≥ 0,
  *   `maxFolders` ≥ 1), `precedence` names a scope twice or one no root has,
@@ -457,7 +476,38 @@ export class Discovery {
  */
 export function discoverSkills(
   roots: readonly SkillRoot[],
-  options: DiscoverOptions = {},
+  options:
+    & DiscoverOptions
+    & TrustOptions
+    & (
+      | { readonly lock: Lockfile | string }
+      | { readonly approvals: ApprovalStore }
+    ),
+): Promise<Discovery>;
+/**
+ * Find the Agent Skills under ordered roots (see the overload above); without
+ * `lock` or `approvals`, the discovery itself.
+ *
+ * @param roots The roots, in precedence order unless `options.precedence` says otherwise.
+ * @param options Bounds, precedence and the file system.
+ * @returns What was found.
+ */
+export function discoverSkills(roots: readonly SkillRoot[], options?: DiscoverOptions): Discovery;
+export function discoverSkills(
+  roots: readonly SkillRoot[],
+  options: DiscoverOptions & TrustOptions = {},
+): Discovery | Promise<Discovery> {
+  const discovery = discoverUntrusted(roots, options);
+  // With a lock or approvals (issue 20): hashing is asynchronous (WebCrypto), so is the answer.
+  if (options.lock !== undefined || options.approvals !== undefined) {
+    return trustDiscovery(discovery, options);
+  }
+  return discovery;
+}
+
+function discoverUntrusted(
+  roots: readonly SkillRoot[],
+  options: DiscoverOptions,
 ): Discovery {
   const limits = limitsOf(options);
   const classes = resourceClassMap(options.resourceClasses);

@@ -43,7 +43,13 @@ export type SkillDiagnosticCode =
   /** A root, folder or file could not be read for lack of permission. */
   | "PERMISSION_DENIED"
   /** A folder on the skip list (`.git`, `node_modules`, …) was not entered. */
-  | "SKIPPED_FOLDER";
+  | "SKIPPED_FOLDER"
+  /** The skill differs from its lockfile entry (the message names the files); not loaded unless the lock only warns. */
+  | "LOCK_MISMATCH"
+  /** The skill has no lockfile entry; not loaded unless the lock only warns. */
+  | "NOT_LOCKED"
+  /** The skill was never approved, or changed since it was (the message says what); not loaded. */
+  | "NEEDS_APPROVAL";
 
 /** One finding. Lines and columns count from 1; `null` when the finding has no place in a file. */
 export interface SkillDiagnostic {

@@ -815,7 +815,15 @@ function diskHandle(
   let open = true;
   return Object.freeze({
     size: stat.size,
-    version: `${stat.dev}:${stat.ino}:${stat.size}:${stat.mtimeMs}:${stat.ctimeMs}`,
+    version: versionOf(stat),
+    versionNow(): string {
+      if (!open) throw new TypeError(`The handle of ${JSON.stringify(path)} is closed`);
+      try {
+        return versionOf(fstatSync(fd));
+      } catch (e) {
+        throw fileSystemError(path, e);
+      }
+    },
     ...(realPath === undefined ? {} : { real_path: realPath }),
     read(position: number, length: number): Uint8Array {
       if (!open) throw new TypeError(`The handle of ${JSON.stringify(path)} is closed`);
@@ -838,6 +846,11 @@ function diskHandle(
       closeSync(fd);
     },
   });
+}
+
+/** What changes whenever an opened file's content may have changed. */
+function versionOf(stat: Stats): string {
+  return `${stat.dev}:${stat.ino}:${stat.size}:${stat.mtimeMs}:${stat.ctimeMs}`;
 }
 
 function changed(path: string): ResourceReadError {

@@ -33,6 +33,9 @@ import {
   type SkillTools,
   skillTools,
 } from "../core/skill_tool.ts";
+import type { Lockfile } from "../core/trust/lockfile.ts";
+import { skillManifest } from "../core/trust/manifest.ts";
+import { loadLock, lockMismatch } from "../fs/trust.ts";
 
 /**
  * An MCP server of the SDK (`McpServer` of `@modelcontextprotocol/server`).
@@ -90,6 +93,16 @@ export interface ServeSkillsOptions {
    * only in its enum, and `skill_search` is offered beside it to find them.
    */
   readonly toolBudget?: number | { readonly contextTokens: number; readonly share: number };
+  /**
+   * A lockfile (or its path): a skill folder that differs from its entry, or
+   * has none, is not served (a warning names the files), checked at start
+   * and at each reload.
+   */
+  readonly lock?: Lockfile | string;
+  /** `"warn"`: serve a skill that differs from its lock entry anyway, with the warning. Default `"enforce"`. */
+  readonly lockMode?: "enforce" | "warn";
+  /** Where the lockfile's sources are relative to; default the lockfile's folder (or the working folder). */
+  readonly lockBase?: string;
 }
 
 /** What {@linkcode serveSkills} returns. */
@@ -176,6 +189,7 @@ export async function serveSkills(
   const discovered = folders instanceof Discovery;
   const paths = discovered ? folders.skills.map((s) => s.path) : folders;
   const files = new LoaderFiles(paths, options, warn, discovered);
+  await files.checkLock();
   files.prepare();
   // Not strict: a skill the SDK refuses is skipped with a warning naming it, the rest serve.
   const catalog = await sdkCatalog(() =>
@@ -211,6 +225,7 @@ export async function serveSkills(
   const reload = (): Promise<SkillCatalogChanges> => {
     const run = queue.then(async () => {
       try {
+        await files.checkLock();
         files.prepare();
         const changes = await sdkCatalog(() => catalog.reload());
         files.commit(catalog.entries);
@@ -380,6 +395,8 @@ class LoaderFiles implements SkillFiles {
   #current: Snapshot = { skills: new Map(), files: new Map(), dirs: new Map() };
   #pending: Snapshot | undefined;
   #prepared: Snapshot | undefined;
+  /** Skill folders the lock keeps out (issue 20). */
+  #refused = new Set<string>();
 
   constructor(
     folders: readonly string[],
@@ -395,6 +412,25 @@ class LoaderFiles implements SkillFiles {
 
   get current(): Snapshot {
     return this.#current;
+  }
+
+  /**
+   * With a lock: hash every skill folder and keep out (or only warn about)
+   * each one that differs from its lock entry or has none.
+   */
+  async checkLock(): Promise<void> {
+    if (this.#options.lock === undefined) return;
+    const lock = loadLock(this.#options.lock, this.#options.lockBase);
+    const refused = new Set<string>();
+    for (const folder of skillFolders(this.#folders)) {
+      const manifest = await skillManifest(loadSkillFolder(folder, { lenient: this.#lenient }));
+      const mismatch = await lockMismatch(lock, folder, manifest);
+      if (mismatch === null) continue;
+      const enforce = this.#options.lockMode !== "warn";
+      this.#warn({ path: folder, message: `${mismatch.message}${enforce ? "; not served" : ""}` });
+      if (enforce) refused.add(folder);
+    }
+    this.#refused = refused;
   }
 
   /** Load the folders now, so the loader's own errors reach the caller unwrapped. */
@@ -444,6 +480,7 @@ class LoaderFiles implements SkillFiles {
     const files = new Map<string, Published>();
     const dirs = new Map<string, Map<string, SkillFileEntry>>([["", new Map()]]);
     for (const folder of skillFolders(this.#folders)) {
+      if (this.#refused.has(folder)) continue;
       const skill = loadSkillFolder(folder, { lenient: this.#lenient });
       const previous = skills.get(skill.name);
       if (previous !== undefined) {

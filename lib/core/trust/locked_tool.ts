@@ -1,0 +1,96 @@
+/**
+ * The `skill` tool's handler behind a lockfile: the named skill is hashed
+ * and compared with its lock entry before anything of it reaches the model.
+ *
+ * @module
+ */
+import {
+  findSkillBundle,
+  handleSkillTool,
+  parseSkillToolInput,
+  type SkillToolContext,
+  type SkillToolResult,
+} from "../skill_tool.ts";
+import type { Lockfile } from "./lockfile.ts";
+import { skillManifest } from "./manifest.ts";
+import { describeChanges, diffFiles } from "./trust_file.ts";
+
+/** The context of {@linkcode handleLockedSkillTool}. */
+export interface LockedSkillToolContext extends SkillToolContext {
+  /** The lockfile: a skill is used only when it matches an entry of its name. */
+  readonly lock: Lockfile;
+  /** `"warn"`: use a skill that differs anyway, saying so in `lock_warning`. Default `"enforce"`. */
+  readonly lockMode?: "enforce" | "warn";
+}
+
+/** {@linkcode handleSkillTool}'s result, with the lock's warning under `lockMode: "warn"`. */
+export interface LockedSkillToolResult extends SkillToolResult {
+  /** Why the skill does not match its lock entry, when it was used anyway. */
+  readonly lock_warning?: string;
+}
+
+/**
+ * {@linkcode handleSkillTool}, after checking the named skill against the
+ * lock: its files are hashed (through the same opened handles as reads) and
+ * its skill digest and frontmatter digest must equal those of a lock entry of
+ * its name. A skill that differs, or is not locked, is refused with an error
+ * text naming the files that differ (or used, with `lock_warning`, under
+ * `lockMode: "warn"`). Every call hashes the skill again: a change between
+ * calls is caught. For bundles whose bytes are at hand (on disk or in
+ * memory); for skills consumed over MCP use `trustedMcpSkills`.
+ *
+ * @param input What the model sent.
+ * @param context The skills, switches and the lock.
+ * @returns The tool result; never throws.
+ * @example
+ * ```ts
+ * import { createBundle, createLockfile, handleLockedSkillTool, lockEntry, skillManifest } from "../../../mod.ts";
+ * import { assert } from "../_assert.ts";
+ *
+ * const v1 = createBundle({ frontmatter: { name: "pdf", description: "PDF" }, instructions: "Use it.", files: { "SKILL.md": "v1" } });
+ * const lock = createLockfile([lockEntry(await skillManifest(v1), { scope: "p", source: "pdf" })]);
+ * assert.equal((await handleLockedSkillTool({ skill: "pdf" }, { skills: [v1], lock })).is_error, false);
+ * const v2 = createBundle({ frontmatter: { name: "pdf", description: "PDF" }, instructions: "Use it.", files: { "SKILL.md": "v2" } });
+ * const refused = await handleLockedSkillTool({ skill: "pdf" }, { skills: [v2], lock });
+ * assert.deepEqual([refused.is_error, refused.content], [true, 'Skill "pdf" differs from its lockfile entry: "SKILL.md" changed']);
+ * ```
+ */
+export async function handleLockedSkillTool(
+  input: unknown,
+  context: LockedSkillToolContext,
+): Promise<LockedSkillToolResult> {
+  let name: string;
+  let bundle;
+  try {
+    name = parseSkillToolInput(input).skill;
+    bundle = findSkillBundle(context, name);
+  } catch {
+    return handleSkillTool(input, context); // the handler words the error
+  }
+  if (bundle === undefined) return handleSkillTool(input, context);
+  let problem: string | null;
+  try {
+    const manifest = await skillManifest(bundle);
+    const entries = context.lock.skills.filter((e) => e.name === bundle.name);
+    const match = entries.some((e) =>
+      e.digest === manifest.digest && e.frontmatter_digest === manifest.frontmatter_digest
+    );
+    problem = match
+      ? null
+      : entries.length === 0
+      ? `Skill ${JSON.stringify(bundle.name)} is not in the lockfile`
+      : `Skill ${JSON.stringify(bundle.name)} differs from its lockfile entry: ${
+        describeChanges(
+          diffFiles(entries[0]!.files, manifest.files),
+          entries[0]!.frontmatter_digest !== manifest.frontmatter_digest,
+        )
+      }`;
+  } catch (e) {
+    problem = `Skill ${JSON.stringify(bundle.name)} could not be checked against the lockfile: ${
+      e instanceof Error ? e.message : String(e)
+    }`;
+  }
+  if (problem === null) return handleSkillTool(input, context);
+  if (context.lockMode !== "warn") return Object.freeze({ content: problem, is_error: true });
+  return Object.freeze({ ...handleSkillTool(input, context), lock_warning: problem });
+}

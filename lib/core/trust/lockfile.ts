@@ -1,0 +1,330 @@
+/**
+ * The lockfile (`skills.lock.json`): each skill's name, where it comes from
+ * (a scope and a source folder, or an MCP origin and `SKILL.md` URI), its
+ * skill digest and its files as SEP-2640 entries. Sorted and stable, one
+ * file per line, so it diffs well in version control; anyone can recompute
+ * every digest with `sha256sum`.
+ *
+ * @module
+ */
+import { compareCodeUnits, type FileDigest, skillDigest } from "./digest.ts";
+import type { SkillManifest } from "./manifest.ts";
+import { diffFiles, FieldReader, type FileChange, renderFiles } from "./trust_file.ts";
+
+/** The lockfile format this library writes and reads. */
+export const LOCKFILE_VERSION = 1;
+
+/** The conventional lockfile name. */
+export const LOCKFILE_NAME = "skills.lock.json";
+
+/** One locked skill. Exactly one of `source` (a folder) or `uri` (an MCP skill) is set. */
+export interface LockEntry {
+  /** The skill's name. */
+  readonly name: string;
+  /** For a folder: the scope it was discovered in (`project`, `user`, …). */
+  readonly scope?: string;
+  /** For a folder: its path, `/`-separated, relative to the lockfile's folder. */
+  readonly source?: string;
+  /** For an MCP skill: the host's label of the server. */
+  readonly origin?: string;
+  /** For an MCP skill: its `SKILL.md` URI. */
+  readonly uri?: string;
+  /** The skill digest over `files`. */
+  readonly digest: string;
+  /** The digest of its frontmatter. */
+  readonly frontmatter_digest: string;
+  /** Every file, in code-unit order of path. */
+  readonly files: readonly FileDigest[];
+}
+
+/** A parsed lockfile. */
+export interface Lockfile {
+  /** Always {@linkcode LOCKFILE_VERSION}. */
+  readonly version: 1;
+  /** The skills, in order of {@linkcode lockKey}. */
+  readonly skills: readonly LockEntry[];
+}
+
+/**
+ * The identity of a locked skill: `file <source>` or `mcp <origin> <uri>`.
+ *
+ * @param entry An entry (or where a skill comes from).
+ * @returns The key.
+ * @example
+ * ```ts
+ * import { lockKey } from "./lockfile.ts";
+ * import { assert } from "../_assert.ts";
+ *
+ * assert.equal(lockKey({ source: "skills/pdf" }), "file skills/pdf");
+ * assert.equal(lockKey({ origin: "docs", uri: "skill://pdf/SKILL.md" }), "mcp docs skill://pdf/SKILL.md");
+ * ```
+ */
+export function lockKey(entry: Pick<LockEntry, "source" | "origin" | "uri">): string {
+  return entry.source !== undefined ? `file ${entry.source}` : `mcp ${entry.origin} ${entry.uri}`;
+}
+
+/**
+ * A lock entry for a skill from its manifest.
+ *
+ * @param manifest The skill's manifest (its full view is locked).
+ * @param from Where it comes from: `{ scope, source }` or `{ origin, uri }`.
+ * @returns The frozen entry.
+ * @example
+ * ```ts
+ * import { lockEntry, manifestFromEntries } from "../../../mod.ts";
+ * import { assert } from "../_assert.ts";
+ *
+ * const d = `sha256:${"0".repeat(64)}`;
+ * const m = await manifestFromEntries("pdf", { name: "pdf" }, [{ path: "SKILL.md", size: 1, digest: d }]);
+ * assert.equal(lockEntry(m, { scope: "project", source: "skills/pdf" }).digest, m.digest);
+ * ```
+ */
+export function lockEntry(
+  manifest: SkillManifest,
+  from:
+    | { readonly scope: string; readonly source: string }
+    | { readonly origin: string; readonly uri: string },
+): LockEntry {
+  return Object.freeze({
+    name: manifest.name,
+    ..."source" in from
+      ? { scope: from.scope, source: from.source }
+      : { origin: from.origin, uri: from.uri },
+    digest: manifest.digest,
+    frontmatter_digest: manifest.frontmatter_digest,
+    files: manifest.files,
+  });
+}
+
+/**
+ * A lockfile of entries: sorted by {@linkcode lockKey}, one entry per key.
+ *
+ * @param entries The entries (any order).
+ * @returns The frozen lockfile.
+ * @throws {TypeError} When two entries have one key.
+ */
+export function createLockfile(entries: readonly LockEntry[]): Lockfile {
+  const sorted = [...entries].sort((a, b) => compareCodeUnits(lockKey(a), lockKey(b)));
+  for (let i = 1; i < sorted.length; i++) {
+    if (lockKey(sorted[i]!) === lockKey(sorted[i - 1]!)) {
+      throw new TypeError(`Two lock entries for ${JSON.stringify(lockKey(sorted[i]!))}`);
+    }
+  }
+  return Object.freeze({ version: 1, skills: Object.freeze(sorted) });
+}
+
+/**
+ * The lockfile's text: stable (the same skills give the same bytes), sorted,
+ * one file entry per line, ending with a line feed.
+ *
+ * @param lock The lockfile.
+ * @returns The JSON text.
+ * @example
+ * ```ts
+ * import { createLockfile, parseLockfile, renderLockfile } from "./lockfile.ts";
+ * import { assert } from "../_assert.ts";
+ *
+ * const d = `sha256:${"0".repeat(64)}`;
+ * const lock = createLockfile([{ name: "pdf", scope: "project", source: "pdf", digest: d, frontmatter_digest: d, files: [{ path: "SKILL.md", size: 1, digest: d }] }]);
+ * const text = renderLockfile(lock);
+ * assert.deepEqual(parseLockfile(text, "skills.lock.json"), lock);
+ * ```
+ */
+export function renderLockfile(lock: Lockfile): string {
+  const skills = createLockfile(lock.skills).skills.map((s) => {
+    const lines = [`      "name": ${JSON.stringify(s.name)}`];
+    if (s.source !== undefined) {
+      lines.push(
+        `      "scope": ${JSON.stringify(s.scope)}`,
+        `      "source": ${JSON.stringify(s.source)}`,
+      );
+    } else {
+      lines.push(
+        `      "origin": ${JSON.stringify(s.origin)}`,
+        `      "uri": ${JSON.stringify(s.uri)}`,
+      );
+    }
+    lines.push(
+      `      "digest": ${JSON.stringify(s.digest)}`,
+      `      "frontmatter_digest": ${JSON.stringify(s.frontmatter_digest)}`,
+      `      "files": ${renderFiles(s.files, "      ")}`,
+    );
+    return `    {\n${lines.join(",\n")}\n    }`;
+  });
+  const body = skills.length === 0 ? "[]" : `[\n${skills.join(",\n")}\n  ]`;
+  return `{\n  "version": 1,\n  "skills": ${body}\n}\n`;
+}
+
+/**
+ * Parse a lockfile's text. Every field is checked; anything unexpected is a
+ * {@linkcode TrustFileError} naming the file, line and column, never a
+ * silently shorter lock.
+ *
+ * @param text The text.
+ * @param file The file's name, for errors.
+ * @returns The lockfile.
+ * @throws {TrustFileError} `TOO_LARGE` (over 16 MiB), `INVALID_JSON`,
+ *   `INVALID_FIELD`, `BAD_DIGEST`, `UNSUPPORTED_VERSION` or `DUPLICATE_ENTRY`.
+ * @example
+ * ```ts
+ * import { parseLockfile } from "./lockfile.ts";
+ * import { assert } from "../_assert.ts";
+ *
+ * assert.deepEqual(parseLockfile('{ "version": 1, "skills": [] }', "skills.lock.json").skills, []);
+ * assert.throws(() => parseLockfile('{ "version": 2, "skills": [] }', "skills.lock.json"), {
+ *   name: "TrustFileError",
+ *   message: "skills.lock.json:1:14: Unsupported version 2: this library reads version 1",
+ * });
+ * ```
+ */
+export function parseLockfile(text: string, file: string): Lockfile {
+  const r = new FieldReader(text, file);
+  const root = r.object(r.root(), "the lockfile", ["version", "skills"]);
+  r.version(root);
+  const entries: LockEntry[] = [];
+  const seen = new Set<string>();
+  for (const item of r.array(root, "skills", "the lockfile")) {
+    const o = r.object(item, "a skill entry", [
+      "name",
+      "scope",
+      "source",
+      "origin",
+      "uri",
+      "digest",
+      "frontmatter_digest",
+      "files",
+    ]);
+    const name = r.string(o, "name", "a skill entry")!.value;
+    const what = `skill ${JSON.stringify(name)}`;
+    const source = r.string(o, "source", what, true);
+    const uri = r.string(o, "uri", what, true);
+    let from: Pick<LockEntry, "scope" | "source" | "origin" | "uri">;
+    if (source !== undefined) {
+      if (o.entries.has("origin") || o.entries.has("uri")) {
+        throw r.error(
+          "INVALID_FIELD",
+          o.offset,
+          `The entry of ${what} has both "source" and "origin"/"uri"`,
+        );
+      }
+      from = { scope: r.string(o, "scope", what)!.value, source: source.value };
+    } else if (uri !== undefined) {
+      if (o.entries.has("scope")) {
+        throw r.error("INVALID_FIELD", o.offset, `The entry of ${what} has both "uri" and "scope"`);
+      }
+      from = { origin: r.string(o, "origin", what)!.value, uri: uri.value };
+    } else {
+      throw r.error("INVALID_FIELD", o.offset, `The entry of ${what} needs "source" or "uri"`);
+    }
+    const key = lockKey(from);
+    if (seen.has(key)) {
+      throw r.error(
+        "DUPLICATE_ENTRY",
+        o.offset,
+        `Skill ${key.slice(key.indexOf(" ") + 1)} is locked twice`,
+      );
+    }
+    seen.add(key);
+    entries.push(Object.freeze({
+      name,
+      ...from,
+      digest: r.digest(o, "digest", what),
+      frontmatter_digest: r.digest(o, "frontmatter_digest", what),
+      files: r.files(o, what),
+    }));
+  }
+  return createLockfile(entries);
+}
+
+/** One difference between a lockfile and what is there now. */
+export interface LockDifference {
+  /**
+   * `changed` (its digest or files differ), `removed` (locked, not there),
+   * `added` (there, not locked: a failure only when frozen).
+   */
+  readonly kind: "added" | "removed" | "changed";
+  /** The skill's identity ({@linkcode lockKey}). */
+  readonly key: string;
+  /** The skill's name. */
+  readonly name: string;
+  /** For `changed`: each file that differs (an empty list means only the digest or frontmatter differ). */
+  readonly files: readonly FileChange[];
+  /** For `changed`: whether the frontmatter differs. */
+  readonly frontmatter_changed: boolean;
+  /** For `changed`: the locked entry's digest does not match its own files (hand-edited). */
+  readonly inconsistent: boolean;
+}
+
+/** What {@linkcode compareLock} returns. */
+export interface LockComparison {
+  /** Every difference, in order of key. */
+  readonly differences: readonly LockDifference[];
+  /** True when nothing differs (when not frozen, skills not locked do not count). */
+  readonly ok: boolean;
+}
+
+/**
+ * Compare a lockfile with the skills there now.
+ *
+ * @param lock The lockfile.
+ * @param current An entry for each skill there now ({@linkcode lockEntry}).
+ * @param options `frozen: true` also fails on skills that are not locked.
+ * @returns The differences and the verdict.
+ * @example
+ * ```ts
+ * import { compareLock, createLockfile } from "./lockfile.ts";
+ * import { assert } from "../_assert.ts";
+ *
+ * const d = `sha256:${"0".repeat(64)}`;
+ * const entry = { name: "pdf", scope: "p", source: "pdf", digest: d, frontmatter_digest: d, files: [] };
+ * const result = await compareLock(createLockfile([]), [entry]);
+ * assert.deepEqual([result.ok, result.differences[0]?.kind], [true, "added"]);
+ * assert.equal((await compareLock(createLockfile([]), [entry], { frozen: true })).ok, false);
+ * ```
+ */
+export async function compareLock(
+  lock: Lockfile,
+  current: readonly LockEntry[],
+  options: { readonly frozen?: boolean } = {},
+): Promise<LockComparison> {
+  const locked = new Map(lock.skills.map((s) => [lockKey(s), s]));
+  const out: LockDifference[] = [];
+  let ok = true;
+  for (const now of current) {
+    const key = lockKey(now);
+    const was = locked.get(key);
+    locked.delete(key);
+    if (was === undefined) {
+      if (options.frozen === true) ok = false;
+      out.push(difference("added", key, now.name, [], false, false));
+      continue;
+    }
+    const files = diffFiles(was.files, now.files);
+    const inconsistent = (await skillDigest(was.files)) !== was.digest;
+    const frontmatter = was.frontmatter_digest !== now.frontmatter_digest;
+    if (
+      files.length > 0 || inconsistent || frontmatter || was.digest !== now.digest ||
+      was.name !== now.name
+    ) {
+      ok = false;
+      out.push(difference("changed", key, now.name, files, frontmatter, inconsistent));
+    }
+  }
+  for (const [key, was] of locked) {
+    ok = false;
+    out.push(difference("removed", key, was.name, [], false, false));
+  }
+  out.sort((a, b) => compareCodeUnits(a.key, b.key));
+  return Object.freeze({ differences: Object.freeze(out), ok });
+}
+
+function difference(
+  kind: LockDifference["kind"],
+  key: string,
+  name: string,
+  files: readonly FileChange[],
+  frontmatter: boolean,
+  inconsistent: boolean,
+): LockDifference {
+  return Object.freeze({ kind, key, name, files, frontmatter_changed: frontmatter, inconsistent });
+}
