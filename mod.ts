@@ -150,10 +150,16 @@ export type { Envelope, ParsedEnvelope, ResourceReadFields } from "./lib/core/en
 export { escapeControls, escapeControlsKeepingLines, quoteShort } from "./lib/core/_text.ts";
 export { decodeBase64, encodeBase64 } from "./lib/core/base64.ts";
 export {
+  DEFAULT_TOOL_BUDGET,
   findSkillBundle,
+  handleSkillSearchTool,
   handleSkillTool,
+  MAX_SEARCH_LIMIT,
+  MAX_SEARCH_QUERY,
   parseSkillToolInput,
+  skillSearchToolDefinition,
   skillToolDefinition,
+  skillTools,
   toAnthropicTool,
   toMcpTool,
   toOpenAITool,
@@ -161,24 +167,46 @@ export {
 export type {
   JsonSchema,
   SkillBundleSource,
+  SkillSearchInput,
+  SkillSearchToolDefinition,
   SkillSummary,
   SkillToolContext,
   SkillToolDefinition,
   SkillToolInput,
   SkillToolOptions,
   SkillToolResult,
+  SkillTools,
 } from "./lib/core/skill_tool.ts";
+export {
+  createSkillIndex,
+  DEFAULT_SEARCH_LIMIT,
+  searchSkills,
+  SkillIndex,
+} from "./lib/core/search/skill_index.ts";
+export type {
+  IndexableSkill,
+  SearchOptions,
+  SkillIndexOptions,
+  SkillIndexStatistics,
+  SkillSearchResult,
+} from "./lib/core/search/skill_index.ts";
+export { STOP_WORDS, tokenize } from "./lib/core/search/tokenize.ts";
 export { includeGraph } from "./lib/core/include_graph.ts";
 export type { GraphEdge, GraphNode, IncludeGraph } from "./lib/core/include_graph.ts";
 export {
+  budgetInCharacters,
+  CHARS_PER_TOKEN,
   DEFAULT_DESCRIPTION_FLOOR,
   fitSkillCatalog,
+  localizedDescription,
   renderSkillCatalog,
 } from "./lib/core/skill_catalog.ts";
 export type {
+  CatalogBudget,
   CatalogSkill,
   FittedSkillCatalog,
   SkillCatalogOptions,
+  SkillRank,
 } from "./lib/core/skill_catalog.ts";
 export {
   canonicalJson,

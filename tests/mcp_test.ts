@@ -57,7 +57,8 @@ import { runMcpCli, splitCommand } from "../lib/cli/_mcp.ts";
 import { mainAsync } from "../lib/cli.ts";
 
 const MCP_SERVE_USAGE = "skillset serve <folder>... [--root scope=path]... " +
-  "[--http 127.0.0.1:PORT [--allow-remote]] [--watch] [--prefix <p>] [--page-size N] [--class NAME=references|assets|scripts]... [--global-safety true|false] [--skill-safety true|false]";
+  "[--http 127.0.0.1:PORT [--allow-remote]] [--watch] [--prefix <p>] [--page-size N] [--tool-budget N] " +
+  "[--class NAME=references|assets|scripts]... [--global-safety true|false] [--skill-safety true|false]";
 
 const EXAMPLES = join(ROOT, "examples", "skills");
 const TIME = 60_000;

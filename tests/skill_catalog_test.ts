@@ -242,7 +242,177 @@ describe("renderSkillCatalog examples", () => {
     });
     assert.throws(() => renderSkillCatalog([{ name: 1 } as never]), {
       name: "TypeError",
-      message: "Each skill must be { name, description, location? } with strings",
+      message: "Each skill must be { name, description, location?, metadata? } with strings",
     });
   });
 });
+
+describe("renderSkillCatalog with a rank, a token budget and a language", () => {
+  const rankedArb = fc.uniqueArray(skillArb, { selector: (s) => s.name, maxLength: 25 }).chain((
+    skills,
+  ) =>
+    fc.tuple(
+      fc.constant(skills),
+      fc.array(
+        fc.oneof(
+          fc.integer({ min: -5, max: 5 }),
+          fc.double({ noNaN: true, noDefaultInfinity: true }),
+        ),
+        {
+          minLength: skills.length,
+          maxLength: skills.length,
+        },
+      ),
+    )
+  );
+
+  it("fits any budget for any rank, never lists a lower-ranked skill over a higher one left out, and counts exactly", () => {
+    fc.assert(
+      fc.property(
+        rankedArb,
+        fc.nat({ max: 6000 }),
+        fc.boolean(),
+        ([skills, scores], budget, search) => {
+          const rank = new Map(skills.map((s, i) => [s.name, scores[i]!]));
+          let fit;
+          try {
+            fit = fitSkillCatalog(skills, { budget, rank, search });
+          } catch (e) {
+            assert.ok(e instanceof RangeError);
+            assert.match(e.message, /^Budget \d+ is too small/);
+            return;
+          }
+          assert.ok(length(fit.block) <= budget, `${length(fit.block)} > ${budget}`);
+          const listed = new Set(fit.listed.map((s) => s.name));
+          assert.equal(listed.size + fit.left_out.length, skills.length);
+          assert.deepEqual(
+            fit.left_out,
+            skills.filter((s) => !listed.has(s.name)).map((s) => s.name),
+          );
+          // Listed in the given order.
+          assert.deepEqual(
+            fit.listed.map((s) => s.name),
+            skills.filter((s) => listed.has(s.name)).map((s) => s.name),
+          );
+          // No listed skill ranks below a left-out one (ties: the earlier is kept).
+          for (const out of fit.left_out) {
+            const o = skills.findIndex((s) => s.name === out);
+            for (const s of fit.listed) {
+              const i = skills.findIndex((x) => x.name === s.name);
+              const [ri, ro] = [rank.get(s.name)!, rank.get(out)!];
+              assert.ok(ri > ro || (ri === ro && i < o), `${s.name} listed, ${out} left out`);
+            }
+          }
+          // A higher-ranked description is never shorter than a lower-ranked one's cut allows.
+          const cut = fit.listed.filter((s) =>
+            s.description !== skills.find((x) => x.name === s.name)!.description
+          );
+          for (const s of cut) {
+            for (const t of fit.listed) {
+              const full = skills.find((x) => x.name === t.name)!;
+              if (rank.get(t.name)! < rank.get(s.name)! && t.description === full.description) {
+                assert.ok(
+                  length(full.description) <= DEFAULT_FLOOR,
+                  `${t.name} whole while ${s.name} cut`,
+                );
+              }
+            }
+          }
+          const line = leftOutLine(fit.block);
+          if (fit.left_out.length === 0) assert.equal(line, undefined);
+          else {
+            assert.ok(
+              line!.startsWith(`<left_out>${fit.left_out.length} of ${skills.length} skill`),
+            );
+            assert.equal(line!.includes("skill_search"), search);
+          }
+        },
+      ),
+      runs(300),
+    );
+  });
+
+  it("keeps the highest-ranked skill whole while the lowest loses its description", () => {
+    const skills = [
+      { name: "rare", description: "Rarely used ".repeat(20).trim() },
+      { name: "often", description: "Often used ".repeat(20).trim() },
+    ];
+    const full = renderSkillCatalog(skills);
+    const fit = fitSkillCatalog(skills, {
+      budget: length(full) - 100,
+      rank: new Map([["often", 10], ["rare", 1]]),
+      descriptionFloor: 20,
+    });
+    assert.equal(fit.listed[1]!.description, skills[1]!.description);
+    assert.ok(fit.listed[0]!.description.endsWith("…"));
+    const five = ["a", "b", "c", "d", "e"].map((name) => ({
+      name,
+      description: `Skill ${name} ${"does things ".repeat(10)}`.trim(),
+    }));
+    const ranks = new Map([["a", 1], ["b", 5], ["c", 3], ["d", 4], ["e", 2]]);
+    const dropped = fitSkillCatalog(five, { budget: 600, rank: (name) => ranks.get(name) });
+    assert.deepEqual(dropped.left_out, ["a", "c", "e"]);
+    assert.deepEqual(dropped.listed.map((s) => s.name), ["b", "d"]);
+    assert.throws(() => fitSkillCatalog(skills, { budget: 200, rank: () => NaN }), {
+      name: "RangeError",
+      message: 'The rank of "rare" must be a finite number, got NaN',
+    });
+  });
+
+  it("takes a budget as a share of a context window, at 4 characters per token", () => {
+    const skills = Array.from({ length: 1000 }, (_, i) => ({
+      name: `skill-${i}`,
+      description: `Does task ${i} with care; ${"words ".repeat(30)}`.trim(),
+    }));
+    const fit = fitSkillCatalog(skills, { budget: { contextTokens: 200_000, share: 0.02 } });
+    assert.ok(length(fit.block) <= 16_000);
+    assert.ok(fit.left_out.length > 0);
+    assert.equal(fit.listed.length + fit.left_out.length, 1000);
+    assert.throws(() => fitSkillCatalog(skills, { budget: { contextTokens: 1000, share: 0 } }), {
+      name: "RangeError",
+      message: "budget.share must be a number more than 0 and at most 1, got 0",
+    });
+    assert.throws(() => fitSkillCatalog(skills, { budget: "16k" as never }), {
+      name: "RangeError",
+      message: "budget must be a number of characters or { contextTokens, share }, got 16k",
+    });
+    assert.throws(() => fitSkillCatalog(skills, { budget: { contextTokens: -1, share: 0.5 } }), {
+      name: "RangeError",
+      message: "budget.contextTokens must be a whole number of at least 0, got -1",
+    });
+  });
+
+  it("shows the description in the host's language, falling back along the tag, then to the base", () => {
+    const skills = [
+      {
+        name: "pdf",
+        description: "Fill in PDF forms",
+        metadata: { "description-de": "PDF-Formulare ausfüllen", "Description-PT-br": "Preencher" },
+      },
+      {
+        name: "csv",
+        description: "Join CSV tables",
+        metadata: new Map([["description-de", "CSV verbinden"]]),
+      },
+      { name: "web", description: "Browse" },
+    ];
+    const de = fitSkillCatalog(skills, { lang: "de-AT" });
+    assert.deepEqual(de.listed.map((s) => s.description), [
+      "PDF-Formulare ausfüllen",
+      "CSV verbinden",
+      "Browse",
+    ]);
+    assert.equal(de.shortened, 0);
+    assert.equal(fitSkillCatalog(skills, { lang: "pt-BR" }).listed[0]!.description, "Preencher");
+    assert.equal(
+      fitSkillCatalog(skills, { lang: "fr" }).listed[0]!.description,
+      "Fill in PDF forms",
+    );
+    assert.throws(() => fitSkillCatalog(skills, { lang: "de_DE" }), {
+      name: "RangeError",
+      message: 'lang must be a BCP 47 language tag, got "de_DE"',
+    });
+  });
+});
+
+const DEFAULT_FLOOR = 80;

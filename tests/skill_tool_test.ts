@@ -7,10 +7,15 @@ import { Ajv } from "ajv";
 import { fc, runs } from "./_fc.ts";
 import {
   createBundle,
+  createSkillIndex,
+  DEFAULT_TOOL_BUDGET,
+  handleSkillSearchTool,
   handleSkillTool,
   type ResourceClass,
   type SkillBundle,
+  skillSearchToolDefinition,
   skillToolDefinition,
+  skillTools,
   toAnthropicTool,
   toMcpTool,
   toOpenAITool,
@@ -405,5 +410,213 @@ describe("handleSkillTool: a caller's loader and the model's names", () => {
     } finally {
       rmSync(base, { recursive: true, force: true });
     }
+  });
+});
+
+const collection = JSON.parse(
+  readFileSync(
+    join(
+      import.meta.dirname ?? ".",
+      "fixtures",
+      "skill_collections",
+      "sickn33+antigravity-awesome-skills",
+      "skills.json",
+    ),
+    "utf8",
+  ),
+) as { name: string; description: string }[];
+const codePoints = (text: string): number => [...text].length;
+const enumOf = (tool: { input_schema: unknown }): string[] =>
+  (tool.input_schema as { properties: { skill: { enum: string[] } } }).properties.skill.enum;
+
+describe("skillToolDefinition within a budget", () => {
+  it("keeps a 546-skill collection's description within the default 8,000 characters, every name in the enum", () => {
+    assert.equal(collection.length, 546);
+    const tool = skillToolDefinition(collection);
+    assert.ok(
+      codePoints(tool.description) <= DEFAULT_TOOL_BUDGET,
+      `${codePoints(tool.description)}`,
+    );
+    assert.equal(DEFAULT_TOOL_BUDGET, 8000);
+    assert.deepEqual(enumOf(tool), collection.map((s) => s.name));
+    const last = tool.description.split("\n").at(-1)!;
+    assert.match(
+      last,
+      /^\(\d+ more skills are not described here, to fit the budget: the enum of `skill` names every skill\)$/,
+    );
+    const described = tool.description.split("\n").filter((l) => l.startsWith("- ")).length;
+    assert.equal(described + Number(/^\((\d+)/.exec(last)![1]), 546);
+    // Unbudgeted, it is the whole list (the old description, line for line).
+    const whole = skillToolDefinition(collection, { budget: Infinity });
+    assert.ok(codePoints(whole.description) > 140_000);
+    assert.equal(whole.description.split("\n").filter((l) => l.startsWith("- ")).length, 546);
+  });
+
+  it("never exceeds any budget for any skills, shortens before leaving out, and names every skill in the enum", () => {
+    const summaryArb = fc.oneof(
+      fc.string({ minLength: 1, maxLength: 12 }),
+      fc.record({
+        name: fc.string({ minLength: 1, maxLength: 12 }),
+        description: fc.oneof(
+          fc.string({ unit: "grapheme", maxLength: 300 }),
+          fc.array(fc.constantFrom("word", "é", "技能", "🙂", "\n", "\x1b"), { maxLength: 80 }).map(
+            (w) => w.join(" "),
+          ),
+        ),
+      }, { requiredKeys: ["name"] }),
+    );
+    fc.assert(
+      fc.property(
+        fc.array(summaryArb, { minLength: 1, maxLength: 40 }),
+        fc.integer({ min: 1000, max: 6000 }),
+        fc.option(fc.func(fc.integer({ min: 0, max: 9 })), { nil: undefined }),
+        (skills, budget, rankFn) => {
+          const names = [...new Set(skills.map((s) => typeof s === "string" ? s : s.name))];
+          let tool;
+          try {
+            tool = skillToolDefinition(skills, {
+              budget,
+              ...(rankFn === undefined ? {} : { rank: (n: string) => rankFn(n) }),
+            });
+          } catch (e) {
+            assert.ok(e instanceof RangeError);
+            assert.match(e.message, /^Budget \d+ is too small for the skill tool's description/);
+            return;
+          }
+          assert.ok(codePoints(tool.description) <= budget);
+          assert.deepEqual(enumOf(tool), names);
+          const whole = skillToolDefinition(skills, { budget: Infinity });
+          if (codePoints(whole.description) <= budget) {
+            assert.equal(tool.description, whole.description);
+          }
+          const lines = tool.description.split("\n");
+          const entries = lines.slice(lines.indexOf("Available skills:") + 1);
+          const more = entries.at(-1)?.startsWith("(") === true
+            ? Number(/^\((\d+)/.exec(entries.at(-1)!)![1])
+            : 0;
+          assert.equal(entries.filter((l) => l.startsWith("- ")).length + more, names.length);
+        },
+      ),
+      runs(200),
+    );
+  });
+
+  it("takes a rank, a language and a share of a context window", () => {
+    const skills = [
+      { name: "rare", description: "Rarely used ".repeat(30).trim() },
+      {
+        name: "often",
+        description: "Often used ".repeat(30).trim(),
+        metadata: { "description-de": "Oft benutzt" },
+      },
+    ];
+    const whole = codePoints(skillToolDefinition(skills, { budget: Infinity }).description);
+    const tool = skillToolDefinition(skills, {
+      budget: whole - 150,
+      rank: new Map([["often", 2]]),
+    });
+    assert.ok(
+      tool.description.includes(`- often: ${skills[1]!.description}\n`) ||
+        tool.description.endsWith(`- often: ${skills[1]!.description}`),
+    );
+    assert.ok(/- rare: Rarely used.*…/.test(tool.description));
+    const german = skillToolDefinition(skills, { lang: "de" });
+    assert.ok(german.description.endsWith("- often: Oft benutzt"));
+    const small = skillToolDefinition(collection, {
+      budget: { contextTokens: 100_000, share: 0.01 },
+    });
+    assert.ok(codePoints(small.description) <= 4000);
+    assert.throws(() => skillToolDefinition(skills, { budget: 100 }), {
+      name: "RangeError",
+      message:
+        /^Budget 100 is too small for the skill tool's description: it needs at least \d+ characters$/,
+    });
+  });
+});
+
+describe("skill_search", () => {
+  const tools = skillTools(collection);
+  const index = tools.search_index!;
+
+  it("is offered when the description cut the catalog, and the description points to it", () => {
+    assert.deepEqual(tools.definitions.map((d) => d.name), ["skill", "skill_search"]);
+    assert.ok(tools.left_out.length > 400);
+    assert.ok(
+      tools.skill.description.endsWith("call `skill_search` with words from the task to find one)"),
+    );
+    assert.ok(codePoints(tools.skill.description) <= DEFAULT_TOOL_BUDGET);
+    const few = skillTools(collection.slice(0, 3));
+    assert.deepEqual(few.definitions.map((d) => d.name), ["skill"]);
+    assert.equal(few.search_index, undefined);
+    assert.deepEqual(
+      skillTools(collection.slice(0, 3), { search: true }).definitions.map((d) => d.name),
+      [
+        "skill",
+        "skill_search",
+      ],
+    );
+    assert.equal(skillTools(collection, { search: false }).skill_search, undefined);
+  });
+
+  it("finds every left-out skill by its name through the handler", () => {
+    for (const name of tools.left_out) {
+      const result = handleSkillSearchTool({ query: name, limit: 1 }, index);
+      assert.equal(result.is_error, false);
+      assert.equal(result.content.split("\n")[1]!.split(":")[0], `- ${name}`);
+    }
+  });
+
+  it("answers a task in words, in the three tool shapes, with a valid schema", () => {
+    const definition = skillSearchToolDefinition();
+    assert.equal(ajv.validateSchema(definition.input_schema), true);
+    assert.deepEqual(toMcpTool(definition), {
+      name: "skill_search",
+      description: definition.description,
+      inputSchema: definition.input_schema,
+    });
+    assert.equal(toOpenAITool(definition).function.parameters, definition.input_schema);
+    assert.equal(toAnthropicTool(definition).input_schema, definition.input_schema);
+    const result = handleSkillSearchTool({
+      query: "design a database schema and migrations",
+      limit: 3,
+    }, index);
+    const lines = result.content.split("\n");
+    assert.equal(lines[0], '3 skills match "design a database schema and migrations", best first:');
+    assert.equal(lines.length, 5);
+    assert.equal(lines[4], "Call the skill tool with a name to use it.");
+    assert.deepEqual(handleSkillSearchTool({ query: "zzzqqq" }, index), {
+      content: 'No skill matches "zzzqqq"; try other words, or a skill\'s name',
+      is_error: false,
+    });
+  });
+
+  it("accepts exactly the inputs its schema accepts and never throws", () => {
+    const validate = ajv.compile(skillSearchToolDefinition().input_schema);
+    const small = createSkillIndex([{ name: "pdf", description: "Fill\nforms \x1b[2J" }]);
+    const near = fc.record({
+      query: fc.oneof(
+        fc.string({ maxLength: 20 }),
+        fc.constant("x".repeat(1001)),
+        fc.constant("pdf"),
+        fc.integer(),
+      ),
+      limit: fc.oneof(fc.integer({ min: -2, max: 60 }), fc.double(), fc.constant("3")),
+      other: fc.string(),
+    }, { requiredKeys: [] });
+    fc.assert(
+      fc.property(
+        fc.oneof(near, fc.anything({ withBigInt: true, withNullPrototype: true })),
+        (input) => {
+          const result = handleSkillSearchTool(input, small);
+          assert.equal(typeof result.content, "string");
+          if (result.is_error !== !validate(input)) {
+            assert.fail(`${fc.stringify(input)} -> ${result.content}`);
+          }
+          // deno-lint-ignore no-control-regex -- looking for control characters is the point
+          assert.ok(!/[\x1b\r]/.test(result.content));
+        },
+      ),
+      runs(500),
+    );
   });
 });

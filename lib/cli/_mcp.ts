@@ -53,13 +53,15 @@ const SPECS: Readonly<Record<string, ArgSpec>> = {
       "--max-subscriptions",
       "--max-buffered-bytes",
       "--class",
+      "--tool-budget",
     ],
     repeated: ["--root", "--class"],
     switches: ["--watch", "--allow-remote"],
     positional: [0, Infinity],
     usage:
       `skillset serve <folder>... [--root scope=path]... [--http 127.0.0.1:PORT [--allow-remote]] ` +
-      `[--watch] [--prefix <p>] [--page-size N] [--class NAME=references|assets|scripts]... ${SAFETY}`,
+      `[--watch] [--prefix <p>] [--page-size N] [--tool-budget N] ` +
+      `[--class NAME=references|assets|scripts]... ${SAFETY}`,
   },
   activate: {
     values: [...SOURCE_FLAGS, "--global-safety", "--skill-safety"],
@@ -129,6 +131,7 @@ async function serve(args: Args, io: McpCliIO): Promise<number> {
   }
   const roots = serveRoots(args);
   const pageSize = count(args.flags, "--page-size", 1);
+  const toolBudget = count(args.flags, "--tool-budget", 0);
   const prefix = args.flags.get("--prefix");
   const bounds = {
     maxConnections: count(args.flags, "--max-connections", 1),
@@ -158,6 +161,7 @@ async function serve(args: Args, io: McpCliIO): Promise<number> {
     ...(prefix === undefined ? {} : { prefix }),
     // The SDK's stdio transport refuses a message over 10 MiB: such files are not published.
     ...(address === undefined ? { maxMessageBytes: STDIO_MESSAGE_BYTES } : {}),
+    ...(toolBudget === undefined ? {} : { toolBudget }),
   });
   const watching = args.switches.has("--watch");
   if (served.skills.size === 0 && !watching) {

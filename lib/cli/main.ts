@@ -1,6 +1,6 @@
 /**
  * The `skillset` command line: resolve, graph, validate, activate, read,
- * to-prompt, list. Runs under `npx tsx`, `deno run -A` and `bun`.
+ * to-prompt, list, search. Runs under `npx tsx`, `deno run -A` and `bun`.
  *
  * Exit codes: 0 ok, 1 invalid input or refused access, 2 bad usage.
  *
@@ -38,6 +38,7 @@ import {
 import { formatSkillDiagnostic, type SkillDiagnostic } from "../fs/skill_diagnostic.ts";
 import type { ResourceClassMap } from "../core/resource_path.ts";
 import { fitSkillCatalog } from "../core/skill_catalog.ts";
+import { createSkillIndex, searchSkills } from "../core/search/skill_index.ts";
 import { type LoadedSkill, loadSkillFolder } from "../fs/skill_folder.ts";
 import { type Diagnostic, formatDiagnostic, validatePaths } from "../fs/validate.ts";
 
@@ -89,7 +90,8 @@ const MCP_SERVE = {
   positional: [0, Infinity] as const,
   usage:
     "skillset serve <folder>... [--root scope=path]... [--http 127.0.0.1:PORT [--allow-remote]] " +
-    "[--watch] [--prefix <p>] [--page-size N] [--global-safety true|false] [--skill-safety true|false]",
+    "[--watch] [--prefix <p>] [--page-size N] [--tool-budget N] " +
+    "[--class NAME=references|assets|scripts]... [--global-safety true|false] [--skill-safety true|false]",
   help:
     "Serve skills over MCP (SEP-2640 skills extension and the skill tool): stdio by default,\n" +
     "Streamable HTTP at http://HOST:PORT/mcp with --http (loopback only unless --allow-remote).\n" +
@@ -99,7 +101,10 @@ const MCP_SERVE = {
     "Exits 1 only when no skill at all can be served. --watch reloads skill by skill: a skill that\n" +
     "breaks keeps its last good version. Over stdio a file too big for one message (10 MiB) is not\n" +
     "published. HTTP bounds: --max-connections N (256), --max-subscriptions N (256),\n" +
-    "--max-buffered-bytes N (33554432). Logs go to stderr.\n\n" +
+    "--max-buffered-bytes N (33554432). Logs go to stderr.\n" +
+    "--tool-budget N caps the skill tool's description at N characters (default 8000): skills that\n" +
+    "do not fit are named only in its enum, and a skill_search tool is offered to find them.\n" +
+    "--class NAME=CLASS maps an extra top-level folder to a standard class, as in list.\n\n" +
     'activate, read and to-prompt also take an MCP server as the source: --mcp-stdio "<command>"\n' +
     "or --mcp-url <url> (with --origin <label>, default mcp), and a skill name instead of a folder:\n" +
     '  skillset activate --mcp-stdio "skillset serve examples/skills" pdf\n' +
@@ -270,6 +275,17 @@ const COMMANDS: Readonly<Record<string, FlagSpec>> = {
       "project .agents/skills, project .claude/skills, user ~/.agents/skills, user ~/.claude/skills.\n" +
       DISCOVERY_HELP + "\n" + CLASS_HELP,
   },
+  search: {
+    values: ["--root", "--limit", "--lang"],
+    repeated: ["--root"],
+    positional: [1, Infinity],
+    usage: "skillset search <words>... [--root scope=path]... [--limit N] [--lang TAG] [--json]",
+    help:
+      "Find skills by what they do: the discovered skills (roots as in list) ranked by BM25 over\n" +
+      "name and description, best first (a skill whose name is the query comes first). --limit N\n" +
+      "results (default 10); --lang TAG searches description-<TAG> metadata where a skill has it.\n" +
+      "Exits 1 when no skill matches.",
+  },
   serve: MCP_SERVE,
   ...TRUST_COMMANDS,
 };
@@ -384,6 +400,17 @@ function run(argv: readonly string[], io: CliIO): number {
         args.positional,
         args.repeated.get("--root") ?? [],
         discoveryFlags(args),
+        args.json,
+        io,
+      );
+    case "search":
+      return searchCommand(
+        args.positional.join(" "),
+        args.repeated.get("--root") ?? [],
+        {
+          limit: count(args.flags, "--limit", 1),
+          lang: args.flags.get("--lang"),
+        },
         args.json,
         io,
       );
@@ -748,6 +775,69 @@ function defaultRoots(): SkillRoot[] {
   ];
 }
 
+/** A `--root scope=path` flag as a root. */
+function rootOf(flag: string): SkillRoot {
+  const eq = flag.indexOf("=");
+  if (eq <= 0 || eq === flag.length - 1) {
+    throw new UsageError(`--root takes scope=path, got "${flag}"`);
+  }
+  return { scope: flag.slice(0, eq), path: flag.slice(eq + 1) };
+}
+
+function searchCommand(
+  query: string,
+  rootFlags: readonly string[],
+  options: { limit: number | undefined; lang: string | undefined },
+  json: boolean,
+  io: CliIO,
+): number {
+  const roots = rootFlags.length === 0 ? defaultRoots() : rootFlags.map(rootOf);
+  if (options.lang !== undefined && !/^[A-Za-z]{1,8}(?:-[A-Za-z0-9]{1,8})*$/.test(options.lang)) {
+    throw new UsageError(`--lang takes a BCP 47 language tag, got "${esc(options.lang)}"`);
+  }
+  // As in list: the default roots are the conventional folders themselves.
+  const discovery = discoverSkills(roots, { conventionalRoots: rootFlags.length > 0 });
+  const bySkill = new Map(discovery.skills.map((s) => [s.name, s]));
+  const index = createSkillIndex(
+    discovery.skills.map((s) => ({
+      name: s.name,
+      description: s.description,
+      ...(s.frontmatter.metadata === undefined ? {} : { metadata: s.frontmatter.metadata }),
+    })),
+    options.lang === undefined ? {} : { lang: options.lang },
+  );
+  const results = searchSkills(index, query, { limit: options.limit ?? 10 }).map((r) => {
+    const s = bySkill.get(r.name)!;
+    return { ...r, scope: s.scope, path: s.path };
+  });
+  if (discovery.skipped.length > 0) {
+    io.stderr(
+      `skillset: ${discovery.skipped.length} skill folder${
+        discovery.skipped.length === 1 ? " was" : "s were"
+      } skipped (see: skillset list)\n`,
+    );
+  }
+  if (json) {
+    io.stdout(`${JSON.stringify({ query, skills: discovery.skills.length, results }, null, 2)}\n`);
+  } else if (results.length > 0) {
+    const lines = results.map((r, i) =>
+      `${i + 1}. ${bold(visible(r.name), io)} (${r.score.toFixed(2)}, ${visible(r.scope)})\n   ${
+        visible(r.description)
+      }`
+    );
+    io.stdout(`${lines.join("\n")}\n`);
+  }
+  if (results.length === 0) {
+    io.stderr(
+      `skillset: no skill matches ${
+        JSON.stringify(visible(query))
+      } among ${discovery.skills.length} skills\n`,
+    );
+    return 1;
+  }
+  return 0;
+}
+
 /**
  * The roots of `list` (and the trust commands) and what discovery finds under them: each folder
  * argument a root of its own scope, then the `--root scope=path` ones; without either, the
@@ -766,13 +856,7 @@ export function listDiscovery(
 ): { roots: SkillRoot[]; discovery: Discovery } {
   const given = [
     ...folders.map((path) => ({ scope: path, path })),
-    ...rootFlags.map((flag) => {
-      const eq = flag.indexOf("=");
-      if (eq <= 0 || eq === flag.length - 1) {
-        throw new UsageError(`--root takes scope=path, got "${flag}"`);
-      }
-      return { scope: flag.slice(0, eq), path: flag.slice(eq + 1) };
-    }),
+    ...rootFlags.map(rootOf),
   ];
   const roots = given.length === 0 ? defaultRoots() : given;
   // The default roots are the conventional folders themselves.

@@ -28,7 +28,13 @@ import { ResourceReadError } from "../core/errors.ts";
 import { effectiveClass, type ResourceClassMap } from "../core/resource_path.ts";
 import { Discovery } from "../fs/discover.ts";
 import { isSkillFolder, type LoadedSkill, loadSkillFolder } from "../fs/skill_folder.ts";
-import { handleSkillTool, skillToolDefinition } from "../core/skill_tool.ts";
+import {
+  handleSkillSearchTool,
+  handleSkillTool,
+  skillToolDefinition,
+  skillTools,
+} from "../core/skill_tool.ts";
+import type { SkillIndex } from "../core/search/skill_index.ts";
 import type { Lockfile } from "../core/trust/lockfile.ts";
 import { skillManifest } from "../core/trust/manifest.ts";
 import { loadLock, lockMismatch } from "../fs/trust.ts";
@@ -96,6 +102,12 @@ export interface ServeSkillsOptions {
   readonly onWarning?: (warning: SdkSkillWarning) => void;
   /** The server's name and version in the MCP handshake. */
   readonly serverInfo?: { readonly name: string; readonly version: string };
+  /**
+   * The most characters of the `skill` tool's description (default 8,000;
+   * `Infinity` for none): descriptions are shortened, then skills are named
+   * only in its enum, and `skill_search` is offered beside it to find them.
+   */
+  readonly toolBudget?: number | { readonly contextTokens: number; readonly share: number };
   /**
    * A lockfile (or its path): a skill folder that differs from its entry, or
    * has none, is not served (a warning names the files), checked at start
@@ -171,6 +183,13 @@ interface ServedSkill {
 interface ToolVersion {
   readonly description: string;
   readonly inputSchema: ReturnType<typeof fromJsonSchema>;
+  /** `skill_search`, offered when the description had to leave skills out. */
+  readonly search?: {
+    readonly name: string;
+    readonly description: string;
+    readonly inputSchema: ReturnType<typeof fromJsonSchema>;
+    readonly index: SkillIndex;
+  };
 }
 
 /** The virtual tree the SDK walks: `<skill name>/<file path>`. */
@@ -245,6 +264,8 @@ export async function serveSkills(
   options: ServeSkillsOptions = {},
 ): Promise<SkillServer> {
   const warn = options.onWarning ?? ((w: SkillWarning) => console.warn(`${w.path}: ${w.message}`));
+  // A budget too small for the tool's own text is refused before anything is served.
+  if (options.toolBudget !== undefined) skillToolDefinition(["x"], { budget: options.toolBudget });
   const source: Source = folders instanceof Discovery
     ? { kind: "discovery", discover: () => folders }
     : typeof folders === "function"
@@ -267,6 +288,7 @@ export async function serveSkills(
   const servers = new Set<WeakRef<McpServer>>();
   let pruneAt = PRUNE_AT;
   const tools = new WeakMap<McpServer, RegisteredTool>();
+  const searchTools = new WeakMap<McpServer, RegisteredTool>();
   const createServer = (): McpServer => {
     const server = new McpServer(
       options.serverInfo ?? { name: "skillset", version: "0.1.0" },
@@ -275,6 +297,7 @@ export async function serveSkills(
     catalog.attach(server);
     const tool = registerSkillTool(server, files, options);
     if (tool !== undefined) tools.set(server, tool);
+    syncSearchTool(server, searchTools, files);
     if (servers.size >= pruneAt) {
       // Over HTTP every request builds a server: forget the collected ones.
       for (const ref of servers) if (ref.deref() === undefined) servers.delete(ref);
@@ -291,7 +314,7 @@ export async function serveSkills(
         files.prepare();
         const changes = await sdkCatalog(() => catalog.reload());
         files.commit(catalog.entries);
-        notify(servers, tools, files, changes, options);
+        notify(servers, { skill: tools, search: searchTools }, files, changes, options);
         return changes;
       } catch (e) {
         files.abort();
@@ -355,7 +378,10 @@ function registerSkillTool(
 
 function notify(
   servers: Set<WeakRef<McpServer>>,
-  tools: WeakMap<McpServer, RegisteredTool>,
+  registered: {
+    readonly skill: WeakMap<McpServer, RegisteredTool>;
+    readonly search: WeakMap<McpServer, RegisteredTool>;
+  },
   files: LoaderFiles,
   changes: SkillCatalogChanges,
   options: ServeSkillsOptions,
@@ -370,16 +396,53 @@ function notify(
       continue;
     }
     if (!server.isConnected()) continue;
-    const tool = tools.get(server);
+    const tool = registered.skill.get(server);
     if (tool === undefined && definition !== undefined) {
       // The first skill arrived: the tool appears (the SDK announces tools/list_changed).
       const added = registerSkillTool(server, files, options);
-      if (added !== undefined) tools.set(server, added);
+      if (added !== undefined) registered.skill.set(server, added);
     } else if (tool !== undefined && definition !== undefined) {
       tool.update({ description: definition.description, paramsSchema: definition.inputSchema });
     }
+    syncSearchTool(server, registered.search, files);
     // The SDK already announced additions and removals; a changed file is announced here.
     if (!changes.listChanged) server.sendResourceListChanged();
+  }
+}
+
+/**
+ * Register `skill_search` on a server when the current catalog version
+ * offers it (the `skill` tool's description left skills out), update it when
+ * it stays, remove it when it no longer does. Its schema object is the
+ * version's own, so the SDK compiles it once per version, not per server.
+ */
+function syncSearchTool(
+  server: McpServer,
+  registered: WeakMap<McpServer, RegisteredTool>,
+  files: LoaderFiles,
+): void {
+  const search = files.current.tool?.search;
+  const tool = registered.get(server);
+  if (search !== undefined && tool === undefined) {
+    registered.set(
+      server,
+      server.registerTool(
+        search.name,
+        { description: search.description, inputSchema: search.inputSchema },
+        (input: unknown) => {
+          const index = files.current.tool?.search?.index;
+          const result = index === undefined
+            ? { content: "skill_search is not offered for these skills", is_error: true }
+            : handleSkillSearchTool(input, index);
+          return { content: [{ type: "text", text: result.content }], isError: result.is_error };
+        },
+      ),
+    );
+  } else if (search !== undefined && tool !== undefined) {
+    tool.update({ description: search.description, paramsSchema: search.inputSchema });
+  } else if (search === undefined && tool !== undefined) {
+    tool.remove();
+    registered.delete(server);
   }
 }
 
@@ -470,7 +533,7 @@ class LoaderFiles implements SkillFiles {
   commit(entries: readonly { readonly frontmatter: { readonly name: unknown } }[]): void {
     if (this.#pending !== undefined) {
       const kept = published(this.#pending, new Set(entries.map((e) => e.frontmatter.name)));
-      this.#current = { ...kept, ...toolOf(kept.skills) };
+      this.#current = { ...kept, ...toolOf(kept.skills, this.#options.toolBudget) };
     }
     this.#pending = undefined;
   }
@@ -692,14 +755,31 @@ function unchanged(location: string, { file }: Published): boolean {
   }
 }
 
-/** The tool of a catalog version, built once. */
-function toolOf(skills: ReadonlyMap<string, LoadedSkill>): { tool?: ToolVersion } {
+/**
+ * The tools of a catalog version, built once: the `skill` tool within the
+ * budget, and `skill_search` with its index when the budget left skills out.
+ */
+function toolOf(
+  skills: ReadonlyMap<string, LoadedSkill>,
+  budget: ServeSkillsOptions["toolBudget"],
+): { tool?: ToolVersion } {
   if (skills.size === 0) return {};
-  const definition = skillToolDefinition(skills.values());
+  const set = skillTools(skills.values(), budget === undefined ? {} : { budget });
+  const schema = (definition: { readonly input_schema: unknown }) =>
+    fromJsonSchema(definition.input_schema as Record<string, unknown>);
+  const search = set.skill_search === undefined || set.search_index === undefined
+    ? undefined
+    : Object.freeze({
+      name: set.skill_search.name,
+      description: set.skill_search.description,
+      inputSchema: schema(set.skill_search),
+      index: set.search_index,
+    });
   return {
     tool: Object.freeze({
-      description: definition.description,
-      inputSchema: fromJsonSchema(definition.input_schema as Record<string, unknown>),
+      description: set.skill.description,
+      inputSchema: schema(set.skill),
+      ...(search === undefined ? {} : { search }),
     }),
   };
 }
