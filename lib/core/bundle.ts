@@ -203,6 +203,37 @@ export function createBundle(input: BundleInput): SkillBundle {
 }
 
 /**
+ * A file read through handles: each `read` opens one, reads, and closes it.
+ *
+ * @param path The normalised path.
+ * @param size The size listed.
+ * @param realPath The real path listed, if any.
+ * @param open Opens a verified handle.
+ * @returns The file.
+ */
+export function handleFile(
+  path: string,
+  size: number,
+  realPath: string | undefined,
+  open: () => ResourceHandle,
+): ResourceFile {
+  return Object.freeze({
+    path,
+    size,
+    ...(realPath === undefined ? {} : { real_path: realPath }),
+    open,
+    read(position: number, length: number): Uint8Array {
+      const handle = open();
+      try {
+        return handle.read(position, length);
+      } finally {
+        handle.close();
+      }
+    },
+  });
+}
+
+/**
  * A file held in memory.
  *
  * @param path The normalised path.

@@ -20,7 +20,12 @@ import {
   statSync,
 } from "node:fs";
 import { basename, join, resolve, sep } from "node:path";
-import type { ResourceFile, ResourceHandle, SkillBundle } from "../core/bundle.ts";
+import {
+  handleFile,
+  type ResourceFile,
+  type ResourceHandle,
+  type SkillBundle,
+} from "../core/bundle.ts";
 import {
   AgentSkillError,
   InvalidResourcePathError,
@@ -701,21 +706,7 @@ function diskFile(
   realPath: string | undefined,
   isLink: boolean,
 ): ResourceFile {
-  const open = (): ResourceHandle => openVerified(root, path, full, isLink);
-  return Object.freeze({
-    path,
-    size,
-    ...(realPath === undefined ? {} : { real_path: realPath }),
-    open,
-    read(position: number, length: number): Uint8Array {
-      const handle = open();
-      try {
-        return handle.read(position, length);
-      } finally {
-        handle.close();
-      }
-    },
-  });
+  return handleFile(path, size, realPath, () => openVerified(root, path, full, isLink));
 }
 
 /**

@@ -8,6 +8,7 @@
  * @module
  */
 import {
+  handleFile,
   openResource,
   type ResourceFile,
   type ResourceHandle,
@@ -83,20 +84,7 @@ function pinnedFile(file: ResourceFile, entry: FileDigest): ResourceFile {
       throw e;
     }
   };
-  return Object.freeze({
-    path: file.path,
-    size: entry.size,
-    ...(file.real_path === undefined ? {} : { real_path: file.real_path }),
-    open,
-    read(position: number, length: number): Uint8Array {
-      const handle = open();
-      try {
-        return handle.read(position, length);
-      } finally {
-        handle.close();
-      }
-    },
-  });
+  return handleFile(file.path, entry.size, file.real_path, open);
 }
 
 function differs(path: string): ResourceReadError {
