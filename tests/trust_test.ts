@@ -31,9 +31,13 @@ import {
   MemoryApprovalStore,
   parseApprovals,
   parseLockfile,
+  pinBundle,
+  readResource,
   renderApprovals,
   renderLockfile,
   renderSkillCatalog,
+  type ResourceFile,
+  type ResourceHandle,
   ResourceReadError,
   skillDigest,
   skillManifest,
@@ -776,6 +780,37 @@ describe("approvals", () => {
     assert.doesNotMatch(rotated.content, /ALPHA/);
     assert.equal(read("beta", "references/new.md").is_error, true);
     assert.equal(read("beta", "references/guide.md").is_error, false);
+  });
+
+  it("a pinned file modified within the clock's granularity of its check is hashed again at each open", async () => {
+    // A same-size rewrite in the same clock tick keeps the stat version (Deno: whole milliseconds).
+    let bytes = new TextEncoder().encode("aaaa");
+    const handle = (): ResourceHandle => ({
+      size: 4,
+      version: "same",
+      mtime_ms: Date.now(),
+      read: (position: number, length: number) => bytes.slice(position, position + length),
+      close: () => {},
+    });
+    const file: ResourceFile = {
+      path: "a.md",
+      size: 4,
+      open: handle,
+      read: (p, l) => bytes.slice(p, p + l),
+    };
+    const base = createBundle({
+      frontmatter: { name: "x", description: "x" },
+      instructions: "",
+      files: { "a.md": "aaaa" },
+    });
+    const manifest = await skillManifest(base);
+    const pinned = pinBundle({ ...base, files: new Map([["a.md", file]]) }, manifest);
+    assert.equal(readResource(pinned, "a.md").content, "aaaa");
+    bytes = new TextEncoder().encode("bbbb");
+    assert.throws(() => readResource(pinned, "a.md"), {
+      name: "ResourceReadError",
+      message: 'Cannot read "a.md": it is not the content that was approved or locked',
+    });
   });
 
   it("decideApproval keys by origin and path, and says what changed", async () => {

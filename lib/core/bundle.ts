@@ -32,6 +32,15 @@ export interface ResourceHandle {
    */
   readonly real_path?: string;
   /**
+   * When the content was last modified, in milliseconds since the epoch (on
+   * disk: the opened file's modification time). A check cached by `version`
+   * is not kept for a file modified within a few seconds of the check: a
+   * same-size rewrite in the same clock tick leaves `version` unchanged
+   * (Deno reports whole milliseconds, change times in whole seconds). Absent
+   * for content that cannot change.
+   */
+  readonly mtime_ms?: number;
+  /**
    * Read up to `length` bytes from byte `position`; fewer at the end, none
    * past it.
    */

@@ -807,6 +807,7 @@ function diskHandle(
   return Object.freeze({
     size: stat.size,
     version: versionOf(stat),
+    mtime_ms: stat.mtimeMs,
     versionNow(): string {
       if (!open) throw new TypeError(`The handle of ${JSON.stringify(path)} is closed`);
       try {

@@ -76,7 +76,9 @@ function pinnedFile(file: ResourceFile, entry: FileDigest): ResourceFile {
         if (hexDigest(hash.digest()) !== entry.digest || now !== handle.version) {
           throw differs(entry.path);
         }
-        verified = handle.version;
+        // Git's "racy clean" rule: a file modified within the clock's granularity of this
+        // check could be rewritten with the same size and timestamps, so it is hashed again.
+        verified = racy(handle) ? null : handle.version;
       }
       return handle;
     } catch (e) {
@@ -93,4 +95,11 @@ function differs(path: string): ResourceReadError {
     path,
     "it is not the content that was approved or locked",
   );
+}
+
+/** How close to a check a modification time must be for the check not to be cached. */
+const RACY_MS = 2000;
+
+function racy(handle: ResourceHandle): boolean {
+  return handle.mtime_ms !== undefined && Date.now() - handle.mtime_ms < RACY_MS;
 }
