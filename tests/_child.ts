@@ -14,7 +14,8 @@
  *   Prints `{ ready: true }` when it starts flipping and `{ flips }` at the end.
  * - `flip-folder <ms> <folder> <outside>`: for `<ms>` milliseconds, replace
  *   the folder `<folder>` by a symbolic link to the folder `<outside>` and
- *   back, again and again. Prints `{ ready: true }`, then `{ flips }`.
+ *   back, again and again, holding the real folder ~3 ms each time. Prints
+ *   `{ ready: true }`, then `{ flips }`.
  * - `read <dir> <path>`: load and read one page; prints `{ ok }` (the page)
  *   or `{ error }`.
  * - `swap-property <temp>`: check the swap property (`tests/_swap_property.ts`);
@@ -104,6 +105,8 @@ switch (mode) {
       unlinkSync(folder);
       renameSync(`${folder}.real`, folder);
       flips += 2;
+      // Hold the real folder a moment, so a load can also see it whole (both states must occur).
+      for (const hold = Date.now() + 3; Date.now() < hold;);
     }
     print({ flips });
     break;
