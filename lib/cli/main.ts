@@ -141,12 +141,7 @@ export async function mainAsync(
       const { runTrustCli } = await import("./_trust.ts");
       return await runTrustCli(argv, io, COMMANDS[argv[0]!]!);
     } catch (e) {
-      if (e instanceof UsageError) {
-        io.stderr(`skillset: ${escapeControlsKeepingLines(e.message)}\n`);
-        return 2;
-      }
-      io.stderr(`${describeError(e, io, shownAsTyped(argv))}\n`);
-      return 1;
+      return failed(e, argv, io);
     }
   }
   const mcp = argv[0] === "serve" || argv.some((a) => /^--mcp-(?:stdio|url)(?:=|$)/.test(a));
@@ -155,13 +150,19 @@ export async function mainAsync(
     const { runMcpCli } = await import("./_mcp.ts");
     return await runMcpCli(argv, io);
   } catch (e) {
-    if ((e as Error)?.name === "UsageError") {
-      io.stderr(`skillset: ${escapeControlsKeepingLines((e as Error).message)}\n`);
-      return 2;
-    }
-    io.stderr(`${describeError(e, io, shownAsTyped(argv))}\n`);
-    return 1;
+    return failed(e, argv, io);
   }
+}
+
+/** A failed command on stderr: a usage error exits 2, any other failure 1. */
+function failed(e: unknown, argv: readonly string[], io: CliIO): number {
+  // By name: the MCP and trust halves are imported on demand, their UsageError is the same class.
+  if ((e as Error)?.name === "UsageError") {
+    io.stderr(`skillset: ${escapeControlsKeepingLines((e as Error).message)}\n`);
+    return 2;
+  }
+  io.stderr(`${describeError(e, io, shownAsTyped(argv))}\n`);
+  return 1;
 }
 
 /** Where the CLI writes, and whether it may colour its output. */
@@ -339,12 +340,7 @@ export function main(argv: readonly string[], io: CliIO = processIO()): number {
     }
     return run(argv, io);
   } catch (e) {
-    if (e instanceof UsageError) {
-      io.stderr(`skillset: ${escapeControlsKeepingLines(e.message)}\n`);
-      return 2;
-    }
-    io.stderr(`${describeError(e, io, shownAsTyped(argv))}\n`);
-    return 1;
+    return failed(e, argv, io);
   }
 }
 
