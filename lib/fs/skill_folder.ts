@@ -684,18 +684,23 @@ export function _setOpenChecks(
   };
 }
 
-/** The real path of the open file: the kernel's name for the handle where there is one, else the real path of `full` now. */
-function realPathOf(fd: number, full: string): string {
+/**
+ * The real path of the open file: the kernel's name for the handle where
+ * there is one (`exact`: it names the very file the handle holds), else the
+ * real path of `full` now, which a swap may have pointed elsewhere.
+ */
+function realPathOf(fd: number, full: string): { path: string; exact: boolean } {
   afterOpen?.(full, fd);
   if (handlePaths !== null) {
     try {
       const path = readlinkSync(`${handlePaths}${fd}`);
-      if (path.startsWith("/")) return path;
+      // A removed file is named "<its last path> (deleted)": a name, not a path to check by.
+      if (path.startsWith("/")) return { path, exact: !path.endsWith(" (deleted)") };
     } catch {
       // Not available for this handle: resolve the path instead.
     }
   }
-  return realpath(full);
+  return { path: realpath(full), exact: false };
 }
 
 function diskFile(
@@ -710,9 +715,11 @@ function diskFile(
 }
 
 /**
- * Open a listed file once and check the handle: a regular file, whose real
- * path (resolved after the open: on Linux the kernel's own name for the
- * handle) is inside `root` and names the same device and inode. A file listed as a regular file is opened without following a
+ * Open a listed file once and check the handle: a regular file whose real
+ * path, resolved after the open, is inside `root` — on Linux the kernel's
+ * own name for the handle; elsewhere (or for a removed file) the real path
+ * of its path now, which must then name the same device and inode as the
+ * handle. A file listed as a regular file is opened without following a
  * final link; a listed link is followed, and the checks after the open
  * decide. Any mismatch closes the handle and throws.
  */
@@ -731,8 +738,9 @@ function openVerified(
   try {
     const stat = fstatSync(fd);
     let real: string;
+    let exact: boolean;
     try {
-      real = realPathOf(fd, full);
+      ({ path: real, exact } = realPathOf(fd, full));
     } catch {
       throw changed(path);
     }
@@ -745,8 +753,12 @@ function openVerified(
         `it is ${kindOf(stat)}, not a regular file`,
       );
     }
-    const now = safeStat(real);
-    if (now === null || now.dev !== stat.dev || now.ino !== stat.ino) throw changed(path);
+    // The kernel's own name for the handle needs no second look; a path found otherwise
+    // must still name the same file (device and inode) as the handle.
+    if (!exact) {
+      const now = safeStat(real);
+      if (now === null || now.dev !== stat.dev || now.ino !== stat.ino) throw changed(path);
+    }
     const relative = relativeTo(root, real);
     return diskHandle(fd, path, stat, relative === path ? undefined : relative);
   } catch (e) {
@@ -804,9 +816,13 @@ function diskHandle(
   realPath: string | undefined,
 ): ResourceHandle {
   let open = true;
+  let version: string | undefined;
   return Object.freeze({
     size: stat.size,
-    version: versionOf(stat),
+    // Built when asked: most reads never compare versions.
+    get version(): string {
+      return version ??= versionOf(stat);
+    },
     mtime_ms: stat.mtimeMs,
     versionNow(): string {
       if (!open) throw new TypeError(`The handle of ${JSON.stringify(path)} is closed`);
