@@ -128,9 +128,16 @@ function worst(
 }
 
 /** The first row of a workload in any runtime's results. */
-function file0(files: readonly ResultsFile[], workload: string): Row | undefined {
+/** A serve-load row of this project's server, not of the SDK-only peer run beside it for scale. */
+const ours = (row: Row): boolean => !row.case.startsWith(`${SERVE_PEER}: `);
+
+function file0(
+  files: readonly ResultsFile[],
+  workload: string,
+  keep: (row: Row) => boolean = () => true,
+): Row | undefined {
   for (const f of files) {
-    const row = f.rows.find((r) => r.workload === workload);
+    const row = f.rows.find((r) => r.workload === workload && keep(r));
     if (row !== undefined) return row;
   }
   return undefined;
@@ -256,6 +263,11 @@ function targets(files: readonly ResultsFile[]): Target[] {
         values: per((file) => lib(file, workload, SERVE_OURS, SERVE_PEER)),
       },
       {
+        what: `${SERVE_OURS} ÷ ${SERVE_PEER}: ${SERVE_CPU[workload]}`,
+        bound: 1.0,
+        values: per((file) => lib(file, SERVE_CPU[workload]!, SERVE_OURS, SERVE_PEER)),
+      },
+      {
         what: `${SERVE_OURS} ÷ ${SERVE_PEER}: p99 latency, ${workload.replace(/ \(.*\)$/, "")}`,
         bound: 1.2,
         values: per((file) => {
@@ -279,11 +291,19 @@ function targets(files: readonly ResultsFile[]): Target[] {
       [SERVE_LOAD_HALF_SENT, 1000],
       [SERVE_LOAD_STALLED, 100],
     ] as const).map(([workload, bound]) => ({
-      what: `load test: ${file0(files, workload)?.case ?? workload}`,
+      what: `load test: ${file0(files, workload, ours)?.case ?? workload}`,
       bound,
       values: per((file) => {
-        const row = file.rows.find((r) => r.workload === workload);
-        return row?.value === undefined ? null : { value: row.value, where: row.note ?? workload };
+        const row = file.rows.find((r) => r.workload === workload && ours(r));
+        if (row?.value === undefined) return null;
+        // The same load on the SDK-only server, for scale, where the bench ran it.
+        const peer = file.rows.find((r) => r.workload === workload && !ours(r));
+        const scale = peer?.value === undefined
+          ? ""
+          : `; SDK only ${peer.value.toFixed(2)}${
+            peer.note === undefined ? "" : ` (${peer.note})`
+          }`;
+        return { value: row.value, where: `${row.note ?? workload}${scale}` };
       }),
     })),
     {
@@ -740,6 +760,11 @@ export const SERVE_OURS = "skillset serve";
 export const SERVE_COLD = "cold start to the first resources/list answer";
 export const SERVE_READ_1 = "resources/read over HTTP, 1 client (time per read)";
 export const SERVE_READ_32 = "resources/read over HTTP, 32 clients (time per read)";
+/** The server's CPU per read, by the read workload it was measured in. */
+export const SERVE_CPU: Readonly<Record<string, string>> = Object.freeze({
+  [SERVE_READ_1]: "server CPU per resources/read, 1 client",
+  [SERVE_READ_32]: "server CPU per resources/read, 32 clients",
+});
 export const SERVE_LOAD_REQUESTS = "20,000 requests over HTTP";
 export const SERVE_LOAD_ABANDONED = "1,000 abandoned clients";
 export const SERVE_LOAD_HALF_SENT = "1,100 half-sent requests";

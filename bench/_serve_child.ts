@@ -3,7 +3,8 @@
  * `serveSkills` + `listenHttp`) or the peer built from the official SDK alone
  * (`SkillsExtension.load(nodeSkillFiles(folder))` behind `createMcpHandler`
  * and a plain `node:http` adapter). Prints `listening <url>` on stdout, and
- * answers `rss` on stdin with its RSS and used heap after a collection.
+ * answers `rss` on stdin with its RSS and used heap after a collection (and
+ * a settle of half a second), `cpu` with the microseconds of CPU it has used.
  *
  * Run: `tsx bench/_serve_child.ts skillset|sdk <folder>`.
  *
@@ -22,6 +23,9 @@ const [mode, folder] = process.argv.slice(2);
 if (folder === undefined || (mode !== "skillset" && mode !== "sdk")) {
   throw new Error("usage: _serve_child.ts skillset|sdk <folder>");
 }
+
+/** How long the memory reading waits after a collection for freed pages to be returned. */
+const SETTLE_MS = 500;
 
 let url: string;
 if (mode === "skillset") {
@@ -43,8 +47,16 @@ if (mode === "skillset") {
   url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`;
 }
 process.stdout.write(`listening ${url}\n`);
-process.stdin.setEncoding("utf8").on("data", (line: string) => {
+process.stdin.setEncoding("utf8").on("data", async (line: string) => {
+  if (line.includes("cpu")) {
+    const cpu = process.cpuUsage();
+    process.stdout.write(`cpu ${cpu.user + cpu.system}\n`);
+  }
   if (!line.includes("rss")) return;
+  // A collection returns before the collector's own threads have swept and given
+  // freed pages back: RSS read at once swings by ±20 % from one reading to the next.
+  collect();
+  await new Promise((ok) => setTimeout(ok, SETTLE_MS));
   collect();
   collect();
   const memory = process.memoryUsage();

@@ -38,6 +38,8 @@ export interface ServerChild {
   rss(): Promise<number>;
   /** RSS and used heap of the child after a collection. */
   memory(): Promise<{ rss: number; heap: number }>;
+  /** Microseconds of CPU (user + system) the child has used so far. */
+  cpu(): Promise<number>;
   stop(): Promise<void>;
 }
 
@@ -90,6 +92,10 @@ export async function startServer(mode: "skillset" | "sdk", folder: string): Pro
       child.stdin!.write("rss\n");
       const [rss, heap] = (await line("rss ")).split(" ").map(Number);
       return { rss: rss!, heap: heap! };
+    },
+    cpu: async () => {
+      child.stdin!.write("cpu\n");
+      return Number(await line("cpu "));
     },
     stop: async () => {
       const exited = new Promise((ok) => child.once("exit", ok));

@@ -4,8 +4,9 @@
  * same synthetic folder, same run, each in its own process on this runtime,
  * driven by the official client over HTTP: `resources/read` throughput with
  * 1 and 32 concurrent clients (as time per read, so a ratio under 1 is
- * faster), p99 latency, and cold start (spawn to the first `resources/list`
- * answer). Rounds alternate the two servers so machine noise hits both.
+ * faster), the server's own CPU time per read (user + system, read from the
+ * server process, so the client's cost is left out), p99 latency, and cold
+ * start (spawn to the first `resources/list` answer). Rounds alternate the two servers so machine noise hits both.
  * Run: `npm run bench -- serve`.
  *
  * @module
@@ -17,6 +18,7 @@ import { quantile, type ServerChild, startServer, syntheticSkills } from "./_ser
 import {
   SERVE_BENCH,
   SERVE_COLD,
+  SERVE_CPU,
   SERVE_OURS,
   SERVE_PEER,
   SERVE_READ_1,
@@ -24,8 +26,10 @@ import {
 } from "./_report.ts";
 
 const SKILLS = QUICK ? 1000 : 10_000;
-const ROUND_MS = QUICK ? 1000 : 2000;
-const ROUNDS = 2;
+// Many short rounds, alternating which server goes first, so a drift of the machine
+// (or of the client process) falls on both servers alike.
+const ROUND_MS = QUICK ? 500 : 1000;
+const ROUNDS = QUICK ? 2 : 6;
 const folder = syntheticSkills(SKILLS);
 
 async function clients(url: string, n: number): Promise<Client[]> {
@@ -113,8 +117,8 @@ try {
         skillset: await clients(servers.skillset.url, n),
       };
       const got = {
-        sdk: { reads: 0, ms: 0, lat: [] as number[] },
-        skillset: { reads: 0, ms: 0, lat: [] as number[] },
+        sdk: { reads: 0, ms: 0, cpu: 0, lat: [] as number[] },
+        skillset: { reads: 0, ms: 0, cpu: 0, lat: [] as number[] },
       };
       await readFor(pool.sdk, 300);
       await readFor(pool.skillset, 300);
@@ -124,7 +128,9 @@ try {
             ? ["sdk", "skillset"] as const
             : ["skillset", "sdk"] as const
         ) {
+          const cpu0 = await servers[mode].cpu();
           const lat = await readFor(pool[mode], ROUND_MS);
+          got[mode].cpu += await servers[mode].cpu() - cpu0;
           got[mode].reads += lat.length;
           got[mode].ms += ROUND_MS;
           got[mode].lat.push(...lat);
@@ -134,6 +140,11 @@ try {
       const p99 = (m: "sdk" | "skillset") => quantile(got[m].lat.sort((a, b) => a - b), 0.99) * 1e6;
       row(workload, SERVE_PEER, per("sdk"), p99("sdk"), null, got.sdk.reads);
       row(workload, SERVE_OURS, per("skillset"), p99("skillset"), per("sdk"), got.skillset.reads);
+      // The server's own CPU per read: what the server spends, whatever the client costs.
+      const cpu = (m: "sdk" | "skillset") => (got[m].cpu * 1e3) / got[m].reads;
+      const cpuWorkload = SERVE_CPU[workload]!;
+      row(cpuWorkload, SERVE_PEER, cpu("sdk"), null, null, got.sdk.reads);
+      row(cpuWorkload, SERVE_OURS, cpu("skillset"), null, cpu("sdk"), got.skillset.reads);
       console.log(
         `  ${workload}: ${(1e9 / per("skillset")).toFixed(0)} vs ${
           (1e9 / per("sdk")).toFixed(0)
