@@ -8,7 +8,15 @@
  *
  * @module
  */
-import { type Dir, existsSync, opendirSync, readdirSync, statSync } from "node:fs";
+import {
+  type Dir,
+  existsSync,
+  type FSWatcher,
+  opendirSync,
+  readdirSync,
+  statSync,
+  watch,
+} from "node:fs";
 import { join, resolve } from "node:path";
 import { fromJsonSchema, McpServer, type RegisteredTool } from "@modelcontextprotocol/server";
 import {
@@ -919,6 +927,16 @@ export interface WatchOptions {
   readonly tickMs?: number;
   /** Entries one sweep looks at at most (the rest are not watched); default 200,000. */
   readonly maxEntries?: number;
+  /**
+   * File-system events as well as the poll, where the runtime has them
+   * (`fs.watch`): one watch per folder the sweep looks at, so a change is
+   * seen at once instead of at the end of a sweep; default true. They are
+   * not used when a sweep finds more than `maxWatchedFolders` folders, nor
+   * after a watch fails (the poll carries on alone).
+   */
+  readonly events?: boolean;
+  /** Folders watched for events at most; default 4,096. */
+  readonly maxWatchedFolders?: number;
   /** Called after each successful reload that changed something. */
   readonly onReload?: (changes: SdkSkillCatalogChanges) => void;
   /** Called when a reload fails (the previous catalog keeps serving). */
@@ -935,7 +953,9 @@ export interface WatchOptions {
  * sweep's reloads. A 10,000-file tree is swept in 5 ticks (about 2.5 s at the
  * defaults) and no tick holds request handling for more than a few
  * milliseconds. Folders named `.git` and `node_modules` are not entered, nor
- * links to folders.
+ * links to folders. Where the runtime has file-system events, each folder a
+ * sweep looked at is also watched (up to `maxWatchedFolders`), and an event
+ * reloads within about 50 ms; the poll stays, for what events miss.
  *
  * @param served From {@linkcode serveSkills}.
  * @param folders The folders it serves.
@@ -958,33 +978,128 @@ export function watchSkills(
   folders: readonly string[],
   options: WatchOptions = {},
 ): { close(): void } {
-  const sweeper = new Sweeper(folders.map((f) => resolve(f)), options.maxEntries ?? 200_000);
+  const maxWatched = options.events === false ? 0 : options.maxWatchedFolders ?? 4096;
+  const sweeper = new Sweeper(
+    folders.map((f) => resolve(f)),
+    options.maxEntries ?? 200_000,
+    maxWatched,
+  );
   // The first sweep runs now, whole: the baseline is the tree as it is served.
   let last = sweeper.sweep(Infinity, Infinity);
   while (last === undefined) last = sweeper.sweep(Infinity, Infinity);
   let busy = false;
+  /** An event came while a reload ran: reload once more after it. */
+  let again = false;
+  let closed = false;
   const perTick = options.entriesPerTick ?? 2000;
   const tickMs = options.tickMs ?? 4;
-  const timer = setInterval(() => {
-    if (busy) return;
-    const now = sweeper.sweep(perTick, tickMs);
-    if (now === undefined || now === last) return;
+  const reload = (then: () => void): void => {
     busy = true;
     served.reload().then(
       (changes) => {
-        last = now;
+        then();
         const any = changes.added.length + changes.removed.length + changes.changed.length;
         if (any > 0) options.onReload?.(changes);
       },
       (error) => {
-        last = now;
+        then();
         options.onError?.(error);
       },
     ).finally(() => {
       busy = false;
+      if (again && !closed) {
+        again = false;
+        changed();
+      }
     });
+  };
+  // An event reloads; the sweep then starts over, and the next whole sweep is the new baseline.
+  let soon: ReturnType<typeof setTimeout> | undefined;
+  const changed = (): void => {
+    if (busy) {
+      again = true;
+      return;
+    }
+    soon ??= setTimeout(() => {
+      soon = undefined;
+      if (closed) return;
+      if (busy) {
+        again = true;
+        return;
+      }
+      reload(() => {
+        sweeper.restart();
+        last = undefined;
+      });
+    }, 50);
+  };
+  const events = options.events === false ? undefined : new FolderEvents(maxWatched, changed);
+  events?.watch(sweeper.folders);
+  const timer = setInterval(() => {
+    if (busy) return;
+    const now = sweeper.sweep(perTick, tickMs);
+    if (now === undefined) return;
+    events?.watch(sweeper.folders);
+    if (last === undefined) last = now;
+    if (now === last) return;
+    reload(() => (last = now));
   }, options.intervalMs ?? 500);
-  return { close: () => (clearInterval(timer), sweeper.close()) };
+  return {
+    close: () => {
+      closed = true;
+      clearInterval(timer);
+      if (soon !== undefined) clearTimeout(soon);
+      events?.close();
+      sweeper.close();
+    },
+  };
+}
+
+/**
+ * File-system events for a set of folders: one non-recursive `fs.watch`
+ * each (so `.git`, `node_modules` and anything else the sweep skips are not
+ * watched), replaced when the set changes. More folders than `max`, or a
+ * watch that fails, and events stop for good: the poll carries on alone.
+ */
+class FolderEvents {
+  readonly #max: number;
+  readonly #onChange: () => void;
+  #watchers = new Map<string, FSWatcher>();
+  #off = false;
+
+  constructor(max: number, onChange: () => void) {
+    this.#max = max;
+    this.#onChange = onChange;
+  }
+
+  /** Watch exactly `folders` (the last whole sweep's; `null`: too many), unless events are off. */
+  watch(folders: ReadonlySet<string> | null): void {
+    if (this.#off) return;
+    if (folders === null || folders.size > this.#max) return this.close();
+    for (const [folder, watcher] of this.#watchers) {
+      if (folders.has(folder)) continue;
+      watcher.close();
+      this.#watchers.delete(folder);
+    }
+    for (const folder of folders) {
+      if (this.#watchers.has(folder)) continue;
+      let watcher: FSWatcher;
+      try {
+        watcher = watch(folder, { persistent: false }, () => this.#onChange());
+      } catch {
+        return this.close();
+      }
+      // A removed folder only reports a rename; a watch that fails stops events for good.
+      watcher.on("error", () => this.close());
+      this.#watchers.set(folder, watcher);
+    }
+  }
+
+  close(): void {
+    this.#off = true;
+    for (const watcher of this.#watchers.values()) watcher.close();
+    this.#watchers.clear();
+  }
 }
 
 /** An incremental walk of the watched folders: a few entries per call, resumed where it stopped. */
@@ -995,10 +1110,21 @@ class Sweeper {
   #dir: { readonly path: string; readonly handle: Dir } | undefined;
   #sum = [0, 0];
   #count = 0;
+  readonly #keep: number;
+  /** Folders the sweep under way has opened so far; `null` past `keep` of them. */
+  #opened: Set<string> | null = new Set();
+  /** Folders the last whole sweep opened; `null` when there were more than `keep`. */
+  folders: ReadonlySet<string> | null = new Set();
 
-  constructor(roots: readonly string[], max: number) {
+  /**
+   * @param roots The folders to sweep.
+   * @param max Entries a sweep looks at at most.
+   * @param keep Folders a sweep remembers at most (for events).
+   */
+  constructor(roots: readonly string[], max: number, keep: number) {
     this.#roots = roots;
     this.#max = max;
+    this.#keep = keep;
     this.#start();
   }
 
@@ -1006,7 +1132,14 @@ class Sweeper {
     this.#stack = [...this.#roots].reverse();
     this.#sum = [0, 0];
     this.#count = 0;
+    this.#opened = new Set();
     for (const root of this.#roots) this.#add(root, existsSync(root) ? "root" : "missing");
+  }
+
+  /** Drop the sweep under way and start a new one. */
+  restart(): void {
+    this.close();
+    this.#start();
   }
 
   /**
@@ -1022,12 +1155,14 @@ class Sweeper {
         const next = this.#stack.pop();
         if (next === undefined || this.#count >= this.#max) {
           const fingerprint = `${this.#count}:${this.#sum[0]}:${this.#sum[1]}`;
-          this.close();
-          this.#start();
+          this.folders = this.#opened;
+          this.restart();
           return fingerprint;
         }
         try {
           this.#dir = { path: next, handle: opendirSync(next) };
+          if (this.#opened !== null && this.#opened.size >= this.#keep) this.#opened = null;
+          this.#opened?.add(next);
         } catch {
           this.#add(next, "unreadable");
         }
