@@ -128,6 +128,9 @@ function worst(
 }
 
 /** The first row of a workload in any runtime's results. */
+/** Benches whose `value` rows are bytes (shown in MiB). */
+const BYTE_BENCHES: ReadonlySet<string> = new Set(["read_memory", "resolve_memory"]);
+
 /** A serve-load row of this project's server, not of the SDK-only peer run beside it for scale. */
 const ours = (row: Row): boolean => !row.case.startsWith(`${SERVE_PEER}: `);
 
@@ -632,9 +635,11 @@ export function renderResults(files: readonly ResultsFile[], options: ReportOpti
         if (r === undefined) return "—";
         if (r.baseline === name) isBase = true;
         if (r.value !== undefined) {
-          return `${(r.value / 2 ** 20).toFixed(1)} MiB${
-            r.note === undefined ? "" : ` (${r.note})`
-          }`;
+          // Only the memory benches record bytes; other values are ratios, counts or milliseconds.
+          const shown = BYTE_BENCHES.has(r.bench)
+            ? `${(r.value / 2 ** 20).toFixed(1)} MiB`
+            : Number(r.value.toPrecision(4)).toString();
+          return `${shown}${r.note === undefined ? "" : ` (${r.note})`}`;
         }
         if (r.median === null) return `skipped: ${r.note}`;
         return `${time(r.median)} (${ratio(r.ratio)})`;
