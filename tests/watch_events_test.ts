@@ -75,6 +75,38 @@ describe("watchSkills with file-system events", () => {
     }
   });
 
+  it("a change in a folder not watched yet, just after an event-driven reload, is still seen", async () => {
+    const { root, server } = await served();
+    let reloads = 0;
+    let next: () => void = () => {};
+    const watcher = watchSkills(server, [root], {
+      intervalMs: 100,
+      onReload: () => (reloads++, next()),
+      onError: (e) => assert.fail(String(e)),
+    });
+    try {
+      // A new skill: its folder is watched only once a sweep has looked at it.
+      const added = new Promise<void>((done) => (next = done));
+      put(root, "gamma/SKILL.md", skillMd("gamma", "First version"));
+      await within(10_000, added, "gamma added");
+      const deadline = Date.now() + 10_000;
+      while (!server.skills.has("gamma") && Date.now() < deadline) {
+        await new Promise((ok) => setTimeout(ok, 20));
+      }
+      // At once, before the poll's next sweep has ended: no event comes from gamma's folder.
+      put(root, "gamma/SKILL.md", skillMd("gamma", "Second version"));
+      const until = Date.now() + 10_000;
+      while (
+        server.skills.get("gamma")?.frontmatter.description !== "Second version" &&
+        Date.now() < until
+      ) await new Promise((ok) => setTimeout(ok, 20));
+      assert.equal(server.skills.get("gamma")?.frontmatter.description, "Second version");
+      assert.ok(reloads >= 2);
+    } finally {
+      watcher.close();
+    }
+  });
+
   it("with events: false, or more folders than maxWatchedFolders, only the poll sees a change", async () => {
     for (const options of [{ events: false }, { maxWatchedFolders: 2 }]) {
       const { root, server } = await served();

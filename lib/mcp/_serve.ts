@@ -955,7 +955,9 @@ export interface WatchOptions {
  * milliseconds. Folders named `.git` and `node_modules` are not entered, nor
  * links to folders. Where the runtime has file-system events, each folder a
  * sweep looked at is also watched (up to `maxWatchedFolders`), and an event
- * reloads within about 50 ms; the poll stays, for what events miss.
+ * reloads within about 50 ms; the poll stays, for what events miss (a change
+ * in a folder not watched yet): a change an event reloaded for is reloaded
+ * once more when the poll's sweep sees it.
  *
  * @param served From {@linkcode serveSkills}.
  * @param folders The folders it serves.
@@ -993,7 +995,7 @@ export function watchSkills(
   let closed = false;
   const perTick = options.entriesPerTick ?? 2000;
   const tickMs = options.tickMs ?? 4;
-  const reload = (then: () => void): void => {
+  const reload = (then: () => void = () => {}): void => {
     busy = true;
     served.reload().then(
       (changes) => {
@@ -1013,7 +1015,8 @@ export function watchSkills(
       }
     });
   };
-  // An event reloads; the sweep then starts over, and the next whole sweep is the new baseline.
+  // An event reloads at once. The poll keeps its baseline: a change the events miss (in a
+  // folder not watched yet, say) still differs from it, so the poll reloads again for it.
   let soon: ReturnType<typeof setTimeout> | undefined;
   const changed = (): void => {
     if (busy) {
@@ -1027,10 +1030,7 @@ export function watchSkills(
         again = true;
         return;
       }
-      reload(() => {
-        sweeper.restart();
-        last = undefined;
-      });
+      reload();
     }, 50);
   };
   const events = options.events === false ? undefined : new FolderEvents(maxWatched, changed);
@@ -1040,7 +1040,6 @@ export function watchSkills(
     const now = sweeper.sweep(perTick, tickMs);
     if (now === undefined) return;
     events?.watch(sweeper.folders);
-    if (last === undefined) last = now;
     if (now === last) return;
     reload(() => (last = now));
   }, options.intervalMs ?? 500);
@@ -1137,7 +1136,7 @@ class Sweeper {
   }
 
   /** Drop the sweep under way and start a new one. */
-  restart(): void {
+  #restart(): void {
     this.close();
     this.#start();
   }
@@ -1156,7 +1155,7 @@ class Sweeper {
         if (next === undefined || this.#count >= this.#max) {
           const fingerprint = `${this.#count}:${this.#sum[0]}:${this.#sum[1]}`;
           this.folders = this.#opened;
-          this.restart();
+          this.#restart();
           return fingerprint;
         }
         try {
