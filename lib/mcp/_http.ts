@@ -361,10 +361,12 @@ export async function listenHttp(
   };
 }
 
+const UTF8 = new TextDecoder();
+
 /** A body as JSON, or `undefined` when it is not JSON (the SDK then answers the parse error). */
 function parseJson(body: Uint8Array): { value: unknown } | undefined {
   try {
-    return { value: JSON.parse(new TextDecoder().decode(body)) };
+    return { value: JSON.parse(UTF8.decode(body)) };
   } catch {
     return undefined;
   }

@@ -1019,10 +1019,6 @@ export function watchSkills(
   // folder not watched yet, say) still differs from it, so the poll reloads again for it.
   let soon: ReturnType<typeof setTimeout> | undefined;
   const changed = (): void => {
-    if (busy) {
-      again = true;
-      return;
-    }
     soon ??= setTimeout(() => {
       soon = undefined;
       if (closed) return;
