@@ -96,6 +96,9 @@ const SPECIAL = [
   "~",
   "0x",
   ".nan",
+  // The separators of an error's field path (`metadata.author`, `skills[0]`).
+  ".",
+  "[0]",
 ];
 
 /** A mutation at a relative position: delete, insert a YAML-special piece, or repeat a slice. */

@@ -182,6 +182,14 @@ export const SKILL_MD_CASES: readonly SkillMdCase[] = [
     line: 4,
   },
   {
+    label: "unknown field holding a dot, located on its own line",
+    folder: "pdf",
+    text: fm("name: pdf\ndescription: d\nlicense: MIT\nmetadata.author: me"),
+    error:
+      'Invalid SKILL.md at metadata.author: unknown field "metadata.author" (known: name, description, license, compatibility, metadata, allowed-tools)',
+    line: 5,
+  },
+  {
     label: "allowed-tools not a string",
     folder: "pdf",
     text: fm("name: pdf\ndescription: d\nallowed-tools: [Read]"),

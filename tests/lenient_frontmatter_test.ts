@@ -26,6 +26,11 @@ const frontmatterArb = fc.dictionary(
     "allowed-tools",
     "colour",
     "__proto__",
+    // Unknown keys holding a dot, which the strict reading names as they are.
+    "a.b",
+    "metadata.author",
+    "name.x",
+    ".",
   ),
   value,
   { maxKeys: 7 },
@@ -63,6 +68,13 @@ describe("validateFrontmatterLeniently", () => {
           }
           // A rule break: reported, and the skill keeps its description and a name.
           assert.ok(lenient.problems.length > 0);
+          // Each unknown key is set aside once, by its own name.
+          const known = ["name", "description", "license", "compatibility", "metadata"];
+          const unknown = Object.keys(data).filter((k) => ![...known, "allowed-tools"].includes(k));
+          assert.deepEqual(
+            lenient.problems.filter((p) => p.code === "UNKNOWN_FIELD").map((p) => p.error.field),
+            unknown,
+          );
           assert.equal(lenient.frontmatter.description, description);
           const expectedName = typeof name === "string" && name !== "" ? name : folder!;
           assert.equal(lenient.frontmatter.name, expectedName.normalize("NFKC"));

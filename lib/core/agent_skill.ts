@@ -141,6 +141,20 @@ export function validateAgentSkillFrontmatter(
 }
 
 /**
+ * The top-level frontmatter key that an {@linkcode AgentSkillError}'s field
+ * names: the field itself when the frontmatter has that key (an unknown key
+ * may hold a dot, as `a.b` does), else the part before the first dot
+ * (`metadata.author` names `metadata`).
+ *
+ * @param field The error's field.
+ * @param has Whether the frontmatter has a top-level key.
+ * @returns The key.
+ */
+export function frontmatterKey(field: string, has: (key: string) => boolean): string {
+  return has(field) ? field : field.split(".")[0]!;
+}
+
+/**
  * The `allowed-tools` list.
  *
  * @param frontmatter Validated frontmatter.

@@ -10,6 +10,7 @@
 import {
   type AgentSkillFrontmatter,
   agentSkillNameProblem,
+  frontmatterKey,
   validateAgentSkillFrontmatter,
 } from "../core/agent_skill.ts";
 import { AgentSkillError, type SourceLocation } from "../core/errors.ts";
@@ -98,7 +99,7 @@ export function validateFrontmatterLeniently(
       frontmatter = validateAgentSkillFrontmatter(Object.fromEntries(doc), checkFolder, locate);
     } catch (e) {
       if (!(e instanceof AgentSkillError)) throw e;
-      const field = e.field.split(".")[0]!;
+      const field = frontmatterKey(e.field, (key) => doc.has(key));
       const value = doc.get(field);
       const text = typeof value === "string" && value !== "" ? value : undefined;
       if (field === "name") {

@@ -10,7 +10,11 @@
  * @module
  */
 import { type Document, isMap, isScalar, LineCounter } from "yaml";
-import { type AgentSkillFrontmatter, validateAgentSkillFrontmatter } from "../core/agent_skill.ts";
+import {
+  type AgentSkillFrontmatter,
+  frontmatterKey,
+  validateAgentSkillFrontmatter,
+} from "../core/agent_skill.ts";
 import { AgentSkillError, type SourceLocation } from "../core/errors.ts";
 import { validateFrontmatterLeniently } from "./lenient_frontmatter.ts";
 import { MAX_ALIAS_COUNT, parseStrictYaml, yamlData, YamlRuleError } from "./_yaml.ts";
@@ -147,11 +151,10 @@ function parseYaml(
   const { doc } = parsed;
   const data = parsed.data ?? {};
   const locate = (field: string): SourceLocation | undefined => {
-    const key = field.split(".")[0]!;
     const contents = doc?.contents;
-    const item = isMap(contents)
-      ? contents.items.find((i) => isScalar(i.key) && i.key.value === key)
-      : undefined;
+    const items = isMap(contents) ? contents.items : [];
+    const find = (key: string) => items.find((i) => isScalar(i.key) && i.key.value === key);
+    const item = find(frontmatterKey(field, (key) => find(key) !== undefined));
     const offset = (item?.key as { range?: number[] } | undefined)?.range?.[0];
     return offset === undefined ? at(2, 1) : position(offset);
   };
