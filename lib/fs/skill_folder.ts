@@ -20,6 +20,7 @@ import {
   statSync,
 } from "node:fs";
 import { basename, join, resolve, sep } from "node:path";
+import process from "node:process";
 import {
   handleFile,
   type ResourceFile,
@@ -628,15 +629,23 @@ const O_DIRECTORY: number = constants?.O_DIRECTORY ?? 0;
 /**
  * Where the kernel names an open file's path (Linux): the path of the file
  * the handle holds, which no later swap of a link or folder can change.
+ * `/proc/<pid>/fd/` when `/proc/self` is this process (it costs one lookup
+ * less than `/proc/self/fd/`: 40 % of a `readlink` on Bun), else
+ * `/proc/self/fd/`; `null` where there is no such folder.
  */
-const FD_PATHS = hasFdPaths() ? "/proc/self/fd/" : null;
+const FD_PATHS = fdPaths();
 
 /** Whether `/proc/self/fd` can be used; Deno grants it only with `--allow-all`, and says no otherwise. */
-function hasFdPaths(): boolean {
+function fdPaths(): string | null {
   try {
-    return existsSync("/proc/self/fd");
+    if (!existsSync("/proc/self/fd")) return null;
+    // A /proc of another PID namespace would name another process by our number.
+    const own = `/proc/${process.pid}/fd/`;
+    return readlinkSync("/proc/self") === String(process.pid) && existsSync(own)
+      ? own
+      : "/proc/self/fd/";
   } catch {
-    return false;
+    return null;
   }
 }
 
