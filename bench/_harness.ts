@@ -93,7 +93,7 @@ export async function timeGroup(
     for (const c of run) {
       const stats = await measure(() => do_not_optimize(c.fn()), {
         min_samples: QUICK ? 5 : 9,
-        min_cpu_time: (QUICK ? 30 : 400) * 1e6,
+        min_cpu_time: (QUICK ? 30 : 250) * 1e6,
       });
       medians.set(c.name, {
         median: stats.p50,
