@@ -521,8 +521,9 @@ export function renderResults(files: readonly ResultsFile[], options: ReportOpti
     "",
     "The full run is kept under 20 minutes on 2 cores (it took 28 min with the serve benches " +
       "added): Immutable.js (8 s a run) and `ordered_map` (20 s a runtime) stop at 10^5, the " +
-      "naive reference's ladders at 14 rungs, `lock` takes 5 rounds instead of 7, " +
-      "`parse_scaling` 3 samples instead of 5, and a fast case 250 ms of samples instead of 400.",
+      "naive reference's ladders at 14 rungs, `lock` takes 4 rounds instead of 7, the serve " +
+      "reads 5 instead of 6, `parse_scaling` 3 to 5 samples instead of 5 to 20, and a fast " +
+      "case 250 ms of samples instead of 400.",
     "",
   );
   md.push("| runtime | version | date |", "|---|---|---|");

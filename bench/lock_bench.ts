@@ -85,7 +85,7 @@ const cases: { name: string; fn: () => unknown }[] = [
 // Warm the page cache and the JIT, then interleaved rounds, the order alternating.
 for (const c of cases) await c.fn();
 const times = new Map<string, number[]>(cases.map((c) => [c.name, []]));
-const ROUNDS = QUICK ? 3 : 5;
+const ROUNDS = QUICK ? 3 : 4;
 for (let round = 0; round < ROUNDS; round++) {
   for (const c of round % 2 === 0 ? cases : [...cases].reverse()) {
     collectGarbage();

@@ -117,7 +117,7 @@ for (const workload of workloads) {
     const stats = await measure(() => do_not_optimize(work()), {
       // Three samples at least: the ×8 points through yaml take 1–3 s each.
       min_samples: 3,
-      max_samples: 10,
+      max_samples: 5,
       min_cpu_time: 50 * 1e6,
     });
     times.push(stats.avg);

@@ -29,7 +29,7 @@ const SKILLS = QUICK ? 1000 : 10_000;
 // Many short rounds, alternating which server goes first, so a drift of the machine
 // (or of the client process) falls on both servers alike.
 const ROUND_MS = QUICK ? 500 : 1000;
-const ROUNDS = QUICK ? 2 : 6;
+const ROUNDS = QUICK ? 2 : 5;
 const folder = syntheticSkills(SKILLS);
 
 async function clients(url: string, n: number): Promise<Client[]> {
