@@ -127,13 +127,13 @@ function worst(
   return out;
 }
 
-/** The first row of a workload in any runtime's results. */
 /** Benches whose `value` rows are bytes (shown in MiB). */
 const BYTE_BENCHES: ReadonlySet<string> = new Set(["read_memory", "resolve_memory"]);
 
 /** A serve-load row of this project's server, not of the SDK-only peer run beside it for scale. */
 const ours = (row: Row): boolean => !row.case.startsWith(`${SERVE_PEER}: `);
 
+/** The first row of a workload in any runtime's results. */
 function file0(
   files: readonly ResultsFile[],
   workload: string,
@@ -596,8 +596,24 @@ export function renderResults(files: readonly ResultsFile[], options: ReportOpti
 
   // Plots.
   md.push("## Plots", "");
+  // The ladder's extra sizes, below the family sizes: 20 declared tools a rung.
+  const ladders = [
+    ...new Set(
+      files.flatMap((f) =>
+        f.rows.filter((r) => r.bench === "resolve" && r.workload === "ladder" && r.size < 1e3)
+          .map((r) => r.size)
+      ),
+    ),
+  ].sort((a, b) => a - b);
   md.push(
-    "Median time against declared tools, log–log; colour = resolver, line style = runtime (solid Node, dashed Deno, dotted Bun). The ladder's extra sizes (120–360 declared tools, 6–18 rungs) are where the naive reference can still finish: its time doubles per rung.",
+    "Median time against declared tools, log–log; colour = resolver, line style = runtime (solid Node, dashed Deno, dotted Bun)." +
+      (ladders.length === 0
+        ? ""
+        : ` The ladder's extra sizes (${ladders[0]}–${ladders.at(-1)} declared tools, ${
+          ladders[0]! / 20
+        }–${
+          ladders.at(-1)! / 20
+        } rungs) are where the naive reference can still finish: its time doubles per rung.`),
     "",
   );
   for (const family of FAMILIES) md.push(`![${family}](${options.plots}/${family}.svg)`, "");
@@ -736,8 +752,10 @@ function headlineRow(f: ResultsFile): string {
   const immutableAt = Math.max(
     0,
     ...f.rows
-      .filter((r) => r.bench === "resolve" && r.workload === "random-dag" && r.median !== null)
-      .filter((r) => r.case === "Immutable.js" && r.size <= at)
+      .filter((r) =>
+        r.bench === "resolve" && r.workload === "random-dag" && r.case === "Immutable.js" &&
+        r.median !== null && r.size <= at
+      )
       .map((r) => r.size),
   );
   const immutable = immutableAt === 0

@@ -343,6 +343,17 @@ describe("the README and docs/ example runner", () => {
     },
   );
 
+  it("bench/RESULTS.md links files of the repository that exist (its plots)", () => {
+    const page = join("bench", "RESULTS.md");
+    const targets = links(readFileSync(join(ROOT, page), "utf8"));
+    assert.ok(targets.length >= 5, `found ${targets.length} links`);
+    for (const target of targets) {
+      const path = join(ROOT, dirname(page), target.split("#")[0]!);
+      assert.ok(!relative(ROOT, path).startsWith(".."), `${page}: ${target} leaves the repository`);
+      assert.ok(existsSync(path), `${page}: ${target} (no file ${relative(ROOT, path)})`);
+    }
+  });
+
   for (const [page, text] of PAGES) {
     describe(page, () => {
       it("cites no document users do not have", () => {
