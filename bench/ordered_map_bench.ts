@@ -9,85 +9,83 @@ import { OrderedMap as ImmutableOrderedMap } from "immutable";
 import { OrderedMap } from "../mod.ts";
 import { timeGroup } from "./_harness.ts";
 
-for (const n of [100_000]) {
-  const keys = Array.from({ length: n }, (_, i) => `tool/${i.toString(36)}`);
-  const native = new Map<string, number>();
-  const builder = OrderedMap.builder<string, number>();
-  for (const [i, k] of keys.entries()) {
-    native.set(k, i);
-    builder.set(k, i);
-  }
-  const ordered = builder.freeze();
-  const probes = Array.from({ length: 1000 }, (_, i) => keys[(i * 7919) % n]!);
+const n = 100_000;
+const keys = Array.from({ length: n }, (_, i) => `tool/${i.toString(36)}`);
+const native = new Map<string, number>();
+const builder = OrderedMap.builder<string, number>();
+for (const [i, k] of keys.entries()) {
+  native.set(k, i);
+  builder.set(k, i);
+}
+const ordered = builder.freeze();
+const probes = Array.from({ length: 1000 }, (_, i) => keys[(i * 7919) % n]!);
 
-  await timeGroup("ordered_map", "build, each key set twice", n, [
-    {
-      name: "native Map",
-      fn: () => {
-        const m = new Map<string, number>();
+await timeGroup("ordered_map", "build, each key set twice", n, [
+  {
+    name: "native Map",
+    fn: () => {
+      const m = new Map<string, number>();
+      for (const k of keys) m.set(k, 1);
+      for (const k of keys) m.set(k, 2);
+      return m;
+    },
+    baseline: true,
+  },
+  {
+    name: "OrderedMap builder -> freeze",
+    fn: () => {
+      const b = OrderedMap.builder<string, number>();
+      for (const k of keys) b.set(k, 1);
+      for (const k of keys) b.set(k, 2);
+      return b.freeze();
+    },
+  },
+  {
+    name: "Immutable.js OrderedMap withMutations",
+    fn: () =>
+      ImmutableOrderedMap<string, number>().withMutations((m) => {
         for (const k of keys) m.set(k, 1);
         for (const k of keys) m.set(k, 2);
-        return m;
-      },
-      baseline: true,
-    },
-    {
-      name: "OrderedMap builder -> freeze",
-      fn: () => {
-        const b = OrderedMap.builder<string, number>();
-        for (const k of keys) b.set(k, 1);
-        for (const k of keys) b.set(k, 2);
-        return b.freeze();
-      },
-    },
-    {
-      name: "Immutable.js OrderedMap withMutations",
-      ...(n > 100_000 ? { skip: "measured at 10^5; at 10^6 it takes seconds a run" } : {}),
-      fn: () =>
-        ImmutableOrderedMap<string, number>().withMutations((m) => {
-          for (const k of keys) m.set(k, 1);
-          for (const k of keys) m.set(k, 2);
-        }),
-    },
-  ]);
+      }),
+  },
+]);
 
-  await timeGroup("ordered_map", "get x1000", n, [
-    {
-      name: "Map#get",
-      fn: () => {
-        let s = 0;
-        for (const k of probes) s += native.get(k)!;
-        return s;
-      },
-      baseline: true,
+await timeGroup("ordered_map", "get x1000", n, [
+  {
+    name: "Map#get",
+    fn: () => {
+      let s = 0;
+      for (const k of probes) s += native.get(k)!;
+      return s;
     },
-    {
-      name: "OrderedMap#get",
-      fn: () => {
-        let s = 0;
-        for (const k of probes) s += ordered.get(k)!;
-        return s;
-      },
+    baseline: true,
+  },
+  {
+    name: "OrderedMap#get",
+    fn: () => {
+      let s = 0;
+      for (const k of probes) s += ordered.get(k)!;
+      return s;
     },
-  ]);
+  },
+]);
 
-  await timeGroup("ordered_map", "iterate every entry", n, [
-    {
-      name: "Map for..of",
-      fn: () => {
-        let s = 0;
-        for (const [, v] of native) s += v;
-        return s;
-      },
-      baseline: true,
+await timeGroup("ordered_map", "iterate every entry", n, [
+  {
+    name: "Map for..of",
+    fn: () => {
+      let s = 0;
+      for (const [, v] of native) s += v;
+      return s;
     },
-    {
-      name: "OrderedMap for..of",
-      fn: () => {
-        let s = 0;
-        for (const [, v] of ordered) s += v;
-        return s;
-      },
+    baseline: true,
+  },
+  {
+    name: "OrderedMap for..of",
+    fn: () => {
+      let s = 0;
+      for (const [, v] of ordered) s += v;
+      return s;
     },
-  ]);
-}
+  },
+]);

@@ -114,18 +114,19 @@ export function within<T>(ms: number, promise: Promise<T>, what: string): Promis
   return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }
 
-/** Poll `check` until it returns a value other than `undefined`, for at most `ms`. */
+/** Poll `check` every `everyMs` until it returns a value other than `undefined`, for at most `ms`. */
 export async function eventually<T>(
   ms: number,
   what: string,
   check: () => Promise<T | undefined> | T | undefined,
+  everyMs = 100,
 ): Promise<T> {
   const end = Date.now() + ms;
   for (;;) {
     const value = await check();
     if (value !== undefined) return value;
     if (Date.now() > end) throw new Error(`Timed out after ${ms} ms waiting for ${what}`);
-    await new Promise((ok) => setTimeout(ok, 100));
+    await new Promise((ok) => setTimeout(ok, everyMs));
   }
 }
 

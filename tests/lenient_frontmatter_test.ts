@@ -69,8 +69,15 @@ describe("validateFrontmatterLeniently", () => {
           // A rule break: reported, and the skill keeps its description and a name.
           assert.ok(lenient.problems.length > 0);
           // Each unknown key is set aside once, by its own name.
-          const known = ["name", "description", "license", "compatibility", "metadata"];
-          const unknown = Object.keys(data).filter((k) => ![...known, "allowed-tools"].includes(k));
+          const known = [
+            "name",
+            "description",
+            "license",
+            "compatibility",
+            "metadata",
+            "allowed-tools",
+          ];
+          const unknown = Object.keys(data).filter((k) => !known.includes(k));
           assert.deepEqual(
             lenient.problems.filter((p) => p.code === "UNKNOWN_FIELD").map((p) => p.error.field),
             unknown,

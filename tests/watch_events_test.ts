@@ -8,7 +8,7 @@ import { after, describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { mkdirSync, realpathSync, rmSync } from "node:fs";
 import { join } from "node:path";
-import { put, skillMd, tempDir, within } from "./_mcp.ts";
+import { eventually, put, skillMd, tempDir, within } from "./_mcp.ts";
 import { serveSkills, watchSkills } from "../lib/mcp.ts";
 
 const temps: string[] = [];
@@ -65,10 +65,7 @@ describe("watchSkills with file-system events", () => {
       put(root, "gamma/SKILL.md", skillMd("gamma"));
       await within(10_000, watch.reloaded, "an event-driven reload");
       // The folder may be seen before its SKILL.md: one event-driven reload may not have it yet.
-      const deadline = Date.now() + 10_000;
-      while (!server.skills.has("gamma") && Date.now() < deadline) {
-        await new Promise((ok) => setTimeout(ok, 50));
-      }
+      await eventually(10_000, "gamma served", () => server.skills.has("gamma") || undefined, 50);
       assert.ok(server.skills.has("gamma"));
     } finally {
       watch.close();
@@ -89,17 +86,16 @@ describe("watchSkills with file-system events", () => {
       const added = new Promise<void>((done) => (next = done));
       put(root, "gamma/SKILL.md", skillMd("gamma", "First version"));
       await within(10_000, added, "gamma added");
-      const deadline = Date.now() + 10_000;
-      while (!server.skills.has("gamma") && Date.now() < deadline) {
-        await new Promise((ok) => setTimeout(ok, 20));
-      }
+      await eventually(10_000, "gamma served", () => server.skills.has("gamma") || undefined, 20);
       // At once, before the poll's next sweep has ended: no event comes from gamma's folder.
       put(root, "gamma/SKILL.md", skillMd("gamma", "Second version"));
-      const until = Date.now() + 10_000;
-      while (
-        server.skills.get("gamma")?.frontmatter.description !== "Second version" &&
-        Date.now() < until
-      ) await new Promise((ok) => setTimeout(ok, 20));
+      const description = () => server.skills.get("gamma")?.frontmatter.description;
+      await eventually(
+        10_000,
+        "gamma's second version",
+        () => description() === "Second version" || undefined,
+        20,
+      );
       assert.equal(server.skills.get("gamma")?.frontmatter.description, "Second version");
       assert.ok(reloads >= 2);
     } finally {

@@ -635,7 +635,7 @@ const O_DIRECTORY: number = constants?.O_DIRECTORY ?? 0;
  */
 const FD_PATHS = fdPaths();
 
-/** Whether `/proc/self/fd` can be used; Deno grants it only with `--allow-all`, and says no otherwise. */
+/** {@linkcode FD_PATHS}, found once; Deno grants `/proc/self/fd` only with `--allow-all`, and says no otherwise. */
 function fdPaths(): string | null {
   try {
     if (!existsSync("/proc/self/fd")) return null;
