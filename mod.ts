@@ -24,11 +24,13 @@ export {
   SkillDefinitionError,
   SkillFolderError,
   SkillResolutionError,
+  SkillsetError,
   withoutLocation,
 } from "./lib/core/errors.ts";
 export type {
   GateOperation,
   ResourceReadCode,
+  SkillFolderCode,
   SkillResolutionCode,
   SourceLocation,
 } from "./lib/core/errors.ts";

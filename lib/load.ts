@@ -45,21 +45,19 @@ export {
   DEFAULT_MAX_FOLDERS,
   DEFAULT_SKIP_FOLDERS,
   discoverSkills,
-  Discovery,
   findSkillFolders,
-  nodeDiscoveryFileSystem,
 } from "./fs/discover.ts";
+export type { DiscoverOptions, SkillRoot } from "./fs/discover.ts";
+export { Discovery, nodeDiscoveryFileSystem } from "./fs/discovery.ts";
 export type {
   DiscoveredSkill,
-  DiscoverOptions,
   DiscoveryEntry,
   DiscoveryFileSystem,
   NameConflict,
   ShadowedSkill,
   SkillPlace,
-  SkillRoot,
   SkippedSkill,
-} from "./fs/discover.ts";
+} from "./fs/discovery.ts";
 export { formatSkillDiagnostic } from "./fs/skill_diagnostic.ts";
 export type { SkillDiagnostic, SkillDiagnosticCode } from "./fs/skill_diagnostic.ts";
 export { validateFrontmatterLeniently } from "./fs/lenient_frontmatter.ts";

@@ -43,7 +43,7 @@ export type {
   ResourceManifest,
 } from "./core/activate.ts";
 export type { AgentSkillFrontmatter } from "./core/agent_skill.ts";
-export type { Discovery } from "./fs/discover.ts";
+export type { Discovery } from "./fs/discovery.ts";
 export type { ResourceFile, ResourceHandle, SkillBundle } from "./core/bundle.ts";
 export type { SafetyFlags } from "./core/gate.ts";
 export type { ReadOptions, ResourceRead } from "./core/read.ts";

@@ -885,18 +885,20 @@ describe("lock in discovery", () => {
 });
 
 describe("discoverSkills and the skill tool with a lock or approvals", () => {
-  it("discoverSkills with lock or approvals answers the narrowed discovery", async () => {
+  it("trustDiscovery with lock or approvals answers the narrowed discovery; discoverSkills stays synchronous", async () => {
     const { root, roots, lockfile } = await lockedProject("overload");
     put(join(root, "two", "assets", "x.txt"), "x");
-    const locked = await discoverSkills(roots, { lock: lockfile });
+    const locked = await trustDiscovery(discoverSkills(roots), { lock: lockfile });
     assert.deepEqual(locked.skills.map((s) => s.name), ["one"]);
     assert.equal(locked.skipped[0]?.diagnostics[0]?.code, "LOCK_MISMATCH");
     const store = new MemoryApprovalStore();
     await approveSkills(discoverSkills(roots), store, ["two"]);
-    const approved = await discoverSkills(roots, { approvals: store });
+    const approved = await trustDiscovery(discoverSkills(roots), { approvals: store });
     assert.deepEqual(approved.skills.map((s) => s.name), ["two"]);
-    // Without them, as before: a Discovery at once.
-    assert.deepEqual(discoverSkills(roots).skills.map((s) => s.name), ["one", "two"]);
+    // Discovery itself knows nothing of trust: a Discovery at once, whatever the options.
+    const plain = discoverSkills(roots, { lock: lockfile } as never);
+    assert.ok(!(plain instanceof Promise));
+    assert.deepEqual(plain.skills.map((s) => s.name), ["one", "two"]);
   });
 
   it("handleLockedSkillTool refuses a skill that differs from its entry, on every call, and warns in warn mode", async () => {

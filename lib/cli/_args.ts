@@ -7,13 +7,16 @@
  *
  * @module
  */
+import { SkillsetError } from "../core/errors.ts";
 import { escapeControls as esc } from "../core/_text.ts";
 import { type ResourceClassMap, resourceClassMap } from "../core/resource_path.ts";
 
 /** Bad usage: exit code 2. */
-export class UsageError extends Error {
+export class UsageError extends SkillsetError {
   /** Always `"UsageError"`. */
   override readonly name = "UsageError";
+  /** Always `"USAGE"`. */
+  readonly code = "USAGE" as const;
 }
 
 /**

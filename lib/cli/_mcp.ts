@@ -26,7 +26,8 @@ import { McpSkillError } from "../mcp/_errors.ts";
 import { cappedFetch, mcpSkillBundles, type McpSkills, ORIGIN } from "../mcp/_consume.ts";
 import { isLoopbackHost, listenHttp } from "../mcp/_http.ts";
 import { serveSkills, STDIO_MESSAGE_BYTES, watchSkills } from "../mcp/_serve.ts";
-import { discoverSkills, type Discovery, type SkillRoot } from "../fs/discover.ts";
+import { discoverSkills, type SkillRoot } from "../fs/discover.ts";
+import type { Discovery } from "../fs/discovery.ts";
 import { formatSkillDiagnostic, type SkillDiagnostic } from "../fs/skill_diagnostic.ts";
 import { renderResourceRead } from "../core/read.ts";
 

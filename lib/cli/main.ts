@@ -29,12 +29,8 @@ import {
 import { type IncludeGraph, includeGraph } from "../core/include_graph.ts";
 import { MIN_PAGE_BYTES, readResource, renderResourceRead } from "../core/read.ts";
 import { computeCapabilitySummary, type ResolvedToolEntry, resolveTools } from "../core/resolve.ts";
-import {
-  discoverSkills,
-  type Discovery,
-  type ShadowedSkill,
-  type SkillRoot,
-} from "../fs/discover.ts";
+import { discoverSkills, type SkillRoot } from "../fs/discover.ts";
+import type { Discovery, ShadowedSkill } from "../fs/discovery.ts";
 import { formatSkillDiagnostic, type SkillDiagnostic } from "../fs/skill_diagnostic.ts";
 import type { ResourceClassMap } from "../core/resource_path.ts";
 import { fitSkillCatalog } from "../core/skill_catalog.ts";

@@ -32,6 +32,7 @@
  *
  * @module
  */
+import { SkillsetError } from "./errors.ts";
 import { headerValue } from "./_text.ts";
 
 /** What goes into an envelope. */
@@ -61,7 +62,7 @@ export interface ParsedEnvelope {
 }
 
 /** A text that is not a well-formed envelope. */
-export class EnvelopeError extends Error {
+export class EnvelopeError extends SkillsetError {
   /** `"EnvelopeError"`. */
   override readonly name = "EnvelopeError";
   /** `"INVALID_ENVELOPE"`. */

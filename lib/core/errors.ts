@@ -6,6 +6,37 @@
  * @module
  */
 
+/**
+ * The base of every error this package throws on purpose (misuse of the API
+ * throws the built-in `TypeError` or `RangeError` instead). Each subclass has
+ * a string-literal `code`, so a caller can test either way:
+ *
+ * ```ts
+ * import { SkillsetError, SkillFolderError } from "./errors.ts";
+ * import { assert } from "./_assert.ts";
+ *
+ * const e: unknown = new SkillFolderError("/srv/skills/pdf", "pdf");
+ * assert.ok(e instanceof SkillsetError);
+ * assert.equal(e.code, "NO_SUCH_FOLDER");
+ * ```
+ */
+export abstract class SkillsetError extends Error {
+  /** The class's name, e.g. `"SkillFolderError"`. */
+  abstract override readonly name: string;
+  /** Which condition failed, e.g. `"NO_SUCH_FOLDER"`; `docs/errors.md` lists every code. */
+  abstract readonly code: string;
+
+  /**
+   * Create an error.
+   *
+   * @param message What failed and why.
+   * @param options The cause, when another error led to this one.
+   */
+  constructor(message: string, options?: ErrorOptions) {
+    super(message, options);
+  }
+}
+
 /** Where in a source file something was found; lines and columns count from 1. */
 export interface SourceLocation {
   /** The file. */
@@ -45,7 +76,7 @@ export function withoutLocation(message: string, location: SourceLocation | unde
 }
 
 /** A skill definition that breaks the data model (SPEC §2). */
-export class SkillDefinitionError extends Error {
+export class SkillDefinitionError extends SkillsetError {
   /** Always `"SkillDefinitionError"`. */
   override readonly name = "SkillDefinitionError";
   /** Always `"INVALID_SKILL"`. */
@@ -87,7 +118,7 @@ export class SkillDefinitionError extends Error {
 export type SkillResolutionCode = "UNKNOWN_SKILL" | "CYCLE" | "NAME_MISMATCH";
 
 /** Resolution failed: an unknown include, a cycle, or a lookup that answered with another skill. */
-export class SkillResolutionError extends Error {
+export class SkillResolutionError extends SkillsetError {
   /** `"SkillResolutionError"`, or the subclass's name. */
   override readonly name: string = "SkillResolutionError";
   /** Which condition failed. */
@@ -131,7 +162,7 @@ export class SkillCycleError extends SkillResolutionError {
 }
 
 /** A resource path that is empty, absolute, escapes its root, or holds a forbidden character. */
-export class InvalidResourcePathError extends Error {
+export class InvalidResourcePathError extends SkillsetError {
   /** Always `"InvalidResourcePathError"`. */
   override readonly name = "InvalidResourcePathError";
   /** Always `"INVALID_RESOURCE_PATH"`. */
@@ -152,7 +183,7 @@ export class InvalidResourcePathError extends Error {
 }
 
 /** A resource path that names no file of the skill. */
-export class ResourceNotFoundError extends Error {
+export class ResourceNotFoundError extends SkillsetError {
   /** Always `"ResourceNotFoundError"`. */
   override readonly name = "ResourceNotFoundError";
   /** Always `"RESOURCE_NOT_FOUND"`. */
@@ -176,7 +207,7 @@ export class ResourceNotFoundError extends Error {
 }
 
 /** An Agent Skill's SKILL.md that breaks the Agent Skills rules (SPEC §5). */
-export class AgentSkillError extends Error {
+export class AgentSkillError extends SkillsetError {
   /** Always `"AgentSkillError"`. */
   override readonly name = "AgentSkillError";
   /** Always `"INVALID_AGENT_SKILL"`. */
@@ -208,7 +239,7 @@ export class AgentSkillError extends Error {
 export type GateOperation = "read" | "list";
 
 /** The safety gate refused an operation on a resource. */
-export class ExecutionError extends Error {
+export class ExecutionError extends SkillsetError {
   /** Always `"ExecutionError"`. */
   override readonly name = "ExecutionError";
   /** Always `"ACCESS_REFUSED"`. */
@@ -271,7 +302,7 @@ export type ResourceReadCode =
  * assert.equal(e.code, "NOT_A_REGULAR_FILE");
  * ```
  */
-export class ResourceReadError extends Error {
+export class ResourceReadError extends SkillsetError {
   /** Always `"ResourceReadError"`. */
   override readonly name = "ResourceReadError";
   /** Which condition failed. */
@@ -293,6 +324,9 @@ export class ResourceReadError extends Error {
   }
 }
 
+/** The codes of {@linkcode SkillFolderError}. */
+export type SkillFolderCode = "NO_SUCH_FOLDER" | "PERMISSION_DENIED";
+
 /**
  * A skill folder that does not exist or is not a folder. The message names
  * only the folder's last segment; `folder` holds it as it was given.
@@ -306,11 +340,11 @@ export class ResourceReadError extends Error {
  * assert.deepEqual([e.code, e.message, e.folder], ["NO_SUCH_FOLDER", 'No such folder "pdf"', "/srv/skills/pdf"]);
  * ```
  */
-export class SkillFolderError extends Error {
+export class SkillFolderError extends SkillsetError {
   /** Always `"SkillFolderError"`. */
   override readonly name = "SkillFolderError";
   /** `"NO_SUCH_FOLDER"`, or `"PERMISSION_DENIED"` when the folder may not be read. */
-  readonly code: "NO_SUCH_FOLDER" | "PERMISSION_DENIED";
+  readonly code: SkillFolderCode;
   /** The folder as it was given. */
   readonly folder: string;
 
@@ -324,7 +358,7 @@ export class SkillFolderError extends Error {
   constructor(
     folder: string,
     name: string,
-    code: "NO_SUCH_FOLDER" | "PERMISSION_DENIED" = "NO_SUCH_FOLDER",
+    code: SkillFolderCode = "NO_SUCH_FOLDER",
   ) {
     super(
       code === "PERMISSION_DENIED"

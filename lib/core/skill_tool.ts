@@ -114,6 +114,8 @@ export interface SkillToolContext {
 /** Options of {@linkcode skillToolDefinition} and {@linkcode skillTools}. */
 export interface SkillToolOptions {
   /** The page cap the handler uses (its context's `max_page_bytes`); default 262144. */
+  readonly maxPageBytes?: number;
+  /** @deprecated The old name of {@linkcode SkillToolOptions.maxPageBytes}, read when that is absent. */
   readonly max_page_bytes?: number;
   /**
    * The most characters of the tool's description (default
@@ -164,7 +166,7 @@ const FIELDS = ["skill", "resource", "offset", "limit"] as const;
  * @param skills The skills the model may use: names, bundles, or `{ name, description }`.
  * @param options The page cap, stated in the description and bounding `limit`; the budget, rank and language of the list.
  * @returns A frozen definition whose `input_schema.properties.skill.enum` lists their names.
- * @throws {RangeError} When `skills` is empty, `max_page_bytes` is not a whole number of at
+ * @throws {RangeError} When `skills` is empty, `maxPageBytes` is not a whole number of at
  *   least 4, or the budget is too small for the description without any skill listed.
  * @example
  * ```ts
@@ -185,7 +187,7 @@ export function skillToolDefinition(
   skills: Iterable<SkillSummary>,
   options: SkillToolOptions = {},
 ): SkillToolDefinition {
-  const cap = pageCap(options.max_page_bytes);
+  const cap = pageCap(options.maxPageBytes ?? options.max_page_bytes);
   const byName = summaries(skills);
   const names = [...byName.keys()];
   const { description } = describe(byName, cap, options, options.search === true);
@@ -554,7 +556,7 @@ export function skillTools(
   skills: Iterable<SkillSummary>,
   options: SkillToolOptions = {},
 ): SkillTools {
-  const cap = pageCap(options.max_page_bytes);
+  const cap = pageCap(options.maxPageBytes ?? options.max_page_bytes);
   const byName = summaries(skills);
   let fit = describe(byName, cap, options, options.search === true);
   const offer = options.search === true || (options.search !== false && fit.left_out.length > 0);

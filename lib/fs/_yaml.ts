@@ -16,6 +16,7 @@
  *
  * @module
  */
+import { SkillsetError } from "../core/errors.ts";
 import {
   type Document,
   isAlias,
@@ -36,7 +37,7 @@ const CORE_TAGS: ReadonlySet<string> = new Set(
 );
 
 /** A broken rule, at an offset of the parsed text (`undefined`: the whole document). */
-export class YamlRuleError extends Error {
+export class YamlRuleError extends SkillsetError {
   override readonly name = "YamlRuleError";
   readonly code = "YAML_RULE" as const;
   readonly offset: number | undefined;

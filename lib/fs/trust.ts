@@ -43,8 +43,8 @@ import {
 } from "../core/trust/lockfile.ts";
 import { type SkillManifest, skillManifest } from "../core/trust/manifest.ts";
 import { describeChanges, MAX_TRUST_FILE_BYTES, TrustFileError } from "../core/trust/trust_file.ts";
-import type { DiscoveredSkill, Discovery } from "./discover.ts";
-import { Discovery as DiscoveryClass } from "./discover.ts";
+import type { DiscoveredSkill, Discovery } from "./discovery.ts";
+import { Discovery as DiscoveryClass } from "./discovery.ts";
 import { diagnostic, type SkillDiagnostic } from "./skill_diagnostic.ts";
 import type { LoadedSkill } from "./skill_folder.ts";
 import { pinBundle } from "../core/trust/pin.ts";

@@ -3,6 +3,7 @@
  *
  * @module
  */
+import { SkillsetError } from "../core/errors.ts";
 
 /** What went wrong between this module and an MCP peer. */
 export type McpSkillErrorCode =
@@ -39,7 +40,7 @@ export type McpSkillErrorCode =
  * assert.equal(e.name, "McpSkillError");
  * ```
  */
-export class McpSkillError extends Error {
+export class McpSkillError extends SkillsetError {
   /** Always `"McpSkillError"`. */
   override readonly name = "McpSkillError";
   /** Which condition. */

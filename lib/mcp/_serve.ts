@@ -34,7 +34,7 @@ import { McpSkillError } from "./_errors.ts";
 import { agentSkillNameProblem } from "../core/agent_skill.ts";
 import { ResourceReadError } from "../core/errors.ts";
 import { effectiveClass, type ResourceClassMap } from "../core/resource_path.ts";
-import { Discovery } from "../fs/discover.ts";
+import { Discovery } from "../fs/discovery.ts";
 import { isSkillFolder, type LoadedSkill, loadSkillFolder } from "../fs/skill_folder.ts";
 import {
   handleSkillSearchTool,

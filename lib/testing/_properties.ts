@@ -5,6 +5,7 @@
  *
  * @module
  */
+import { SkillsetError } from "../core/errors.ts";
 import fc from "fast-check";
 import assert from "node:assert/strict";
 import type { SafetyFlags } from "../core/gate.ts";
@@ -168,7 +169,7 @@ export interface InvariantFailure {
 }
 
 /** Thrown by {@linkcode assertResolverInvariants} and {@linkcode assertGateInvariants}. */
-export class InvariantViolationError extends Error {
+export class InvariantViolationError extends SkillsetError {
   /** Always `"InvariantViolationError"`. */
   override readonly name = "InvariantViolationError";
   /** Always `"INVARIANT_VIOLATED"`. */

@@ -14,6 +14,7 @@
  *
  * @module
  */
+import { SkillsetError } from "../errors.ts";
 import { quoteShort } from "../_text.ts";
 import { compileGlob } from "./_glob.ts";
 
@@ -38,7 +39,7 @@ export type AllowedToolsErrorCode =
   | "UNCLOSED_PATTERN";
 
 /** An `allowed-tools` value that does not follow the grammar. */
-export class AllowedToolsError extends Error {
+export class AllowedToolsError extends SkillsetError {
   /** `"AllowedToolsError"`. */
   override readonly name = "AllowedToolsError";
   /** Which rule is broken. */

@@ -7,6 +7,7 @@
  *
  * @module
  */
+import { SkillsetError } from "../errors.ts";
 
 /** A parsed JSON value and the offset where it starts. */
 export type JsonNode =
@@ -24,7 +25,7 @@ export interface JsonMember {
 }
 
 /** A syntax error at an offset. */
-export class JsonSyntaxError extends Error {
+export class JsonSyntaxError extends SkillsetError {
   override readonly name = "JsonSyntaxError";
   readonly code = "JSON_SYNTAX" as const;
   /** Where, in UTF-16 code units from the start. */

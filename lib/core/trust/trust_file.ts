@@ -5,6 +5,7 @@
  *
  * @module
  */
+import { SkillsetError } from "../errors.ts";
 import { InvalidResourcePathError } from "../errors.ts";
 import { normalizeResourcePath } from "../resource_path.ts";
 import { compareCodeUnits, DIGEST_PATTERN, type FileDigest } from "./digest.ts";
@@ -50,7 +51,7 @@ export type TrustFileCode =
  * assert.deepEqual([error?.code, error?.file, error?.line], ["INVALID_JSON", "skills.lock.json", 4]);
  * ```
  */
-export class TrustFileError extends Error {
+export class TrustFileError extends SkillsetError {
   /** Always `"TrustFileError"`. */
   override readonly name = "TrustFileError";
   /** Which condition failed. */
