@@ -220,3 +220,113 @@ export function importProblems(
   }
   return problems;
 }
+
+/**
+ * The import cycles of a module graph: each strongly connected group of more
+ * than one module (or a module importing itself), as a path that starts and
+ * ends at the same module, following imports. Iterative (Tarjan's algorithm
+ * with an explicit stack), so a long chain cannot overflow the call stack.
+ *
+ * @param graph Each module's imports (modules missing from the keys import nothing).
+ * @returns One cycle per group, each a path `[a, b, …, a]`, sorted.
+ */
+export function importCycles(graph: ReadonlyMap<string, readonly string[]>): string[][] {
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const onStack = new Set<string>();
+  const stack: string[] = [];
+  const groups: string[][] = [];
+  const next = (node: string) => graph.get(node) ?? [];
+  for (const start of [...graph.keys()].sort()) {
+    if (index.has(start)) continue;
+    const work: { node: string; edge: number }[] = [{ node: start, edge: 0 }];
+    index.set(start, index.size);
+    low.set(start, index.get(start)!);
+    stack.push(start);
+    onStack.add(start);
+    while (work.length > 0) {
+      const top = work[work.length - 1]!;
+      const edges = next(top.node);
+      if (top.edge < edges.length) {
+        const to = edges[top.edge++]!;
+        if (!index.has(to)) {
+          index.set(to, index.size);
+          low.set(to, index.get(to)!);
+          stack.push(to);
+          onStack.add(to);
+          work.push({ node: to, edge: 0 });
+        } else if (onStack.has(to)) {
+          low.set(top.node, Math.min(low.get(top.node)!, index.get(to)!));
+        }
+        continue;
+      }
+      work.pop();
+      const parent = work[work.length - 1];
+      if (parent !== undefined) {
+        low.set(parent.node, Math.min(low.get(parent.node)!, low.get(top.node)!));
+      }
+      if (low.get(top.node) === index.get(top.node)) {
+        const group: string[] = [];
+        let member: string;
+        do {
+          member = stack.pop()!;
+          onStack.delete(member);
+          group.push(member);
+        } while (member !== top.node);
+        if (group.length > 1 || next(top.node).includes(top.node)) groups.push(group);
+      }
+    }
+  }
+  return groups.map((group) => cycleThrough(group, next)).sort((a, b) =>
+    a.join(" ") < b.join(" ") ? -1 : 1
+  );
+}
+
+/** A path through one strongly connected group, from its first module (sorted) back to it. */
+function cycleThrough(group: string[], next: (node: string) => readonly string[]): string[] {
+  const members = new Set(group);
+  const start = [...group].sort()[0]!;
+  // Breadth-first from start's successors inside the group, back to start: the shortest cycle.
+  const from = new Map<string, string>();
+  const queue = [start];
+  for (let i = 0; i < queue.length; i++) {
+    const node = queue[i]!;
+    for (const to of next(node)) {
+      if (!members.has(to)) continue;
+      if (to === start) {
+        const path = [start];
+        for (let at = node; at !== start; at = from.get(at)!) path.push(at);
+        return [start, ...path.slice(1).reverse(), start];
+      }
+      if (!from.has(to)) {
+        from.set(to, node);
+        queue.push(to);
+      }
+    }
+  }
+  return [start, start];
+}
+
+/** The most lines a `lib/` file may have unless its module header says why it reads better whole. */
+export const MAX_FILE_LINES = 600;
+
+/** The words a module header uses to say why a file over {@link MAX_FILE_LINES} lines stays whole. */
+export const WHOLE_FILE_MARKER = "One file:";
+
+/**
+ * Whether a long module keeps the size rule: at most {@link MAX_FILE_LINES}
+ * lines, or a first doc comment holding {@link WHOLE_FILE_MARKER} and a reason.
+ *
+ * @param source The module's text.
+ * @returns `undefined` when it keeps the rule, else what is wrong.
+ */
+export function sizeProblem(source: string): string | undefined {
+  const lines = source.split("\n").length - (source.endsWith("\n") ? 1 : 0);
+  if (lines <= MAX_FILE_LINES) return undefined;
+  const header = /^\s*\/\*\*([\s\S]*?)\*\//.exec(source)?.[1] ?? "";
+  const why = header.slice(header.indexOf(WHOLE_FILE_MARKER) + WHOLE_FILE_MARKER.length);
+  if (header.includes(WHOLE_FILE_MARKER) && /\w{3}/.test(why.split("\n")[0] ?? "")) {
+    return undefined;
+  }
+  return `${lines} lines, over ${MAX_FILE_LINES}, and its header does not say "${WHOLE_FILE_MARKER} <why>"`;
+}

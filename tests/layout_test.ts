@@ -7,8 +7,12 @@ import {
   AUDIENCES,
   codeOnly,
   ENTRIES,
+  importCycles,
   importProblems,
   importSpecifiers,
+  joinPath,
+  MAX_FILE_LINES,
+  sizeProblem,
 } from "./_layout.ts";
 import { fc, runs } from "./_fc.ts";
 
@@ -49,6 +53,96 @@ describe("lib/ grouped by audience", () => {
       importProblems(path, readFileSync(join(ROOT, path), "utf8"), isFile)
     );
     assert.deepEqual(problems, []);
+  });
+});
+
+describe("lib/ has walls", () => {
+  it("no import cycle among lib/ files, type imports included", () => {
+    const graph = new Map<string, string[]>();
+    for (const path of ["mod.ts", ...libFiles()]) {
+      const dir = path.includes("/") ? path.slice(0, path.lastIndexOf("/")) : "";
+      graph.set(
+        path,
+        importSpecifiers(readFileSync(join(ROOT, path), "utf8"))
+          .filter((s) => s.startsWith("./") || s.startsWith("../"))
+          .map((s) => joinPath(dir, s)),
+      );
+    }
+    assert.deepEqual(importCycles(graph).map((cycle) => cycle.join(" -> ")), []);
+  });
+
+  it(`no lib/ file over ${MAX_FILE_LINES} lines unless its header says why it reads better whole`, () => {
+    const problems = libFiles().flatMap((path) => {
+      const problem = sizeProblem(readFileSync(join(ROOT, path), "utf8"));
+      return problem === undefined ? [] : [`${path}: ${problem}`];
+    });
+    assert.deepEqual(problems, []);
+  });
+});
+
+describe("importCycles and sizeProblem", () => {
+  it("finds each cycle once, as a path whose ends agree, and none in a tree", () => {
+    const graph = new Map([
+      ["a", ["b", "d"]],
+      ["b", ["c"]],
+      ["c", ["a"]],
+      ["d", ["e"]],
+      ["e", []],
+      ["f", ["f"]],
+    ]);
+    assert.deepEqual(importCycles(graph), [["a", "b", "c", "a"], ["f", "f"]]);
+    assert.deepEqual(importCycles(new Map([["a", ["b"]], ["b", ["c"]]])), []);
+  });
+
+  it("agrees with a reachability reference on random graphs, and every reported path is a cycle", () => {
+    const nodes = ["a", "b", "c", "d", "e", "f"];
+    const graphs = fc.array(fc.tuple(fc.constantFrom(...nodes), fc.constantFrom(...nodes)), {
+      maxLength: 14,
+    }).map((edges) => {
+      const graph = new Map<string, string[]>(nodes.map((n) => [n, []]));
+      for (const [from, to] of edges) graph.get(from)!.push(to);
+      return graph;
+    });
+    fc.assert(
+      fc.property(graphs, (graph) => {
+        const reaches = (from: string, to: string): boolean => {
+          const seen = new Set<string>();
+          const todo = [...graph.get(from)!];
+          while (todo.length > 0) {
+            const n = todo.pop()!;
+            if (n === to) return true;
+            if (seen.has(n)) continue;
+            seen.add(n);
+            todo.push(...graph.get(n)!);
+          }
+          return false;
+        };
+        const cycles = importCycles(graph);
+        const onCycle = new Set(cycles.flat());
+        for (const n of nodes) assert.equal(onCycle.has(n), reaches(n, n), n);
+        for (const cycle of cycles) {
+          assert.equal(cycle[0], cycle[cycle.length - 1]);
+          for (let i = 0; i + 1 < cycle.length; i++) {
+            assert.ok(graph.get(cycle[i]!)!.includes(cycle[i + 1]!));
+          }
+        }
+      }),
+      runs(300),
+    );
+  });
+
+  it("lets a long file pass only with a reason in its header", () => {
+    const body = "const x = 1;\n".repeat(MAX_FILE_LINES);
+    assert.equal(
+      sizeProblem("/** A. */\n" + "const x = 1;\n".repeat(MAX_FILE_LINES - 1)),
+      undefined,
+    );
+    assert.match(sizeProblem("/** A. */\n" + body)!, /^601 lines, over 600/);
+    assert.match(sizeProblem("/**\n * A.\n * One file:\n */\n" + body)!, /over 600/);
+    assert.equal(
+      sizeProblem("/**\n * A.\n *\n * One file: the grammar reads as one table.\n */\n" + body),
+      undefined,
+    );
   });
 });
 
