@@ -82,12 +82,8 @@ export interface SkillToolContext {
    * The skills: a list, a map by name, or a loader returning `undefined` for an unknown name.
    * A loader is only asked for names made of `/`-separated segments that start with a letter or
    * digit (never `..`, an absolute path or a control character), and its answer is used only when
-   * the bundle's `name` is the name asked for.
-  if (isBundleSource(skills)) {
-    // A discovery result looks names up in its own map; the same rule holds for its answer.
-    const bundle = skills.bundle(name) ?? undefined;
-    return bundle?.name === name ? bundle : undefined;
-  }
+   * the bundle's `name` is the name asked for. A {@linkcode SkillBundleSource} (a discovery
+   * result) looks names up itself, and its answer is held to the same rule.
    */
   readonly skills:
     | Iterable<SkillBundle>
