@@ -43,14 +43,15 @@ export type {
   SkillInclude,
   ToolOverrides,
 } from "./lib/core/skill.ts";
-export { computeCapabilitySummary, resolveTools, SkillResolver } from "./lib/core/resolve.ts";
+export { resolveTools, SkillResolver } from "./lib/core/resolve.ts";
+export { computeCapabilitySummary } from "./lib/core/resolved_tools.ts";
 export type {
   CapabilitySummary,
   ResolvedToolEntry,
   ResolvedToolKind,
   ResolvedTools,
-  SkillLookup,
-} from "./lib/core/resolve.ts";
+} from "./lib/core/resolved_tools.ts";
+export type { SkillLookup } from "./lib/core/resolve.ts";
 export {
   classifyResource,
   effectiveClass,

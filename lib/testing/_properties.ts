@@ -9,7 +9,7 @@ import { SkillsetError } from "../core/errors.ts";
 import fc from "fast-check";
 import assert from "node:assert/strict";
 import type { SafetyFlags } from "../core/gate.ts";
-import type { ResolvedToolEntry } from "../core/resolve.ts";
+import type { ResolvedToolEntry } from "../core/resolved_tools.ts";
 import type { Skill } from "../core/skill.ts";
 import {
   catalogArbitrary,

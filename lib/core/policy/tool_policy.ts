@@ -19,7 +19,7 @@
  */
 import { quoteShort } from "../_text.ts";
 import { OrderedMap } from "../ordered_map.ts";
-import type { ResolvedTools } from "../resolve.ts";
+import type { ResolvedTools } from "../resolved_tools.ts";
 import { compileGlob } from "./_glob.ts";
 import {
   type AllowedToolEntry,
