@@ -43,14 +43,15 @@ export type {
   SkillInclude,
   ToolOverrides,
 } from "./lib/core/skill.ts";
-export { computeCapabilitySummary, resolveTools, SkillResolver } from "./lib/core/resolve.ts";
+export { resolveTools, SkillResolver } from "./lib/core/resolve.ts";
+export { computeCapabilitySummary } from "./lib/core/resolved_tools.ts";
 export type {
   CapabilitySummary,
   ResolvedToolEntry,
   ResolvedToolKind,
   ResolvedTools,
-  SkillLookup,
-} from "./lib/core/resolve.ts";
+} from "./lib/core/resolved_tools.ts";
+export type { SkillLookup } from "./lib/core/resolve.ts";
 export {
   classifyResource,
   effectiveClass,
@@ -151,34 +152,34 @@ export {
 export type { Envelope, ParsedEnvelope, ResourceReadFields } from "./lib/core/envelope.ts";
 export { escapeControls, escapeControlsKeepingLines, quoteShort } from "./lib/core/_text.ts";
 export { decodeBase64, encodeBase64 } from "./lib/core/base64.ts";
+export { findSkillBundle, handleSkillTool } from "./lib/core/skill_tool.ts";
 export {
   DEFAULT_TOOL_BUDGET,
-  findSkillBundle,
-  handleSkillSearchTool,
-  handleSkillTool,
-  MAX_SEARCH_LIMIT,
-  MAX_SEARCH_QUERY,
-  parseSkillToolInput,
-  skillSearchToolDefinition,
   skillToolDefinition,
   skillTools,
-  toAnthropicTool,
-  toMcpTool,
-  toOpenAITool,
-} from "./lib/core/skill_tool.ts";
+} from "./lib/core/skill_tool_definition.ts";
+export {
+  handleSkillSearchTool,
+  MAX_SEARCH_LIMIT,
+  MAX_SEARCH_QUERY,
+  skillSearchToolDefinition,
+} from "./lib/core/skill_search_tool.ts";
+export { parseSkillToolInput } from "./lib/core/skill_tool_input.ts";
+export { toAnthropicTool, toMcpTool, toOpenAITool } from "./lib/core/tool_format.ts";
 export type {
   JsonSchema,
-  SkillBundleSource,
-  SkillSearchInput,
   SkillSearchToolDefinition,
-  SkillSummary,
-  SkillToolContext,
   SkillToolDefinition,
-  SkillToolInput,
-  SkillToolOptions,
   SkillToolResult,
+} from "./lib/core/tool_format.ts";
+export type { SkillSearchInput } from "./lib/core/skill_search_tool.ts";
+export type {
+  SkillSummary,
+  SkillToolOptions,
   SkillTools,
-} from "./lib/core/skill_tool.ts";
+} from "./lib/core/skill_tool_definition.ts";
+export type { SkillToolInput } from "./lib/core/skill_tool_input.ts";
+export type { SkillBundleSource, SkillToolContext } from "./lib/core/skill_tool.ts";
 export {
   createSkillIndex,
   DEFAULT_SEARCH_LIMIT,

@@ -26,26 +26,26 @@ export {
 export type { CatalogOptions, GeneratedBundle, GeneratedCatalog } from "./testing/_arbitraries.ts";
 export { referenceNormalize, referenceResolve, referenceWriteLog } from "./testing/_reference.ts";
 export type { ReferenceLookup } from "./testing/_reference.ts";
-export {
-  assertGateInvariants,
-  assertResolverInvariants,
-  gateProperties,
-  InvariantViolationError,
-  resolverProperties,
-} from "./testing/_properties.ts";
+export { assertResolverInvariants, resolverProperties } from "./testing/_resolver_properties.ts";
+export type {
+  ResolverProperty,
+  ResolverResult,
+  ResolverUnderTest,
+} from "./testing/_resolver_properties.ts";
+export { assertGateInvariants, gateProperties } from "./testing/_gate_properties.ts";
 export type {
   GateOperationKind,
   GateProperty,
   GateRequest,
   GateUnderTest,
   GateVerdict,
+} from "./testing/_gate_properties.ts";
+export { InvariantViolationError } from "./testing/_invariants.ts";
+export type {
   InvariantFailure,
   InvariantOptions,
   InvariantProperty,
-  ResolverProperty,
-  ResolverResult,
-  ResolverUnderTest,
-} from "./testing/_properties.ts";
+} from "./testing/_invariants.ts";
 export {
   assertToolPolicyInvariants,
   referenceCovers,

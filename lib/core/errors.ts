@@ -16,7 +16,7 @@
  * import { assert } from "./_assert.ts";
  *
  * const e: unknown = new SkillFolderError("/srv/skills/pdf", "pdf");
- * assert.ok(e instanceof SkillsetError);
+ * if (!(e instanceof SkillsetError)) throw new Error("not a SkillsetError");
  * assert.equal(e.code, "NO_SUCH_FOLDER");
  * ```
  */

@@ -9,7 +9,7 @@
  * @module
  */
 import { SkillCycleError, SkillResolutionError } from "../core/errors.ts";
-import type { ResolvedToolEntry } from "../core/resolve.ts";
+import type { ResolvedToolEntry } from "../core/resolved_tools.ts";
 import type { Skill } from "../core/skill.ts";
 
 /** A lookup the reference accepts: a map or a function of the skill name. */

@@ -18,7 +18,7 @@ import type {
   ToolTrust,
   ToolVerdict,
 } from "../core/policy/tool_policy.ts";
-import { check, type InvariantOptions, type InvariantProperty, law } from "./_properties.ts";
+import { check, type InvariantOptions, type InvariantProperty, law } from "./_invariants.ts";
 
 /**
  * A fast-check arbitrary (`fc.Arbitrary` of the `fast-check` peer dependency).

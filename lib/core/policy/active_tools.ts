@@ -6,12 +6,8 @@
  */
 import { SkillResolutionError } from "../errors.ts";
 import { adopt } from "../ordered_map.ts";
-import {
-  type ResolvedToolEntry,
-  type ResolvedTools,
-  resolveTools,
-  type SkillLookup,
-} from "../resolve.ts";
+import { resolveTools, type SkillLookup } from "../resolve.ts";
+import type { ResolvedToolEntry, ResolvedTools } from "../resolved_tools.ts";
 import type { Skill } from "../skill.ts";
 
 /**

@@ -21,6 +21,7 @@
 import { tokenize } from "./tokenize.ts";
 import { stem } from "./stem.ts";
 import { localizedDescription } from "../skill_catalog.ts";
+import { siftDown, siftUp } from "./_top_k.ts";
 
 /** A skill as the index reads it: plain data, or a bundle (`createBundle`, `loadSkillFolder`). */
 export type IndexableSkill =
@@ -577,47 +578,4 @@ function checkStatistics(s: SkillIndexStatistics): SkillIndexStatistics {
       headings: a.headings,
     }),
   });
-}
-
-/** Whether heap entry `i` is worse than entry `j` (lower score; same score, later name). */
-function worse(
-  skill: Int32Array,
-  score: Float64Array,
-  order: Int32Array,
-  i: number,
-  j: number,
-): boolean {
-  return score[i]! < score[j]! ||
-    (score[i] === score[j] && order[skill[i]!]! > order[skill[j]!]!);
-}
-
-function swap(skill: Int32Array, score: Float64Array, i: number, j: number): void {
-  const d = skill[i]!, s = score[i]!;
-  skill[i] = skill[j]!;
-  score[i] = score[j]!;
-  skill[j] = d;
-  score[j] = s;
-}
-
-/** The root is the worst kept: no child is worse than its parent. */
-function siftUp(skill: Int32Array, score: Float64Array, order: Int32Array, at: number): void {
-  while (at > 0) {
-    const parent = (at - 1) >> 1;
-    if (!worse(skill, score, order, at, parent)) return;
-    swap(skill, score, at, parent);
-    at = parent;
-  }
-}
-
-function siftDown(skill: Int32Array, score: Float64Array, order: Int32Array, size: number): void {
-  let at = 0;
-  for (;;) {
-    const l = 2 * at + 1, r = l + 1;
-    let worst = at;
-    if (l < size && worse(skill, score, order, l, worst)) worst = l;
-    if (r < size && worse(skill, score, order, r, worst)) worst = r;
-    if (worst === at) return;
-    swap(skill, score, at, worst);
-    at = worst;
-  }
 }

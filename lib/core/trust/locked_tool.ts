@@ -4,13 +4,9 @@
  *
  * @module
  */
-import {
-  findSkillBundle,
-  handleSkillTool,
-  parseSkillToolInput,
-  type SkillToolContext,
-  type SkillToolResult,
-} from "../skill_tool.ts";
+import { findSkillBundle, handleSkillTool, type SkillToolContext } from "../skill_tool.ts";
+import { parseSkillToolInput } from "../skill_tool_input.ts";
+import type { SkillToolResult } from "../tool_format.ts";
 import type { Lockfile } from "./lockfile.ts";
 import { skillManifest } from "./manifest.ts";
 import { describeChanges, diffFiles } from "./trust_file.ts";
