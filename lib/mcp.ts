@@ -27,10 +27,15 @@
  */
 export { McpSkillError } from "./mcp/_errors.ts";
 export type { McpSkillErrorCode } from "./mcp/_errors.ts";
-export { serveSkills, STDIO_MESSAGE_BYTES, watchSkills } from "./mcp/_serve.ts";
-export type { ServeSkillsOptions, SkillSafety, SkillServer, WatchOptions } from "./mcp/_serve.ts";
-export { cappedFetch, mcpSkillBundles, McpSkills, RESPONSE_BYTES } from "./mcp/_consume.ts";
-export type { McpSkillBundle, McpSkillBundlesOptions, McpSkillWarning } from "./mcp/_consume.ts";
+export { serveSkills } from "./mcp/_serve.ts";
+export { STDIO_MESSAGE_BYTES } from "./mcp/_serve_options.ts";
+export type { ServeSkillsOptions, SkillSafety, SkillServer } from "./mcp/_serve_options.ts";
+export { watchSkills } from "./mcp/_watch.ts";
+export type { WatchOptions } from "./mcp/_watch.ts";
+export { mcpSkillBundles, McpSkills } from "./mcp/_consume.ts";
+export type { McpSkillBundlesOptions, McpSkillWarning } from "./mcp/_consume.ts";
+export type { McpSkillBundle } from "./mcp/_remote_bundle.ts";
+export { cappedFetch, RESPONSE_BYTES } from "./mcp/_capped_fetch.ts";
 export { HTTP_DEFAULTS, isLoopbackHost, listenHttp } from "./mcp/_http.ts";
 export type { HttpListener, ListenHttpOptions } from "./mcp/_http.ts";
 // Types that the signatures above name, re-exported so users (and `deno doc`) can see them.

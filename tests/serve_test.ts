@@ -23,7 +23,7 @@ import { cli } from "./_cli.ts";
 import { discoverSkills } from "../lib/load.ts";
 import { isLoopbackHost, listenHttp, mcpSkillBundles, serveSkills } from "../lib/mcp.ts";
 import { cappedFetch } from "../lib/mcp/_consume.ts";
-import { STDIO_MESSAGE_BYTES } from "../lib/mcp/_serve.ts";
+import { STDIO_MESSAGE_BYTES } from "../lib/mcp/_serve_options.ts";
 import { resourceClassMap } from "../mod.ts";
 
 const TIME = 60_000;

@@ -21,6 +21,7 @@ import {
   effectiveClass,
   normalizeResourcePath,
   type ResourceClass,
+  type ResourceClassMap,
 } from "./resource_path.ts";
 
 /** Lines in a text page when no limit is given. */
@@ -238,6 +239,69 @@ export function readResource(
  */
 export function renderResourceRead(read: ResourceRead, nonce?: string): string {
   return renderResourceReadEnvelope(read, nonce);
+}
+
+/**
+ * The whole content of a bundled file as it was listed, for a caller that
+ * answers with a whole file at once (an MCP `resources/read`) where
+ * {@linkcode readResource} answers with pages. The file is opened once
+ * through its verified handle ({@linkcode openResource}); the gate decides on
+ * the class of the real path found at the open (a link is classified by its
+ * listed and its real path; the stricter wins); a file whose size is no
+ * longer `file.size` is `RESOURCE_CHANGED` before any byte is read, so a file
+ * that grew never costs more than its listed size. It is read in 64 KiB
+ * chunks into one buffer (a file of one chunk is one read, not copied).
+ *
+ * @param file A file of a bundle; its `path` and `size` are the listed ones.
+ * @param flags The two safety switches.
+ * @param classes The host's extra standard folders (`resourceClassMap`), for
+ *   the class of the real path.
+ * @returns Its `file.size` bytes.
+ * @throws {ExecutionError} When the gate refuses the class of the opened file.
+ * @throws {ResourceReadError} When the file cannot be opened (as
+ *   {@linkcode openResource}), or `RESOURCE_CHANGED` when its size is no
+ *   longer the listed one or it changed while it was read.
+ * @example
+ * ```ts
+ * import { memoryFile } from "./bundle.ts";
+ * import { readWholeResource } from "./read.ts";
+ * import { assert } from "./_assert.ts";
+ *
+ * const file = memoryFile("references/a.md", new TextEncoder().encode("one\ntwo\n"));
+ * assert.equal(new TextDecoder().decode(readWholeResource(file, {})), "one\ntwo\n");
+ * const font = memoryFile("canvas-fonts/a.ttf", new Uint8Array([1, 2, 3]));
+ * assert.throws(() => readWholeResource(font, {}), {
+ *   name: "ExecutionError",
+ *   message: 'Refused to read non-standard resource "canvas-fonts/a.ttf": global safety is true, skill safety is true (both must be false)',
+ * });
+ * assert.deepEqual([...readWholeResource(font, { global_safety: false, skill_safety: false })], [1, 2, 3]);
+ * ```
+ */
+export function readWholeResource(
+  file: ResourceFile,
+  flags: SafetyFlags,
+  classes?: ResourceClassMap,
+): Uint8Array {
+  const handle = openResource(file);
+  try {
+    assertAccess(file.path, effectiveClass(file.path, handle.real_path, classes), flags, "read");
+    if (handle.size !== file.size) {
+      throw new ResourceReadError(
+        "RESOURCE_CHANGED",
+        file.path,
+        `it is now ${handle.size} bytes, not the ${file.size} it was published with`,
+      );
+    }
+    // One read is the answer as it is, not copied again.
+    if (file.size <= CHUNK) return readExactly(handle, file.path, 0, file.size);
+    const out = new Uint8Array(file.size);
+    for (let total = 0; total < file.size; total += CHUNK) {
+      out.set(readExactly(handle, file.path, total, Math.min(CHUNK, file.size - total)), total);
+    }
+    return out;
+  } finally {
+    handle.close();
+  }
 }
 
 function wholeNumber(

@@ -10,6 +10,10 @@
  * synchronous core. Reading a file synchronously before it was fetched is a
  * typed error (`NOT_LOADED`), never a silent empty read.
  *
+ * This file lists and fetches ({@linkcode mcpSkillBundles},
+ * {@linkcode McpSkills}); an entry becomes a bundle in `_remote_bundle.ts`,
+ * and the HTTP response cap is `_capped_fetch.ts`.
+ *
  * @module
  */
 import { type Client, ProtocolError, SdkError, SdkErrorCode } from "@modelcontextprotocol/client";
@@ -20,13 +24,22 @@ import {
   SkillVerificationError,
 } from "@modelcontextprotocol/client/ext/skills";
 import { type ActivateOptions, activateSkill, type Activation } from "../core/activate.ts";
-import { type AgentSkillFrontmatter, validateAgentSkillFrontmatter } from "../core/agent_skill.ts";
-import type { ResourceFile, SkillBundle } from "../core/bundle.ts";
 import { mayAccess } from "../core/gate.ts";
 import { McpSkillError } from "./_errors.ts";
 import { quoteShort } from "../core/_text.ts";
 import { type ReadOptions, readResource, type ResourceRead } from "../core/read.ts";
 import { classifyResource, normalizeResourcePath } from "../core/resource_path.ts";
+import {
+  handleSkillTool,
+  parseSkillToolInput,
+  type SkillToolContext,
+  type SkillToolResult,
+} from "../core/skill_tool.ts";
+import { type LazyBundle, type McpSkillBundle, printable, remoteBundle } from "./_remote_bundle.ts";
+
+// The command line imports cappedFetch from here (lib/cli/_mcp.ts); its home is _capped_fetch.ts.
+export { cappedFetch, RESPONSE_BYTES } from "./_capped_fetch.ts";
+export type { McpSkillBundle } from "./_remote_bundle.ts";
 
 /**
  * A connected MCP client of the SDK (`Client` of `@modelcontextprotocol/client`).
@@ -34,12 +47,6 @@ import { classifyResource, normalizeResourcePath } from "../core/resource_path.t
  * @internal
  */
 type SdkClient = Client;
-import {
-  handleSkillTool,
-  parseSkillToolInput,
-  type SkillToolContext,
-  type SkillToolResult,
-} from "../core/skill_tool.ts";
 
 /** Options of {@linkcode mcpSkillBundles}. */
 export interface McpSkillBundlesOptions {
@@ -70,84 +77,8 @@ export interface McpSkillBundlesOptions {
   readonly maxMessageBytes?: number;
 }
 
-/**
- * The most bytes of one HTTP response {@linkcode cappedFetch} passes on by default (64 MiB).
- *
- * @example
- * ```ts
- * import { RESPONSE_BYTES } from "../mcp.ts";
- * import { assert } from "../core/_assert.ts";
- *
- * assert.equal(RESPONSE_BYTES, 64 * 1024 * 1024);
- * ```
- */
-export const RESPONSE_BYTES: number = 64 * 1024 * 1024;
-
-/**
- * A `fetch` for the SDK's HTTP client transport that cuts every response
- * body after `max` bytes with an error, so a server that never stops
- * sending holds at most that much, not until the request times out.
- *
- * @param max The most bytes of one response body; default {@linkcode RESPONSE_BYTES}.
- * @param inner The fetch to wrap; default `globalThis.fetch`.
- * @returns The capped fetch: pass it as the `fetch` option of `StreamableHTTPClientTransport`.
- * @example
- * ```ts
- * import { cappedFetch } from "../mcp.ts";
- * import { assert } from "../core/_assert.ts";
- *
- * const endless = () =>
- *   Promise.resolve(new Response(new ReadableStream({ pull: (c) => c.enqueue(new Uint8Array(1024)) })));
- * const response = await cappedFetch(4096, endless)("http://127.0.0.1/mcp");
- * const failed = await response.arrayBuffer().then(() => "read", (e) => e.code);
- * assert.equal(failed, "FILE_TOO_LARGE");
- * ```
- */
-export function cappedFetch(
-  max: number = RESPONSE_BYTES,
-  inner: typeof fetch = (input, init) => globalThis.fetch(input, init),
-): typeof fetch {
-  return async (input, init) => {
-    const response = await inner(input, init);
-    if (response.body === null) return response;
-    let seen = 0;
-    const cut = new TransformStream<Uint8Array, Uint8Array>({
-      transform(chunk, controller) {
-        seen += chunk.length;
-        if (seen > max) {
-          controller.error(
-            new McpSkillError(
-              "FILE_TOO_LARGE",
-              `The server's response is over the limit of ${max} bytes; cut`,
-            ),
-          );
-          return;
-        }
-        controller.enqueue(chunk);
-      },
-    });
-    return new Response(response.body.pipeThrough(cut), {
-      status: response.status,
-      statusText: response.statusText,
-      headers: response.headers,
-    });
-  };
-}
-
 /** Room for the JSON-RPC envelope around a file's content in one message. */
 const ENVELOPE_BYTES = 4096;
-
-/** A skill an MCP server serves, as a bundle. */
-export interface McpSkillBundle extends SkillBundle {
-  /** `<origin>:<skill-path>`: never equal to a local skill's name, nor to another origin's. */
-  readonly name: string;
-  /** The entry's `SKILL.md` URI. */
-  readonly uri: string;
-  /** The origin it came from. */
-  readonly origin: string;
-  /** Whether SKILL.md was fetched (so `instructions` can be read). */
-  readonly loaded: boolean;
-}
 
 /**
  * A `skills/list` entry that was not turned into a bundle, and why. Both
@@ -163,15 +94,6 @@ export interface McpSkillWarning {
 
 /** An origin label: letters, digits, `.`, `_` and `-`, starting with a letter or digit. */
 export const ORIGIN = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
-/** A segment of a skill path (`acme` in `skill://acme/refunds/SKILL.md`): one plain name. */
-const SEGMENT = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
-// deno-lint-ignore no-control-regex
-const UNPRINTABLE = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069]/g;
-
-/** `text` with control and bidirectional characters escaped as `\uXXXX`. */
-function printable(text: string): string {
-  return text.replace(UNPRINTABLE, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
-}
 
 /**
  * List the skills an MCP server serves and wrap each as a lazy
@@ -564,152 +486,11 @@ export class McpSkills {
   }
 
   #make(entry: Skill): LazyBundle | string {
-    // The SDK checked the entry; its URIs are compared in their WHATWG form, as the SDK does.
-    const canonical = new URL(entry.uri).href;
-    const root = canonical.slice(0, -"SKILL.md".length);
-    const scheme = root.indexOf("://");
-    let segments: string[];
-    try {
-      segments = root.slice(scheme < 0 ? 0 : scheme + 3).split("/").filter((s) => s !== "")
-        .map((s) => decodeURIComponent(s));
-    } catch {
-      return `Skill URI ${JSON.stringify(entry.uri)} cannot be decoded`;
-    }
-    const odd = segments.find((s) => !SEGMENT.test(s));
-    if (odd !== undefined) {
-      return `Skill path segment ${
-        JSON.stringify(odd)
-      } is not a plain name (letters, digits, ".", "_", "-"); left out`;
-    }
-    if (typeof entry.resources === "string") {
-      return `Skill ${
-        JSON.stringify(entry.uri)
-      } lists its files as "dynamic", so they cannot be verified; left out`;
-    }
-    let frontmatter: AgentSkillFrontmatter;
-    try {
-      frontmatter = validateAgentSkillFrontmatter(entry.frontmatter, segments.at(-1));
-    } catch (e) {
-      return (e as Error).message;
-    }
-    let bytes = 0;
-    for (const resource of entry.resources) bytes += resource.size;
-    if (entry.resources.length > this.#limits.files || bytes > this.#limits.bytes) {
-      return `Skill ${
-        JSON.stringify(entry.uri)
-      } lists ${entry.resources.length} files / ${bytes} ` +
-        `bytes, over the limit of ${this.#limits.files} files / ${this.#limits.bytes} bytes; left out`;
-    }
-    const files = new Map<string, { uri: string; size: number }>();
-    for (const resource of entry.resources) {
-      const uri = new URL(resource.uri).href;
-      if (!uri.startsWith(root)) continue;
-      try {
-        const path = normalizeResourcePath(
-          uri.slice(root.length).split("/").map((s: string) => decodeURIComponent(s)).join("/"),
-        );
-        files.set(path, { uri: resource.uri, size: resource.size });
-      } catch {
-        this.warn(resource.uri, "not a valid resource path; left out");
-      }
-    }
-    return new LazyBundle(
-      `${this.origin}:${segments.join("/")}`,
-      this.origin,
+    return remoteBundle(
       entry,
-      frontmatter,
-      files,
-    );
-  }
-}
-
-/** A bundle whose instructions and file bytes arrive when fetched. */
-class LazyBundle implements McpSkillBundle {
-  readonly name: string;
-  readonly origin: string;
-  readonly uri: string;
-  readonly entry: Skill;
-  readonly frontmatter: AgentSkillFrontmatter;
-  readonly files: ReadonlyMap<string, ResourceFile>;
-  readonly #uris: ReadonlyMap<string, string>;
-  readonly #bytes = new Map<string, Uint8Array>();
-  #instructions: string | undefined;
-
-  constructor(
-    name: string,
-    origin: string,
-    entry: Skill,
-    frontmatter: AgentSkillFrontmatter,
-    listed: ReadonlyMap<string, { uri: string; size: number }>,
-  ) {
-    this.name = name;
-    this.origin = origin;
-    this.uri = entry.uri;
-    this.entry = entry;
-    this.frontmatter = frontmatter;
-    const files = new Map<string, ResourceFile>();
-    const uris = new Map<string, string>();
-    for (const [path, { uri, size }] of listed) {
-      uris.set(path, uri);
-      files.set(
-        path,
-        Object.freeze({ path, size, read: (p: number, l: number) => this.#read(path, p, l) }),
-      );
-    }
-    this.files = files;
-    this.#uris = uris;
-  }
-
-  get loaded(): boolean {
-    return this.#instructions !== undefined;
-  }
-
-  get instructions(): string {
-    if (this.#instructions === undefined) {
-      throw new McpSkillError(
-        "NOT_LOADED",
-        `Skill ${JSON.stringify(this.name)} is not loaded yet: await load(${
-          JSON.stringify(this.name)
-        }) first`,
-        this.uri,
-      );
-    }
-    return this.#instructions;
-  }
-
-  has(path: string): boolean {
-    return this.#uris.has(path);
-  }
-
-  fetched(path: string): boolean {
-    return this.#bytes.has(path);
-  }
-
-  uriOf(path: string): string {
-    return this.#uris.get(path) ?? this.uri;
-  }
-
-  setInstructions(text: string): void {
-    this.#instructions = text;
-  }
-
-  setBytes(path: string, bytes: Uint8Array): void {
-    this.#bytes.set(path, bytes);
-  }
-
-  #read(path: string, position: number, length: number): Uint8Array {
-    const bytes = this.#bytes.get(path);
-    if (bytes === undefined) {
-      throw new McpSkillError(
-        "NOT_LOADED",
-        `File ${JSON.stringify(path)} of skill ${JSON.stringify(this.name)} is not fetched yet: ` +
-          `await load(${JSON.stringify(this.name)}, ${JSON.stringify(path)}) first`,
-        this.#uris.get(path),
-      );
-    }
-    return bytes.subarray(
-      Math.min(position, bytes.length),
-      Math.min(position + length, bytes.length),
+      this.origin,
+      this.#limits,
+      (uri, message) => this.warn(uri, message),
     );
   }
 }

@@ -45,12 +45,8 @@ import {
 } from "../core/trust/lockfile.ts";
 import { manifestFromEntries, type SkillManifest } from "../core/trust/manifest.ts";
 import { McpSkillError } from "./_errors.ts";
-import {
-  type McpSkillBundle,
-  mcpSkillBundles,
-  type McpSkillBundlesOptions,
-  type McpSkills,
-} from "./_consume.ts";
+import { mcpSkillBundles, type McpSkillBundlesOptions, type McpSkills } from "./_consume.ts";
+import type { McpSkillBundle } from "./_remote_bundle.ts";
 
 /**
  * The manifest of a skill an MCP server lists, from its entry's `resources`

@@ -1,0 +1,154 @@
+/**
+ * What {@linkcode serveSkills} takes and gives: its options (safety, prefix,
+ * paging, limits, the transport's message limit, the tool budget, the lock),
+ * each skill's safety, and the {@linkcode SkillServer} it returns. Kept apart
+ * from `serveSkills` so the files that publish, register tools and watch
+ * folders can name them without importing the server (no import cycle).
+ *
+ * @module
+ */
+import type { McpServer } from "@modelcontextprotocol/server";
+import type {
+  SkillCatalog,
+  SkillCatalogChanges,
+  SkillWarning,
+} from "@modelcontextprotocol/server/ext/skills";
+import type { ResourceClassMap } from "../core/resource_path.ts";
+import type { Lockfile } from "../core/trust/lockfile.ts";
+import type { LoadedSkill } from "../fs/skill_folder.ts";
+
+/**
+ * An MCP server of the SDK (`McpServer` of `@modelcontextprotocol/server`).
+ *
+ * @internal
+ */
+type SdkMcpServer = McpServer;
+
+/**
+ * The SDK's skills catalog (`SkillCatalog` of `@modelcontextprotocol/server/ext/skills`).
+ *
+ * @internal
+ */
+type SdkSkillCatalog = SkillCatalog;
+
+/**
+ * What a catalog reload changed (`SkillCatalogChanges` of the SDK's skills extension).
+ *
+ * @internal
+ */
+type SdkSkillCatalogChanges = SkillCatalogChanges;
+
+/**
+ * A warning of the SDK's skills extension (`SkillWarning`).
+ *
+ * @internal
+ */
+type SdkSkillWarning = SkillWarning;
+
+/** Each skill's safety: one value for all, or by skill name (absent means true). */
+export type SkillSafety =
+  | boolean
+  | ReadonlyMap<string, boolean>
+  | ((name: string) => boolean | undefined);
+
+/** Options of {@linkcode serveSkills}. */
+export interface ServeSkillsOptions {
+  /** The server's global safety; default true. */
+  readonly global_safety?: boolean;
+  /** Each skill's safety; default true. */
+  readonly skill_safety?: SkillSafety;
+  /** Organisational prefix: `"acme"` serves `skill://acme/<skill>/…`. */
+  readonly prefix?: string;
+  /**
+   * Extra top-level folders mapped to a standard class for every skill
+   * (`resourceClassMap`), applied when listing and again, from the real
+   * path, at read time; default none.
+   */
+  readonly resourceClasses?: ResourceClassMap;
+  /** Entries per `skills/list` and directory page; default 100. */
+  readonly pageSize?: number;
+  /** Publication limits per skill; default 512 files and 16 MiB (SEP-2640). */
+  readonly limits?: { readonly files?: number; readonly bytes?: number };
+  /**
+   * The largest message the transport carries, in bytes: the official SDK's
+   * stdio transport refuses one over 10 MiB ({@linkcode STDIO_MESSAGE_BYTES}).
+   * A file whose `resources/read` answer would not fit in one message is not
+   * published, with a warning naming it. Default: no limit (HTTP).
+   */
+  readonly maxMessageBytes?: number;
+  /** Where warnings go; default `console.warn` (stderr). */
+  readonly onWarning?: (warning: SdkSkillWarning) => void;
+  /** The server's name and version in the MCP handshake. */
+  readonly serverInfo?: { readonly name: string; readonly version: string };
+  /**
+   * The most characters of the `skill` tool's description (default 8,000;
+   * `Infinity` for none): descriptions are shortened, then skills are named
+   * only in its enum, and `skill_search` is offered beside it to find them.
+   */
+  readonly toolBudget?: number | { readonly contextTokens: number; readonly share: number };
+  /**
+   * A lockfile (or its path): a skill folder that differs from its entry, or
+   * has none, is not served (a warning names the files), checked at start
+   * and at each reload.
+   */
+  readonly lock?: Lockfile | string;
+  /** `"warn"`: serve a skill that differs from its lock entry anyway, with the warning. Default `"enforce"`. */
+  readonly lockMode?: "enforce" | "warn";
+  /** Where the lockfile's sources are relative to; default the lockfile's folder (or the working folder). */
+  readonly lockBase?: string;
+}
+
+/**
+ * The official SDK's stdio message limit (10 MiB): pass it as
+ * `maxMessageBytes` when serving (or consuming) over stdio.
+ *
+ * @example
+ * ```ts
+ * import { serveSkills, STDIO_MESSAGE_BYTES } from "../mcp.ts";
+ * import { assert } from "../core/_assert.ts";
+ *
+ * const served = await serveSkills([new URL("../../examples/skills", import.meta.url).pathname], {
+ *   maxMessageBytes: STDIO_MESSAGE_BYTES,
+ * });
+ * assert.equal(STDIO_MESSAGE_BYTES, 10 * 1024 * 1024);
+ * assert.ok(served.skills.has("pdf"));
+ * ```
+ */
+export const STDIO_MESSAGE_BYTES: number = 10 * 1024 * 1024;
+
+/** What {@linkcode serveSkills} returns. */
+export interface SkillServer {
+  /** The SDK catalog: attach it to more servers, or read its published `entries`. */
+  readonly catalog: SdkSkillCatalog;
+  /** One server with the skills extension and the `skill` tool, ready to connect. */
+  readonly server: SdkMcpServer;
+  /** The published skills by name (after the last successful load). */
+  readonly skills: ReadonlyMap<string, LoadedSkill>;
+  /**
+   * A fresh server over the same catalog: a factory for `serveStdio` and
+   * `createMcpHandler`, which build one server per connection or request.
+   */
+  createServer(): SdkMcpServer;
+  /**
+   * Load again and swap the catalog in at once. For skill folders given as
+   * paths, all or nothing: on failure the previous catalog keeps serving and
+   * the error is thrown. For a discovery (or a function that discovers),
+   * skill by skill: discovery runs again, a skill that no longer loads keeps
+   * being served in its last good version (with a warning), one whose folder
+   * is gone is dropped, and the others are unaffected. Sends
+   * `resources/list_changed` to connected servers when anything changed.
+   */
+  reload(): Promise<SdkSkillCatalogChanges>;
+}
+
+/**
+ * @param table The skill safety option.
+ * @param name A skill name.
+ * @returns The skill's safety (absent means true).
+ */
+export function skillSafety(table: SkillSafety | undefined, name: string): boolean {
+  if (table === undefined) return true;
+  if (typeof table === "boolean") return table;
+  const value = typeof table === "function" ? table(name) : table.get(name);
+  return value !== false;
+}

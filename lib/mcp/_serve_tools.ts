@@ -1,0 +1,122 @@
+/**
+ * The tools a skill server offers beside its resources: the `skill` tool
+ * (SPEC §7) and, when its description had to leave skills out,
+ * `skill_search`. Each catalog version builds its tools once
+ * ({@linkcode toolOf}); each server registers them, and a reload updates,
+ * adds or removes them.
+ *
+ * @module
+ */
+import { fromJsonSchema, type McpServer, type RegisteredTool } from "@modelcontextprotocol/server";
+import type { SkillIndex } from "../core/search/skill_index.ts";
+import { handleSkillSearchTool, handleSkillTool, skillTools } from "../core/skill_tool.ts";
+import type { LoadedSkill } from "../fs/skill_folder.ts";
+import { type ServeSkillsOptions, skillSafety } from "./_serve_options.ts";
+
+/** The `skill` tool of one catalog version: built once, the same schema object for every server. */
+export interface ToolVersion {
+  readonly description: string;
+  readonly inputSchema: ReturnType<typeof fromJsonSchema>;
+  /** `skill_search`, offered when the description had to leave skills out. */
+  readonly search?: {
+    readonly name: string;
+    readonly description: string;
+    readonly inputSchema: ReturnType<typeof fromJsonSchema>;
+    readonly index: SkillIndex;
+  };
+}
+
+/** Where the tools find the current catalog version: looked up at each call, so a reload is seen at once. */
+export interface CurrentTools {
+  readonly current: {
+    readonly skills: ReadonlyMap<string, LoadedSkill>;
+    /** The `skill` tool for these skills; `undefined` when there are none. */
+    readonly tool?: ToolVersion;
+  };
+}
+
+/**
+ * The tools of a catalog version, built once: the `skill` tool within the
+ * budget, and `skill_search` with its index when the budget left skills out.
+ */
+export function toolOf(
+  skills: ReadonlyMap<string, LoadedSkill>,
+  budget: ServeSkillsOptions["toolBudget"],
+): { tool?: ToolVersion } {
+  if (skills.size === 0) return {};
+  const set = skillTools(skills.values(), budget === undefined ? {} : { budget });
+  const schema = (definition: { readonly input_schema: unknown }) =>
+    fromJsonSchema(definition.input_schema as Record<string, unknown>);
+  const search = set.skill_search === undefined || set.search_index === undefined
+    ? undefined
+    : Object.freeze({
+      name: set.skill_search.name,
+      description: set.skill_search.description,
+      inputSchema: schema(set.skill_search),
+      index: set.search_index,
+    });
+  return {
+    tool: Object.freeze({
+      description: set.skill.description,
+      inputSchema: schema(set.skill),
+      ...(search === undefined ? {} : { search }),
+    }),
+  };
+}
+
+export function registerSkillTool(
+  server: McpServer,
+  files: CurrentTools,
+  options: ServeSkillsOptions,
+): RegisteredTool | undefined {
+  const tool = files.current.tool;
+  if (tool === undefined) return undefined;
+  const context = {
+    global_safety: options.global_safety !== false,
+    skill_safety: (name: string) => skillSafety(options.skill_safety, name),
+  };
+  return server.registerTool(
+    "skill",
+    { description: tool.description, inputSchema: tool.inputSchema },
+    (input: unknown) => {
+      const result = handleSkillTool(input, { ...context, skills: files.current.skills });
+      return { content: [{ type: "text", text: result.content }], isError: result.is_error };
+    },
+  );
+}
+
+/**
+ * Register `skill_search` on a server when the current catalog version
+ * offers it (the `skill` tool's description left skills out), update it when
+ * it stays, remove it when it no longer does. Its schema object is the
+ * version's own, so the SDK compiles it once per version, not per server.
+ */
+export function syncSearchTool(
+  server: McpServer,
+  registered: WeakMap<McpServer, RegisteredTool>,
+  files: CurrentTools,
+): void {
+  const search = files.current.tool?.search;
+  const tool = registered.get(server);
+  if (search !== undefined && tool === undefined) {
+    registered.set(
+      server,
+      server.registerTool(
+        search.name,
+        { description: search.description, inputSchema: search.inputSchema },
+        (input: unknown) => {
+          const index = files.current.tool?.search?.index;
+          const result = index === undefined
+            ? { content: "skill_search is not offered for these skills", is_error: true }
+            : handleSkillSearchTool(input, index);
+          return { content: [{ type: "text", text: result.content }], isError: result.is_error };
+        },
+      ),
+    );
+  } else if (search !== undefined && tool !== undefined) {
+    tool.update({ description: search.description, paramsSchema: search.inputSchema });
+  } else if (search === undefined && tool !== undefined) {
+    tool.remove();
+    registered.delete(server);
+  }
+}
