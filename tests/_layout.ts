@@ -228,7 +228,8 @@ export function importProblems(
  * with an explicit stack), so a long chain cannot overflow the call stack.
  *
  * @param graph Each module's imports (modules missing from the keys import nothing).
- * @returns One cycle per group, each a path `[a, b, …, a]`, sorted.
+ * @returns One cycle per group, each a path `[a, b, …, a]` from the group's first module
+ *   (in code-unit order), sorted.
  */
 export function importCycles(graph: ReadonlyMap<string, readonly string[]>): string[][] {
   const index = new Map<string, number>();
@@ -292,7 +293,7 @@ function cycleThrough(group: string[], next: (node: string) => readonly string[]
   for (let i = 0; i < queue.length; i++) {
     const node = queue[i]!;
     for (const to of next(node)) {
-      if (!members.has(to)) continue;
+      if (!members.has(to) || (to === node && group.length > 1)) continue;
       if (to === start) {
         const path = [start];
         for (let at = node; at !== start; at = from.get(at)!) path.push(at);

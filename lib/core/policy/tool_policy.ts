@@ -15,7 +15,7 @@
  * The `allowed-tools` of a skill count only when `trusted` says so (SEP-2640:
  * a skill served over MCP grants nothing unless the user approved it).
  *
- * One file past 600 lines, on purpose: nearly all of it is `ToolPolicy`, whose
+ * One file: past 600 lines on purpose, as nearly all of it is `ToolPolicy`, whose
  * compile step and `decide` share one private index (grants by tool, the
  * pattern buckets, the memo), so a split would only pass that state across
  * files; the pattern matching is due to become a shell grammar of its own.
