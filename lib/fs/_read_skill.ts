@@ -12,14 +12,7 @@ import { AgentSkillError } from "../core/errors.ts";
 import type { SafetyFlags } from "../core/gate.ts";
 import { effectiveClass, type ResourceClassMap } from "../core/resource_path.ts";
 import { gatedReferences } from "./_references.ts";
-import {
-  errorCode,
-  type Folder,
-  inside,
-  isPermissionError,
-  type ScanRoot,
-  SKILL_MD_NAMES,
-} from "./_walk.ts";
+import { errorCode, type Folder, inside, isPermissionError, type ScanRoot } from "./_walk.ts";
 import type {
   DiscoveredSkill,
   DiscoveryEntry,
@@ -32,7 +25,7 @@ import {
   type SkillDiagnostic,
   type SkillDiagnosticCode,
 } from "./skill_diagnostic.ts";
-import { MAX_SKILL_MD_BYTES } from "./skill_folder.ts";
+import { MAX_SKILL_MD_BYTES, SKILL_MD_NAMES } from "./skill_folder.ts";
 import { parseSkillMd } from "./skill_md.ts";
 
 /** A skill folder met by the scan. */

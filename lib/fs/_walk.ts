@@ -12,9 +12,7 @@
 import { basename, dirname, join, sep } from "node:path";
 import type { DiscoveryEntry, DiscoveryFileSystem } from "./discovery.ts";
 import { diagnostic, type SkillDiagnostic } from "./skill_diagnostic.ts";
-
-/** The instruction file names, in order of preference. */
-export const SKILL_MD_NAMES: readonly string[] = Object.freeze(["SKILL.md", "skill.md"]);
+import { SKILL_MD_NAMES } from "./skill_folder.ts";
 
 /** A folder waiting to be listed. */
 export interface Folder {

@@ -67,8 +67,8 @@ export type { LoadWarning } from "./_listing.ts";
 /** The largest SKILL.md the loader reads. */
 export const MAX_SKILL_MD_BYTES = 1024 * 1024;
 
-/** The instruction file names, in order of preference. */
-const SKILL_MD_NAMES = ["SKILL.md", "skill.md"] as const;
+/** The instruction file names, in order of preference (discovery looks for the same). */
+export const SKILL_MD_NAMES: readonly string[] = Object.freeze(["SKILL.md", "skill.md"]);
 
 /**
  * Find a folder's SKILL.md.
