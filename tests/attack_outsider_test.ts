@@ -34,7 +34,7 @@ import {
   type SafetyFlags,
 } from "../mod.ts";
 import { loadSkillFolder } from "../lib/load.ts";
-import { _setOpenChecks } from "../lib/fs/skill_folder.ts";
+import { _setOpenChecks } from "../lib/fs/_safe_open.ts";
 import { link, write } from "./_tree.ts";
 
 let temp = "";

@@ -58,7 +58,7 @@ import {
   verifySkills,
   writeLockfile,
 } from "../lib/load.ts";
-import { _setOpenChecks } from "../lib/fs/skill_folder.ts";
+import { _setOpenChecks } from "../lib/fs/_safe_open.ts";
 import { startChild } from "./_spawn.ts";
 
 let temp = "";

@@ -5,16 +5,7 @@
  *
  * @module
  */
-import {
-  closeSync,
-  constants,
-  fstatSync,
-  openSync,
-  readdirSync,
-  readSync,
-  type Stats,
-  statSync,
-} from "node:fs";
+import { closeSync, fstatSync, openSync, readdirSync, type Stats, statSync } from "node:fs";
 import { dirname, extname, join, resolve } from "node:path";
 import {
   type Document,
@@ -31,6 +22,7 @@ import { OrderedMap } from "../core/ordered_map.ts";
 import { isSkillName, parseSkill, type Skill } from "../core/skill.ts";
 import { parseStrictYaml, yamlData, YamlRuleError } from "./_yaml.ts";
 import { linePositions, parsePlainYaml } from "./_plain_yaml.ts";
+import { O_NOFOLLOW, READ_FLAGS, readFully } from "./_safe_open.ts";
 
 /** The largest catalog file read. */
 export const MAX_CATALOG_FILE_BYTES = 4 * 1024 * 1024;
@@ -203,10 +195,6 @@ export function parseCatalogFile(file: string): ReturnType<typeof parseCatalogTe
   return parseCatalogText(readCatalogFile(file, true), file);
 }
 
-const OPEN_FLAGS = (constants?.O_RDONLY ?? 0) | (constants?.O_NONBLOCK ?? 0) |
-  (constants?.O_NOCTTY ?? 0);
-const O_NOFOLLOW: number = constants?.O_NOFOLLOW ?? 0;
-
 function catalogError(file: string, reason: string): SkillDefinitionError {
   return new SkillDefinitionError({ skill: undefined, field: "", reason, location: { file } });
 }
@@ -243,7 +231,7 @@ export function _setCatalogAfterOpen(hook: ((file: string, fd: number) => void) 
 function readCatalogFile(file: string, followLink: boolean): string {
   let fd: number;
   try {
-    fd = openSync(file, OPEN_FLAGS | (followLink ? 0 : O_NOFOLLOW));
+    fd = openSync(file, READ_FLAGS | (followLink ? 0 : O_NOFOLLOW));
   } catch (e) {
     const code = (e as { code?: unknown }).code;
     if (code === "ENOENT" || code === "ENOTDIR") throw catalogError(file, "no such file or folder");
@@ -264,16 +252,11 @@ function readCatalogFile(file: string, followLink: boolean): string {
     const buffer = new Uint8Array(Math.min(Math.max(stat.size, 0) + 1, cap));
     let filled = 0;
     let grown = buffer;
+    // Past the size at the open, the buffer doubles up to the cap: a file that grows is read
+    // until it ends or passes the limit.
     for (;;) {
-      if (filled === grown.length) {
-        if (grown.length >= cap) break;
-        const next = new Uint8Array(Math.min(grown.length * 2, cap));
-        next.set(grown);
-        grown = next;
-      }
-      let got: number;
       try {
-        got = readSync(fd, grown, filled, grown.length - filled, filled);
+        filled = readFully(fd, grown, filled);
       } catch (e) {
         const code = (e as { code?: unknown }).code;
         throw catalogError(
@@ -281,8 +264,10 @@ function readCatalogFile(file: string, followLink: boolean): string {
           `the file cannot be read (${typeof code === "string" ? code : e})`,
         );
       }
-      if (got === 0) break;
-      filled += got;
+      if (filled < grown.length || grown.length >= cap) break;
+      const next = new Uint8Array(Math.min(grown.length * 2, cap));
+      next.set(grown);
+      grown = next;
     }
     if (filled > MAX_CATALOG_FILE_BYTES) {
       throw catalogError(

@@ -7,23 +7,14 @@
  *
  * @module
  */
-import {
-  closeSync,
-  constants,
-  type Dirent,
-  fstatSync,
-  openSync,
-  readdirSync,
-  readSync,
-  realpathSync,
-  statSync,
-} from "node:fs";
+import { type Dirent, readdirSync, statSync } from "node:fs";
 import { dirname } from "node:path";
 import type { AgentSkillFrontmatter } from "../core/agent_skill.ts";
 import { AgentSkillError } from "../core/errors.ts";
 import type { SafetyFlags } from "../core/gate.ts";
 import { type ResourceClassMap, resourceClassMap } from "../core/resource_path.ts";
 import type { HiddenSkill } from "../core/policy/requirements.ts";
+import { readRegularFile, realpath } from "./_safe_open.ts";
 import type { SkillDiagnostic } from "./skill_diagnostic.ts";
 import { type LoadedSkill, loadSkillFolder } from "./skill_folder.ts";
 
@@ -115,14 +106,6 @@ export interface NameConflict {
   readonly paths: readonly string[];
 }
 
-/** Read only, never wait, never take a terminal as the controlling one, never follow a final link. */
-const OPEN_FLAGS = constants.O_RDONLY | (constants.O_NONBLOCK ?? 0) | (constants.O_NOCTTY ?? 0) |
-  (constants.O_NOFOLLOW ?? 0);
-
-const nativeRealpath: (path: string) => string = typeof realpathSync.native === "function"
-  ? (path) => realpathSync.native(path)
-  : (path) => realpathSync(path);
-
 /**
  * The `node:fs` file system (Node, Deno and Bun). Wrap it to observe or
  * change what discovery sees.
@@ -149,25 +132,9 @@ const nativeRealpath: (path: string) => string = typeof realpathSync.native === 
  */
 export const nodeDiscoveryFileSystem: DiscoveryFileSystem = Object.freeze({
   readdir: (dir: string): Dirent[] => readdirSync(dir, { withFileTypes: true }),
-  realpath: nativeRealpath,
+  realpath,
   isDirectory: (path: string): boolean => statSync(path).isDirectory(),
-  readFile(path: string, maxBytes: number): Uint8Array {
-    const fd = openSync(path, OPEN_FLAGS);
-    try {
-      const stat = fstatSync(fd);
-      if (!stat.isFile()) throw new Error("not a regular file");
-      const buffer = new Uint8Array(Math.min(stat.size, maxBytes + 1));
-      let filled = 0;
-      while (filled < buffer.length) {
-        const got = readSync(fd, buffer, filled, buffer.length - filled, filled);
-        if (got === 0) break;
-        filled += got;
-      }
-      return buffer.subarray(0, filled);
-    } finally {
-      closeSync(fd);
-    }
-  },
+  readFile: readRegularFile,
 });
 
 /**

@@ -10,11 +10,9 @@
  */
 import {
   closeSync,
-  constants,
   fstatSync,
   fsyncSync,
   openSync,
-  readSync,
   renameSync,
   unlinkSync,
   writeSync,
@@ -43,6 +41,7 @@ import {
 } from "../core/trust/lockfile.ts";
 import { type SkillManifest, skillManifest } from "../core/trust/manifest.ts";
 import { describeChanges, MAX_TRUST_FILE_BYTES, TrustFileError } from "../core/trust/trust_file.ts";
+import { READ_FLAGS, readFully } from "./_safe_open.ts";
 import type { DiscoveredSkill, Discovery } from "./discovery.ts";
 import { Discovery as DiscoveryClass } from "./discovery.ts";
 import { diagnostic, type SkillDiagnostic } from "./skill_diagnostic.ts";
@@ -55,7 +54,6 @@ export const FILE_ORIGIN = "file";
 /** The conventional approval file name. */
 export const APPROVALS_NAME = "skills.approvals.json";
 
-const READ_FLAGS = constants.O_RDONLY | (constants.O_NONBLOCK ?? 0) | (constants.O_NOCTTY ?? 0);
 const STRICT_UTF8 = new TextDecoder("utf-8", { fatal: true });
 
 /**
@@ -87,12 +85,7 @@ export function readTrustFile(path: string): string | null {
       new TrustFileError("TOO_LARGE", path, `The file is over ${MAX_TRUST_FILE_BYTES} bytes`);
     if (stat.size > MAX_TRUST_FILE_BYTES) throw tooLarge();
     const buffer = new Uint8Array(Math.min(stat.size, MAX_TRUST_FILE_BYTES) + 1);
-    let filled = 0;
-    while (filled < buffer.length) {
-      const got = readSync(fd, buffer, filled, buffer.length - filled, filled);
-      if (got === 0) break;
-      filled += got;
-    }
+    const filled = readFully(fd, buffer);
     if (filled > stat.size) {
       throw new TrustFileError("UNREADABLE", path, "The file grew while it was being read");
     }
