@@ -1,39 +1,51 @@
 /**
- * **skillset** — resolve a skill's tool set and gate access to its bundled
- * files. Runs unchanged on Deno (also imported by URL), Bun and Node.
+ * **skillset** — the pure core: resolve a skill's tool set, gate access to
+ * its bundled files, activate and read skills, fit a catalog, decide tool
+ * calls and check trust. Web standards only, so it runs unchanged on Deno
+ * (also imported by URL), Bun and Node; the file system, MCP, the command
+ * line and the testing kit are separate entry points (`skillset/load`,
+ * `skillset/mcp`, `skillset/cli`, `skillset/testing`).
+ *
+ * The exports come in these groups, in this order:
+ *
+ * - **Resolve**: a skill's tool set, flattened: includes depth-first, first
+ *   position kept, last metadata wins, cycles reported with their path.
+ * - **Ordered map**: the persistent insertion-ordered map the resolver
+ *   returns.
+ * - **Gate and reads**: resource paths and classes, the double safety switch,
+ *   bundles, paged reads and envelopes.
+ * - **Activation and the skill tool**: Agent Skill frontmatter, activation
+ *   with its manifest, the `skill` tool for any model API.
+ * - **Catalog and search**: the prompt catalog within a budget, the search
+ *   index and the `skill_search` tool.
+ * - **Policy**: `allowed-tools` parsed and decided per call, tool
+ *   requirements.
+ * - **Trust**: the skill digest, lockfiles, approvals, pinned bundles and the
+ *   locked skill tool.
+ * - **Errors**: one family: every error extends `SkillsetError` and has a
+ *   documented `code`.
  *
  * ```ts
- * import { OrderedMap } from "./mod.ts";
+ * import { createBundle, handleSkillTool, OrderedMap } from "./mod.ts";
  * import { assert } from "./lib/core/_assert.ts";
  *
  * const m = OrderedMap.from([["read", 1], ["write", 2], ["read", 3]]);
  * assert.deepEqual(m.toArray(), [["read", 3], ["write", 2]]);
+ *
+ * const pdf = createBundle({
+ *   frontmatter: { name: "pdf", description: "Fill in PDF forms" },
+ *   instructions: "Read references/forms.md first.",
+ *   files: { "references/forms.md": "# Forms", "notes/private.md": "gated" },
+ * });
+ * const read = handleSkillTool({ skill: "pdf", resource: "references/forms.md" }, { skills: [pdf] });
+ * assert.equal(read.is_error, false);
+ * const gated = handleSkillTool({ skill: "pdf", resource: "notes/private.md" }, { skills: [pdf] });
+ * assert.equal(gated.is_error, true);
  * ```
  *
  * @module
  */
-export { OrderedMap, OrderedMapBuilder } from "./lib/core/ordered_map.ts";
-export {
-  AgentSkillError,
-  ExecutionError,
-  formatLocation,
-  InvalidResourcePathError,
-  ResourceNotFoundError,
-  ResourceReadError,
-  SkillCycleError,
-  SkillDefinitionError,
-  SkillFolderError,
-  SkillResolutionError,
-  SkillsetError,
-  withoutLocation,
-} from "./lib/core/errors.ts";
-export type {
-  GateOperation,
-  ResourceReadCode,
-  SkillFolderCode,
-  SkillResolutionCode,
-  SourceLocation,
-} from "./lib/core/errors.ts";
+// ── Resolve ───────────────────────────────────────────────────────────────────
 export { formatFieldPath, includeName, isSkillName, parseSkill } from "./lib/core/skill.ts";
 export type {
   InlineTool,
@@ -44,6 +56,7 @@ export type {
   ToolOverrides,
 } from "./lib/core/skill.ts";
 export { resolveTools, SkillResolver } from "./lib/core/resolve.ts";
+export type { SkillLookup } from "./lib/core/resolve.ts";
 export { computeCapabilitySummary } from "./lib/core/resolved_tools.ts";
 export type {
   CapabilitySummary,
@@ -51,7 +64,13 @@ export type {
   ResolvedToolKind,
   ResolvedTools,
 } from "./lib/core/resolved_tools.ts";
-export type { SkillLookup } from "./lib/core/resolve.ts";
+export { includeGraph } from "./lib/core/include_graph.ts";
+export type { GraphEdge, GraphNode, IncludeGraph } from "./lib/core/include_graph.ts";
+
+// ── Ordered map ───────────────────────────────────────────────────────────────
+export { OrderedMap, OrderedMapBuilder } from "./lib/core/ordered_map.ts";
+
+// ── Gate and reads ────────────────────────────────────────────────────────────
 export {
   classifyResource,
   effectiveClass,
@@ -66,20 +85,119 @@ export type {
 } from "./lib/core/resource_path.ts";
 export { assertAccess, decideAccess, isGateOpen, mayAccess } from "./lib/core/gate.ts";
 export type { SafetyFlags } from "./lib/core/gate.ts";
+export { createBundle, memoryFile, openResource } from "./lib/core/bundle.ts";
+export type { BundleInput, ResourceFile, ResourceHandle, SkillBundle } from "./lib/core/bundle.ts";
+export { mediaTypeOf } from "./lib/core/media_type.ts";
+export {
+  DEFAULT_BYTE_LIMIT,
+  DEFAULT_LINE_LIMIT,
+  DEFAULT_MAX_PAGE_BYTES,
+  MIN_PAGE_BYTES,
+  readResource,
+  renderResourceRead,
+} from "./lib/core/read.ts";
+export type { ReadOptions, ResourceRead } from "./lib/core/read.ts";
+export {
+  EnvelopeError,
+  newNonce,
+  parseEnvelope,
+  parseResourceReadEnvelope,
+  renderEnvelope,
+  renderResourceReadEnvelope,
+  RESOURCE_READ_MARKER,
+} from "./lib/core/envelope.ts";
+export type { Envelope, ParsedEnvelope, ResourceReadFields } from "./lib/core/envelope.ts";
+export { decodeBase64, encodeBase64 } from "./lib/core/base64.ts";
+export { escapeControls } from "./lib/core/_text.ts";
+
+// ── Activation and the skill tool ─────────────────────────────────────────────
+export {
+  agentSkillNameProblem,
+  allowedTools,
+  validateAgentSkillFrontmatter,
+} from "./lib/core/agent_skill.ts";
+export type { AgentSkillFrontmatter } from "./lib/core/agent_skill.ts";
+export {
+  activateSkill,
+  DEFAULT_MAX_MANIFEST_ENTRIES,
+  renderActivation,
+} from "./lib/core/activate.ts";
+export type {
+  ActivateOptions,
+  Activation,
+  ActivationTools,
+  ManifestEntry,
+  ManifestOmissions,
+  ResourceManifest,
+} from "./lib/core/activate.ts";
+export { handleSkillTool } from "./lib/core/skill_tool.ts";
+export type { SkillBundleSource, SkillToolContext } from "./lib/core/skill_tool.ts";
+export {
+  DEFAULT_TOOL_BUDGET,
+  skillToolDefinition,
+  skillTools,
+} from "./lib/core/skill_tool_definition.ts";
+export type {
+  SkillSummary,
+  SkillToolOptions,
+  SkillTools,
+} from "./lib/core/skill_tool_definition.ts";
+export { parseSkillToolInput } from "./lib/core/skill_tool_input.ts";
+export type { SkillToolInput } from "./lib/core/skill_tool_input.ts";
+export { toAnthropicTool, toMcpTool, toOpenAITool } from "./lib/core/tool_format.ts";
+export type {
+  JsonSchema,
+  SkillSearchToolDefinition,
+  SkillToolDefinition,
+  SkillToolResult,
+} from "./lib/core/tool_format.ts";
+
+// ── Catalog and search ────────────────────────────────────────────────────────
+export {
+  budgetInCharacters,
+  CHARS_PER_TOKEN,
+  DEFAULT_DESCRIPTION_FLOOR,
+  fitSkillCatalog,
+  localizedDescription,
+  renderSkillCatalog,
+} from "./lib/core/skill_catalog.ts";
+export type {
+  CatalogBudget,
+  CatalogSkill,
+  FittedSkillCatalog,
+  SkillCatalogOptions,
+  SkillRank,
+} from "./lib/core/skill_catalog.ts";
+export {
+  createSkillIndex,
+  DEFAULT_SEARCH_LIMIT,
+  searchSkills,
+  SkillIndex,
+} from "./lib/core/search/skill_index.ts";
+export type {
+  IndexableSkill,
+  SearchOptions,
+  SkillIndexOptions,
+  SkillIndexStatistics,
+  SkillSearchResult,
+} from "./lib/core/search/skill_index.ts";
+export { STOP_WORDS, tokenize } from "./lib/core/search/tokenize.ts";
+export {
+  handleSkillSearchTool,
+  MAX_SEARCH_LIMIT,
+  MAX_SEARCH_QUERY,
+  skillSearchToolDefinition,
+} from "./lib/core/skill_search_tool.ts";
+export type { SkillSearchInput } from "./lib/core/skill_search_tool.ts";
+
+// ── Policy ────────────────────────────────────────────────────────────────────
 export {
   AllowedToolsError,
-  callSubject,
-  compilePattern,
   formatAllowedTools,
-  formatEntry,
   matchesAllowedTool,
   parseAllowedTools,
 } from "./lib/core/policy/allowed_tools.ts";
-export type {
-  AllowedToolEntry,
-  AllowedToolsErrorCode,
-  PatternMatcher,
-} from "./lib/core/policy/allowed_tools.ts";
+export type { AllowedToolEntry, AllowedToolsErrorCode } from "./lib/core/policy/allowed_tools.ts";
 export {
   compileToolPolicy,
   decideToolCall,
@@ -108,141 +226,31 @@ export type {
   SkillAvailability,
   ToolRequirements,
 } from "./lib/core/policy/requirements.ts";
+
+// ── Trust ─────────────────────────────────────────────────────────────────────
 export {
-  agentSkillNameProblem,
-  allowedTools,
-  validateAgentSkillFrontmatter,
-} from "./lib/core/agent_skill.ts";
-export type { AgentSkillFrontmatter } from "./lib/core/agent_skill.ts";
-export { createBundle, memoryFile, openResource } from "./lib/core/bundle.ts";
-export type { BundleInput, ResourceFile, ResourceHandle, SkillBundle } from "./lib/core/bundle.ts";
-export { mediaTypeOf } from "./lib/core/media_type.ts";
-export {
-  activateSkill,
-  DEFAULT_MAX_MANIFEST_ENTRIES,
-  renderActivation,
-} from "./lib/core/activate.ts";
-export type {
-  ActivateOptions,
-  Activation,
-  ActivationTools,
-  ManifestEntry,
-  ManifestOmissions,
-  ResourceManifest,
-} from "./lib/core/activate.ts";
-export {
-  DEFAULT_BYTE_LIMIT,
-  DEFAULT_LINE_LIMIT,
-  DEFAULT_MAX_PAGE_BYTES,
-  MIN_PAGE_BYTES,
-  readResource,
-  renderResourceRead,
-} from "./lib/core/read.ts";
-export type { ReadOptions, ResourceRead } from "./lib/core/read.ts";
-export {
-  EnvelopeError,
-  newNonce,
-  parseEnvelope,
-  parseResourceReadEnvelope,
-  renderEnvelope,
-  renderResourceReadEnvelope,
-  RESOURCE_READ_MARKER,
-  utf8Length,
-} from "./lib/core/envelope.ts";
-export type { Envelope, ParsedEnvelope, ResourceReadFields } from "./lib/core/envelope.ts";
-export { escapeControls, escapeControlsKeepingLines, quoteShort } from "./lib/core/_text.ts";
-export { decodeBase64, encodeBase64 } from "./lib/core/base64.ts";
-export { findSkillBundle, handleSkillTool } from "./lib/core/skill_tool.ts";
-export {
-  DEFAULT_TOOL_BUDGET,
-  skillToolDefinition,
-  skillTools,
-} from "./lib/core/skill_tool_definition.ts";
-export {
-  handleSkillSearchTool,
-  MAX_SEARCH_LIMIT,
-  MAX_SEARCH_QUERY,
-  skillSearchToolDefinition,
-} from "./lib/core/skill_search_tool.ts";
-export { parseSkillToolInput } from "./lib/core/skill_tool_input.ts";
-export { toAnthropicTool, toMcpTool, toOpenAITool } from "./lib/core/tool_format.ts";
-export type {
-  JsonSchema,
-  SkillSearchToolDefinition,
-  SkillToolDefinition,
-  SkillToolResult,
-} from "./lib/core/tool_format.ts";
-export type { SkillSearchInput } from "./lib/core/skill_search_tool.ts";
-export type {
-  SkillSummary,
-  SkillToolOptions,
-  SkillTools,
-} from "./lib/core/skill_tool_definition.ts";
-export type { SkillToolInput } from "./lib/core/skill_tool_input.ts";
-export type { SkillBundleSource, SkillToolContext } from "./lib/core/skill_tool.ts";
-export {
-  createSkillIndex,
-  DEFAULT_SEARCH_LIMIT,
-  searchSkills,
-  SkillIndex,
-} from "./lib/core/search/skill_index.ts";
-export type {
-  IndexableSkill,
-  SearchOptions,
-  SkillIndexOptions,
-  SkillIndexStatistics,
-  SkillSearchResult,
-} from "./lib/core/search/skill_index.ts";
-export { STOP_WORDS, tokenize } from "./lib/core/search/tokenize.ts";
-export { includeGraph } from "./lib/core/include_graph.ts";
-export type { GraphEdge, GraphNode, IncludeGraph } from "./lib/core/include_graph.ts";
-export {
-  budgetInCharacters,
-  CHARS_PER_TOKEN,
-  DEFAULT_DESCRIPTION_FLOOR,
-  fitSkillCatalog,
-  localizedDescription,
-  renderSkillCatalog,
-} from "./lib/core/skill_catalog.ts";
-export type {
-  CatalogBudget,
-  CatalogSkill,
-  FittedSkillCatalog,
-  SkillCatalogOptions,
-  SkillRank,
-} from "./lib/core/skill_catalog.ts";
-export {
-  canonicalJson,
   canonicalManifest,
   DIGEST_PATTERN,
   frontmatterDigest,
-  hexDigest,
   isDigest,
   sha256Digest,
   skillDigest,
 } from "./lib/core/trust/digest.ts";
 export type { FileDigest } from "./lib/core/trust/digest.ts";
-export {
-  HASH_PAGE_BYTES,
-  HASH_WHOLE_BYTES,
-  hashResource,
-  manifestFromEntries,
-  skillManifest,
-} from "./lib/core/trust/manifest.ts";
+export { hashResource, skillManifest } from "./lib/core/trust/manifest.ts";
 export type {
   ManifestView,
   SkillManifest,
   SkillManifestOptions,
 } from "./lib/core/trust/manifest.ts";
-export { diffFiles, MAX_TRUST_FILE_BYTES, TrustFileError } from "./lib/core/trust/trust_file.ts";
-export type { FileChange, TrustFileCode } from "./lib/core/trust/trust_file.ts";
+export { MAX_TRUST_FILE_BYTES, TrustFileError } from "./lib/core/trust/trust_file.ts";
+export type { TrustFileCode } from "./lib/core/trust/trust_file.ts";
 export {
   compareLock,
   createLockfile,
   lockEntry,
   LOCKFILE_NAME,
   LOCKFILE_VERSION,
-  lockKey,
   parseLockfile,
   renderLockfile,
 } from "./lib/core/trust/lockfile.ts";
@@ -262,9 +270,31 @@ export {
   renderApprovals,
 } from "./lib/core/trust/approval.ts";
 export type { ApprovalDecision, ApprovalRecord, ApprovalStore } from "./lib/core/trust/approval.ts";
+export { pinBundle } from "./lib/core/trust/pin.ts";
 export { handleLockedSkillTool } from "./lib/core/trust/locked_tool.ts";
 export type {
   LockedSkillToolContext,
   LockedSkillToolResult,
 } from "./lib/core/trust/locked_tool.ts";
-export { pinBundle } from "./lib/core/trust/pin.ts";
+
+// ── Errors ────────────────────────────────────────────────────────────────────
+export {
+  AgentSkillError,
+  ExecutionError,
+  formatLocation,
+  InvalidResourcePathError,
+  ResourceNotFoundError,
+  ResourceReadError,
+  SkillCycleError,
+  SkillDefinitionError,
+  SkillFolderError,
+  SkillResolutionError,
+  SkillsetError,
+} from "./lib/core/errors.ts";
+export type {
+  GateOperation,
+  ResourceReadCode,
+  SkillFolderCode,
+  SkillResolutionCode,
+  SourceLocation,
+} from "./lib/core/errors.ts";

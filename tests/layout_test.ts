@@ -80,6 +80,26 @@ describe("lib/ has walls", () => {
   });
 });
 
+describe("mod.ts is a table of contents", () => {
+  it("its module doc names the export groups, in the order the export blocks stand", () => {
+    const source = readFileSync(join(ROOT, "mod.ts"), "utf8");
+    const doc = /^\/\*\*([\s\S]*?)\*\//.exec(source)![1]!;
+    const inDoc = [...doc.matchAll(/^ \* - \*\*([^*]+)\*\*:/gm)].map((m) => m[1]!);
+    const blocks = [...source.matchAll(/^\/\/ ── (.+?) ─+$/gm)].map((m) => m[1]!);
+    assert.ok(inDoc.length >= 7, `only ${inDoc.length} groups`);
+    assert.deepEqual(blocks, inDoc);
+  });
+
+  it("holds only its module doc, group headings and re-exports of lib/core files", () => {
+    const source = readFileSync(join(ROOT, "mod.ts"), "utf8");
+    const code = source.replace(/^\/\*\*[\s\S]*?\*\/\n/, "").replace(/^\/\/ ── .*\n/gm, "");
+    const statements = code.split(/;\n/).map((s) => s.trim()).filter((s) => s !== "");
+    for (const statement of statements) {
+      assert.match(statement, /^export (type )?\{[\s\w,]+\} from "\.\/lib\/core\/[\w/]+\.ts"$/);
+    }
+  });
+});
+
 describe("importCycles and sizeProblem", () => {
   it("finds each cycle once, as a path whose ends agree, and none in a tree", () => {
     const graph = new Map([

@@ -1,14 +1,12 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import {
-  canonicalJson,
   canonicalManifest,
   createBundle,
   createLockfile,
   handleLockedSkillTool,
   hashResource,
   lockEntry,
-  manifestFromEntries,
   MemoryApprovalStore,
   memoryFile,
   parseApprovals,
@@ -18,6 +16,8 @@ import {
   skillManifest,
   TrustFileError,
 } from "../mod.ts";
+import { canonicalJson } from "../lib/core/trust/digest.ts";
+import { manifestFromEntries } from "../lib/core/trust/manifest.ts";
 import { lineColumn, parseJsonNodes } from "../lib/core/trust/_json.ts";
 
 const D = `sha256:${"c".repeat(64)}`;
@@ -218,7 +218,7 @@ describe("files hashed page by page", () => {
   it("the streamed SHA-256 equals crypto.subtle for any bytes fed in any pieces", async () => {
     const { fc, runs } = await import("./_fc.ts");
     const { Sha256 } = await import("../lib/core/trust/_sha256.ts");
-    const { sha256Digest, hexDigest } = await import("../mod.ts");
+    const { sha256Digest, hexDigest } = await import("../lib/core/trust/digest.ts");
     await fc.assert(
       fc.asyncProperty(
         fc.uint8Array({ maxLength: 600 }),

@@ -26,7 +26,6 @@ import {
   handleSkillTool,
   isDigest,
   lockEntry,
-  manifestFromEntries,
   MAX_TRUST_FILE_BYTES,
   MemoryApprovalStore,
   parseApprovals,
@@ -44,6 +43,7 @@ import {
   skillToolDefinition,
   TrustFileError,
 } from "../mod.ts";
+import { manifestFromEntries } from "../lib/core/trust/manifest.ts";
 import {
   approveSkills,
   discoverSkills,
