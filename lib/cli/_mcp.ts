@@ -15,12 +15,13 @@ import { escapeControls as esc, escapeControlsKeepingLines } from "../core/_text
 import {
   type Args,
   type ArgSpec,
-  bool,
   classFlags,
   count,
   parseArgs,
+  safetyFlags,
   UsageError,
 } from "./_args.ts";
+import type { CliIO } from "./_io.ts";
 import { renderActivation } from "../core/activate.ts";
 import { McpSkillError } from "../mcp/_errors.ts";
 import { cappedFetch, mcpSkillBundles, type McpSkills, ORIGIN } from "../mcp/_consume.ts";
@@ -31,11 +32,8 @@ import type { Discovery } from "../fs/discovery.ts";
 import { formatSkillDiagnostic, type SkillDiagnostic } from "../fs/skill_diagnostic.ts";
 import { renderResourceRead } from "../core/read.ts";
 
-/** Where the CLI writes. */
-export interface McpCliIO {
-  readonly stdout: (text: string) => void;
-  readonly stderr: (text: string) => void;
-}
+/** Where the MCP commands write: the CLI's IO, whose colour they do not use. */
+type McpCliIO = Omit<CliIO, "color">;
 
 const SAFETY = "[--global-safety true|false] [--skill-safety true|false]";
 const SOURCE = '(--mcp-stdio "<command>" | --mcp-url <url>) [--origin <label>]';
@@ -141,10 +139,7 @@ async function serve(args: Args, io: McpCliIO): Promise<number> {
   };
   const log = (text: string) => io.stderr(`skillset serve: ${text}\n`);
   const resourceClasses = classFlags(args.repeated.get("--class") ?? []);
-  const safety = {
-    global_safety: bool(args.flags, "--global-safety"),
-    skill_safety: bool(args.flags, "--skill-safety"),
-  };
+  const safety = safetyFlags(args.flags);
   let first = true;
   const discover = (): Discovery => {
     // A folder argument that is a project root is scanned with its client folders, as in list.
@@ -326,10 +321,7 @@ async function consume(
   skills: McpSkills,
   io: McpCliIO,
 ): Promise<number> {
-  const flags = {
-    global_safety: bool(args.flags, "--global-safety"),
-    skill_safety: bool(args.flags, "--skill-safety"),
-  };
+  const flags = safetyFlags(args.flags);
   if (command === "to-prompt") {
     const entries = [...skills.bundles.values()].map((b) => ({
       name: b.name,
