@@ -7,6 +7,7 @@
  */
 import { homedir } from "node:os";
 import { join, resolve } from "node:path";
+import { escapeControls as esc } from "../core/_text.ts";
 import { classFlags, safetyFlags, UsageError } from "./_args.ts";
 import { type CliIO, visible } from "./_io.ts";
 import { discoverSkills, type SkillRoot } from "../fs/discover.ts";
@@ -61,7 +62,7 @@ export function defaultRoots(): SkillRoot[] {
 export function rootOf(flag: string): SkillRoot {
   const eq = flag.indexOf("=");
   if (eq <= 0 || eq === flag.length - 1) {
-    throw new UsageError(`--root takes scope=path, got "${flag}"`);
+    throw new UsageError(`--root takes scope=path, got "${esc(flag)}"`);
   }
   return { scope: flag.slice(0, eq), path: flag.slice(eq + 1) };
 }

@@ -21,6 +21,7 @@ import {
   safetyFlags,
   UsageError,
 } from "./_args.ts";
+import { rootOf } from "./_discovery.ts";
 import type { CliIO } from "./_io.ts";
 import { renderActivation } from "../core/activate.ts";
 import { McpSkillError } from "../mcp/_errors.ts";
@@ -219,14 +220,10 @@ async function serve(args: Args, io: McpCliIO): Promise<number> {
 
 /** The roots `serve` discovers skills under: each folder argument (its own scope), then each `--root`. */
 function serveRoots(args: Args): SkillRoot[] {
-  const roots: SkillRoot[] = args.positional.map((path) => ({ scope: path, path }));
-  for (const flag of args.repeated.get("--root") ?? []) {
-    const eq = flag.indexOf("=");
-    if (eq <= 0 || eq === flag.length - 1) {
-      throw new UsageError(`--root takes scope=path, got "${esc(flag)}"`);
-    }
-    roots.push({ scope: flag.slice(0, eq), path: flag.slice(eq + 1) });
-  }
+  const roots: SkillRoot[] = [
+    ...args.positional.map((path) => ({ scope: path, path })),
+    ...(args.repeated.get("--root") ?? []).map(rootOf),
+  ];
   if (roots.length === 0) throw new UsageError("serve needs a folder or --root scope=path");
   return roots;
 }
