@@ -12,7 +12,11 @@ import { classFlags, safetyFlags, UsageError } from "./_args.ts";
 import { type CliIO, visible } from "./_io.ts";
 import { discoverSkills, type SkillRoot } from "../fs/discover.ts";
 import type { Discovery } from "../fs/discovery.ts";
-import { formatSkillDiagnostic, type SkillDiagnostic } from "../fs/skill_diagnostic.ts";
+import {
+  formatSkillDiagnostic,
+  type SkillDiagnostic,
+  type SkillDiagnosticCode,
+} from "../fs/skill_diagnostic.ts";
 import type { ResourceClassMap } from "../core/resource_path.ts";
 
 /** The class mapping and the switches, as `discoverSkills`, `loadSkillFolder` and `validatePaths` take them. */
@@ -93,29 +97,53 @@ export function listDiscovery(
   return { roots, discovery };
 }
 
+/** How a command words its report of what discovery noticed. */
+export interface ReportVoice {
+  /** What the command does with the skills it finds: a shadowed one is "not listed" or "not served". */
+  readonly verb: "listed" | "served";
+  /** Put before every line, e.g. `skillset serve: ` (default: nothing). */
+  readonly prefix?: string;
+  /** Untrusted text made safe for a terminal (default: {@linkcode visible}). */
+  readonly escape?: (text: string) => string;
+  /** How a path is named (default: as it is). */
+  readonly shown?: (path: string) => string;
+  /** Codes of scan diagnostics the command reports itself, left out here. */
+  readonly reported?: readonly SkillDiagnosticCode[];
+  /** Whether each skipped skill gets a line of its own (`skipped, not served`) before its diagnostics. */
+  readonly namesSkipped?: boolean;
+}
+
 /**
  * Everything discovery noticed, to stderr: scan problems, rule breaks, skips, shadowing.
  *
  * @param discovery What discovery found.
  * @param io Where to write.
- * @param shown How a path is named.
+ * @param voice How the command words it.
  */
 export function reportDiscovery(
   discovery: Discovery,
-  io: CliIO,
-  shown: (path: string) => string,
+  io: Pick<CliIO, "stderr">,
+  voice: ReportVoice,
 ): void {
-  const scan = discovery.diagnostics.filter((d) =>
-    d.severity !== "info" && d.code !== "ROOT_NOT_FOUND"
-  );
-  printDiagnostics(scan, io, shown);
-  for (const s of discovery.skills) printDiagnostics(s.diagnostics, io, shown);
-  for (const s of discovery.skipped) printDiagnostics(s.diagnostics, io, shown);
+  const { verb, prefix = "", escape = visible, shown = (p: string) => p } = voice;
+  const say = (line: string) => io.stderr(`${prefix}${line}\n`);
+  const print = (d: SkillDiagnostic) =>
+    say(escape(formatSkillDiagnostic({ ...d, path: shown(d.path) })));
+  for (const d of discovery.diagnostics) {
+    if (d.severity !== "info" && voice.reported?.includes(d.code) !== true) print(d);
+  }
+  for (const s of discovery.skills) s.diagnostics.forEach(print);
+  for (const s of discovery.skipped) {
+    if (voice.namesSkipped === true) {
+      say(`${escape(shown(s.skill_md))}: warning: skipped, not ${verb}`);
+    }
+    s.diagnostics.forEach(print);
+  }
   for (const s of discovery.shadowed) {
     const message = `skill ${JSON.stringify(s.name)} is shadowed by ${
       JSON.stringify(s.winner.path)
-    } (scope ${JSON.stringify(s.winner.scope)}); not listed`;
-    io.stderr(`${visible(shown(s.skill_md))}: warning: ${visible(message)}\n`);
+    } (scope ${JSON.stringify(s.winner.scope)}); not ${verb}`;
+    say(`${escape(shown(s.skill_md))}: warning: ${escape(message)}`);
   }
 }
 

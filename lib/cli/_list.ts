@@ -220,7 +220,7 @@ export function toPromptCommand(
   for (const d of missing) {
     io.stderr(`${visible(shown(d.path))}: error: Invalid SKILL.md: no such folder\n`);
   }
-  reportDiscovery(discovery, io, shown);
+  reportDiscovery(discovery, io, { verb: "listed", shown, reported: ["ROOT_NOT_FOUND"] });
   for (const h of discovery.unavailable) {
     const needs = [
       ...(h.missing.length > 0 ? [`needs ${h.missing.join(", ")}`] : []),

@@ -21,7 +21,7 @@ import {
   safetyFlags,
   UsageError,
 } from "./_args.ts";
-import { rootOf } from "./_discovery.ts";
+import { reportDiscovery, rootOf } from "./_discovery.ts";
 import type { CliIO } from "./_io.ts";
 import { renderActivation } from "../core/activate.ts";
 import { McpSkillError } from "../mcp/_errors.ts";
@@ -30,7 +30,6 @@ import { isLoopbackHost, listenHttp } from "../mcp/_http.ts";
 import { serveSkills, STDIO_MESSAGE_BYTES, watchSkills } from "../mcp/_serve.ts";
 import { discoverSkills, type SkillRoot } from "../fs/discover.ts";
 import type { Discovery } from "../fs/discovery.ts";
-import { formatSkillDiagnostic, type SkillDiagnostic } from "../fs/skill_diagnostic.ts";
 import { renderResourceRead } from "../core/read.ts";
 
 /** Where the MCP commands write: the CLI's IO, whose colour they do not use. */
@@ -146,7 +145,14 @@ async function serve(args: Args, io: McpCliIO): Promise<number> {
     // A folder argument that is a project root is scanned with its client folders, as in list.
     const discovery = discoverSkills(roots, { conventionalRoots: true, resourceClasses, safety });
     // What discovery noticed is printed once; a reload reports only what changes.
-    if (first) reportDiscovery(discovery, io);
+    if (first) {
+      reportDiscovery(discovery, io, {
+        verb: "served",
+        prefix: "skillset serve: ",
+        escape: esc,
+        namesSkipped: true,
+      });
+    }
     first = false;
     return discovery;
   };
@@ -226,26 +232,6 @@ function serveRoots(args: Args): SkillRoot[] {
   ];
   if (roots.length === 0) throw new UsageError("serve needs a folder or --root scope=path");
   return roots;
-}
-
-/** What discovery noticed, on stderr: missing roots, scan problems, rule breaks, skips, shadowing. */
-function reportDiscovery(discovery: Discovery, io: McpCliIO): void {
-  const print = (d: SkillDiagnostic) =>
-    io.stderr(`skillset serve: ${esc(formatSkillDiagnostic(d))}\n`);
-  for (const d of discovery.diagnostics) if (d.severity !== "info") print(d);
-  for (const s of discovery.skills) s.diagnostics.forEach(print);
-  for (const s of discovery.skipped) {
-    io.stderr(`skillset serve: ${esc(s.skill_md)}: warning: skipped, not served\n`);
-    s.diagnostics.forEach(print);
-  }
-  for (const s of discovery.shadowed) {
-    io.stderr(
-      `skillset serve: ${esc(s.skill_md)}: warning: skill ${JSON.stringify(esc(s.name))} ` +
-        `is shadowed by ${JSON.stringify(esc(s.winner.path))} (scope ${
-          JSON.stringify(esc(s.winner.scope))
-        }); not served\n`,
-    );
-  }
 }
 
 function hostPort(value: string): { host: string; port: number } {
