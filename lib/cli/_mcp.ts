@@ -1,7 +1,7 @@
 /**
  * The MCP commands of the `skillset` CLI: `serve`, and `activate`, `read`
  * and `to-prompt` with `--mcp-stdio "<command>"` or `--mcp-url <url>` as the
- * source. `lib/cli.ts` loads this file only for those, so the other commands
+ * source. `main.ts` loads this file only for those, so the other commands
  * never load the SDK. Logs go to stderr only: on stdio, stdout is the
  * protocol.
  *
