@@ -10,7 +10,9 @@ import process from "node:process";
 
 /** Where the CLI writes, and whether it may colour its output. */
 export interface CliIO {
+  /** Writes to standard output: the command's result. */
   readonly stdout: (text: string) => void;
+  /** Writes to standard error: warnings, diagnostics and errors. */
   readonly stderr: (text: string) => void;
   /** Colour on: a TTY without `NO_COLOR`. */
   readonly color: boolean;
