@@ -10,6 +10,6 @@
 import { runIfMain } from "./cli/main.ts";
 
 export { main, mainAsync } from "./cli/main.ts";
-export type { CliIO } from "./cli/main.ts";
+export type { CliIO } from "./cli/_io.ts";
 
 runIfMain(import.meta.url);

@@ -1,7 +1,7 @@
 /**
- * Flag values shared by the command line's two halves (`lib/cli.ts` and the
- * MCP commands in `lib/cli/_mcp.ts`): the usage error, the argument parser
- * and the two value kinds.
+ * Flag values shared by every command of the command line: the usage error,
+ * the argument parser and the value kinds (switches, the safety switches,
+ * whole numbers, class mappings).
  * Values are quoted with their control characters escaped, since they are
  * printed to a terminal.
  *
@@ -35,6 +35,22 @@ export function bool(flags: ReadonlyMap<string, string>, name: string): boolean 
 }
 
 /**
+ * The two safety switches, `--global-safety` and `--skill-safety` (each on unless `false`).
+ *
+ * @param flags The flags given, by name.
+ * @returns The switches, as the gate takes them.
+ * @throws {UsageError} When a value is neither `true` nor `false`.
+ */
+export function safetyFlags(
+  flags: ReadonlyMap<string, string>,
+): { global_safety: boolean; skill_safety: boolean } {
+  return {
+    global_safety: bool(flags, "--global-safety"),
+    skill_safety: bool(flags, "--skill-safety"),
+  };
+}
+
+/**
  * A whole-number flag.
  *
  * @param flags The flags given, by name.
@@ -54,6 +70,16 @@ export function count(
     throw new UsageError(`${name} takes a whole number of at least ${min}, got "${esc(value)}"`);
   }
   return Number(value);
+}
+
+/**
+ * `--tools a,b,c` as names (commas and spaces separate; empty names dropped).
+ *
+ * @param value The flag's value, if given.
+ * @returns The names, or `undefined` when the flag is absent.
+ */
+export function toolList(value: string | undefined): readonly string[] | undefined {
+  return value === undefined ? undefined : value.split(/[\s,]+/).filter((t) => t !== "");
 }
 
 /** What a command accepts. */

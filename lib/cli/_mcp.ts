@@ -1,7 +1,7 @@
 /**
  * The MCP commands of the `skillset` CLI: `serve`, and `activate`, `read`
  * and `to-prompt` with `--mcp-stdio "<command>"` or `--mcp-url <url>` as the
- * source. `lib/cli.ts` loads this file only for those, so the other commands
+ * source. `main.ts` loads this file only for those, so the other commands
  * never load the SDK. Logs go to stderr only: on stdio, stdout is the
  * protocol.
  *
@@ -15,12 +15,14 @@ import { escapeControls as esc, escapeControlsKeepingLines } from "../core/_text
 import {
   type Args,
   type ArgSpec,
-  bool,
   classFlags,
   count,
   parseArgs,
+  safetyFlags,
   UsageError,
 } from "./_args.ts";
+import { reportDiscovery, rootOf } from "./_discovery.ts";
+import type { CliIO } from "./_io.ts";
 import { renderActivation } from "../core/activate.ts";
 import { McpSkillError } from "../mcp/_errors.ts";
 import { cappedFetch, mcpSkillBundles, type McpSkills, ORIGIN } from "../mcp/_consume.ts";
@@ -28,14 +30,10 @@ import { isLoopbackHost, listenHttp } from "../mcp/_http.ts";
 import { serveSkills, STDIO_MESSAGE_BYTES, watchSkills } from "../mcp/_serve.ts";
 import { discoverSkills, type SkillRoot } from "../fs/discover.ts";
 import type { Discovery } from "../fs/discovery.ts";
-import { formatSkillDiagnostic, type SkillDiagnostic } from "../fs/skill_diagnostic.ts";
 import { renderResourceRead } from "../core/read.ts";
 
-/** Where the CLI writes. */
-export interface McpCliIO {
-  readonly stdout: (text: string) => void;
-  readonly stderr: (text: string) => void;
-}
+/** Where the MCP commands write: the CLI's IO, whose colour they do not use. */
+type McpCliIO = Omit<CliIO, "color">;
 
 const SAFETY = "[--global-safety true|false] [--skill-safety true|false]";
 const SOURCE = '(--mcp-stdio "<command>" | --mcp-url <url>) [--origin <label>]';
@@ -141,16 +139,20 @@ async function serve(args: Args, io: McpCliIO): Promise<number> {
   };
   const log = (text: string) => io.stderr(`skillset serve: ${text}\n`);
   const resourceClasses = classFlags(args.repeated.get("--class") ?? []);
-  const safety = {
-    global_safety: bool(args.flags, "--global-safety"),
-    skill_safety: bool(args.flags, "--skill-safety"),
-  };
+  const safety = safetyFlags(args.flags);
   let first = true;
   const discover = (): Discovery => {
     // A folder argument that is a project root is scanned with its client folders, as in list.
     const discovery = discoverSkills(roots, { conventionalRoots: true, resourceClasses, safety });
     // What discovery noticed is printed once; a reload reports only what changes.
-    if (first) reportDiscovery(discovery, io);
+    if (first) {
+      reportDiscovery(discovery, io, {
+        verb: "served",
+        prefix: "skillset serve: ",
+        escape: esc,
+        namesSkipped: true,
+      });
+    }
     first = false;
     return discovery;
   };
@@ -224,36 +226,12 @@ async function serve(args: Args, io: McpCliIO): Promise<number> {
 
 /** The roots `serve` discovers skills under: each folder argument (its own scope), then each `--root`. */
 function serveRoots(args: Args): SkillRoot[] {
-  const roots: SkillRoot[] = args.positional.map((path) => ({ scope: path, path }));
-  for (const flag of args.repeated.get("--root") ?? []) {
-    const eq = flag.indexOf("=");
-    if (eq <= 0 || eq === flag.length - 1) {
-      throw new UsageError(`--root takes scope=path, got "${esc(flag)}"`);
-    }
-    roots.push({ scope: flag.slice(0, eq), path: flag.slice(eq + 1) });
-  }
+  const roots: SkillRoot[] = [
+    ...args.positional.map((path) => ({ scope: path, path })),
+    ...(args.repeated.get("--root") ?? []).map(rootOf),
+  ];
   if (roots.length === 0) throw new UsageError("serve needs a folder or --root scope=path");
   return roots;
-}
-
-/** What discovery noticed, on stderr: missing roots, scan problems, rule breaks, skips, shadowing. */
-function reportDiscovery(discovery: Discovery, io: McpCliIO): void {
-  const print = (d: SkillDiagnostic) =>
-    io.stderr(`skillset serve: ${esc(formatSkillDiagnostic(d))}\n`);
-  for (const d of discovery.diagnostics) if (d.severity !== "info") print(d);
-  for (const s of discovery.skills) s.diagnostics.forEach(print);
-  for (const s of discovery.skipped) {
-    io.stderr(`skillset serve: ${esc(s.skill_md)}: warning: skipped, not served\n`);
-    s.diagnostics.forEach(print);
-  }
-  for (const s of discovery.shadowed) {
-    io.stderr(
-      `skillset serve: ${esc(s.skill_md)}: warning: skill ${JSON.stringify(esc(s.name))} ` +
-        `is shadowed by ${JSON.stringify(esc(s.winner.path))} (scope ${
-          JSON.stringify(esc(s.winner.scope))
-        }); not served\n`,
-    );
-  }
 }
 
 function hostPort(value: string): { host: string; port: number } {
@@ -326,10 +304,7 @@ async function consume(
   skills: McpSkills,
   io: McpCliIO,
 ): Promise<number> {
-  const flags = {
-    global_safety: bool(args.flags, "--global-safety"),
-    skill_safety: bool(args.flags, "--skill-safety"),
-  };
+  const flags = safetyFlags(args.flags);
   if (command === "to-prompt") {
     const entries = [...skills.bundles.values()].map((b) => ({
       name: b.name,

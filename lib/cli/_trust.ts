@@ -20,7 +20,9 @@ import {
   verifySkills,
   writeLockfile,
 } from "../fs/trust.ts";
-import { type CliIO, discoveryFlags, listCommand, listDiscovery } from "./main.ts";
+import { discoveryFlags, listDiscovery } from "./_discovery.ts";
+import type { CliIO } from "./_io.ts";
+import { listCommand } from "./_list.ts";
 
 /**
  * Run one trust command.

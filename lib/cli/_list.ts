@@ -1,0 +1,272 @@
+/**
+ * The commands of the `skillset` CLI over discovered skills: `list` (what
+ * the roots hold, and why a skill is shadowed or skipped), `search` (ranked
+ * by what they do) and `to-prompt` (the `<available_skills>` block).
+ *
+ * @module
+ */
+import { isAbsolute, relative, resolve } from "node:path";
+import { escapeControls as esc } from "../core/_text.ts";
+import { UsageError } from "./_args.ts";
+import {
+  defaultRoots,
+  describeDiagnostic,
+  type DiscoveryFlags,
+  listDiscovery,
+  reportDiscovery,
+  rootOf,
+} from "./_discovery.ts";
+import { bold, type CliIO, table, visible } from "./_io.ts";
+import { AgentSkillError } from "../core/errors.ts";
+import { discoverSkills, type SkillRoot } from "../fs/discover.ts";
+import type { Discovery, ShadowedSkill } from "../fs/discovery.ts";
+import { fitSkillCatalog } from "../core/skill_catalog.ts";
+import { createSkillIndex, searchSkills } from "../core/search/skill_index.ts";
+
+/**
+ * `list`; with `trust` (from `list --approvals FILE`), the discovery already made and each loaded
+ * skill's approval as a column (`approved`, `needs approval`, `changed since approval`).
+ *
+ * @param folders The folder arguments.
+ * @param rootFlags The values of `--root`.
+ * @param load The class mapping and switches.
+ * @param json Whether to print JSON.
+ * @param io Where to write.
+ * @param trust The roots and discovery already made, and each loaded skill's approval by folder.
+ * @returns The exit code.
+ */
+export function listCommand(
+  folders: readonly string[],
+  rootFlags: readonly string[],
+  load: DiscoveryFlags,
+  json: boolean,
+  io: CliIO,
+  trust?: {
+    readonly roots: readonly SkillRoot[];
+    readonly discovery: Discovery;
+    readonly approvals: ReadonlyMap<
+      string,
+      { readonly approval: string; readonly changes: readonly unknown[] }
+    >;
+  },
+): number {
+  const { roots, discovery } = trust ?? listDiscovery(folders, rootFlags, load);
+  const approvalOf = (path: string) => trust?.approvals.get(path);
+  const rows = [
+    ...discovery.skills.map((s) => ({ status: "loaded", ...s, ...approvalOf(s.path) })),
+    ...discovery.shadowed.map((s) => ({ status: "shadowed", ...s })),
+    ...discovery.skipped.map((s) => ({ status: "skipped", name: null, ...s })),
+  ];
+  if (json) {
+    const skills = rows.map((r) => {
+      const { frontmatter: _, ...rest } = r as typeof r & { frontmatter?: unknown };
+      return rest;
+    });
+    io.stdout(
+      `${
+        JSON.stringify(
+          {
+            roots: roots.map((r) => ({ scope: r.scope, path: resolve(r.path) })),
+            skills,
+            conflicts: discovery.conflicts,
+            diagnostics: discovery.diagnostics,
+          },
+          null,
+          2,
+        )
+      }\n`,
+    );
+    return denied(discovery) ? 1 : 0;
+  }
+  const approvalColumn = (r: object): string[] =>
+    trust === undefined
+      ? []
+      : [((r as { approval?: string }).approval ?? "-").replaceAll("_", " ")];
+  const lines = [
+    ...table([
+      ["scope", "status", ...(trust === undefined ? [] : ["approval"]), "name", "path"],
+      ...rows.map((r) =>
+        [r.scope, r.status, ...approvalColumn(r), r.name ?? "-", r.path].map(visible)
+      ),
+    ]),
+  ];
+  for (const r of rows) {
+    if (r.status === "shadowed") {
+      const { winner } = r as unknown as ShadowedSkill;
+      lines.push(
+        `  ${visible(r.path)}: shadowed by ${visible(winner.path)} (scope ${
+          visible(winner.scope)
+        })`,
+      );
+    }
+    for (const d of r.diagnostics) lines.push(`  ${describeDiagnostic(d)}`);
+  }
+  for (const d of discovery.diagnostics) lines.push(`  ${describeDiagnostic(d)}`);
+  const n = (count: number, what: string) => `${count} ${what}`;
+  lines.push(
+    "",
+    `${n(discovery.skills.length, "loaded")}, ${n(discovery.shadowed.length, "shadowed")}, ${
+      n(discovery.skipped.length, "skipped")
+    } (roots: ${roots.map((r) => `${r.scope}=${resolve(r.path)}`).map(visible).join(", ")})`,
+  );
+  io.stdout(`${lines.join("\n")}\n`);
+  return denied(discovery) ? 1 : 0;
+}
+
+/** Whether a root could not be read for lack of permission (an error, not an empty scope). */
+function denied(discovery: Discovery): boolean {
+  return discovery.diagnostics.some((d) =>
+    d.code === "PERMISSION_DENIED" && d.severity === "error"
+  );
+}
+
+/**
+ * `search <words>...`: the discovered skills ranked by what they do, best first.
+ *
+ * @param query The words, joined by spaces.
+ * @param rootFlags The values of `--root`.
+ * @param options `--limit` and `--lang`.
+ * @param json Whether to print JSON.
+ * @param io Where to write.
+ * @returns The exit code: 1 when no skill matches.
+ * @throws {UsageError} For a bad `--root` or `--lang` value.
+ */
+export function searchCommand(
+  query: string,
+  rootFlags: readonly string[],
+  options: { limit: number | undefined; lang: string | undefined },
+  json: boolean,
+  io: CliIO,
+): number {
+  const roots = rootFlags.length === 0 ? defaultRoots() : rootFlags.map(rootOf);
+  if (options.lang !== undefined && !/^[A-Za-z]{1,8}(?:-[A-Za-z0-9]{1,8})*$/.test(options.lang)) {
+    throw new UsageError(`--lang takes a BCP 47 language tag, got "${esc(options.lang)}"`);
+  }
+  // As in list: the default roots are the conventional folders themselves.
+  const discovery = discoverSkills(roots, { conventionalRoots: rootFlags.length > 0 });
+  const bySkill = new Map(discovery.skills.map((s) => [s.name, s]));
+  const index = createSkillIndex(
+    discovery.skills.map((s) => ({
+      name: s.name,
+      description: s.description,
+      ...(s.frontmatter.metadata === undefined ? {} : { metadata: s.frontmatter.metadata }),
+    })),
+    options.lang === undefined ? {} : { lang: options.lang },
+  );
+  const results = searchSkills(index, query, { limit: options.limit ?? 10 }).map((r) => {
+    const s = bySkill.get(r.name)!;
+    return { ...r, scope: s.scope, path: s.path };
+  });
+  if (discovery.skipped.length > 0) {
+    io.stderr(
+      `skillset: ${discovery.skipped.length} skill folder${
+        discovery.skipped.length === 1 ? " was" : "s were"
+      } skipped (see: skillset list)\n`,
+    );
+  }
+  if (json) {
+    io.stdout(`${JSON.stringify({ query, skills: discovery.skills.length, results }, null, 2)}\n`);
+  } else if (results.length > 0) {
+    const lines = results.map((r, i) =>
+      `${i + 1}. ${bold(visible(r.name), io)} (${r.score.toFixed(2)}, ${visible(r.scope)})\n   ${
+        visible(r.description)
+      }`
+    );
+    io.stdout(`${lines.join("\n")}\n`);
+  }
+  if (results.length === 0) {
+    io.stderr(
+      `skillset: no skill matches ${
+        JSON.stringify(visible(query))
+      } among ${discovery.skills.length} skills\n`,
+    );
+    return 1;
+  }
+  return 0;
+}
+
+/**
+ * `to-prompt <skill-dir>...`: the `<available_skills>` block for a system prompt, fitted into
+ * a budget, with what discovery noticed on stderr.
+ *
+ * @param paths The folder arguments, as typed: each a skill folder or a folder scanned for them.
+ * @param budget The most characters the block may take, or no bound.
+ * @param load The class mapping and switches.
+ * @param json Whether to print JSON.
+ * @param io Where to write.
+ * @param tools The tools the runtime offers, when given: skills needing others are left out.
+ * @returns The exit code: 1 when a folder is missing, unreadable, or holds a skipped skill.
+ * @throws {AgentSkillError} When no usable skill is found at all.
+ */
+export function toPromptCommand(
+  paths: readonly string[],
+  budget: number | undefined,
+  load: DiscoveryFlags,
+  json: boolean,
+  io: CliIO,
+  tools?: readonly string[],
+): number {
+  const discovery = discoverSkills(paths.map((path) => ({ scope: path, path })), {
+    conventionalRoots: true,
+    ...load,
+    ...(tools === undefined ? {} : { availableTools: tools }),
+  });
+  // Named as typed: relative when every argument was.
+  const shown = paths.every((p) => isAbsolute(p))
+    ? (p: string) => p
+    : (p: string) => isAbsolute(p) ? relative(".", p) || "." : p;
+  // Each failure on its own line; the others are still listed, and the exit code is 1.
+  const missing = discovery.diagnostics.filter((d) => d.code === "ROOT_NOT_FOUND");
+  for (const d of missing) {
+    io.stderr(`${visible(shown(d.path))}: error: Invalid SKILL.md: no such folder\n`);
+  }
+  reportDiscovery(discovery, io, { verb: "listed", shown, reported: ["ROOT_NOT_FOUND"] });
+  for (const h of discovery.unavailable) {
+    const needs = [
+      ...(h.missing.length > 0 ? [`needs ${h.missing.join(", ")}`] : []),
+      ...(h.missing_any.length > 0 ? [`needs one of ${h.missing_any.join(", ")}`] : []),
+      ...(h.problem === undefined ? [] : [h.problem]),
+    ];
+    io.stderr(
+      `${visible(shown(h.skill.skill_md))}: warning: left out, the runtime lacks its tools: ${
+        visible(needs.join("; "))
+      }\n`,
+    );
+  }
+  if (discovery.skills.length === 0 && discovery.unavailable.length === 0) {
+    throw new AgentSkillError("", "no usable SKILL.md in the folder or its sub-folders", {
+      file: resolve(paths[0]!),
+    });
+  }
+  const fit = fitSkillCatalog(
+    discovery.skills.map((s) => ({
+      name: s.name,
+      description: s.description,
+      // Named as the argument was typed: relative for a relative path.
+      location: isAbsolute(s.scope) ? s.skill_md : relative(".", s.skill_md),
+    })),
+    budget === undefined ? {} : { budget },
+  );
+  if (json) {
+    const { listed, left_out, shortened } = fit;
+    const unavailable = discovery.unavailable.map(({ name, missing, missing_any, problem }) => ({
+      name,
+      missing,
+      missing_any,
+      ...(problem === undefined ? {} : { problem }),
+    }));
+    io.stdout(
+      `${
+        JSON.stringify(
+          { skills: listed, left_out, shortened, ...(tools === undefined ? {} : { unavailable }) },
+          null,
+          2,
+        )
+      }\n`,
+    );
+  } else {
+    io.stdout(`${fit.block}\n`);
+  }
+  const denied = discovery.diagnostics.some((d) => d.severity === "error");
+  return missing.length > 0 || denied || discovery.skipped.length > 0 ? 1 : 0;
+}
