@@ -22,7 +22,7 @@ import { cliCommand, digest, hostileClient, put, skillMd, tempDir, within } from
 import { cli } from "./_cli.ts";
 import { discoverSkills } from "../lib/load.ts";
 import { isLoopbackHost, listenHttp, mcpSkillBundles, serveSkills } from "../lib/mcp.ts";
-import { cappedFetch } from "../lib/mcp/_consume.ts";
+import { cappedFetch } from "../lib/mcp/_capped_fetch.ts";
 import { STDIO_MESSAGE_BYTES } from "../lib/mcp/_serve_options.ts";
 import { resourceClassMap } from "../mod.ts";
 

@@ -10,7 +10,8 @@ import { bold, type CliIO, table } from "./_io.ts";
 import { type Catalog, loadCatalog } from "../fs/catalog.ts";
 import { SkillResolutionError } from "../core/errors.ts";
 import { type IncludeGraph, includeGraph } from "../core/include_graph.ts";
-import { computeCapabilitySummary, type ResolvedToolEntry, resolveTools } from "../core/resolve.ts";
+import { computeCapabilitySummary, type ResolvedToolEntry } from "../core/resolved_tools.ts";
+import { resolveTools } from "../core/resolve.ts";
 
 /**
  * `resolve <catalog> <skill>`: the skill's tool set as a table (name, kind, source skill,

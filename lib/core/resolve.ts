@@ -19,17 +19,6 @@ import {
 } from "./resolved_tools.ts";
 import type { InlineTool, Skill, ToolOverrides } from "./skill.ts";
 
-// The names this file exported before the result's types and the summary
-// moved to resolved_tools.ts, so that modules importing them from here keep
-// working; new code imports them from there.
-export { computeCapabilitySummary } from "./resolved_tools.ts";
-export type {
-  CapabilitySummary,
-  ResolvedToolEntry,
-  ResolvedToolKind,
-  ResolvedTools,
-} from "./resolved_tools.ts";
-
 /**
  * Where included skills are found: a map, a plain record (own keys only), or a
  * function returning `undefined` for an unknown name.

@@ -24,28 +24,6 @@ import { readResource, renderResourceRead } from "./read.ts";
 import { pageCap, parseSkillToolInput } from "./skill_tool_input.ts";
 import type { SkillToolResult } from "./tool_format.ts";
 
-// Every name this file exported before the tool was split across files, so
-// that modules importing them from here keep working; new code imports them
-// from where they live.
-export {
-  handleSkillSearchTool,
-  MAX_SEARCH_LIMIT,
-  MAX_SEARCH_QUERY,
-  skillSearchToolDefinition,
-} from "./skill_search_tool.ts";
-export type { SkillSearchInput } from "./skill_search_tool.ts";
-export { DEFAULT_TOOL_BUDGET, skillToolDefinition, skillTools } from "./skill_tool_definition.ts";
-export type { SkillSummary, SkillToolOptions, SkillTools } from "./skill_tool_definition.ts";
-export { parseSkillToolInput } from "./skill_tool_input.ts";
-export type { SkillToolInput } from "./skill_tool_input.ts";
-export { toAnthropicTool, toMcpTool, toOpenAITool } from "./tool_format.ts";
-export type {
-  JsonSchema,
-  SkillSearchToolDefinition,
-  SkillToolDefinition,
-  SkillToolResult,
-} from "./tool_format.ts";
-
 /**
  * Anything that loads bundles by name, such as a discovery result
  * (`discoverSkills` in `./load`), which loads each skill on first use.

@@ -29,17 +29,10 @@ import { McpSkillError } from "./_errors.ts";
 import { quoteShort } from "../core/_text.ts";
 import { type ReadOptions, readResource, type ResourceRead } from "../core/read.ts";
 import { classifyResource, normalizeResourcePath } from "../core/resource_path.ts";
-import {
-  handleSkillTool,
-  parseSkillToolInput,
-  type SkillToolContext,
-  type SkillToolResult,
-} from "../core/skill_tool.ts";
+import { handleSkillTool, type SkillToolContext } from "../core/skill_tool.ts";
+import { parseSkillToolInput } from "../core/skill_tool_input.ts";
+import { type SkillToolResult } from "../core/tool_format.ts";
 import { type LazyBundle, type McpSkillBundle, printable, remoteBundle } from "./_remote_bundle.ts";
-
-// The command line imports cappedFetch from here (lib/cli/_mcp.ts); its home is _capped_fetch.ts.
-export { cappedFetch, RESPONSE_BYTES } from "./_capped_fetch.ts";
-export type { McpSkillBundle } from "./_remote_bundle.ts";
 
 /**
  * A connected MCP client of the SDK (`Client` of `@modelcontextprotocol/client`).

@@ -18,7 +18,7 @@ import {
   SkillCatalogError,
   type SkillWarning,
 } from "@modelcontextprotocol/server/ext/skills";
-import { skillToolDefinition } from "../core/skill_tool.ts";
+import { skillToolDefinition } from "../core/skill_tool_definition.ts";
 import type { Discovery } from "../fs/discovery.ts";
 import { McpSkillError } from "./_errors.ts";
 import { LoaderFiles } from "./_publish.ts";
@@ -26,12 +26,6 @@ import { lockRefusals } from "./_serve_lock.ts";
 import type { ServeSkillsOptions, SkillServer } from "./_serve_options.ts";
 import { sourceOf } from "./_serve_source.ts";
 import { registerSkillTool, syncSearchTool } from "./_serve_tools.ts";
-
-// The command line imports these from here (lib/cli/_mcp.ts); their homes are the files named.
-export { STDIO_MESSAGE_BYTES } from "./_serve_options.ts";
-export type { ServeSkillsOptions, SkillSafety, SkillServer } from "./_serve_options.ts";
-export { watchSkills } from "./_watch.ts";
-export type { WatchOptions } from "./_watch.ts";
 
 const PRUNE_AT = 1024;
 

@@ -9,7 +9,9 @@
  */
 import { fromJsonSchema, type McpServer, type RegisteredTool } from "@modelcontextprotocol/server";
 import type { SkillIndex } from "../core/search/skill_index.ts";
-import { handleSkillSearchTool, handleSkillTool, skillTools } from "../core/skill_tool.ts";
+import { handleSkillSearchTool } from "../core/skill_search_tool.ts";
+import { handleSkillTool } from "../core/skill_tool.ts";
+import { skillTools } from "../core/skill_tool_definition.ts";
 import type { LoadedSkill } from "../fs/skill_folder.ts";
 import { type ServeSkillsOptions, skillSafety } from "./_serve_options.ts";
 

@@ -20,11 +20,8 @@ import type { Client } from "@modelcontextprotocol/client";
 type SdkClient = Client;
 import type { Skill } from "@modelcontextprotocol/client/ext/skills";
 import type { ActivateOptions, Activation } from "../core/activate.ts";
-import {
-  handleSkillTool,
-  type SkillToolContext,
-  type SkillToolResult,
-} from "../core/skill_tool.ts";
+import { handleSkillTool, type SkillToolContext } from "../core/skill_tool.ts";
+import { type SkillToolResult } from "../core/tool_format.ts";
 import type { ReadOptions, ResourceRead } from "../core/read.ts";
 import { normalizeResourcePath } from "../core/resource_path.ts";
 import {
