@@ -6,7 +6,7 @@
  * @module
  */
 import { spawn } from "node:child_process";
-import { mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from "node:fs";
+import { mkdtempSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import process from "node:process";
@@ -45,11 +45,8 @@ export function tempDir(): string {
 }
 
 /** Write a file, making its folders. */
-export function put(root: string, path: string, content: string | Uint8Array): void {
-  const full = join(root, path);
-  mkdirSync(join(full, ".."), { recursive: true });
-  writeFileSync(full, content);
-}
+import { put } from "./_tree.ts";
+export { put };
 
 /** A SKILL.md. */
 export function skillMd(

@@ -1,18 +1,13 @@
 import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, realpathSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { cli, CLI_TIMEOUT_MS, runInProcess as run } from "./_cli.ts";
+import { write } from "./_tree.ts";
 
 let temp = "";
 const t = (...parts: string[]) => join(temp, ...parts);
-
-function write(path: string, content: string): string {
-  mkdirSync(join(path, ".."), { recursive: true });
-  writeFileSync(path, content);
-  return path;
-}
 
 function skillMd(name: string, description: string, extra = ""): string {
   return `---\nname: ${name}\ndescription: ${description}\n${extra}---\n# ${name}\n`;

@@ -1,20 +1,15 @@
 import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { chmodSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdirSync, mkdtempSync, rmSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import process from "node:process";
 import { cli, runInProcess as run } from "./_cli.ts";
 import { runChild, unreadableBy } from "./_spawn.ts";
+import { write } from "./_tree.ts";
 
 let temp = "";
 const t = (...parts: string[]) => join(temp, ...parts);
-
-function write(path: string, content: string): string {
-  mkdirSync(join(path, ".."), { recursive: true });
-  writeFileSync(path, content);
-  return path;
-}
 
 function skill(dir: string, name: string, description = "d", body = "body\n"): string {
   write(

@@ -1,6 +1,6 @@
 import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { cli, ROOT } from "./_cli.ts";
@@ -14,15 +14,10 @@ import {
 } from "../mod.ts";
 import { type Diagnostic, loadCatalog } from "../lib/load.ts";
 import { main } from "../lib/cli.ts";
+import { write } from "./_tree.ts";
 
 let temp = "";
 const t = (...parts: string[]) => join(temp, ...parts);
-
-function write(path: string, content: string | Uint8Array): string {
-  mkdirSync(join(path, ".."), { recursive: true });
-  writeFileSync(path, content);
-  return path;
-}
 
 before(() => {
   temp = mkdtempSync(join(tmpdir(), "skillset-cli-"));

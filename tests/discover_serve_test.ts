@@ -1,18 +1,14 @@
 import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, realpathSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { discoverSkills } from "../lib/load.ts";
 import { serveSkills } from "../lib/mcp.ts";
 import { handleSkillTool } from "../mod.ts";
+import { write } from "./_tree.ts";
 
 let temp = "";
-
-function write(path: string, content: string): void {
-  mkdirSync(join(path, ".."), { recursive: true });
-  writeFileSync(path, content);
-}
 
 before(() => {
   temp = realpathSync(mkdtempSync(join(tmpdir(), "skillset-discover-serve-")));

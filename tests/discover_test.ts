@@ -25,6 +25,7 @@ import {
   nodeDiscoveryFileSystem,
   parseSkillMd,
 } from "../lib/load.ts";
+import { write } from "./_tree.ts";
 
 let temp = "";
 let counter = 0;
@@ -39,11 +40,6 @@ function fresh(name: string): string {
   const dir = join(temp, `${name}-${counter++}`);
   mkdirSync(dir, { recursive: true });
   return dir;
-}
-
-function write(path: string, content: string): void {
-  mkdirSync(join(path, ".."), { recursive: true });
-  writeFileSync(path, content);
 }
 
 function skillMd(name: string, description: string, extra = ""): string {

@@ -80,6 +80,27 @@ describe("lib/ has walls", () => {
   });
 });
 
+describe("tests/README.md maps every module to its tests", () => {
+  it("names every lib/ file in the table of its folder, and only test files that exist", () => {
+    const text = readFileSync(join(ROOT, "tests/README.md"), "utf8");
+    const sections = new Map<string, string>();
+    for (const part of text.split(/^## /m).slice(1)) {
+      const folder = /^(lib\/\w+)/.exec(part)?.[1];
+      if (folder !== undefined) sections.set(folder, part);
+    }
+    const unlisted = libFiles().filter((path) => {
+      const folder = /^lib\/\w+(?=\/)/.exec(path)?.[0];
+      if (folder === undefined) return !text.includes(`\`${path.slice("lib/".length)}\``);
+      const within = path.slice(folder.length + 1);
+      return !(sections.get(folder) ?? "").includes(`\`${within}\``);
+    });
+    assert.deepEqual(unlisted, []);
+    const named = [...text.matchAll(/`(\w+_test\.ts)`/g)].map((m) => m[1]!);
+    assert.ok(named.length > 40);
+    assert.deepEqual(named.filter((name) => !isFile(`tests/${name}`)), []);
+  });
+});
+
 describe("mod.ts is a table of contents", () => {
   it("its module doc names the export groups, in the order the export blocks stand", () => {
     const source = readFileSync(join(ROOT, "mod.ts"), "utf8");

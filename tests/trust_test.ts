@@ -60,6 +60,7 @@ import {
 } from "../lib/load.ts";
 import { _setOpenChecks } from "../lib/fs/_safe_open.ts";
 import { startChild } from "./_spawn.ts";
+import { write as put } from "./_tree.ts";
 
 let temp = "";
 let counter = 0;
@@ -72,11 +73,6 @@ function fresh(name: string): string {
   const dir = join(temp, `${name}-${counter++}`);
   mkdirSync(dir, { recursive: true });
   return dir;
-}
-
-function put(path: string, content: string | Uint8Array): void {
-  mkdirSync(join(path, ".."), { recursive: true });
-  writeFileSync(path, content);
 }
 
 function skillMd(name: string, description: string): string {

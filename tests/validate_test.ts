@@ -1,6 +1,6 @@
 import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { linkSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { linkSync, mkdirSync, mkdtempSync, rmSync, symlinkSync } from "node:fs";
 import { spawnSync } from "node:child_process";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -13,14 +13,10 @@ import {
   validatePaths,
 } from "../lib/load.ts";
 import { SkillDefinitionError } from "../mod.ts";
+import { write } from "./_tree.ts";
 
 let temp = "";
 const t = (...parts: string[]) => join(temp, ...parts);
-function write(path: string, content: string): string {
-  mkdirSync(join(path, ".."), { recursive: true });
-  writeFileSync(path, content);
-  return path;
-}
 const lines = (ds: Diagnostic[]) => ds.map((d) => formatDiagnostic(d).replaceAll(temp, "T"));
 
 before(() => {
