@@ -244,7 +244,7 @@ export type {
   SkillManifestOptions,
 } from "./lib/core/trust/manifest.ts";
 export { MAX_TRUST_FILE_BYTES, TrustFileError } from "./lib/core/trust/trust_file.ts";
-export type { TrustFileCode } from "./lib/core/trust/trust_file.ts";
+export type { FileChange, TrustFileCode } from "./lib/core/trust/trust_file.ts";
 export {
   compareLock,
   createLockfile,
