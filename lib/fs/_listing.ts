@@ -10,6 +10,7 @@
  *
  * @module
  */
+import type { LoadWarning } from "./load_warning.ts";
 import { closeSync, type Dirent, openSync, readdirSync, readlinkSync } from "node:fs";
 import { sep } from "node:path";
 import { handleFile, type ResourceFile } from "../core/bundle.ts";
@@ -30,14 +31,6 @@ import {
   safeReaddir,
   safeStat,
 } from "./_safe_open.ts";
-
-/** An entry of a skill folder that the loader passed over, and why. */
-export interface LoadWarning {
-  /** The entry's path inside the folder. */
-  readonly path: string;
-  /** What the loader passed over, and why. */
-  readonly message: string;
-}
 
 const REPLACEMENT = "\uFFFD";
 
