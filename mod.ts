@@ -237,7 +237,7 @@ export {
   skillDigest,
 } from "./lib/core/trust/digest.ts";
 export type { FileDigest } from "./lib/core/trust/digest.ts";
-export { hashResource, skillManifest } from "./lib/core/trust/manifest.ts";
+export { hashResource, manifestFromEntries, skillManifest } from "./lib/core/trust/manifest.ts";
 export type {
   ManifestView,
   SkillManifest,
