@@ -301,7 +301,10 @@ export function bubblewrapArgv(plan: BubblewrapPlan): string[] {
     SANDBOX_SKILL,
   );
   if (plan.runtimeBinary !== undefined) {
-    argv.push("--ro-bind", plan.runtimeBinary, `${SANDBOX_RUNTIME}/${runtime().kind}`);
+    // Spelled with a `/./`: Deno rewrites a child's arguments that follow its own path.
+    const at = plan.runtimeBinary.lastIndexOf("/");
+    const source = `${plan.runtimeBinary.slice(0, at)}/.${plan.runtimeBinary.slice(at)}`;
+    argv.push("--ro-bind", source, `${SANDBOX_RUNTIME}/${runtime().kind}`);
   }
   for (const path of plan.readPaths) argv.push("--ro-bind", path, path);
   for (const path of plan.writePaths) argv.push("--bind", path, path);

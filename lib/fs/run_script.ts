@@ -273,8 +273,9 @@ export async function runSkillScript(
         "interpreter (python3, bash, sh, or .py, .sh, .js, .mjs, .cjs, .ts, .mts)",
     );
   }
+  const mode = chooseSandbox(kind.interpreter, options, refuse, normal);
   const typescript = /\.m?ts$/i.test(normal);
-  if (kind.interpreter === "runtime" && typescript && !runtime().typescript) {
+  if (kind.interpreter === "runtime" && mode !== "deno" && typescript && !runtime().typescript) {
     throw refuse(
       "INTERPRETER_MISSING",
       `Cannot run ${JSON.stringify(normal)}: ${runtime().kind} ${
@@ -282,7 +283,6 @@ export async function runSkillScript(
       } does not run TypeScript (Node 22.6 or later, Deno or Bun does)`,
     );
   }
-  const mode = chooseSandbox(kind.interpreter, options, refuse, normal);
   const program = kind.interpreter === "runtime"
     ? null
     : systemProgram(kind.interpreter) ?? (() => {
