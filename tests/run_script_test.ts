@@ -376,7 +376,12 @@ describe("runSkillScript: the sandbox", { skip: NO_BWRAP }, () => {
       "tools/t.txt": "gated\n",
     });
     link(join(outside, "secret.txt"), join(dir, "scripts", "data.txt"));
-    const run = await runSkillScript(loadSkillFolder(dir), "scripts/l.sh");
+    const loaded = loadSkillFolder(dir);
+    // With approvals every file is read (to hash the skill whole); still only the shown ones are copied.
+    const approvals = new MemoryApprovalStore([
+      approvalRecord(FILE_ORIGIN, dir, await skillManifest(loaded)),
+    ]);
+    const run = await runSkillScript(loaded, "scripts/l.sh", [], { approvals });
     assert.ok(run.stdout.startsWith("/skill:\nSKILL.md\nscripts\n\n/skill/scripts:\nl.sh\n"), run.stdout);
     assert.doesNotMatch(run.stdout, /TOPSECRET|gated\n/);
   });

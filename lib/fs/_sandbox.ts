@@ -8,7 +8,7 @@
  *
  * @module
  */
-import { existsSync, lstatSync, readdirSync, readlinkSync, realpathSync } from "node:fs";
+import { existsSync, lstatSync, readdirSync, readlinkSync, realpathSync, type Stats } from "node:fs";
 import process from "node:process";
 
 /** Where the skill is inside the sandbox (read-only). */
@@ -334,7 +334,7 @@ function pythonEtc(): string[] {
   }
 }
 
-function lstatOrNull(path: string): ReturnType<typeof lstatSync> | null {
+function lstatOrNull(path: string): Stats | null {
   try {
     return lstatSync(path);
   } catch {
