@@ -1,13 +1,6 @@
 import { after, describe, it } from "node:test";
 import assert from "node:assert/strict";
-import {
-  chmodSync,
-  existsSync,
-  mkdtempSync,
-  readFileSync,
-  rmSync,
-  writeFileSync,
-} from "node:fs";
+import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -24,7 +17,7 @@ import {
 } from "../mod.ts";
 import { FILE_ORIGIN, loadSkillFolder, recordedPath } from "../lib/load.ts";
 import { _setSandboxTools, sandboxTools } from "../lib/fs/_sandbox.ts";
-import { runSkillScript, type RunScriptOptions } from "../lib/fs/run_script.ts";
+import { type RunScriptOptions, runSkillScript } from "../lib/fs/run_script.ts";
 import { ScriptRunError } from "../lib/fs/script_run_error.ts";
 import { link, put } from "./_tree.ts";
 
@@ -142,9 +135,16 @@ describe("runSkillScript: what may run", () => {
   });
 
   it("never runs a script of a skill served over MCP without an approval of it", async () => {
-    const files = { "SKILL.md": "---\nname: far\ndescription: Far away\n---\n", "scripts/a.sh": "echo far\n" };
+    const files = {
+      "SKILL.md": "---\nname: far\ndescription: Far away\n---\n",
+      "scripts/a.sh": "echo far\n",
+    };
     const bundle = Object.freeze({
-      ...createBundle({ frontmatter: { name: "far", description: "Far away" }, instructions: "", files }),
+      ...createBundle({
+        frontmatter: { name: "far", description: "Far away" },
+        instructions: "",
+        files,
+      }),
       origin: "docs",
       uri: "skill://far/SKILL.md",
     });
@@ -156,8 +156,13 @@ describe("runSkillScript: what may run", () => {
     );
     // Approved as a local folder of the same path is not approved from this server.
     const manifest = await skillManifest(bundle);
-    const wrongOrigin = new MemoryApprovalStore([approvalRecord(FILE_ORIGIN, bundle.uri, manifest)]);
-    await assert.rejects(runSkillScript(bundle, "scripts/a.sh", [], { approvals: wrongOrigin }), refused);
+    const wrongOrigin = new MemoryApprovalStore([
+      approvalRecord(FILE_ORIGIN, bundle.uri, manifest),
+    ]);
+    await assert.rejects(
+      runSkillScript(bundle, "scripts/a.sh", [], { approvals: wrongOrigin }),
+      refused,
+    );
     if (NO_BWRAP === false) {
       const store = new MemoryApprovalStore([approvalRecord("docs", bundle.uri, manifest)]);
       const run = await runSkillScript(bundle, "scripts/a.sh", [], { approvals: store });
@@ -214,7 +219,10 @@ describe("runSkillScript: bound to the approved bytes", () => {
     files.set("scripts/a.sh", swapping);
     const bundle = { ...loaded, files };
     if (NO_BWRAP !== false) {
-      await assert.rejects(runSkillScript(bundle, "scripts/a.sh", [], { approvals }), ScriptRunError);
+      await assert.rejects(
+        runSkillScript(bundle, "scripts/a.sh", [], { approvals }),
+        ScriptRunError,
+      );
       return;
     }
     const run = await runSkillScript(bundle, "scripts/a.sh", [], { approvals });
@@ -227,7 +235,10 @@ describe("runSkillScript: bound to the approved bytes", () => {
 describe("runSkillScript: the sandbox", { skip: NO_BWRAP }, () => {
   it("runs a Python script with its arguments in a fresh working folder, the skill at /skill", async () => {
     const run = await runIn(
-      { "scripts/a.py": "import os, sys\nprint(sys.argv[1:], os.getcwd(), os.environ['SKILL_DIR'], sorted(os.listdir('.')))\n" },
+      {
+        "scripts/a.py":
+          "import os, sys\nprint(sys.argv[1:], os.getcwd(), os.environ['SKILL_DIR'], sorted(os.listdir('.')))\n",
+      },
       "scripts/a.py",
       ["one", "two words"],
     );
@@ -235,7 +246,13 @@ describe("runSkillScript: the sandbox", { skip: NO_BWRAP }, () => {
       [run.exit_code, run.signal, run.sandbox, run.interpreter, run.stdout],
       [0, null, "bubblewrap", "python3", "['one', 'two words'] /work /skill []\n"],
     );
-    assert.deepEqual(run.grants, { network: false, read_paths: [], write_paths: [], env: [], cwd: null });
+    assert.deepEqual(run.grants, {
+      network: false,
+      read_paths: [],
+      write_paths: [],
+      env: [],
+      cwd: null,
+    });
   });
 
   it("cannot write outside its working folder, nor into the skill", async () => {
@@ -297,8 +314,7 @@ describe("runSkillScript: the sandbox", { skip: NO_BWRAP }, () => {
   it("keeps the first characters of each stream and counts the rest", async () => {
     const run = await runIn(
       {
-        "scripts/o.py":
-          "import sys\nsys.stdout.write('é' * 100000)\nsys.stderr.write('x' * 10)\n",
+        "scripts/o.py": "import sys\nsys.stdout.write('é' * 100000)\nsys.stderr.write('x' * 10)\n",
       },
       "scripts/o.py",
       [],
@@ -311,10 +327,15 @@ describe("runSkillScript: the sandbox", { skip: NO_BWRAP }, () => {
   });
 
   it("ends endless output at the timeout, holding only the cap", async () => {
-    const run = await runIn({ "scripts/y.sh": "while :; do echo yyyyyyyy; done\n" }, "scripts/y.sh", [], {
-      timeoutMs: 1500,
-      maxOutputChars: 100,
-    });
+    const run = await runIn(
+      { "scripts/y.sh": "while :; do echo yyyyyyyy; done\n" },
+      "scripts/y.sh",
+      [],
+      {
+        timeoutMs: 1500,
+        maxOutputChars: 100,
+      },
+    );
     assert.deepEqual([run.timed_out, run.signal, run.stdout.length], [true, "SIGKILL", 100]);
     assert.ok(run.stdout_truncated > 0);
   });
@@ -345,7 +366,16 @@ describe("runSkillScript: the sandbox", { skip: NO_BWRAP }, () => {
       const names = run.stdout.trim().split("\n").map((l) => l.split("=")[0]);
       assert.deepEqual(
         names.filter((n) => !["PWD", "SHLVL", "_", "OLDPWD"].includes(n!)),
-        ["GRANTED", "HOME", "LANG", "NO_COLOR", "PATH", "PYTHONDONTWRITEBYTECODE", "SKILL_DIR", "TMPDIR"],
+        [
+          "GRANTED",
+          "HOME",
+          "LANG",
+          "NO_COLOR",
+          "PATH",
+          "PYTHONDONTWRITEBYTECODE",
+          "SKILL_DIR",
+          "TMPDIR",
+        ],
       );
       assert.deepEqual(run.grants.env, ["GRANTED"]);
     } finally {
@@ -357,7 +387,10 @@ describe("runSkillScript: the sandbox", { skip: NO_BWRAP }, () => {
     const work = temp();
     chmodSync(work, 0o777);
     const run = await runIn(
-      { "scripts/j.mjs": "import { writeFileSync } from 'node:fs';\nwriteFileSync('out.txt', 'made');\nconsole.log(process.argv.slice(2).join(','));\n" },
+      {
+        "scripts/j.mjs":
+          "import { writeFileSync } from 'node:fs';\nwriteFileSync('out.txt', 'made');\nconsole.log(process.argv.slice(2).join(','));\n",
+      },
       "scripts/j.mjs",
       ["a", "b"],
       { cwd: work },
@@ -382,7 +415,10 @@ describe("runSkillScript: the sandbox", { skip: NO_BWRAP }, () => {
       approvalRecord(FILE_ORIGIN, dir, await skillManifest(loaded)),
     ]);
     const run = await runSkillScript(loaded, "scripts/l.sh", [], { approvals });
-    assert.ok(run.stdout.startsWith("/skill:\nSKILL.md\nscripts\n\n/skill/scripts:\nl.sh\n"), run.stdout);
+    assert.ok(
+      run.stdout.startsWith("/skill:\nSKILL.md\nscripts\n\n/skill/scripts:\nl.sh\n"),
+      run.stdout,
+    );
     assert.doesNotMatch(run.stdout, /TOPSECRET|gated\n/);
   });
 });
@@ -427,7 +463,10 @@ describe("runSkillScript: where bubblewrap is missing", () => {
       const restore = _setSandboxTools({ bwrap: null, deno: DENO });
       try {
         const run = await runIn(
-          { "scripts/a.ts": "const n: number = 2;\nconsole.log(n, Deno.readTextFileSync(Deno.env.get('SKILL_DIR') + '/SKILL.md').length > 0);\n" },
+          {
+            "scripts/a.ts":
+              "const n: number = 2;\nconsole.log(n, Deno.readTextFileSync(Deno.env.get('SKILL_DIR') + '/SKILL.md').length > 0);\n",
+          },
           "scripts/a.ts",
           [],
           deno({ env: {} }),
@@ -446,12 +485,19 @@ describe("runSkillScript: where bubblewrap is missing", () => {
       put(home, ".secret", "TOPSECRET\n");
       const { server, port, connections } = await loopback();
       try {
-        const script = `for (const f of [() => Deno.readTextFileSync(${JSON.stringify(join(home, ".secret"))}),\n` +
+        const script =
+          `for (const f of [() => Deno.readTextFileSync(${
+            JSON.stringify(join(home, ".secret"))
+          }),\n` +
           `  () => Deno.writeTextFileSync(${JSON.stringify(join(home, "pwned"))}, "x"),\n` +
           `  async () => await Deno.connect({ hostname: "127.0.0.1", port: ${port} })]) {\n` +
           "  try { console.log(await f()); } catch (e) { console.log('refused', (e as Error).name); }\n}\n";
         const run = await runIn({ "scripts/e.ts": script }, "scripts/e.ts", [], deno());
-        assert.equal(run.stdout, "refused NotCapable\nrefused NotCapable\nrefused NotCapable\n", run.stderr);
+        assert.equal(
+          run.stdout,
+          "refused NotCapable\nrefused NotCapable\nrefused NotCapable\n",
+          run.stderr,
+        );
         assert.equal(existsSync(join(home, "pwned")), false);
         assert.equal(connections(), 0);
       } finally {
@@ -466,8 +512,14 @@ describe("runSkillScript: options", () => {
   it("refuses limits that are not whole numbers and paths that are not absolute", async () => {
     const dir = loadSkillFolder(skill({ "scripts/a.sh": "echo\n" }));
     await assert.rejects(runSkillScript(dir, "scripts/a.sh", [], { timeoutMs: 0 }), RangeError);
-    await assert.rejects(runSkillScript(dir, "scripts/a.sh", [], { readPaths: ["rel"] }), RangeError);
-    await assert.rejects(runSkillScript(dir, "scripts/a.sh", [], { env: { "A=B": "x" } }), RangeError);
+    await assert.rejects(
+      runSkillScript(dir, "scripts/a.sh", [], { readPaths: ["rel"] }),
+      RangeError,
+    );
+    await assert.rejects(
+      runSkillScript(dir, "scripts/a.sh", [], { env: { "A=B": "x" } }),
+      RangeError,
+    );
     await assert.rejects(runSkillScript(dir, "scripts/a.sh", ["a\0b"]), TypeError);
   });
 });

@@ -54,7 +54,9 @@ class CappedText {
   }
 
   add(chunk: Uint8Array | null): void {
-    const text = chunk === null ? this.#decoder.decode() : this.#decoder.decode(chunk, { stream: true });
+    const text = chunk === null
+      ? this.#decoder.decode()
+      : this.#decoder.decode(chunk, { stream: true });
     const room = this.#cap - this.text.length;
     if (room >= text.length) {
       this.text += text;

@@ -8,7 +8,14 @@
  *
  * @module
  */
-import { existsSync, lstatSync, readdirSync, readlinkSync, realpathSync, type Stats } from "node:fs";
+import {
+  existsSync,
+  lstatSync,
+  readdirSync,
+  readlinkSync,
+  realpathSync,
+  type Stats,
+} from "node:fs";
 import process from "node:process";
 
 /** Where the skill is inside the sandbox (read-only). */
@@ -196,7 +203,12 @@ export function runtimeCommand(
     default: {
       const [major = 0, minor = 0] = (process.versions.node ?? "0.0").split(".").map(Number);
       const strip = typescript && (major < 23 || (major === 23 && minor < 6));
-      return [binary, heap, ...(strip ? ["--experimental-strip-types", "--no-warnings"] : []), script];
+      return [
+        binary,
+        heap,
+        ...(strip ? ["--experimental-strip-types", "--no-warnings"] : []),
+        script,
+      ];
     }
   }
 }

@@ -11,17 +11,21 @@
  *
  * @module
  */
-import { chmodSync, chownSync, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  chownSync,
+  mkdirSync,
+  mkdtempSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, isAbsolute, join } from "node:path";
 import { openResource, type ResourceFile, type SkillBundle } from "../core/bundle.ts";
 import { ExecutionError, ResourceNotFoundError, ResourceReadError } from "../core/errors.ts";
 import { assertAccess, mayAccess, type SafetyFlags } from "../core/gate.ts";
-import {
-  classifyResource,
-  effectiveClass,
-  normalizeResourcePath,
-} from "../core/resource_path.ts";
+import { classifyResource, effectiveClass, normalizeResourcePath } from "../core/resource_path.ts";
 import { type ScriptInterpreter, scriptInterpreter } from "../core/script_kind.ts";
 import type { ApprovalStore } from "../core/trust/approval.ts";
 import { decideApproval } from "../core/trust/approval.ts";
@@ -288,7 +292,9 @@ export async function runSkillScript(
     : systemProgram(kind.interpreter) ?? (() => {
       throw refuse(
         "INTERPRETER_MISSING",
-        `Cannot run ${JSON.stringify(normal)}: ${kind.interpreter} is not installed in /usr/bin or /bin`,
+        `Cannot run ${
+          JSON.stringify(normal)
+        }: ${kind.interpreter} is not installed in /usr/bin or /bin`,
       );
     })();
   const base = mkdtempSync(join(tmpdir(), "skillset-run-"));
@@ -410,21 +416,32 @@ function checkOptions(args: readonly string[], options: RunScriptOptions) {
     const list = options[name] ?? [];
     for (const p of list) {
       if (typeof p !== "string" || !isAbsolute(p) || /[\0,]/.test(p)) {
-        throw new RangeError(`${name} must hold absolute paths without commas, got ${JSON.stringify(p)}`);
+        throw new RangeError(
+          `${name} must hold absolute paths without commas, got ${JSON.stringify(p)}`,
+        );
       }
     }
     return Object.freeze([...list]);
   };
-  if (options.cwd !== undefined && (typeof options.cwd !== "string" || !isAbsolute(options.cwd) ||
-    /[\0,]/.test(options.cwd) || statSync(options.cwd, { throwIfNoEntry: false })?.isDirectory() !== true)) {
-    throw new RangeError(`cwd must be an existing folder's absolute path, got ${JSON.stringify(options.cwd)}`);
+  if (
+    options.cwd !== undefined && (typeof options.cwd !== "string" || !isAbsolute(options.cwd) ||
+      /[\0,]/.test(options.cwd) ||
+      statSync(options.cwd, { throwIfNoEntry: false })?.isDirectory() !== true)
+  ) {
+    throw new RangeError(
+      `cwd must be an existing folder's absolute path, got ${JSON.stringify(options.cwd)}`,
+    );
   }
   const env = new Map<string, string>(
     options.env instanceof Map ? options.env : Object.entries(options.env ?? {}),
   );
   for (const [name, value] of env) {
-    if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name) || typeof value !== "string" || value.includes("\0")) {
-      throw new RangeError(`env must map names to strings without NUL characters, got ${JSON.stringify(name)}`);
+    if (
+      !/^[A-Za-z_][A-Za-z0-9_]*$/.test(name) || typeof value !== "string" || value.includes("\0")
+    ) {
+      throw new RangeError(
+        `env must map names to strings without NUL characters, got ${JSON.stringify(name)}`,
+      );
     }
   }
   return {
@@ -498,7 +515,9 @@ function readSkill(
     if (total > maxBytes) {
       throw refuse(
         "SKILL_TOO_LARGE",
-        `Skill ${JSON.stringify(skill.name)} has over ${maxBytes} bytes of files to copy into the sandbox`,
+        `Skill ${
+          JSON.stringify(skill.name)
+        } has over ${maxBytes} bytes of files to copy into the sandbox`,
       );
     }
     const { bytes, realPath } = readWhole(file, maxBytes);
@@ -509,11 +528,15 @@ function readSkill(
 }
 
 /** Every byte of a file through one handle, checked not to change while read. */
-function readWhole(file: ResourceFile, maxBytes: number): { bytes: Uint8Array; realPath: string | undefined } {
+function readWhole(
+  file: ResourceFile,
+  maxBytes: number,
+): { bytes: Uint8Array; realPath: string | undefined } {
   const handle = openResource(file);
   try {
     const size = handle.size;
-    const changed = () => new ResourceReadError("RESOURCE_CHANGED", file.path, "it changed while it was being read");
+    const changed = () =>
+      new ResourceReadError("RESOURCE_CHANGED", file.path, "it changed while it was being read");
     if (size > maxBytes) throw changed();
     const bytes = new Uint8Array(size);
     for (let filled = 0; filled < size;) {
@@ -523,7 +546,9 @@ function readWhole(file: ResourceFile, maxBytes: number): { bytes: Uint8Array; r
       filled += page.length;
     }
     if (handle.read(size, 1).length !== 0) throw changed();
-    if (typeof handle.versionNow === "function" && handle.versionNow() !== handle.version) throw changed();
+    if (typeof handle.versionNow === "function" && handle.versionNow() !== handle.version) {
+      throw changed();
+    }
     return { bytes, realPath: handle.real_path ?? file.real_path };
   } finally {
     handle.close();
@@ -531,7 +556,10 @@ function readWhole(file: ResourceFile, maxBytes: number): { bytes: Uint8Array; r
 }
 
 /** The skill's manifest from the bytes read (every file that is not a link out of it). */
-async function manifestOf(skill: SkillBundle, files: Map<string, Snapshot>): Promise<SkillManifest> {
+async function manifestOf(
+  skill: SkillBundle,
+  files: Map<string, Snapshot>,
+): Promise<SkillManifest> {
   const entries: FileDigest[] = [];
   for (const [path, { bytes }] of files) {
     entries.push({ path, size: bytes.length, digest: await sha256Digest(bytes) });
@@ -600,7 +628,9 @@ function makePrivate(path: string, mode: "bubblewrap" | "deno" | "none"): string
 
 function outsideRoot(path: string, flags: SafetyFlags): ExecutionError {
   return new ExecutionError(
-    `Refused to run ${JSON.stringify(path)}: it does not lead to a regular file inside the skill folder`,
+    `Refused to run ${
+      JSON.stringify(path)
+    }: it does not lead to a regular file inside the skill folder`,
     {
       path,
       operation: "read",
