@@ -139,7 +139,7 @@ export function summary(run: ScriptRun): string {
     : run.signal !== null
     ? `ended by ${run.signal}`
     : `exit ${run.exit_code}`;
-  const notes = [`${run.sandbox} sandbox`, run.interpreter];
+  const notes = [run.sandbox === "none" ? "NO SANDBOX" : `${run.sandbox} sandbox`, run.interpreter];
   if (run.grants.network) notes.push("network granted");
   if (run.grants.read_paths.length > 0) notes.push(`reads ${run.grants.read_paths.join(", ")}`);
   if (run.grants.write_paths.length > 0) notes.push(`writes ${run.grants.write_paths.join(", ")}`);
