@@ -11,29 +11,22 @@
  *
  * @module
  */
-import {
-  chmodSync,
-  chownSync,
-  mkdirSync,
-  mkdtempSync,
-  rmSync,
-  statSync,
-  writeFileSync,
-} from "node:fs";
+import { chmodSync, chownSync, mkdirSync, mkdtempSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { dirname, isAbsolute, join } from "node:path";
-import { openResource, type ResourceFile, type SkillBundle } from "../core/bundle.ts";
-import { ExecutionError, ResourceNotFoundError, ResourceReadError } from "../core/errors.ts";
-import { assertAccess, mayAccess, type SafetyFlags } from "../core/gate.ts";
-import { classifyResource, effectiveClass, normalizeResourcePath } from "../core/resource_path.ts";
+import { isAbsolute, join } from "node:path";
+import type { SkillBundle } from "../core/bundle.ts";
+import { ExecutionError, ResourceNotFoundError } from "../core/errors.ts";
+import { assertAccess, type SafetyFlags } from "../core/gate.ts";
+import { classifyResource, normalizeResourcePath } from "../core/resource_path.ts";
 import { type ScriptInterpreter, scriptInterpreter } from "../core/script_kind.ts";
 import type { ApprovalStore } from "../core/trust/approval.ts";
 import { decideApproval } from "../core/trust/approval.ts";
-import { compareCodeUnits, type FileDigest, sha256Digest } from "../core/trust/digest.ts";
+import { sha256Digest } from "../core/trust/digest.ts";
 import { type Lockfile, lockKey } from "../core/trust/lockfile.ts";
-import { manifestFromEntries, type SkillManifest } from "../core/trust/manifest.ts";
+import type { SkillManifest } from "../core/trust/manifest.ts";
 import { describeChanges } from "../core/trust/trust_file.ts";
 import { cappedSpawn } from "./_capped_spawn.ts";
+import { manifestOf, readSkill, writeSnapshot } from "./_skill_snapshot.ts";
 import {
   bubblewrapArgv,
   denoArgv,
@@ -168,12 +161,6 @@ export interface ScriptRun {
     readonly file_bytes: number;
     readonly max_output_chars: number;
   };
-}
-
-/** One file read for the run: its bytes, and whether the gate lets the script see it. */
-interface Snapshot {
-  readonly bytes: Uint8Array;
-  readonly visible: boolean;
 }
 
 /**
@@ -493,80 +480,6 @@ function chooseSandbox(
   );
 }
 
-/**
- * Read the skill's files once: the ones the gate shows (to copy into the
- * sandbox), and, when `all`, every other file too (to hash the skill whole).
- */
-function readSkill(
-  skill: SkillBundle,
-  flags: SafetyFlags,
-  all: boolean,
-  maxBytes: number,
-  refuse: (code: "SKILL_TOO_LARGE", message: string) => ScriptRunError,
-): Map<string, Snapshot> {
-  const out = new Map<string, Snapshot>();
-  let total = 0;
-  for (const path of [...skill.files.keys()].sort(compareCodeUnits)) {
-    const file = skill.files.get(path)!;
-    if (file.outside_root === true) continue;
-    const shown = mayAccess(effectiveClass(path, file.real_path, skill.resource_classes), flags);
-    if (!shown && !all) continue;
-    total += file.size;
-    if (total > maxBytes) {
-      throw refuse(
-        "SKILL_TOO_LARGE",
-        `Skill ${
-          JSON.stringify(skill.name)
-        } has over ${maxBytes} bytes of files to copy into the sandbox`,
-      );
-    }
-    const { bytes, realPath } = readWhole(file, maxBytes);
-    const visible = mayAccess(effectiveClass(path, realPath, skill.resource_classes), flags);
-    out.set(path, Object.freeze({ bytes, visible }));
-  }
-  return out;
-}
-
-/** Every byte of a file through one handle, checked not to change while read. */
-function readWhole(
-  file: ResourceFile,
-  maxBytes: number,
-): { bytes: Uint8Array; realPath: string | undefined } {
-  const handle = openResource(file);
-  try {
-    const size = handle.size;
-    const changed = () =>
-      new ResourceReadError("RESOURCE_CHANGED", file.path, "it changed while it was being read");
-    if (size > maxBytes) throw changed();
-    const bytes = new Uint8Array(size);
-    for (let filled = 0; filled < size;) {
-      const page = handle.read(filled, size - filled);
-      if (page.length === 0) throw changed();
-      bytes.set(page, filled);
-      filled += page.length;
-    }
-    if (handle.read(size, 1).length !== 0) throw changed();
-    if (typeof handle.versionNow === "function" && handle.versionNow() !== handle.version) {
-      throw changed();
-    }
-    return { bytes, realPath: handle.real_path ?? file.real_path };
-  } finally {
-    handle.close();
-  }
-}
-
-/** The skill's manifest from the bytes read (every file that is not a link out of it). */
-async function manifestOf(
-  skill: SkillBundle,
-  files: Map<string, Snapshot>,
-): Promise<SkillManifest> {
-  const entries: FileDigest[] = [];
-  for (const [path, { bytes }] of files) {
-    entries.push({ path, size: bytes.length, digest: await sha256Digest(bytes) });
-  }
-  return manifestFromEntries(skill.name, skill.frontmatter, entries);
-}
-
 /** The lock and approval checks, on the manifest of the bytes that will run. */
 async function checkTrust(
   skill: SkillBundle,
@@ -605,17 +518,6 @@ async function checkTrust(
           }`,
       );
     }
-  }
-}
-
-/** Write the files the gate shows into a fresh folder (the sandbox's `/skill`). */
-function writeSnapshot(dir: string, files: Map<string, Snapshot>): void {
-  mkdirSync(dir, { mode: 0o755 });
-  for (const [path, { bytes, visible }] of files) {
-    if (!visible) continue;
-    const target = join(dir, path);
-    mkdirSync(dirname(target), { recursive: true, mode: 0o755 });
-    writeFileSync(target, bytes, { flag: "wx", mode: 0o644 });
   }
 }
 
