@@ -6,15 +6,21 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import process from "node:process";
 import {
+  activateSkill,
   approvalRecord,
   createBundle,
   createLockfile,
   ExecutionError,
+  interpreterByExtension,
   lockEntry,
   MemoryApprovalStore,
+  renderActivation,
   type ResourceFile,
+  SCRIPT_EXTENSIONS,
+  scriptInterpreter,
   skillManifest,
 } from "../mod.ts";
+import { fc, runs } from "./_fc.ts";
 import { FILE_ORIGIN, loadSkillFolder, recordedPath } from "../lib/load.ts";
 import { _setSandboxTools, sandboxTools } from "../lib/fs/_sandbox.ts";
 import { type RunScriptOptions, runSkillScript } from "../lib/fs/run_script.ts";
@@ -521,5 +527,97 @@ describe("runSkillScript: options", () => {
       RangeError,
     );
     await assert.rejects(runSkillScript(dir, "scripts/a.sh", ["a\0b"]), TypeError);
+  });
+});
+
+describe("scriptInterpreter: the #! line, else the extension table", () => {
+  const bytes = (s: string) => new TextEncoder().encode(s);
+  const programs = [
+    ...new Map([
+      ["python3", "python3"],
+      ["python", "python3"],
+      ["bash", "bash"],
+      [
+        "sh",
+        "sh",
+      ],
+      ["dash", "sh"],
+      ["node", "runtime"],
+      ["deno", "runtime"],
+      ["bun", "runtime"],
+    ]),
+  ];
+
+  it("names a known program by its last path segment or through env, whatever the extension", () => {
+    fc.assert(
+      fc.property(
+        fc.constantFrom(...programs),
+        fc.constantFrom(
+          "/usr/bin/",
+          "/bin/",
+          "/usr/local/bin/",
+          "/usr/bin/env ",
+          "/usr/bin/env -S ",
+        ),
+        fc.constantFrom("", ".py", ".sh", ".js", ".rb", ".txt"),
+        fc.string({ unit: "grapheme-ascii" }),
+        ([program, interpreter], prefix, ext, rest) => {
+          const head = bytes(`#!${prefix}${program} ${rest.replace(/\n/g, "")}\nbody`);
+          assert.deepEqual(scriptInterpreter(`scripts/x${ext}`, head), {
+            interpreter,
+            from: "shebang",
+          });
+        },
+      ),
+      runs(200),
+    );
+  });
+
+  it("falls back to the extension table, case-insensitively, and knows nothing else", () => {
+    fc.assert(
+      fc.property(
+        fc.string({
+          minLength: 1,
+          maxLength: 6,
+          unit: fc.constantFrom(..."abcdefghijklmnopqrstuvwxyzPYTS."),
+        }),
+        fc.string({ unit: "grapheme-ascii" }).filter((s) => !s.startsWith("#!")),
+        (ext, body) => {
+          const path = `scripts/tool.${ext}`;
+          const expected = SCRIPT_EXTENSIONS.get(
+            `.${ext.slice(ext.lastIndexOf(".") + 1)}`.toLowerCase(),
+          );
+          const got = scriptInterpreter(path, bytes(body));
+          assert.deepEqual(
+            got,
+            expected === undefined ? undefined : { interpreter: expected, from: "extension" },
+          );
+          assert.equal(interpreterByExtension(path), expected);
+        },
+      ),
+      runs(200),
+    );
+  });
+});
+
+describe("activation lists runnable scripts only when the host runs them", () => {
+  it("lists the scripts/ files the gate shows whose extension names an interpreter", () => {
+    const bundle = createBundle({
+      frontmatter: { name: "kit", description: "Kit" },
+      instructions: "",
+      files: { "scripts/a.py": "", "scripts/b.rb": "", "scripts/c.ts": "", "tools/d.py": "" },
+    });
+    assert.equal(activateSkill(bundle).runnable_scripts, undefined);
+    const listed = activateSkill(bundle, { run_scripts: true });
+    assert.deepEqual(listed.runnable_scripts, [
+      { path: "scripts/a.py", interpreter: "python3" },
+      { path: "scripts/c.ts", interpreter: "runtime" },
+    ]);
+    const text = renderActivation(listed);
+    assert.match(
+      text,
+      /\[run\] scripts\/a\.py \(python3\)\n {2}\[run\] scripts\/c\.ts \(JavaScript\)/,
+    );
+    assert.doesNotMatch(text, /tools\/d\.py/);
   });
 });
