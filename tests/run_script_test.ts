@@ -519,6 +519,13 @@ describe("runSkillScript: options", () => {
     const dir = loadSkillFolder(skill({ "scripts/a.sh": "echo\n" }));
     await assert.rejects(runSkillScript(dir, "scripts/a.sh", [], { timeoutMs: 0 }), RangeError);
     await assert.rejects(
+      runSkillScript(dir, "scripts/a.sh", [], { timeoutMs: 2 ** 31 }),
+      {
+        name: "RangeError",
+        message: "timeoutMs must be a whole number from 1 to 2147483647, got 2147483648",
+      },
+    );
+    await assert.rejects(
       runSkillScript(dir, "scripts/a.sh", [], { readPaths: ["rel"] }),
       RangeError,
     );

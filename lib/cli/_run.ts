@@ -132,7 +132,12 @@ export async function runRunCli(
   return run.exit_code ?? 1;
 }
 
-/** The last line: how it ended, where, and what was granted or cut. */
+/**
+ * The last line `skillset run` writes to stderr.
+ *
+ * @param run What the run did.
+ * @returns How it ended, in which sandbox, and what was granted or cut.
+ */
 export function summary(run: ScriptRun): string {
   const ended = run.timed_out
     ? `killed after the ${run.limits.timeout_ms} ms timeout`

@@ -208,6 +208,25 @@ export interface ScriptRun {
  * @throws {TrustFileError} When `lock` is a path to a missing or malformed lockfile.
  * @throws {TypeError} When an argument or option has the wrong type.
  * @throws {RangeError} When a limit is not a whole number in range or a path is not absolute.
+ * @example
+ * ```ts
+ * import { createBundle } from "../../mod.ts";
+ * import { runSkillScript, ScriptRunError } from "../load.ts";
+ * import { assert } from "../core/_assert.ts";
+ *
+ * const skill = createBundle({
+ *   frontmatter: { name: "hello", description: "Says hello" },
+ *   instructions: "",
+ *   files: { "scripts/hello.sh": 'echo "hello $1"; cat /etc/shadow 2>/dev/null || echo "no shadow"\n' },
+ * });
+ * try {
+ *   const run = await runSkillScript(skill, "scripts/hello.sh", ["world"], { timeoutMs: 10_000 });
+ *   assert.deepEqual([run.exit_code, run.stdout], [0, "hello world\nno shadow\n"]);
+ * } catch (e) {
+ *   // No bubblewrap here: refused, never run unsandboxed.
+ *   assert.ok(e instanceof ScriptRunError && e.code === "SANDBOX_UNAVAILABLE");
+ * }
+ * ```
  */
 export async function runSkillScript(
   skill: SkillBundle,
@@ -394,8 +413,10 @@ function checkOptions(args: readonly string[], options: RunScriptOptions) {
   }
   const whole = (name: keyof typeof DEFAULT_SCRIPT_LIMITS): number => {
     const value = (options as Record<string, unknown>)[name] ?? DEFAULT_SCRIPT_LIMITS[name];
-    if (typeof value !== "number" || !Number.isSafeInteger(value) || value < 1) {
-      throw new RangeError(`${name} must be a whole number of at least 1, got ${String(value)}`);
+    // A timer longer than 2^31 - 1 ms fires at once.
+    const max = name === "timeoutMs" ? 2 ** 31 - 1 : Number.MAX_SAFE_INTEGER;
+    if (typeof value !== "number" || !Number.isSafeInteger(value) || value < 1 || value > max) {
+      throw new RangeError(`${name} must be a whole number from 1 to ${max}, got ${String(value)}`);
     }
     return value;
   };
