@@ -5,8 +5,13 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { cli, ROOT } from "./_cli.ts";
 import { put } from "./_tree.ts";
-import { runSkillScript } from "../lib/load.ts";
-import { loadSkillFolder } from "../lib/load.ts";
+import {
+  FILE_ORIGIN,
+  JsonFileApprovalStore,
+  loadSkillFolder,
+  runSkillScript,
+} from "../lib/load.ts";
+import { approvalRecord, skillManifest } from "../mod.ts";
 
 const SKILL_CREATOR = join(
   ROOT,
@@ -95,6 +100,23 @@ describe("skillset run", () => {
     assert.equal(result.code, 1);
     assert.match(result.stderr, /Refused to read non-standard resource "private\/x\.py"/);
   });
+
+  it(
+    "binds the run to --approvals: refused until the skill is approved as it is",
+    { skip: probe },
+    async () => {
+      const dir = skillCreator();
+      put(dir, "scripts/hi.sh", "echo hi\n");
+      const file = join(temp(), "skills.approvals.json");
+      const refused = cli(["run", dir, "scripts/hi.sh", "--approvals", file]);
+      assert.equal(refused.code, 1);
+      assert.match(refused.stderr, /Skill "skill-creator" needs approval before its scripts run/);
+      const manifest = await skillManifest(loadSkillFolder(dir));
+      new JsonFileApprovalStore(file).put(approvalRecord(FILE_ORIGIN, dir, manifest));
+      const approved = cli(["run", dir, "scripts/hi.sh", "--approvals", file]);
+      assert.deepEqual([approved.code, approved.stdout], [0, "hi\n"]);
+    },
+  );
 
   it("is bad usage without a script, with an unknown --sandbox, or serve's run flags without --allow-scripts", () => {
     assert.equal(cli(["run", skillCreator()]).code, 2);

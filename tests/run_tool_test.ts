@@ -6,13 +6,12 @@ import { join } from "node:path";
 import { Client, InMemoryTransport } from "@modelcontextprotocol/client";
 import type { McpServer } from "@modelcontextprotocol/server";
 import { serveSkills } from "../lib/mcp.ts";
-import { runSkillScript } from "../lib/load.ts";
-import { loadSkillFolder } from "../lib/load.ts";
+import { loadSkillFolder, runSkillScript } from "../lib/load.ts";
 import { put } from "./_tree.ts";
 
 const ROOT = join(import.meta.dirname ?? ".", "..");
 /** skill-creator from anthropics/skills, with its stdlib-only scripts/aggregate_benchmark.py. */
-export const SKILL_CREATOR = join(
+const SKILL_CREATOR = join(
   ROOT,
   "tests",
   "fixtures",
