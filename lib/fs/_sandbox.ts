@@ -242,6 +242,8 @@ export interface BubblewrapPlan {
   readonly writePaths: readonly string[];
   /** Whether the network namespace is shared with the host. */
   readonly network: boolean;
+  /** The whole environment inside (bubblewrap clears what it inherits, so a runtime's own additions do not leak in). */
+  readonly env: Readonly<Record<string, string>>;
   readonly limits: Limits;
   /** The command inside the sandbox. */
   readonly command: readonly string[];
@@ -320,6 +322,8 @@ export function bubblewrapArgv(plan: BubblewrapPlan): string[] {
   }
   for (const path of plan.readPaths) argv.push("--ro-bind", path, path);
   for (const path of plan.writePaths) argv.push("--bind", path, path);
+  argv.push("--clearenv");
+  for (const [name, value] of Object.entries(plan.env)) argv.push("--setenv", name, value);
   argv.push("--chdir", SANDBOX_WORK, "--", ...prlimitArgv(tools.prlimit!, limits), ...plan.command);
   return argv;
 }

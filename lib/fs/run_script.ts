@@ -339,20 +339,6 @@ export async function runSkillScript(
       processes: settings.limits.processes,
       fileBytes: settings.limits.fileBytes,
     };
-    const argv = inside
-      ? bubblewrapArgv({
-        tools,
-        skill: skillDir,
-        work,
-        tmp,
-        ...(program === null ? { runtimeBinary: runtime().path } : {}),
-        readPaths: settings.grants.readPaths,
-        writePaths: settings.grants.writePaths,
-        network: settings.grants.network,
-        limits,
-        command,
-      })
-      : command;
     const env: Record<string, string> = {
       PATH: "/usr/local/bin:/usr/bin:/bin",
       LANG: "C.UTF-8",
@@ -364,6 +350,21 @@ export async function runSkillScript(
       ...(deno ? { DENO_DIR: `${where.tmp}/.deno`, DENO_NO_UPDATE_CHECK: "1" } : {}),
     };
     for (const [name, value] of settings.env) env[name] = value;
+    const argv = inside
+      ? bubblewrapArgv({
+        tools,
+        skill: skillDir,
+        work,
+        tmp,
+        ...(program === null ? { runtimeBinary: runtime().path } : {}),
+        readPaths: settings.grants.readPaths,
+        writePaths: settings.grants.writePaths,
+        network: settings.grants.network,
+        env,
+        limits,
+        command,
+      })
+      : command;
     const outcome = await cappedSpawn({
       argv,
       env,
