@@ -15,7 +15,16 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import process from "node:process";
 import { loadSkillFolder, runSkillScript } from "../lib/load.ts";
-import { runtime, sandboxTools, systemProgram } from "../lib/fs/_sandbox.ts";
+import {
+  bubblewrapArgv,
+  isRoot,
+  runtime,
+  SANDBOX_SKILL,
+  SANDBOX_UID,
+  sandboxTools,
+  systemProgram,
+} from "../lib/fs/_sandbox.ts";
+import { chownSync, mkdirSync } from "node:fs";
 import { put } from "../tests/_tree.ts";
 import { QUICK, recordValue } from "./_harness.ts";
 
@@ -95,6 +104,31 @@ if (tools.bwrap === null || tools.prlimit === null) {
   console.log(`${BENCH}: bubblewrap or prlimit is missing; nothing to measure`);
   process.exit(0);
 }
+/** The same bubblewrap command line `runSkillScript` builds, spawned bare: the sandbox's own cost. */
+function bare(command: readonly string[]): string[] {
+  const work = join(root, "work"), tmp = join(root, "tmp");
+  for (const d of [work, tmp]) {
+    mkdirSync(d, { recursive: true, mode: 0o700 });
+    if (isRoot()) chownSync(d, SANDBOX_UID, SANDBOX_UID);
+  }
+  return bubblewrapArgv({
+    tools,
+    skill: dir,
+    work,
+    tmp,
+    readPaths: [],
+    writePaths: [],
+    network: false,
+    env: { PATH: "/usr/local/bin:/usr/bin:/bin" },
+    limits: {
+      cpuSeconds: 30,
+      memoryBytes: 2 * 1024 ** 3,
+      processes: 64,
+      fileBytes: 64 * 1024 ** 2,
+    },
+    command,
+  });
+}
 const python = systemProgram("python3");
 if (python !== null) {
   await group("run a trivial Python script", {
@@ -102,6 +136,10 @@ if (python !== null) {
     fn: () => plain([python, join(dir, "scripts/ok.py")]),
   }, [
     { name: "runSkillScript (bubblewrap)", fn: () => sandboxed("scripts/ok.py") },
+    {
+      name: "bare bubblewrap command line (no skillset)",
+      fn: () => plain(bare([python, `${SANDBOX_SKILL}/scripts/ok.py`])),
+    },
   ]);
 }
 await group(
