@@ -129,7 +129,14 @@ export type {
   ManifestEntry,
   ManifestOmissions,
   ResourceManifest,
+  RunnableScript,
 } from "./lib/core/activate.ts";
+export {
+  interpreterByExtension,
+  SCRIPT_EXTENSIONS,
+  scriptInterpreter,
+} from "./lib/core/script_kind.ts";
+export type { ScriptInterpreter } from "./lib/core/script_kind.ts";
 export { handleSkillTool } from "./lib/core/skill_tool.ts";
 export type { SkillBundleSource, SkillToolContext } from "./lib/core/skill_tool.ts";
 export {

@@ -78,3 +78,8 @@ export {
   writeLockfile,
 } from "./fs/trust.ts";
 export type { LockOptions, TrustError, TrustOptions, TrustStanding } from "./fs/trust.ts";
+export { DEFAULT_SCRIPT_LIMITS, runSkillScript } from "./fs/run_script.ts";
+export type { RunScriptOptions, ScriptGrants, ScriptRun } from "./fs/run_script.ts";
+export { ScriptRunError } from "./fs/script_run_error.ts";
+export type { ScriptRunCode } from "./fs/script_run_error.ts";
+export type { ScriptInterpreter } from "./core/script_kind.ts";

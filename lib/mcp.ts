@@ -46,7 +46,10 @@ export type {
   ManifestEntry,
   ManifestOmissions,
   ResourceManifest,
+  RunnableScript,
 } from "./core/activate.ts";
+export type { ScriptInterpreter } from "./core/script_kind.ts";
+export type { RunScriptOptions } from "./fs/run_script.ts";
 export type { AgentSkillFrontmatter } from "./core/agent_skill.ts";
 export type { Discovery } from "./fs/discovery.ts";
 export type { ResourceFile, ResourceHandle, SkillBundle } from "./core/bundle.ts";

@@ -22,6 +22,8 @@ import {
   UsageError,
 } from "./_args.ts";
 import { reportDiscovery, rootOf } from "./_discovery.ts";
+import { RUN_REPEATED_FLAGS, RUN_SWITCHES, RUN_VALUE_FLAGS, runOptions } from "./_run.ts";
+import type { RunScriptOptions } from "../fs/run_script.ts";
 import type { CliIO } from "./_io.ts";
 import { renderActivation } from "../core/activate.ts";
 import { McpSkillError } from "../mcp/_errors.ts";
@@ -56,14 +58,15 @@ const SPECS: Readonly<Record<string, ArgSpec>> = {
       "--max-buffered-bytes",
       "--class",
       "--tool-budget",
+      ...RUN_VALUE_FLAGS,
     ],
-    repeated: ["--root", "--class"],
-    switches: ["--watch", "--allow-remote"],
+    repeated: ["--root", "--class", ...RUN_REPEATED_FLAGS],
+    switches: ["--watch", "--allow-remote", "--allow-scripts", ...RUN_SWITCHES],
     positional: [0, Infinity],
     usage:
       `skillset serve <folder>... [--root scope=path]... [--http 127.0.0.1:PORT [--allow-remote]] ` +
       `[--watch] [--prefix <p>] [--page-size N] [--tool-budget N] ` +
-      `[--class NAME=references|assets|scripts]... ${SAFETY}`,
+      `[--class NAME=references|assets|scripts]... ${SAFETY} [--allow-scripts [run's flags]]`,
   },
   activate: {
     values: [...SOURCE_FLAGS, "--global-safety", "--skill-safety"],
@@ -168,6 +171,7 @@ async function serve(args: Args, io: McpCliIO): Promise<number> {
     // The SDK's stdio transport refuses a message over 10 MiB: such files are not published.
     ...(address === undefined ? { maxMessageBytes: STDIO_MESSAGE_BYTES } : {}),
     ...(toolBudget === undefined ? {} : { toolBudget }),
+    ...scriptsOption(args),
   });
   const watching = args.switches.has("--watch");
   if (served.skills.size === 0 && !watching) {
@@ -225,6 +229,16 @@ async function serve(args: Args, io: McpCliIO): Promise<number> {
   watcher?.close();
   await listener.close();
   return 0;
+}
+
+/** `--allow-scripts` and run's grant and limit flags as the `scripts` option; those flags alone are a usage error. */
+function scriptsOption(args: Args): { scripts?: RunScriptOptions } {
+  if (args.switches.has("--allow-scripts")) return { scripts: runOptions(args) };
+  const given = [...RUN_VALUE_FLAGS, ...RUN_SWITCHES].find((f) =>
+    args.flags.has(f) || args.switches.has(f)
+  );
+  if (given !== undefined) throw new UsageError(`serve: ${given} needs --allow-scripts`);
+  return {};
 }
 
 /** The roots `serve` discovers skills under: each folder argument (its own scope), then each `--root`. */

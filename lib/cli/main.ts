@@ -62,6 +62,51 @@ const TRUST_COMMANDS: Readonly<Record<string, FlagSpec>> = {
   },
 };
 
+// ---- Scripts (issue 32): `run`, in lib/cli/_run.ts, loaded on demand ----
+
+/** The help entry of `run`; it runs in lib/cli/_run.ts (asynchronous: a child process). */
+const RUN_COMMAND: FlagSpec = {
+  values: [
+    "--root",
+    "--lockfile",
+    "--approvals",
+    "--class",
+    "--global-safety",
+    "--skill-safety",
+    "--cwd",
+    "--allow-read",
+    "--allow-write",
+    "--env",
+    "--timeout-ms",
+    "--cpu-seconds",
+    "--memory-bytes",
+    "--processes",
+    "--file-bytes",
+    "--max-output-chars",
+    "--sandbox",
+  ],
+  repeated: ["--root", "--class", "--allow-read", "--allow-write", "--env"],
+  switches: ["--allow-net", "--dangerously-run-unsandboxed"],
+  positional: [2, 2],
+  usage: "skillset run <skill-dir> | --root scope=path <name> <scripts/path> [--lockfile FILE] " +
+    "[--approvals FILE] [--cwd DIR] [--allow-net] [--allow-read PATH]... [--allow-write PATH]... " +
+    "[--env NAME=VALUE]... [--timeout-ms N] [--max-output-chars N] [--sandbox auto|bubblewrap|deno] " +
+    "[--json] [-- args...]",
+  help:
+    "Run one of a skill's scripts in a sandbox (bubblewrap; Deno's permissions for JS/TS where\n" +
+    "it is missing; refused elsewhere): the skill read-only at /skill, a fresh working folder at\n" +
+    "/work (or --cwd, writable), no network, no home folder, a fixed environment, limits on CPU\n" +
+    "(--cpu-seconds 30), memory (--memory-bytes 2 GiB), processes (--processes 64), file size\n" +
+    "(--file-bytes 64 MiB) and time (--timeout-ms 30000, the whole process tree killed); stdout\n" +
+    "and stderr each capped (--max-output-chars 30000, the rest counted). Only a file the safety\n" +
+    "gate shows runs; with --lockfile or --approvals only a skill matching them, its script's bytes\n" +
+    "checked and run from the same buffer. The interpreter comes from the #! line or the extension\n" +
+    "(.py python3, .sh bash, .js/.mjs/.cjs/.ts/.mts the current runtime). --allow-net, --allow-read,\n" +
+    "--allow-write and --env grant more, and the last line on stderr says what was granted. Exits\n" +
+    "with the script's exit code (1 when a signal or the timeout ended it).\n" +
+    "--dangerously-run-unsandboxed runs it with your own rights.",
+};
+
 /** Whether the command line is one of the trust commands (run by lib/cli/_trust.ts). */
 function isTrustCommand(argv: readonly string[]): boolean {
   return Object.hasOwn(TRUST_COMMANDS, argv[0] ?? "") ||
@@ -77,7 +122,8 @@ const MCP_SERVE = {
   usage:
     "skillset serve <folder>... [--root scope=path]... [--http 127.0.0.1:PORT [--allow-remote]] " +
     "[--watch] [--prefix <p>] [--page-size N] [--tool-budget N] " +
-    "[--class NAME=references|assets|scripts]... [--global-safety true|false] [--skill-safety true|false]",
+    "[--class NAME=references|assets|scripts]... [--global-safety true|false] [--skill-safety true|false] " +
+    "[--allow-scripts [run's grant and limit flags]]",
   help:
     "Serve skills over MCP (SEP-2640 skills extension and the skill tool): stdio by default,\n" +
     "Streamable HTTP at http://HOST:PORT/mcp with --http (loopback only unless --allow-remote).\n" +
@@ -90,7 +136,10 @@ const MCP_SERVE = {
     "--max-buffered-bytes N (33554432). Logs go to stderr.\n" +
     "--tool-budget N caps the skill tool's description at N characters (default 8000): skills that\n" +
     "do not fit are named only in its enum, and a skill_search tool is offered to find them.\n" +
-    "--class NAME=CLASS maps an extra top-level folder to a standard class, as in list.\n\n" +
+    "--class NAME=CLASS maps an extra top-level folder to a standard class, as in list.\n" +
+    "--allow-scripts offers a run_skill_script tool that runs a served skill's script in the\n" +
+    "sandbox of run, with run's grant and limit flags (--allow-net, --cwd, --timeout-ms, ...), and\n" +
+    "activations list the runnable scripts; without it nothing served is ever run.\n\n" +
     'activate, read and to-prompt also take an MCP server as the source: --mcp-stdio "<command>"\n' +
     "or --mcp-url <url> (with --origin <label>, default mcp), and a skill name instead of a folder:\n" +
     '  skillset activate --mcp-stdio "skillset serve examples/skills" pdf\n' +
@@ -210,6 +259,7 @@ const COMMANDS: Readonly<Record<string, FlagSpec>> = {
   },
   serve: MCP_SERVE,
   ...TRUST_COMMANDS,
+  run: RUN_COMMAND,
 };
 
 const TOOL_HELP = `skillset — resolve skills' tool sets and gate access to their bundled files
@@ -261,6 +311,16 @@ export async function mainAsync(
       return failed(e, argv, io);
     }
   }
+  // `run`'s own flags end at `--`; what follows is the script's.
+  const own = argv.includes("--") ? argv.slice(0, argv.indexOf("--")) : argv;
+  if (argv[0] === "run" && !own.includes("--help") && !own.includes("-h")) {
+    try {
+      const { runRunCli } = await import("./_run.ts");
+      return await runRunCli(argv, io, RUN_COMMAND);
+    } catch (e) {
+      return failed(e, argv, io);
+    }
+  }
   const mcp = argv[0] === "serve" || argv.some((a) => /^--mcp-(?:stdio|url)(?:=|$)/.test(a));
   if (!mcp || argv.includes("--help") || argv.includes("-h")) return main(argv, io);
   try {
@@ -295,6 +355,9 @@ export function main(argv: readonly string[], io: CliIO = processIO()): number {
   try {
     if (argv[0] === "serve" && !argv.includes("--help") && !argv.includes("-h")) {
       throw new UsageError("serve runs asynchronously: call mainAsync");
+    }
+    if (argv[0] === "run" && !argv.includes("--help") && !argv.includes("-h")) {
+      throw new UsageError("run runs asynchronously: call mainAsync");
     }
     if (isTrustCommand(argv) && !argv.includes("--help") && !argv.includes("-h")) {
       throw new UsageError(

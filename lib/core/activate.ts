@@ -13,6 +13,7 @@ import { mediaTypeOf } from "./media_type.ts";
 import { effectiveClass, type ResourceClass } from "./resource_path.ts";
 import { formatEntry, parseAllowedTools } from "./policy/allowed_tools.ts";
 import { TOOL_POLICY_MODES, type ToolPolicyMode } from "./policy/tool_policy.ts";
+import { interpreterByExtension, type ScriptInterpreter } from "./script_kind.ts";
 
 /** One listed file. */
 export interface ManifestEntry {
@@ -66,6 +67,20 @@ export interface Activation {
   readonly next_offset?: number | null;
   /** The skill's `allowed-tools` under the host's tool policy, when a `tool_policy` was given. */
   readonly tools?: ActivationTools;
+  /**
+   * When the host runs scripts (`run_scripts`): the listed files under `scripts/` whose
+   * extension names an interpreter, with it (a script with a `#!` line and no such extension
+   * may run too; its first line decides).
+   */
+  readonly runnable_scripts?: readonly RunnableScript[];
+}
+
+/** A script the host can run, and the interpreter its extension names. */
+export interface RunnableScript {
+  /** The script's path. */
+  readonly path: string;
+  /** `python3`, `bash`, `sh`, or `runtime` (the host's JavaScript runtime). */
+  readonly interpreter: ScriptInterpreter;
 }
 
 /** What an activation tells the model about tools (frozen). */
@@ -106,6 +121,8 @@ export interface ActivateOptions extends SafetyFlags {
    * default: true for a local skill, false for one with an MCP `origin`.
    */
   readonly trusted?: boolean;
+  /** Whether the host runs this skill's scripts (the `run_skill_script` tool): the activation then lists them. */
+  readonly run_scripts?: boolean;
 }
 
 /** The instruction file itself is not listed as a resource. */
@@ -185,6 +202,12 @@ export function activateSkill(bundle: SkillBundle, options: ActivateOptions = {}
   };
   const more = Object.values(not_shown).some((n) => n > 0);
   const tools = options.tool_policy === undefined ? undefined : activationTools(bundle, options);
+  const runnable = options.run_scripts === true
+    ? Object.freeze(resources.scripts.flatMap((e) => {
+      const interpreter = interpreterByExtension(e.path);
+      return interpreter === undefined ? [] : [Object.freeze({ path: e.path, interpreter })];
+    }))
+    : undefined;
   return Object.freeze({
     skill: bundle.name,
     instructions: bundle.instructions,
@@ -192,6 +215,7 @@ export function activateSkill(bundle: SkillBundle, options: ActivateOptions = {}
     not_shown: Object.freeze(not_shown),
     next_offset: more ? offset + max : null,
     ...(tools === undefined ? {} : { tools }),
+    ...(runnable === undefined ? {} : { runnable_scripts: runnable }),
   });
 }
 
@@ -313,7 +337,8 @@ const HEADINGS: Readonly<Record<ResourceClass, string>> = {
  * ```
  */
 export function renderActivation(activation: Activation, nonce?: string): string {
-  const { skill, instructions, resources, not_shown, next_offset, tools } = activation;
+  const { skill, instructions, resources, not_shown, next_offset, tools, runnable_scripts } =
+    activation;
   const lines = [
     "---",
     `Bundled resources (read one with the skill tool: skill ${
@@ -348,6 +373,18 @@ export function renderActivation(activation: Activation, nonce?: string): string
     );
   }
   if (tools !== undefined) lines.push(...toolLines(tools));
+  if (runnable_scripts !== undefined && runnable_scripts.length > 0) {
+    lines.push(
+      `Runnable scripts (run one in a sandbox with the run_skill_script tool: skill ${
+        JSON.stringify(escapeControls(skill))
+      }, path "<path>", args [...]):`,
+      ...runnable_scripts.map((r) =>
+        `  [run] ${escapeControls(r.path)} (${
+          r.interpreter === "runtime" ? "JavaScript" : r.interpreter
+        })`
+      ),
+    );
+  }
   return renderEnvelope(
     {
       marker: "SKILL_ACTIVATED",

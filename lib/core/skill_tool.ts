@@ -62,6 +62,8 @@ export interface SkillToolContext {
   readonly tool_policy?: ToolPolicyMode;
   /** Whose `allowed-tools` count, as the policy's `trusted`; default `true` (local skills only). */
   readonly trusted?: ToolTrust;
+  /** Whether the host runs skills' scripts (`run_skill_script`): activations then list them. */
+  readonly run_scripts?: boolean;
 }
 
 /**
@@ -119,6 +121,7 @@ export function handleSkillTool(input: unknown, context: SkillToolContext): Skil
         ...(context.max_manifest_entries === undefined
           ? {}
           : { max_entries: context.max_manifest_entries }),
+        ...(context.run_scripts === true ? { run_scripts: true } : {}),
         ...(context.tool_policy === undefined ? {} : {
           tool_policy: context.tool_policy,
           trusted: isTrustedSkill(bundle as PolicySkill, context.trusted ?? true),

@@ -26,6 +26,7 @@ import { lockRefusals } from "./_serve_lock.ts";
 import type { ServeSkillsOptions, SkillServer } from "./_serve_options.ts";
 import { sourceOf } from "./_serve_source.ts";
 import { registerSkillTool, syncSearchTool } from "./_serve_tools.ts";
+import { registerRunTool } from "./_run_tool.ts";
 
 const PRUNE_AT = 1024;
 
@@ -111,6 +112,7 @@ export async function serveSkills(
     const tool = registerSkillTool(server, files, options);
     if (tool !== undefined) tools.set(server, tool);
     syncSearchTool(server, searchTools, files);
+    registerRunTool(server, files, options);
     if (servers.size >= pruneAt) {
       // Over HTTP every request builds a server: forget the collected ones.
       for (const ref of servers) if (ref.deref() === undefined) servers.delete(ref);

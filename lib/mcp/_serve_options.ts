@@ -15,6 +15,7 @@ import type {
 } from "@modelcontextprotocol/server/ext/skills";
 import type { ResourceClassMap } from "../core/resource_path.ts";
 import type { Lockfile } from "../core/trust/lockfile.ts";
+import type { RunScriptOptions } from "../fs/run_script.ts";
 import type { LoadedSkill } from "../fs/skill_folder.ts";
 
 /**
@@ -96,6 +97,13 @@ export interface ServeSkillsOptions {
   readonly lockMode?: "enforce" | "warn";
   /** Where the lockfile's sources are relative to; default the lockfile's folder (or the working folder). */
   readonly lockBase?: string;
+  /**
+   * Offer the `run_skill_script` tool, which runs a served skill's script in
+   * a sandbox with these grants and limits (the server's safety switches and
+   * lock apply), and list runnable scripts in activations. Default: not
+   * offered; nothing served is ever run.
+   */
+  readonly scripts?: RunScriptOptions;
 }
 
 /**

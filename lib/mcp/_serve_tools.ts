@@ -76,6 +76,7 @@ export function registerSkillTool(
   const context = {
     global_safety: options.global_safety !== false,
     skill_safety: (name: string) => skillSafety(options.skill_safety, name),
+    ...(options.scripts === undefined ? {} : { run_scripts: true }),
   };
   return server.registerTool(
     "skill",

@@ -1,0 +1,136 @@
+/**
+ * Running one child process with bounds: no input (stdin is `/dev/null`, so
+ * nothing waits on a prompt), stdout and stderr each kept up to a number of
+ * characters (the rest counted, never stored), and a wall-clock timeout that
+ * kills the child's whole process group with `SIGKILL`. The runner of skill
+ * scripts (`run_script.ts`) wraps its sandbox in this.
+ *
+ * @module
+ */
+import { spawn } from "node:child_process";
+import process from "node:process";
+
+/** What to run and its bounds. */
+export interface CappedSpawn {
+  /** The program and its arguments. */
+  readonly argv: readonly string[];
+  /** The whole environment (nothing is inherited). */
+  readonly env: Readonly<Record<string, string>>;
+  /** The working folder of the child. */
+  readonly cwd: string;
+  /** Wall-clock milliseconds before the process group is killed. */
+  readonly timeoutMs: number;
+  /** Characters kept of stdout, and of stderr. */
+  readonly maxOutputChars: number;
+}
+
+/** How it ended. */
+export interface CappedOutcome {
+  /** The exit code, or `null` when a signal ended it. */
+  readonly exitCode: number | null;
+  /** The signal that ended it, e.g. `"SIGKILL"`, or `null`. */
+  readonly signal: string | null;
+  /** Whether the timeout killed it. */
+  readonly timedOut: boolean;
+  /** The first `maxOutputChars` characters of stdout. */
+  readonly stdout: string;
+  /** The first `maxOutputChars` characters of stderr. */
+  readonly stderr: string;
+  /** Characters of stdout left out. */
+  readonly stdoutDropped: number;
+  /** Characters of stderr left out. */
+  readonly stderrDropped: number;
+}
+
+/** One output stream: the characters kept and the number left out. */
+class CappedText {
+  text = "";
+  dropped = 0;
+  readonly #decoder = new TextDecoder();
+  readonly #cap: number;
+
+  constructor(cap: number) {
+    this.#cap = cap;
+  }
+
+  add(chunk: Uint8Array | null): void {
+    const text = chunk === null
+      ? this.#decoder.decode()
+      : this.#decoder.decode(chunk, { stream: true });
+    const room = this.#cap - this.text.length;
+    if (room >= text.length) {
+      this.text += text;
+    } else {
+      if (room > 0) this.text += text.slice(0, room);
+      this.dropped += text.length - Math.max(room, 0);
+    }
+  }
+}
+
+/**
+ * Run a program with its output capped and a timeout that kills its whole
+ * process group (it is started as a group leader). Never rejects for what
+ * the program does; a program that cannot be started ends with exit code
+ * 127 and the reason on stderr.
+ *
+ * @param plan What to run and its bounds.
+ * @returns How it ended and what it printed.
+ */
+export function cappedSpawn(plan: CappedSpawn): Promise<CappedOutcome> {
+  return new Promise((resolve) => {
+    const out = new CappedText(plan.maxOutputChars);
+    const err = new CappedText(plan.maxOutputChars);
+    let timedOut = false;
+    let settled = false;
+    const child = spawn(plan.argv[0]!, plan.argv.slice(1), {
+      cwd: plan.cwd,
+      env: { ...plan.env },
+      stdio: ["ignore", "pipe", "pipe"],
+      detached: true,
+      windowsHide: true,
+    });
+    const killTree = (): void => {
+      if (child.pid === undefined) return;
+      try {
+        process.kill(-child.pid, "SIGKILL");
+      } catch {
+        try {
+          child.kill("SIGKILL");
+        } catch {
+          // Already gone.
+        }
+      }
+    };
+    const timer = setTimeout(() => {
+      timedOut = true;
+      killTree();
+    }, plan.timeoutMs);
+    child.stdout!.on("data", (chunk: Uint8Array) => out.add(chunk));
+    child.stderr!.on("data", (chunk: Uint8Array) => err.add(chunk));
+    const finish = (exitCode: number | null, signal: string | null): void => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      // Whatever the group left behind goes with it.
+      killTree();
+      out.add(null);
+      err.add(null);
+      resolve(Object.freeze({
+        exitCode,
+        signal,
+        timedOut,
+        stdout: out.text,
+        stderr: err.text,
+        stdoutDropped: out.dropped,
+        stderrDropped: err.dropped,
+      }));
+    };
+    child.on("error", (e: Error) => {
+      err.add(new TextEncoder().encode(`Cannot start ${plan.argv[0]}: ${e.message}\n`));
+      finish(127, null);
+    });
+    // The script is done: anything it left running in its group goes now, so the pipes close.
+    child.on("exit", killTree);
+    child.on("close", (code: number | null, signal: NodeJS.Signals | null) => finish(code, signal));
+  });
+}

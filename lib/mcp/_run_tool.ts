@@ -1,0 +1,90 @@
+/**
+ * The opt-in `run_skill_script` tool of a skill server: offered only when
+ * `serveSkills` is given `scripts` (the CLI's `serve --allow-scripts`), it
+ * runs a served skill's script through `runSkillScript` — the same gate, the
+ * server's lock, the sandbox, the limits and the grants the host chose —
+ * and answers with what the run did as JSON. The model names the skill, the
+ * script and its arguments; it cannot widen a grant.
+ *
+ * @module
+ */
+import { fromJsonSchema, type McpServer, type RegisteredTool } from "@modelcontextprotocol/server";
+import { runSkillScript } from "../fs/run_script.ts";
+import type { CurrentTools } from "./_serve_tools.ts";
+import { type ServeSkillsOptions, skillSafety } from "./_serve_options.ts";
+
+/** The tool's name. */
+export const RUN_TOOL_NAME = "run_skill_script";
+
+const DESCRIPTION = "Run one of a skill's scripts (a path the skill's activation lists under " +
+  "Runnable scripts) in a sandbox on the host: the skill read-only, a fresh working folder, no " +
+  "network, limits on time, memory and output. Answers with the exit code, stdout and stderr " +
+  "(each capped; *_truncated counts what was cut) and what the host granted.";
+
+const INPUT_SCHEMA = fromJsonSchema({
+  type: "object",
+  properties: {
+    skill: { type: "string", description: "The skill's name" },
+    path: {
+      type: "string",
+      description: "The script's path inside the skill, e.g. scripts/fill.py",
+    },
+    args: {
+      type: "array",
+      items: { type: "string" },
+      maxItems: 256,
+      description: "The script's arguments",
+    },
+  },
+  required: ["skill", "path"],
+  additionalProperties: false,
+});
+
+/**
+ * Register `run_skill_script` on a server when `options.scripts` is set.
+ *
+ * @param server The server.
+ * @param files Where the current skills are (looked up at each call).
+ * @param options The server's options: `scripts` (the run options), the safety switches, the lock.
+ * @returns The registered tool, or `undefined` when scripts are not offered.
+ */
+export function registerRunTool(
+  server: McpServer,
+  files: CurrentTools,
+  options: ServeSkillsOptions,
+): RegisteredTool | undefined {
+  const scripts = options.scripts;
+  if (scripts === undefined) return undefined;
+  return server.registerTool(
+    RUN_TOOL_NAME,
+    { description: DESCRIPTION, inputSchema: INPUT_SCHEMA },
+    async (input: unknown) => {
+      const { skill: name, path, args } = input as {
+        readonly skill: string;
+        readonly path: string;
+        readonly args?: readonly string[];
+      };
+      const skill = files.current.skills.get(name);
+      if (skill === undefined) return failure(`Unknown skill ${JSON.stringify(name)}`);
+      try {
+        const run = await runSkillScript(skill, path, args ?? [], {
+          ...scripts,
+          global_safety: options.global_safety !== false,
+          skill_safety: skillSafety(options.skill_safety, name),
+          ...(options.lock === undefined ? {} : { lock: options.lock }),
+          ...(options.lockBase === undefined ? {} : { lockBase: options.lockBase }),
+        });
+        return {
+          content: [{ type: "text" as const, text: JSON.stringify(run, null, 2) }],
+          isError: run.exit_code !== 0,
+        };
+      } catch (e) {
+        return failure(e instanceof Error ? e.message : String(e));
+      }
+    },
+  );
+}
+
+function failure(text: string): { content: { type: "text"; text: string }[]; isError: true } {
+  return { content: [{ type: "text", text }], isError: true };
+}
