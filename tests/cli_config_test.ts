@@ -1,0 +1,229 @@
+/**
+ * The everyday command line: the project config file (`skillset.json`, found
+ * upwards, flags override it, keys only to commands whose spec takes them),
+ * `skillset init`, did-you-mean, findings once per run with a summary by code
+ * (`--quiet`, `--verbose`), `to-prompt --rank`, and the path checks of
+ * `validate` (globs, headings, archive parts, written paths).
+ */
+import { after, before, describe, it } from "node:test";
+import assert from "node:assert/strict";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { cli } from "./_cli.ts";
+import { write } from "./_tree.ts";
+import { fc } from "./_fc.ts";
+import { readConfig, withConfig } from "../lib/cli/_config.ts";
+import { nearest } from "../lib/cli/_suggest.ts";
+import { Report } from "../lib/cli/_report.ts";
+import { validatePaths } from "../lib/fs/validate.ts";
+import type { ArgSpec } from "../lib/cli/_args.ts";
+
+let temp = "";
+const t = (...parts: string[]) => join(temp, ...parts);
+
+const skill = (name: string, body = "Body.\n", extra = "") =>
+  `---\nname: ${name}\ndescription: The ${name} skill does ${name} things.\n${extra}---\n${body}`;
+
+before(() => {
+  temp = mkdtempSync(join(tmpdir(), "skillset-config-"));
+  write(
+    t("proj", ".agents", "skills", "pdf", "SKILL.md"),
+    skill("pdf", "Body.\n", "colour: red\n"),
+  );
+  write(t("proj", ".agents", "skills", "docx", "SKILL.md"), skill("docx"));
+  write(t("proj", "sub", "deeper", ".keep"), "");
+  write(
+    t("proj", "skillset.json"),
+    JSON.stringify({
+      roots: [{ scope: "project", path: ".agents/skills" }],
+      lockfile: "my.lock.json",
+    }),
+  );
+});
+after(() => rmSync(temp, { recursive: true, force: true }));
+
+const SPEC: ArgSpec = {
+  values: ["--root", "--lockfile", "--class"],
+  repeated: ["--root", "--class"],
+  switches: ["--frozen"],
+  positional: [0, 0],
+  usage: "",
+};
+
+describe("skillset.json", () => {
+  it("verify and serve need no arguments in a configured project, from any folder below it", () => {
+    const lock = cli(["lock"], t("proj", "sub", "deeper"));
+    assert.equal(lock.code, 0, lock.stderr);
+    assert.ok(readFileSync(t("proj", "my.lock.json"), "utf8").includes('"docx"'));
+    const verify = cli(["verify", "--json"], t("proj", "sub", "deeper"));
+    assert.equal(verify.code, 0, verify.stdout + verify.stderr);
+    // A flag overrides the file: another root reports every locked skill as removed.
+    write(t("other", "x", "SKILL.md"), skill("x"));
+    const other = cli(["verify", "--root", `o=${t("other")}`], t("proj"));
+    assert.equal(other.code, 1);
+    assert.match(other.stdout + other.stderr, /pdf/);
+  });
+
+  it("passes a key only to a command whose flag spec takes it, and flags win", () => {
+    const config = readConfig(t("proj", "skillset.json"));
+    const argv = withConfig(["verify"], SPEC, config);
+    assert.ok(
+      argv.includes("--lockfile=my.lock.json") || argv.some((a) => a.endsWith("my.lock.json")),
+    );
+    assert.ok(argv.some((a) => a.startsWith("--root=project=")));
+    // A command without --lockfile does not get it (a later flag just works once the spec has it).
+    const noLock = withConfig(["list"], { ...SPEC, values: ["--root"] }, config);
+    assert.ok(!noLock.some((a) => a.startsWith("--lockfile")));
+    // Given on the command line: the file's value is not added at all (repeated flags too).
+    const given = withConfig(["verify", "--root", "a=b"], SPEC, config);
+    assert.deepEqual(given.filter((a) => a.startsWith("--root")), ["--root"]);
+  });
+
+  it("names a bad key with a did-you-mean, and a value of the wrong kind", () => {
+    const bad = t("bad", "skillset.json");
+    write(bad, JSON.stringify({ lockfle: "x" }));
+    assert.throws(() => readConfig(bad), {
+      name: "UsageError",
+      message: `${bad}: unknown key "lockfle" (did you mean "lockfile"?)`,
+    });
+    write(bad, JSON.stringify({ budget: -1 }));
+    assert.throws(() => readConfig(bad), {
+      message: `${bad}: "budget" takes a whole number, got -1`,
+    });
+    write(bad, JSON.stringify({ roots: [{ scope: "a=b", path: "x" }] }));
+    assert.throws(() => readConfig(bad), { name: "UsageError" });
+    write(bad, "[]");
+    assert.throws(() => readConfig(bad), { message: `${bad}: must hold a JSON object` });
+    write(bad, '{ "__proto__": 1 }');
+    assert.throws(() => readConfig(bad), { message: /unknown key "__proto__"/ });
+  });
+
+  it("init writes one with the conventional roots, and will not overwrite it", () => {
+    mkdirSync(t("fresh", ".claude", "skills", "a"), { recursive: true });
+    write(t("fresh", ".claude", "skills", "a", "SKILL.md"), skill("a"));
+    const init = cli(["init"], t("fresh"));
+    assert.equal(init.code, 0, init.stderr);
+    const written = JSON.parse(readFileSync(t("fresh", "skillset.json"), "utf8"));
+    assert.deepEqual(written.roots, [{ scope: "project", path: ".claude/skills" }]);
+    assert.equal(cli(["init"], t("fresh")).code, 1);
+    const list = cli(["list", "--json"], t("fresh"));
+    assert.deepEqual(JSON.parse(list.stdout).skills.map((s: { name: string }) => s.name), ["a"]);
+  });
+});
+
+describe("did you mean", () => {
+  it("suggests the nearest command and option", () => {
+    const r = cli(["verfy"], t("proj"));
+    assert.equal(r.code, 2);
+    assert.equal(r.stderr, 'skillset: unknown command "verfy" (did you mean "verify"?)\n');
+    const flag = cli(["list", "--rot", "x=y"], temp);
+    assert.match(flag.stderr, /unknown option "--rot" \(did you mean "--root"\?\)/);
+  });
+
+  it("suggests only near words, and one it knows", () => {
+    fc.assert(
+      fc.property(
+        fc.string({ maxLength: 20 }),
+        fc.array(fc.string({ maxLength: 20 })),
+        (w, words) => {
+          const near = nearest(w, words);
+          assert.ok(near === undefined || words.includes(near));
+          if (words.includes(w) && w !== "") assert.equal(nearest(w, words), w);
+        },
+      ),
+    );
+    assert.equal(nearest("x".repeat(100_000), ["x"]), undefined); // no quadratic blow-up
+  });
+});
+
+describe("findings once per run", () => {
+  it("prints each distinct line once, counts by code, and hides as the verbosity says", () => {
+    let err = "";
+    const io = { stderr: (s: string) => void (err += s) };
+    const report = new Report(io, "normal");
+    report.note("a: warning: x", "warning", "UNKNOWN_FIELD");
+    report.note("a: warning: x", "warning", "UNKNOWN_FIELD");
+    report.note("b: error: y", "error");
+    report.summary();
+    assert.equal(
+      err,
+      "b: error: y\nskillset: 1 finding (1 UNKNOWN_FIELD); --verbose shows each\n",
+    );
+    err = "";
+    const quiet = new Report(io, "quiet");
+    quiet.note("a: warning: x", "warning");
+    quiet.summary();
+    assert.equal(err, "");
+  });
+
+  it("to-prompt over a project prints a summary line, --verbose each, --quiet nothing", () => {
+    const normal = cli(["to-prompt", ".agents/skills"], t("proj"));
+    assert.equal(normal.code, 0, normal.stderr);
+    assert.equal(
+      normal.stderr,
+      "skillset: 1 finding (1 UNKNOWN_FIELD); skillset validate or --verbose shows each\n",
+    );
+    const quiet = cli(["to-prompt", ".agents/skills", "--quiet", "--rank", "name"], t("proj"));
+    assert.equal(quiet.stderr, "");
+    assert.ok(quiet.stdout.indexOf("<name>docx") < quiet.stdout.indexOf("<name>pdf"));
+    const bad = cli(["to-prompt", ".agents/skills", "--rank", "usage"], t("proj"));
+    assert.equal(bad.code, 2);
+  });
+});
+
+describe("validate's path checks", () => {
+  it("skips globs, headings and archive parts; a path to write is information", () => {
+    write(
+      t("v", "s", "SKILL.md"),
+      skill(
+        "s",
+        [
+          "Read `shared/managed-agents-*` and `docs/{a,b}.md`.",
+          "### scripts/",
+          "Run `python tool.py -o figures/output.png`, or save it to results/out.csv.",
+          "Add the image to `word/media/` and `word/_rels/document.xml.rels`.",
+          "```xml",
+          '<Relationship Target="media/image1.png"/>',
+          "```",
+          "See references/missing.md and --extra-index-url=https://x.org/simple.",
+        ].join("\n") + "\n",
+      ),
+    );
+    const found = validatePaths([t("v", "s")]);
+    assert.deepEqual(
+      found.map((d) => [d.severity, d.code, d.message]),
+      [
+        [
+          "info",
+          "WRITTEN_PATH",
+          'Path "figures/output.png" is written by the model, not a file of the skill',
+        ],
+        [
+          "info",
+          "WRITTEN_PATH",
+          'Path "results/out.csv" is written by the model, not a file of the skill',
+        ],
+        ["warning", "MISSING_REFERENCE", 'Path "references/missing.md" points to a missing file'],
+      ],
+    );
+    const r = cli(["validate", t("v", "s")], temp);
+    assert.equal(r.code, 0);
+    assert.ok(!r.stdout.includes("info:"), r.stdout);
+    assert.match(r.stdout, /0 errors, 1 warning, 2 info/);
+    assert.match(
+      r.stderr,
+      /^skillset validate: 3 findings \(2 WRITTEN_PATH, 1 MISSING_REFERENCE\)/,
+    );
+    assert.match(cli(["validate", t("v", "s"), "--verbose"], temp).stdout, /info: Path "figures/);
+  });
+});
+
+describe("serve's messages", () => {
+  it('names a missing folder instead of ".: no skills found"', () => {
+    const r = cli(["serve", t("nonexistent")], temp);
+    assert.equal(r.code, 1);
+    assert.ok(!r.stderr.includes(".: no skills found"), r.stderr);
+    assert.ok(r.stderr.includes(`error: ${t("nonexistent")}: no such folder`), r.stderr);
+  });
+});
