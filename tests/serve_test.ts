@@ -309,6 +309,25 @@ describe("reads over MCP", () => {
   });
 });
 
+describe("the one-message size check", () => {
+  it("counts a file's JSON-escaped size: a control character takes 6 bytes", async () => {
+    const root = temp();
+    put(root, "esc/SKILL.md", skillMd("esc"));
+    // 40,000 bytes each: raw, both fit 200,000; escaped, the control characters take 240,000.
+    put(root, "esc/assets/controls.txt", new Uint8Array(40_000).fill(0x01));
+    put(root, "esc/assets/plain.txt", new Uint8Array(40_000).fill(0x61));
+    const warnings: string[] = [];
+    const served = await serveSkills([root], {
+      maxMessageBytes: 200_000,
+      onWarning: (w) => warnings.push(`${w.path}: ${w.message}`),
+    });
+    const uris = (served.catalog.entries[0]!.resources as { uri: string }[]).map((r) => r.uri)
+      .sort();
+    assert.deepEqual(uris, ["skill://esc/SKILL.md", "skill://esc/assets/plain.txt"]);
+    assert.ok(warnings.some((w) => /controls\.txt: not published/.test(w)), warnings.join("\n"));
+  });
+});
+
 describe("consuming a hostile server", () => {
   it("its error text reaches the model escaped and cut to 200 characters", async () => {
     const entry = {
