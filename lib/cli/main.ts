@@ -88,7 +88,8 @@ const MCP_SERVE = {
     "name clash; rule breaks are warnings, and what cannot be served is named on stderr with why.\n" +
     "Exits 1 only when no skill at all can be served. --watch reloads skill by skill: a skill that\n" +
     "breaks keeps its last good version. Over stdio a file too big for one message (10 MiB) is not\n" +
-    "published. HTTP bounds: --max-connections N (256), --max-subscriptions N (256),\n" +
+    "published. HTTP bounds: --max-connections N (256), --max-subscriptions N (64, at most half\n" +
+    "the connections; the oldest stream of the address holding the most is closed first),\n" +
     "--max-buffered-bytes N (33554432). Logs go to stderr.\n" +
     "--tool-budget N caps the skill tool's description at N characters (default 8000): skills that\n" +
     "do not fit are named only in its enum, and a skill_search tool is offered to find them.\n" +
