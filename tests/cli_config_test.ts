@@ -107,6 +107,10 @@ describe("skillset.json", () => {
     const written = JSON.parse(readFileSync(t("fresh", "skillset.json"), "utf8"));
     assert.deepEqual(written.roots, [{ scope: "project", path: ".claude/skills" }]);
     assert.equal(cli(["init"], t("fresh")).code, 1);
+    // The scope's paths are shown as typed: relative, not the absolute path again on every row.
+    const table = cli(["list"], t("fresh"));
+    assert.match(table.stdout, /project {2}loaded {2}a {5}\.claude\/skills\/a\n/);
+    assert.match(table.stdout, /\(roots: project=\.claude\/skills\)/);
     const list = cli(["list", "--json"], t("fresh"));
     assert.deepEqual(JSON.parse(list.stdout).skills.map((s: { name: string }) => s.name), ["a"]);
   });

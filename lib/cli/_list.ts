@@ -79,6 +79,9 @@ export function listCommand(
     );
     return denied(discovery) ? 1 : 0;
   }
+  // Named as typed: relative to the working folder when every root was given relative.
+  const typedRelative = roots.every((r) => !isAbsolute(r.path));
+  const shown = (p: string): string => typedRelative && isAbsolute(p) ? relative(".", p) || "." : p;
   const approvalColumn = (r: object): string[] =>
     trust === undefined
       ? []
@@ -87,7 +90,7 @@ export function listCommand(
     ...table([
       ["scope", "status", ...(trust === undefined ? [] : ["approval"]), "name", "path"],
       ...rows.map((r) =>
-        [r.scope, r.status, ...approvalColumn(r), r.name ?? "-", r.path].map(visible)
+        [r.scope, r.status, ...approvalColumn(r), r.name ?? "-", shown(r.path)].map(visible)
       ),
     ]),
   ];
@@ -95,20 +98,24 @@ export function listCommand(
     if (r.status === "shadowed") {
       const { winner } = r as unknown as ShadowedSkill;
       lines.push(
-        `  ${visible(r.path)}: shadowed by ${visible(winner.path)} (scope ${
+        `  ${visible(shown(r.path))}: shadowed by ${visible(shown(winner.path))} (scope ${
           visible(winner.scope)
         })`,
       );
     }
-    for (const d of r.diagnostics) lines.push(`  ${describeDiagnostic(d)}`);
+    for (const d of r.diagnostics) {
+      lines.push(`  ${describeDiagnostic({ ...d, path: shown(d.path) })}`);
+    }
   }
-  for (const d of discovery.diagnostics) lines.push(`  ${describeDiagnostic(d)}`);
+  for (const d of discovery.diagnostics) {
+    lines.push(`  ${describeDiagnostic({ ...d, path: shown(d.path) })}`);
+  }
   const n = (count: number, what: string) => `${count} ${what}`;
   lines.push(
     "",
     `${n(discovery.skills.length, "loaded")}, ${n(discovery.shadowed.length, "shadowed")}, ${
       n(discovery.skipped.length, "skipped")
-    } (roots: ${roots.map((r) => `${r.scope}=${resolve(r.path)}`).map(visible).join(", ")})`,
+    } (roots: ${roots.map((r) => `${r.scope}=${shown(resolve(r.path))}`).map(visible).join(", ")})`,
   );
   io.stdout(`${lines.join("\n")}\n`);
   return denied(discovery) ? 1 : 0;
