@@ -10,7 +10,7 @@ import assert from "node:assert/strict";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { cli } from "./_cli.ts";
+import { cli, runInProcess } from "./_cli.ts";
 import { write } from "./_tree.ts";
 import { fc } from "./_fc.ts";
 import { readConfig, withConfig } from "../lib/cli/_config.ts";
@@ -123,6 +123,28 @@ describe("did you mean", () => {
     assert.equal(r.stderr, 'skillset: unknown command "verfy" (did you mean "verify"?)\n');
     const flag = cli(["list", "--rot", "x=y"], temp);
     assert.match(flag.stderr, /unknown option "--rot" \(did you mean "--root"\?\)/);
+  });
+
+  it("suggests the nearest skill folder and file", () => {
+    const r = runInProcess(["activate", t("proj", ".agents", "skills", "pfd")]);
+    assert.equal(r.code, 1);
+    assert.equal(
+      r.stderr,
+      `skillset: error: No such folder "pfd" (did you mean ${
+        JSON.stringify(t("proj", ".agents", "skills", "pdf"))
+      }?)\n`,
+    );
+    write(t("proj", ".agents", "skills", "docx", "references", "forms.md"), "# Forms\n");
+    const read = runInProcess([
+      "read",
+      t("proj", ".agents", "skills", "docx"),
+      "references/form.md",
+    ]);
+    assert.equal(read.code, 1);
+    assert.match(
+      read.stderr,
+      /No resource "references\/form\.md" in skill "docx" \(did you mean "references\/forms\.md"\?\)\n$/,
+    );
   });
 
   it("suggests only near words, and one it knows", () => {

@@ -5,10 +5,14 @@
  *
  * @module
  */
-import { join } from "node:path";
+import { readdirSync } from "node:fs";
+import { basename, dirname, join } from "node:path";
 import { escapeControls as esc, escapeControlsKeepingLines } from "../core/_text.ts";
 import { count, safetyFlags, type Verbosity } from "./_args.ts";
 import { Report } from "./_report.ts";
+import { withHint } from "./_errors.ts";
+import { didYouMean, nearest } from "./_suggest.ts";
+import { ResourceNotFoundError, SkillFolderError } from "../core/errors.ts";
 import { type DiscoveryFlags, printDiagnostics } from "./_discovery.ts";
 import { type CliIO, shownAsTyped } from "./_io.ts";
 import { activateSkill, renderActivation } from "../core/activate.ts";
@@ -88,7 +92,7 @@ export function activateCommand(
 ): number {
   const offset = count(flags, "--offset", 0);
   const maxEntries = count(flags, "--max-entries", 1);
-  const skill = loadSkillFolder(dir, { lenient: true, ...load });
+  const skill = loadNamed(dir, load);
   const report = new Report(io, verbosity);
   warnAbout(skill, io, dir, report);
   report.summary("skillset", "skillset validate or --verbose shows each");
@@ -135,22 +139,52 @@ export function readCommand(
   const offset = lineByte ?? count(flags, "--offset", 0);
   const limit = count(flags, "--limit", 1);
   const maxPageBytes = count(flags, "--max-page-bytes", MIN_PAGE_BYTES);
-  const skill = loadSkillFolder(dir, { lenient: true, ...load });
+  const skill = loadNamed(dir, load);
   const report = new Report(io, verbosity);
   printDiagnostics(skill.diagnostics, io, shownAsTyped(["", dir]), report);
   report.summary("skillset", "skillset validate or --verbose shows each");
-  const page = readResource(skill, path, {
-    ...safetyFlags(flags),
-    ...(offset === undefined ? {} : { offset }),
-    ...(limit === undefined ? {} : { limit }),
-    ...(maxPageBytes === undefined ? {} : { max_page_bytes: maxPageBytes }),
-  });
+  let page;
+  try {
+    page = readResource(skill, path, {
+      ...safetyFlags(flags),
+      ...(offset === undefined ? {} : { offset }),
+      ...(limit === undefined ? {} : { limit }),
+      ...(maxPageBytes === undefined ? {} : { max_page_bytes: maxPageBytes }),
+    });
+  } catch (e) {
+    if (e instanceof ResourceNotFoundError) {
+      throw withHint(e, didYouMean(e.path, skill.files.keys()));
+    }
+    throw e;
+  }
   io.stdout(
     `${
       json ? JSON.stringify(page, null, 2) : escapeControlsKeepingLines(renderResourceRead(page))
     }\n`,
   );
   return 0;
+}
+
+/** A skill folder loaded leniently; a missing one names the nearest skill folder beside it. */
+function loadNamed(dir: string, load: DiscoveryFlags): LoadedSkill {
+  try {
+    return loadSkillFolder(dir, { lenient: true, ...load });
+  } catch (e) {
+    if (!(e instanceof SkillFolderError) || e.code !== "NO_SUCH_FOLDER") throw e;
+    const parent = dirname(dir);
+    let siblings: string[] = [];
+    try {
+      siblings = readdirSync(parent, { withFileTypes: true })
+        .filter((d) => d.isDirectory() || d.isSymbolicLink())
+        .map((d) => d.name)
+        .slice(0, 10_000);
+    } catch {
+      // The parent is missing too: no hint.
+    }
+    const near = nearest(basename(dir), siblings);
+    const hint = near === undefined ? "" : ` (did you mean ${JSON.stringify(join(parent, near))}?)`;
+    throw withHint(e, hint);
+  }
 }
 
 function warnAbout(skill: LoadedSkill, io: CliIO, typed: string, report: Report): void {
