@@ -12,6 +12,7 @@
  */
 import { closeSync, type Dirent, openSync, readdirSync, readlinkSync } from "node:fs";
 import { sep } from "node:path";
+import type { LoadWarning } from "./skill_diagnostic.ts";
 import { handleFile, type ResourceFile } from "../core/bundle.ts";
 import { InvalidResourcePathError } from "../core/errors.ts";
 import { OrderedMap } from "../core/ordered_map.ts";
@@ -31,13 +32,6 @@ import {
   safeStat,
 } from "./_safe_open.ts";
 
-/** An entry of a skill folder that the loader passed over, and why. */
-export interface LoadWarning {
-  /** The entry's path inside the folder. */
-  readonly path: string;
-  /** What the loader passed over, and why. */
-  readonly message: string;
-}
 
 const REPLACEMENT = "\uFFFD";
 

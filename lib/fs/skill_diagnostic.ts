@@ -59,6 +59,17 @@ export type SkillDiagnosticCode =
   /** `validate`: the SKILL.md body is longer than 500 lines. */
   | "LONG_BODY";
 
+/**
+ * An entry of a skill folder that the loader passed over, and why. (Here, not beside the loader:
+ * a declaration that names no `node:` type needs no Node types in a consumer's program.)
+ */
+export interface LoadWarning {
+  /** The entry's path inside the folder. */
+  readonly path: string;
+  /** What the loader passed over, and why. */
+  readonly message: string;
+}
+
 /** One finding. Lines and columns count from 1; `null` when the finding has no place in a file. */
 export interface SkillDiagnostic {
   /** `error`: the skill is skipped; `warning`: loaded or scanned anyway; `info`: for the record. */

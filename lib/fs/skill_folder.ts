@@ -13,7 +13,8 @@ import type { SkillBundle } from "../core/bundle.ts";
 import { AgentSkillError, SkillFolderError } from "../core/errors.ts";
 import type { SafetyFlags } from "../core/gate.ts";
 import { effectiveClass, type ResourceClassMap, resourceClassMap } from "../core/resource_path.ts";
-import { listFiles, type LoadWarning } from "./_listing.ts";
+import { listFiles } from "./_listing.ts";
+import type { LoadWarning } from "./skill_diagnostic.ts";
 import { gatedReferences } from "./_references.ts";
 import { realpath, safeReaddir, safeStat } from "./_safe_open.ts";
 import type { SkillDiagnostic } from "./skill_diagnostic.ts";
@@ -62,7 +63,7 @@ export interface LoadSkillFolderOptions {
   readonly safety?: SafetyFlags;
 }
 
-export type { LoadWarning } from "./_listing.ts";
+export type { LoadWarning } from "./skill_diagnostic.ts";
 
 /** The largest SKILL.md the loader reads. */
 export const MAX_SKILL_MD_BYTES = 1024 * 1024;
