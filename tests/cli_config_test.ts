@@ -58,6 +58,10 @@ describe("skillset.json", () => {
     assert.ok(readFileSync(t("proj", "my.lock.json"), "utf8").includes('"docx"'));
     const verify = cli(["verify", "--json"], t("proj", "sub", "deeper"));
     assert.equal(verify.code, 0, verify.stdout + verify.stderr);
+    // serve: the config's roots (stdin closes at once, so it stops after starting).
+    const serve = cli(["serve"], t("proj", "sub"));
+    assert.equal(serve.code, 0, serve.stderr);
+    assert.match(serve.stderr, /serving 2 skills: (docx, pdf|pdf, docx)/);
     // A flag overrides the file: another root reports every locked skill as removed.
     write(t("other", "x", "SKILL.md"), skill("x"));
     const other = cli(["verify", "--root", `o=${t("other")}`], t("proj"));

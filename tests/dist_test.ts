@@ -57,7 +57,14 @@ describe(
         assert.ok(listed.includes(path), path);
       }
       assert.ok(listed.includes("skill.schema.json"));
+      assert.ok(listed.includes("skillset.config.schema.json"));
       assert.ok(listed.includes("lib/load.ts"), "the sources, for Bun");
+      // The README's links lead to files the package holds (the generated API reference aside).
+      const readme = readFileSync(join(installed, "README.md"), "utf8");
+      for (const [, target] of readme.matchAll(/\]\(((?:docs\/|LICENSE)[^)#]*)/g)) {
+        if (target!.startsWith("docs/api/")) continue;
+        assert.ok(listed.includes(target!), `README links to ${target}, which the package lacks`);
+      }
       assert.deepEqual(
         listed.filter((p) => /^(tests|bench|examples|\.ci|node_modules)\b/.test(p)),
         [],
