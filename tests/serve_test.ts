@@ -659,15 +659,3 @@ describe("the HTTP endpoint's bounds", () => {
     }
   });
 });
-
-async function eventuallyOk(step: () => Promise<unknown>): Promise<void> {
-  for (let i = 0;; i++) {
-    try {
-      await within(5_000, step(), "step");
-      return;
-    } catch (e) {
-      if (i >= 20) throw e;
-      await new Promise((ok) => setTimeout(ok, 100));
-    }
-  }
-}

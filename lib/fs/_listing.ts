@@ -32,7 +32,6 @@ import {
   safeStat,
 } from "./_safe_open.ts";
 
-
 const REPLACEMENT = "\uFFFD";
 
 /**
