@@ -164,6 +164,9 @@ describe("did you mean", () => {
       ),
     );
     assert.equal(nearest("x".repeat(100_000), ["x"]), undefined); // no quadratic blow-up
+    // A shared start and end do not make two different names near.
+    assert.equal(nearest("references/none.md", ["references/forms.md"]), undefined);
+    assert.equal(nearest("references/form.md", ["references/forms.md"]), "references/forms.md");
   });
 });
 

@@ -7,8 +7,11 @@
 
 /**
  * The known word nearest to `word` by edit distance, when it is near enough
- * (at most a third of the word's length, and at least 1) or `word` is a
- * prefix of exactly one candidate.
+ * or `word` is a prefix of exactly one candidate. Near enough: at most a
+ * third of the word's length (at least 1), and at most half of the part
+ * that differs once a shared start and end are set aside — so
+ * `references/form.md` suggests `references/forms.md`, but
+ * `references/none.md` does not.
  *
  * @param word What was typed.
  * @param candidates The known words.
@@ -31,7 +34,9 @@ export function nearest(word: string, candidates: Iterable<string>): string | un
   for (const candidate of candidates) {
     if (candidate.length > 64) continue;
     if (candidate.startsWith(word)) prefixed.push(candidate);
-    const d = distance(word.toLowerCase(), candidate.toLowerCase());
+    const [a, b] = cores(word.toLowerCase(), candidate.toLowerCase());
+    const d = distance(a, b);
+    if (d > Math.max(1, Math.floor(Math.max(a.length, b.length) / 2))) continue;
     if (d < bestDistance) [best, bestDistance] = [candidate, d];
   }
   if (bestDistance <= most) return best;
@@ -48,6 +53,18 @@ export function nearest(word: string, candidates: Iterable<string>): string | un
 export function didYouMean(word: string, candidates: Iterable<string>): string {
   const near = nearest(word, candidates);
   return near === undefined ? "" : ` (did you mean ${JSON.stringify(near)}?)`;
+}
+
+/** The two words without their shared start and end. */
+function cores(a: string, b: string): [string, string] {
+  let start = 0;
+  while (start < a.length && start < b.length && a[start] === b[start]) start++;
+  let end = 0;
+  while (
+    end < a.length - start && end < b.length - start &&
+    a[a.length - 1 - end] === b[b.length - 1 - end]
+  ) end++;
+  return [a.slice(start, a.length - end), b.slice(start, b.length - end)];
 }
 
 /** Levenshtein distance, with an adjacent swap counting as one edit. */
