@@ -252,6 +252,18 @@ describe("validate's path checks", () => {
   });
 });
 
+describe("one wording", () => {
+  it("list and validate word a gated reference the same", () => {
+    write(t("w", "s", "SKILL.md"), skill("s", "Open `extra/notes.md` first.\n"));
+    write(t("w", "s", "extra", "notes.md"), "# Notes\n");
+    const message =
+      /The body points to "extra\/notes\.md", in the non-standard folder "extra": [^\n]*/;
+    const listed = runInProcess(["list", t("w")]).stdout.match(message)?.[0];
+    const validated = runInProcess(["validate", t("w")]).stdout.match(message)?.[0];
+    assert.ok(listed !== undefined && listed === validated, `${listed}\n${validated}`);
+  });
+});
+
 describe("serve's messages", () => {
   it('names a missing folder instead of ".: no skills found"', () => {
     const r = cli(["serve", t("nonexistent")], temp);

@@ -188,6 +188,21 @@ function decodeTarget(raw: string): string {
   }
 }
 
+/**
+ * The one wording of a `GATED_REFERENCE`, for discovery (`list`, `to-prompt`,
+ * `serve`) and `validate` alike.
+ *
+ * @param path The normalised path the body points to.
+ * @param top Its non-standard top-level folder.
+ * @returns The message.
+ */
+export function gatedReferenceMessage(path: string, top: string): string {
+  return `The body points to ${JSON.stringify(path)}, in the non-standard folder ${
+    JSON.stringify(top)
+  }: the safety gate refuses it while it is closed (open it for this skill, move the file ` +
+    `into references/, assets/ or scripts/, or map ${JSON.stringify(top)} to a standard class)`;
+}
+
 /** The standard folders, always counted as top-level names. */
 export const STANDARD_FOLDERS: readonly string[] = Object.freeze([
   "references",
@@ -254,13 +269,7 @@ export function gatedReferences(
         path: file,
         line: bodyLine + line,
         column: reference.column,
-        message:
-          `The body points to ${JSON.stringify(path)}, in the non-standard folder ${
-            JSON.stringify(top)
-          }: the safety gate refuses it while it is closed (open it for this skill, move the file ` +
-          `into references/, assets/ or scripts/, or map ${
-            JSON.stringify(top)
-          } to a standard class)`,
+        message: gatedReferenceMessage(path, top),
         target: path,
         class: cls,
       } as SkillDiagnostic));

@@ -13,7 +13,14 @@ import {
   isCatalogFile,
   loadCatalog,
 } from "./catalog.ts";
-import { isArchivePart, isGlob, isHeading, isWritten, referencesIn } from "./_references.ts";
+import {
+  gatedReferenceMessage,
+  isArchivePart,
+  isGlob,
+  isHeading,
+  isWritten,
+  referencesIn,
+} from "./_references.ts";
 import { decideAccess, type SafetyFlags } from "../core/gate.ts";
 import { type ResourceClassMap, resourceClassMap } from "../core/resource_path.ts";
 import {
@@ -333,11 +340,14 @@ function validateSkillFolder(dir: string, context: Context, onlyListed = false):
         });
         continue;
       }
-      const code = problem === GATED
-        ? "GATED_REFERENCE"
-        : missing
-        ? "MISSING_REFERENCE"
-        : "OUTSIDE_REFERENCE";
+      if (problem === GATED) {
+        // Worded as discovery words it (list, to-prompt and serve show the same line).
+        const path = normalizeResourcePath(target);
+        const message = gatedReferenceMessage(path, path.split("/")[0]!);
+        out.push({ ...at(here, "warning", message), code: "GATED_REFERENCE" });
+        continue;
+      }
+      const code = missing ? "MISSING_REFERENCE" : "OUTSIDE_REFERENCE";
       out.push({ ...at(here, "warning", `${subject} ${problem}`), code });
     }
   });
