@@ -93,6 +93,17 @@ export function isGlob(line: string, column: number, length: number): boolean {
     GLOB.test(line[start + length] ?? "");
 }
 
+/**
+ * Whether a path is a placeholder for the user's own (`path/to/data.csv`,
+ * `my-bucket/path/to/x`): documentation of a command's shape, not a file.
+ *
+ * @param target The path.
+ * @returns Whether it is a placeholder.
+ */
+export function isPlaceholder(target: string): boolean {
+  return /(?:^|\/)path\/to\//.test(target);
+}
+
 /** A Markdown ATX heading: a path there names a topic (`### scripts/`), not a file to open. */
 export function isHeading(line: string): boolean {
   return /^ {0,3}#{1,6}(?:[ \t]|$)/.test(line);
@@ -177,7 +188,8 @@ function isPathLike(token: string, topLevel: ReadonlySet<string>, anyExtension: 
   if (topLevel.has(first)) return true;
   if (!anyExtension) return false;
   if (first.includes(".") || first.startsWith("~") || first.startsWith("$")) return false;
-  return /\.[A-Za-z0-9]{1,10}$/.test(token.slice(token.lastIndexOf("/") + 1));
+  // An extension starts with a letter: `claude-opus-4.5` is a version, not a file name.
+  return /\.[A-Za-z][A-Za-z0-9]{0,9}$/.test(token.slice(token.lastIndexOf("/") + 1));
 }
 
 function decodeTarget(raw: string): string {

@@ -18,6 +18,7 @@ import {
   isArchivePart,
   isGlob,
   isHeading,
+  isPlaceholder,
   isWritten,
   referencesIn,
 } from "./_references.ts";
@@ -321,8 +322,10 @@ function validateSkillFolder(dir: string, context: Context, onlyListed = false):
     const heading = fence === null && isHeading(text);
     for (const reference of referencesIn(text, index.topLevel)) {
       const { target, column, link } = reference;
-      // Not a file to open: a pattern, a heading's topic, a part inside an archive.
-      if (!link && (heading || isGlob(text, column, target.length))) continue;
+      // Not a file to open: a pattern, a heading's topic, a placeholder, `](` in code (not a
+      // link: SMARTS `[C:1](=[O:2])`), a part inside an archive.
+      if (link ? fence !== null : heading || isGlob(text, column, target.length)) continue;
+      if (isPlaceholder(target)) continue;
       let problem = problems.get(target);
       if (problem === undefined) {
         problem = referenceProblem(skill, index, target, context);
