@@ -79,6 +79,19 @@ describe("skillset.json", () => {
     // A command without --lockfile does not get it (a later flag just works once the spec has it).
     const noLock = withConfig(["list"], { ...SPEC, values: ["--root"] }, config);
     assert.ok(!noLock.some((a) => a.startsWith("--lockfile")));
+    // Modes: a true switch goes to a command that has it; diagnostics become --quiet/--verbose.
+    const modes = t("modes", "skillset.json");
+    write(modes, JSON.stringify({ frozen: true, allow_empty: false, diagnostics: "quiet" }));
+    assert.deepEqual(withConfig(["verify"], SPEC, readConfig(modes)), [
+      "verify",
+      "--frozen",
+      "--quiet",
+    ]);
+    assert.deepEqual(withConfig(["verify", "--verbose"], SPEC, readConfig(modes)), [
+      "verify",
+      "--frozen",
+      "--verbose",
+    ]);
     // Given on the command line: the file's value is not added at all (repeated flags too).
     const given = withConfig(["verify", "--root", "a=b"], SPEC, config);
     assert.deepEqual(given.filter((a) => a.startsWith("--root")), ["--root"]);
