@@ -58,6 +58,13 @@ describe("skillset.json", () => {
     assert.ok(readFileSync(t("proj", "my.lock.json"), "utf8").includes('"docx"'));
     const verify = cli(["verify", "--json"], t("proj", "sub", "deeper"));
     assert.equal(verify.code, 0, verify.stdout + verify.stderr);
+    // to-prompt and validate: the config's roots as their folders.
+    const prompt = cli(["to-prompt", "--json"], t("proj", "sub"));
+    assert.equal(prompt.code, 0, prompt.stderr);
+    assert.deepEqual(JSON.parse(prompt.stdout).skills.map((s: { name: string }) => s.name).sort(), [
+      "docx",
+      "pdf",
+    ]);
     // serve: the config's roots (stdin closes at once, so it stops after starting).
     const serve = cli(["serve"], t("proj", "sub"));
     assert.equal(serve.code, 0, serve.stderr);
@@ -110,6 +117,17 @@ describe("skillset.json", () => {
     });
     write(bad, JSON.stringify({ roots: [{ scope: "a=b", path: "x" }] }));
     assert.throws(() => readConfig(bad), { name: "UsageError" });
+    write(bad, "{ nope");
+    assert.throws(() => readConfig(bad), { message: new RegExp(`^${bad}: not valid JSON: `) });
+    write(bad, JSON.stringify({ classes: ["examples"] }));
+    assert.throws(() => readConfig(bad), { message: /"classes" takes an object like/ });
+    write(bad, JSON.stringify({ classes: { examples: 1 } }));
+    assert.throws(() => readConfig(bad), { message: /"classes\.examples" takes references/ });
+    write(bad, JSON.stringify({ classes: { examples: "references" }, rank: "name" }));
+    assert.deepEqual([...readConfig(bad).flags], [
+      ["--class", ["examples=references"]],
+      ["--rank", ["name"]],
+    ]);
     write(bad, "[]");
     assert.throws(() => readConfig(bad), { message: `${bad}: must hold a JSON object` });
     write(bad, '{ "__proto__": 1 }');

@@ -374,9 +374,11 @@ describe("the HTTP endpoint's bounds", () => {
     url: string,
     headers: Record<string, string>,
     body = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "ping" }),
+    pooled = true,
   ): Promise<number> {
     return new Promise((ok, fail) => {
       const req = httpRequest(url, {
+        ...(pooled ? {} : { agent: false }),
         method: "POST",
         headers: {
           "content-type": "application/json",
@@ -621,6 +623,49 @@ describe("the HTTP endpoint's bounds", () => {
       }
       assert.equal(answered, 5);
     } finally {
+      for (const h of held) h.end();
+      await http.close();
+    }
+  });
+
+  it("at the connection cap, a stream's connection makes room; with every request in flight, the newcomer is closed", async () => {
+    const served = await serveSkills([examples]);
+    let hold = false;
+    let release: () => void = () => {};
+    const gate = new Promise<void>((ok) => (release = ok));
+    const http = await listenHttp(async () => {
+      if (hold) await gate;
+      return served.createServer();
+    }, { host: "127.0.0.1", port: 0, maxConnections: 4 });
+    const held: { end: () => void; closed: Promise<void> }[] = [];
+    // Each request on a connection of its own (no agent), so the connections are the test's.
+    const ping = () => post(http.url, { connection: "close" }, undefined, false);
+    try {
+      // Two streams (the most for 4 connections), then two requests held in flight.
+      held.push(await listen(http.url), await listen(http.url));
+      hold = true;
+      const inFlight = [ping()];
+      await new Promise((ok) => setTimeout(ok, 200));
+      inFlight.push(ping());
+      await new Promise((ok) => setTimeout(ok, 200));
+      // A fifth connection: nothing idle, so a stream goes (the requests in flight stay).
+      hold = false;
+      assert.equal(await within(5_000, ping(), "the newcomer"), 200);
+      await within(5_000, Promise.race(held.map((h) => h.closed)), "a stream closed");
+      // Now every connection has a request in flight: a newcomer is closed at once.
+      hold = true;
+      // One after the other: a connection whose request has not arrived whole yet is evictable.
+      const more = [ping()];
+      await new Promise((ok) => setTimeout(ok, 200));
+      more.push(ping());
+      await new Promise((ok) => setTimeout(ok, 200));
+      await assert.rejects(within(5_000, ping(), "refused"));
+      release();
+      for (const r of [...inFlight, ...more]) {
+        assert.equal(await within(5_000, r, "in flight"), 200);
+      }
+    } finally {
+      release();
       for (const h of held) h.end();
       await http.close();
     }
