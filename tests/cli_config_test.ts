@@ -18,6 +18,8 @@ import { nearest } from "../lib/cli/_suggest.ts";
 import { Report } from "../lib/cli/_report.ts";
 import { validatePaths } from "../lib/fs/validate.ts";
 import type { ArgSpec } from "../lib/cli/_args.ts";
+import { cliAdvice } from "../lib/cli/_mcp.ts";
+import { McpSkillError } from "../lib/mcp.ts";
 
 let temp = "";
 const t = (...parts: string[]) => join(temp, ...parts);
@@ -296,6 +298,24 @@ describe("one wording", () => {
     const listed = runInProcess(["list", t("w")]).stdout.match(message)?.[0];
     const validated = runInProcess(["validate", t("w")]).stdout.match(message)?.[0];
     assert.ok(listed !== undefined && listed === validated, `${listed}\n${validated}`);
+  });
+});
+
+describe("CLI advice", () => {
+  it("a verification failure says to run the command again, not to call refresh()", () => {
+    const library = new McpSkillError(
+      "VERIFICATION_FAILED",
+      '"references/a.md" of skill "s:pdf" failed verification (digest); call refresh("s:pdf") to fetch the entry again',
+      "skill://pdf/references/a.md",
+    );
+    const said = cliAdvice(library) as McpSkillError;
+    assert.equal(
+      said.message,
+      '"references/a.md" of skill "s:pdf" failed verification (digest); run the command again to fetch the entry anew',
+    );
+    assert.deepEqual([said.code, said.uri], ["VERIFICATION_FAILED", "skill://pdf/references/a.md"]);
+    const other = new Error("x");
+    assert.equal(cliAdvice(other), other);
   });
 });
 

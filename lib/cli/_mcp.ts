@@ -128,24 +128,29 @@ export async function runMcpCli(argv: readonly string[], io: McpCliIO): Promise<
   try {
     return await consume(command, args, skills, io);
   } catch (e) {
-    // The library's advice names its API; on the command line, running it again fetches anew.
-    if (
-      e instanceof McpSkillError && / call refresh\(.*\) to fetch the entry again$/.test(e.message)
-    ) {
-      throw new McpSkillError(
-        e.code,
-        e.message.replace(
-          / call refresh\(.*\) to fetch the entry again$/,
-          " run the command again to fetch the entry anew",
-        ),
-        e.uri,
-        { cause: e },
-      );
-    }
-    throw e;
+    throw cliAdvice(e);
   } finally {
     await client.close();
   }
+}
+
+/**
+ * An error of the library as the command line should word it: the advice to
+ * `call refresh("…")` (an API only a library caller has) becomes "run the
+ * command again", which fetches the entry anew.
+ *
+ * @param e What was thrown.
+ * @returns The error to report.
+ */
+export function cliAdvice(e: unknown): unknown {
+  const REFRESH = / call refresh\(.*\) to fetch the entry again$/;
+  if (!(e instanceof McpSkillError) || !REFRESH.test(e.message)) return e;
+  return new McpSkillError(
+    e.code,
+    e.message.replace(REFRESH, " run the command again to fetch the entry anew"),
+    e.uri,
+    { cause: e },
+  );
 }
 
 // ---- serve ------------------------------------------------------------------
