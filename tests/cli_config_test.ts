@@ -13,7 +13,7 @@ import { join } from "node:path";
 import { cli, runInProcess } from "./_cli.ts";
 import { write } from "./_tree.ts";
 import { fc } from "./_fc.ts";
-import { readConfig, withConfig } from "../lib/cli/_config.ts";
+import { findConfig, readConfig, withConfig } from "../lib/cli/_config.ts";
 import { nearest } from "../lib/cli/_suggest.ts";
 import { Report } from "../lib/cli/_report.ts";
 import { validatePaths } from "../lib/fs/validate.ts";
@@ -76,6 +76,13 @@ describe("skillset.json", () => {
     const other = cli(["verify", "--root", `o=${t("other")}`], t("proj"));
     assert.equal(other.code, 1);
     assert.match(other.stdout + other.stderr, /pdf/);
+  });
+
+  it("is searched upwards, but not beyond a repository's root", () => {
+    assert.equal(findConfig(t("proj", "sub", "deeper")), t("proj", "skillset.json"));
+    write(t("proj", "repo", ".git", "HEAD"), "ref: refs/heads/main\n");
+    write(t("proj", "repo", "inner", ".keep"), "");
+    assert.equal(findConfig(t("proj", "repo", "inner")), undefined);
   });
 
   it("passes a key only to a command whose flag spec takes it, and flags win", () => {

@@ -117,7 +117,9 @@ function classes(v: unknown): readonly string[] {
 }
 
 /**
- * The nearest `skillset.json` at or above a folder.
+ * The nearest `skillset.json` at or above a folder, within its repository:
+ * the search stops at the first folder holding `.git`, so a checkout never
+ * reads a config of the folders around it.
  *
  * @param from Where to start (default: the working folder).
  * @returns Its path, or `undefined` when there is none.
@@ -130,7 +132,7 @@ export function findConfig(from: string = process.cwd()): string | undefined {
     } catch {
       // Not here (or not readable): look further up.
     }
-    if (dirname(dir) === dir) return undefined;
+    if (dirname(dir) === dir || existsSync(join(dir, ".git"))) return undefined;
   }
 }
 
