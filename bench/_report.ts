@@ -205,6 +205,11 @@ function targets(files: readonly ResultsFile[]): Target[] {
       ),
     },
     {
+      what: `MCP host connect (the mcpServers entry) ÷ ${MCP_CONNECT_PEER}`,
+      bound: 1.5,
+      values: per((file) => lib(file, MCP_CONNECT_WORKLOAD, MCP_CONNECT_OURS, MCP_CONNECT_PEER)),
+    },
+    {
       what: "createSkillIndex of 10,000 skills ÷ tokenizing the same texts",
       bound: 3.0,
       values: per((file) =>
@@ -361,6 +366,12 @@ export const VALIDATE_CASE = "validatePaths";
 export const LISTING_CASE = "bound: readdir of each skill's 4 folders";
 export const FS_FLOOR_CASE = "bound: readdir of 4 folders + stat of each file + read of SKILL.md";
 export const CATALOG_WORKLOAD = "skill catalog: load + resolve";
+/** The MCP host's connect of `bench/mcp_connect_bench.ts`, and its cases. */
+export const MCP_CONNECT_WORKLOAD =
+  "MCP host connect over stdio: spawn to the first resources/list answer (Node processes)";
+export const MCP_CONNECT_PEER = "SDK only (skills extension over nodeSkillFiles, stdio)";
+export const MCP_CONNECT_OURS = "node dist/bin/skillset.mjs serve (the mcpServers entry)";
+export const MCP_CONNECT_TSX = "for scale: the sources through tsx (lib/cli.ts serve)";
 /** The CLI start workload of `bench/cli_start_bench.ts`. */
 export const CLI_START_WORKLOAD = "CLI start to exit (Node processes)";
 export const PARSE_CASE = "parse (loadCatalog)";

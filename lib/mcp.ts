@@ -1,3 +1,6 @@
+/// <reference types="node" preserve="true" />
+// The MCP SDK's declarations name Node's `Buffer`: a TypeScript 7 consumer (no `types` in scope by
+// default) gets Node's types with this entry point, without `"types": ["node"]`.
 /**
  * **skillset/mcp** — skills over MCP (SEP-2640, `io.modelcontextprotocol/skills`),
  * both ways, built on the official SDK (`@modelcontextprotocol/server` and

@@ -132,7 +132,7 @@ describe("skillset list", () => {
 
 describe("skillset to-prompt over discovered skills", () => {
   it("lists a skill that breaks a rule, warns on stderr, and scans nested folders", () => {
-    const r = run(["to-prompt", t("repo")]);
+    const r = run(["to-prompt", t("repo"), "--verbose"]);
     assert.equal(r.code, 1, r.stderr); // the broken skill: listed skills, and exit 1
     assert.match(r.stdout, /<name>pdf<\/name>[\s\S]*<name>long<\/name>/);
     assert.equal(
@@ -146,13 +146,14 @@ describe("skillset to-prompt over discovered skills", () => {
           t("repo", "skills", "vendor", "broken", "SKILL.md")
         }:3:1: error: Invalid SKILL.md: YAML ` +
         "error: Flow sequence in block collection must be sufficiently indented and end with a ]",
+        "skillset: 2 findings (1 FRONTMATTER_RULE, 1 UNKNOWN_FIELD)",
         "",
       ].join("\n"),
     );
   });
 
   it("fits --budget and says how many skills were left out", () => {
-    const full = run(["to-prompt", t("repo"), t("user")]);
+    const full = run(["to-prompt", t("repo"), t("user"), "--verbose"]);
     assert.ok(full.stderr.includes('warning: skill "pdf" is shadowed by'));
     const r = run(["to-prompt", t("repo"), t("user"), "--budget", "600"]);
     assert.equal(r.code, 1, r.stderr);
@@ -210,11 +211,11 @@ describe("skillset validate and activate with nested and lenient skills", () => 
 
   it("activate and read load leniently, with the rule breaks on stderr", () => {
     const dir = t("repo", "skills", "vendor", "long");
-    const activated = run(["activate", dir]);
+    const activated = run(["activate", dir, "--verbose"]);
     assert.equal(activated.code, 0, activated.stderr);
     assert.match(activated.stdout, /skill: long/);
     assert.match(activated.stderr, /warning: Invalid SKILL\.md at colour/);
-    const read = run(["read", dir, "SKILL.md"]);
+    const read = run(["read", dir, "SKILL.md", "--verbose"]);
     assert.equal(read.code, 0, read.stderr);
     assert.match(read.stderr, /warning: Invalid SKILL\.md at description/);
   });

@@ -188,10 +188,11 @@ describe("CLI: paths printed as typed", () => {
       'skills/x/SKILL.md:2:1: error: Invalid SKILL.md at name: "y" must equal the folder name "x"',
       'broken.yaml:4:5: error: Invalid skill "a/b" at inline_tools[1]: read_only and writes are both true',
     ]);
-    const activate = cli(["activate", "./skills/x"], t("typed"));
+    const activate = cli(["activate", "./skills/x", "--verbose"], t("typed"));
     assert.equal(
       activate.stderr,
-      'skills/x/SKILL.md:2:1: warning: Invalid SKILL.md at name: "y" must equal the folder name "x"\n',
+      'skills/x/SKILL.md:2:1: warning: Invalid SKILL.md at name: "y" must equal the folder name "x"\n' +
+        "skillset: 1 finding (1 NAME_MISMATCH)\n",
     );
   });
 });

@@ -388,7 +388,7 @@ describe("skillset validate", () => {
         `${join(skill, "SKILL.md")}:6:7: warning: Path "assets/none.png" points to a missing file`,
         `${
           join(skill, "SKILL.md")
-        }:6:34: warning: Link to "secret/k.txt" points into a non-standard folder; it is hidden while the safety gate is closed`,
+        }:6:34: warning: The body points to "secret/k.txt", in the non-standard folder "secret": the safety gate refuses it while it is closed (open it for this skill, move the file into references/, assets/ or scripts/, or map "secret" to a standard class)`,
         `${catalog}:7:30: error: Agent Skill folder "skills/none" of "v/a" not found (no SKILL.md in ${
           t("v", "skills", "none")
         })`,

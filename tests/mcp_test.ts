@@ -899,6 +899,11 @@ describe("CLI with an MCP source", () => {
     const prompt = cli(["to-prompt", "--mcp-stdio", server, "--json"]);
     assert.equal(prompt.code, 0, prompt.stderr);
     assert.deepEqual(JSON.parse(prompt.stdout).map((e: { name: string }) => e.name), ["mcp:pdf"]);
+    // --budget and --rank work with an MCP source too.
+    const budgeted = cli(["to-prompt", "--mcp-stdio", server, "--budget", "200", "--rank", "name"]);
+    assert.equal(budgeted.code, 0, budgeted.stderr);
+    assert.ok([...budgeted.stdout].length <= 201, budgeted.stdout);
+    assert.match(budgeted.stdout, /^<available_skills>\n[\s\S]*<\/available_skills>\n$/);
     const refused = cli(["read", "--mcp-stdio", server, "pdf", "canvas-fonts/NOTICE.txt"]);
     assert.equal(refused.code, 1);
     assert.match(

@@ -309,6 +309,25 @@ describe("reads over MCP", () => {
   });
 });
 
+describe("the one-message size check", () => {
+  it("counts a file's JSON-escaped size: a control character takes 6 bytes", async () => {
+    const root = temp();
+    put(root, "esc/SKILL.md", skillMd("esc"));
+    // 40,000 bytes each: raw, both fit 200,000; escaped, the control characters take 240,000.
+    put(root, "esc/assets/controls.txt", new Uint8Array(40_000).fill(0x01));
+    put(root, "esc/assets/plain.txt", new Uint8Array(40_000).fill(0x61));
+    const warnings: string[] = [];
+    const served = await serveSkills([root], {
+      maxMessageBytes: 200_000,
+      onWarning: (w) => warnings.push(`${w.path}: ${w.message}`),
+    });
+    const uris = (served.catalog.entries[0]!.resources as { uri: string }[]).map((r) => r.uri)
+      .sort();
+    assert.deepEqual(uris, ["skill://esc/SKILL.md", "skill://esc/assets/plain.txt"]);
+    assert.ok(warnings.some((w) => /controls\.txt: not published/.test(w)), warnings.join("\n"));
+  });
+});
+
 describe("consuming a hostile server", () => {
   it("its error text reaches the model escaped and cut to 200 characters", async () => {
     const entry = {
@@ -355,9 +374,11 @@ describe("the HTTP endpoint's bounds", () => {
     url: string,
     headers: Record<string, string>,
     body = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "ping" }),
+    pooled = true,
   ): Promise<number> {
     return new Promise((ok, fail) => {
       const req = httpRequest(url, {
+        ...(pooled ? {} : { agent: false }),
         method: "POST",
         headers: {
           "content-type": "application/json",
@@ -480,45 +501,206 @@ describe("the HTTP endpoint's bounds", () => {
     }
   });
 
-  it("caps subscription streams per client", async () => {
+  const META = {
+    "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+    "io.modelcontextprotocol/clientInfo": { name: "raw", version: "1" },
+    "io.modelcontextprotocol/clientCapabilities": {},
+  };
+  /** A raw `subscriptions/listen` from `localAddress`: its status, and the request to end it. */
+  function listen(
+    url: string,
+    localAddress = "127.0.0.1",
+    headers: Record<string, string> = {},
+  ): Promise<{ status: number; end: () => void; closed: Promise<void> }> {
+    const body = JSON.stringify({
+      jsonrpc: "2.0",
+      id: "listen:0",
+      method: "subscriptions/listen",
+      params: { _meta: META, notifications: { resourcesListChanged: true } },
+    });
+    return new Promise((ok, fail) => {
+      let done: () => void = () => {};
+      const closed = new Promise<void>((c) => (done = c));
+      const req = httpRequest(url, {
+        method: "POST",
+        localAddress,
+        agent: false,
+        headers: {
+          "content-type": "application/json",
+          accept: "application/json, text/event-stream",
+          "mcp-protocol-version": "2026-07-28",
+          "mcp-method": "subscriptions/listen",
+          ...headers,
+        },
+      }, (res) => {
+        res.on("data", () => {});
+        res.on("close", done);
+        res.on("error", () => {});
+        ok({ status: res.statusCode ?? 0, end: () => req.destroy(), closed });
+      });
+      req.on("error", (e) => {
+        done();
+        fail(e);
+      });
+      req.end(body);
+    });
+  }
+  const modern = async (url: string) => {
+    const client = new Client(
+      { name: "test-host", version: "1.0.0" },
+      { versionNegotiation: { mode: { pin: "2026-07-28" } } },
+    );
+    await client.connect(new StreamableHTTPClientTransport(new URL(url)));
+    return client;
+  };
+
+  it("caps subscription streams per session, not per address: another local client still listens", async () => {
     const served = await serveSkills([examples]);
     const http = await listenHttp(served.createServer, {
       host: "127.0.0.1",
       port: 0,
+      maxConnections: 32,
       maxSubscriptionsPerClient: 1,
     });
-    const modern = async () => {
-      const client = new Client(
-        { name: "test-host", version: "1.0.0" },
-        { versionNegotiation: { mode: { pin: "2026-07-28" } } },
-      );
-      await client.connect(new StreamableHTTPClientTransport(new URL(http.url)));
-      return client;
-    };
-    const a = await modern();
-    const b = await modern();
+    const held: { end: () => void }[] = [];
     try {
-      const subscription = await within(5_000, a.listen({ resourcesListChanged: true }), "listen");
-      await assert.rejects(within(5_000, b.listen({ resourcesListChanged: true }), "listen"));
-      await subscription.close();
-      // Freed: the slot is there again.
-      await eventuallyOk(async () => (await b.listen({ resourcesListChanged: true })).close());
+      // One session: its second stream is refused.
+      const first = await listen(http.url, "127.0.0.1", { "mcp-session-id": "s1" });
+      held.push(first);
+      assert.equal(first.status, 200);
+      const second = await listen(http.url, "127.0.0.1", { "mcp-session-id": "s1" });
+      held.push(second);
+      assert.equal(second.status, 429);
+      // One local client holding 16 streams (the old per-address cap) does not lock out another.
+      for (let i = 0; i < 16; i++) held.push(await listen(http.url));
+      const b = await modern(http.url);
+      try {
+        const subscription = await within(
+          5_000,
+          b.listen({ resourcesListChanged: true }),
+          "listen",
+        );
+        assert.ok((await within(5_000, b.listTools(), "tools/list")).tools.length > 0);
+        await subscription.close();
+      } finally {
+        await b.close();
+      }
     } finally {
-      await a.close();
-      await b.close();
+      for (const h of held) h.end();
+      await http.close();
+    }
+  });
+
+  it("streams from many 127.x addresses cannot fill the connections: every ordinary request is answered", async (t) => {
+    const served = await serveSkills([examples]);
+    const http = await listenHttp(served.createServer, {
+      host: "127.0.0.1",
+      port: 0,
+      maxConnections: 32,
+    });
+    const held: { status: number; end: () => void }[] = [];
+    try {
+      try {
+        held.push(await listen(http.url, "127.0.0.2"));
+      } catch (e) {
+        t.skip(`127.0.0.2 cannot be a source address here: ${(e as Error).message}`);
+        return;
+      }
+      // 8 addresses x 4 streams: as many streams as connections.
+      for (let a = 2; a <= 9; a++) {
+        for (let i = a === 2 ? 1 : 0; i < 4; i++) {
+          held.push(await listen(http.url, `127.0.0.${a}`).catch(() => ({ status: 0, end() {} })));
+        }
+      }
+      let answered = 0;
+      for (let i = 0; i < 5; i++) {
+        const client = await modern(http.url);
+        try {
+          if ((await within(5_000, client.listTools(), "tools/list")).tools.length > 0) answered++;
+        } finally {
+          await client.close();
+        }
+      }
+      assert.equal(answered, 5);
+    } finally {
+      for (const h of held) h.end();
+      await http.close();
+    }
+  });
+
+  it("at the connection cap, a stream's connection makes room; with every request in flight, the newcomer is closed", async () => {
+    const served = await serveSkills([examples]);
+    let hold = false;
+    let release: () => void = () => {};
+    const gate = new Promise<void>((ok) => (release = ok));
+    const http = await listenHttp(async () => {
+      if (hold) await gate;
+      return served.createServer();
+    }, { host: "127.0.0.1", port: 0, maxConnections: 4 });
+    const held: { end: () => void; closed: Promise<void> }[] = [];
+    // Each request on a connection of its own (no agent), so the connections are the test's.
+    const ping = () => post(http.url, { connection: "close" }, undefined, false);
+    try {
+      // Two streams (the most for 4 connections), then two requests held in flight.
+      held.push(await listen(http.url), await listen(http.url));
+      hold = true;
+      const inFlight = [ping()];
+      await new Promise((ok) => setTimeout(ok, 200));
+      inFlight.push(ping());
+      await new Promise((ok) => setTimeout(ok, 200));
+      // A fifth connection: nothing idle, so a stream goes (the requests in flight stay).
+      hold = false;
+      assert.equal(await within(5_000, ping(), "the newcomer"), 200);
+      await within(5_000, Promise.race(held.map((h) => h.closed)), "a stream closed");
+      // Now every connection has a request in flight: a newcomer is closed at once.
+      hold = true;
+      // One after the other: a connection whose request has not arrived whole yet is evictable.
+      const more = [ping()];
+      await new Promise((ok) => setTimeout(ok, 200));
+      more.push(ping());
+      await new Promise((ok) => setTimeout(ok, 200));
+      await assert.rejects(within(5_000, ping(), "refused"));
+      release();
+      for (const r of [...inFlight, ...more]) {
+        assert.equal(await within(5_000, r, "in flight"), 200);
+      }
+    } finally {
+      release();
+      for (const h of held) h.end();
+      await http.close();
+    }
+  });
+
+  it("at the connection cap, a connection with a request in flight is never the one evicted", async () => {
+    const served = await serveSkills([examples]);
+    let release: () => void = () => {};
+    const gate = new Promise<void>((ok) => (release = ok));
+    let first = true;
+    const http = await listenHttp(async () => {
+      if (first) {
+        first = false;
+        await gate; // the first request stays in flight until released
+      }
+      return served.createServer();
+    }, { host: "127.0.0.1", port: 0, maxConnections: 4 });
+    const { port } = new URL(http.url);
+    const sockets: Socket[] = [];
+    try {
+      const inFlight = post(http.url, {});
+      await new Promise((ok) => setTimeout(ok, 200));
+      // Twelve silent connections, each over the cap: they evict each other, never the one in flight.
+      for (let i = 0; i < 12; i++) {
+        const s = connect(Number(port), "127.0.0.1");
+        s.on("error", () => {});
+        s.write("POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\n");
+        sockets.push(s);
+        await new Promise((ok) => setTimeout(ok, 20));
+      }
+      release();
+      assert.equal(await within(5_000, inFlight, "the request in flight"), 200);
+    } finally {
+      for (const s of sockets) s.destroy();
       await http.close();
     }
   });
 });
-
-async function eventuallyOk(step: () => Promise<unknown>): Promise<void> {
-  for (let i = 0;; i++) {
-    try {
-      await within(5_000, step(), "step");
-      return;
-    } catch (e) {
-      if (i >= 20) throw e;
-      await new Promise((ok) => setTimeout(ok, 100));
-    }
-  }
-}

@@ -1,11 +1,11 @@
 import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { createServer, type Server } from "node:http";
+import type { Server } from "node:http";
 import { spawn } from "node:child_process";
-import { readFile } from "node:fs/promises";
 import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, normalize, resolve } from "node:path";
+import { join, resolve } from "node:path";
+import { serveSources } from "../examples/serve_sources.ts";
 
 const ROOT = resolve(import.meta.dirname ?? ".", "..");
 const DENO = join(ROOT, "node_modules", ".bin", "deno");
@@ -15,22 +15,8 @@ let port = 0;
 let temp = "";
 
 before(async () => {
-  // Serves the repository read-only, with .ts files as application/typescript.
-  server = createServer(async (request, response) => {
-    const path = normalize(decodeURIComponent(new URL(request.url ?? "/", "http://x").pathname));
-    const file = join(ROOT, path);
-    if (!file.startsWith(ROOT + "/") || file.includes("node_modules")) {
-      response.writeHead(403).end();
-      return;
-    }
-    try {
-      const body = await readFile(file);
-      response.writeHead(200, { "content-type": "application/typescript" }).end(body);
-    } catch {
-      response.writeHead(404).end();
-    }
-  });
-  await new Promise<void>((done) => server.listen(0, "127.0.0.1", done));
+  // The documented server (examples/serve_sources.ts): the repository read-only, .ts as TypeScript.
+  ({ server } = await serveSources(ROOT, 0));
   port = (server.address() as { port: number }).port;
   temp = mkdtempSync(join(tmpdir(), "skillset-url-"));
 });
@@ -55,6 +41,19 @@ function run(
 }
 
 describe("skillset imported by URL in Deno", () => {
+  it("the documented server sends .ts as TypeScript, and nothing outside the clone", async () => {
+    const typeOf = async (path: string) => {
+      const response = await fetch(`http://127.0.0.1:${port}${path}`);
+      await response.arrayBuffer();
+      return [response.status, response.headers.get("content-type")];
+    };
+    assert.deepEqual(await typeOf("/mod.ts"), [200, "application/typescript; charset=utf-8"]);
+    assert.deepEqual((await typeOf("/node_modules/yaml/package.json"))[0], 403);
+    assert.deepEqual((await typeOf("/.git/HEAD"))[0], 403);
+    assert.notEqual((await typeOf("/%2e%2e/%2e%2e/etc/passwd"))[0], 200);
+    assert.deepEqual((await typeOf("/nope.ts"))[0], 404);
+  });
+
   it("runs in Deno with no import map, no config and no file system access", async () => {
     const script = join(temp, "main.ts");
     writeFileSync(

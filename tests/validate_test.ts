@@ -92,14 +92,14 @@ describe("validatePaths", () => {
       ].join("\n"),
     );
     assert.deepEqual(lines(validatePaths([dir])), [
-      'T/paths/canvas/SKILL.md:5:7: warning: Path "templates/viewer.html" points into a non-standard folder; it is hidden while the safety gate is closed',
-      'T/paths/canvas/SKILL.md:5:46: warning: Path "./canvas-fonts" points into a non-standard folder; it is hidden while the safety gate is closed',
+      'T/paths/canvas/SKILL.md:5:7: warning: The body points to "templates/viewer.html", in the non-standard folder "templates": the safety gate refuses it while it is closed (open it for this skill, move the file into references/, assets/ or scripts/, or map "templates" to a standard class)',
+      'T/paths/canvas/SKILL.md:5:46: warning: The body points to "canvas-fonts", in the non-standard folder "canvas-fonts": the safety gate refuses it while it is closed (open it for this skill, move the file into references/, assets/ or scripts/, or map "canvas-fonts" to a standard class)',
       'T/paths/canvas/SKILL.md:6:13: warning: Link to "FORMS.md" points to a missing file; "forms.md" differs only in case',
       'T/paths/canvas/SKILL.md:6:24: warning: Path "references/guide.md" points to a missing file; "references/Guide.md" differs only in case',
       'T/paths/canvas/SKILL.md:6:48: warning: Path "../shared.md" is not a path inside the skill: Invalid resource path "../shared.md": it contains ".." and could leave the skill folder',
       'T/paths/canvas/SKILL.md:9:11: warning: Path "references/none.md" points to a missing file',
       'T/paths/canvas/SKILL.md:9:32: warning: Path "assets/logo.png" points to a missing file',
-      'T/paths/canvas/SKILL.md:9:56: warning: Path "canvas-fonts/a.ttf" points into a non-standard folder; it is hidden while the safety gate is closed',
+      'T/paths/canvas/SKILL.md:9:56: warning: The body points to "canvas-fonts/a.ttf", in the non-standard folder "canvas-fonts": the safety gate refuses it while it is closed (open it for this skill, move the file into references/, assets/ or scripts/, or map "canvas-fonts" to a standard class)',
     ]);
   });
 

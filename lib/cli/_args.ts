@@ -10,6 +10,7 @@
 import { SkillsetError } from "../core/errors.ts";
 import { escapeControls as esc } from "../core/_text.ts";
 import { type ResourceClassMap, resourceClassMap } from "../core/resource_path.ts";
+import { didYouMean } from "./_suggest.ts";
 
 /** Bad usage: exit code 2. */
 export class UsageError extends SkillsetError {
@@ -105,7 +106,12 @@ export interface Args {
   readonly switches: ReadonlySet<string>;
   readonly json: boolean;
   readonly help: boolean;
+  /** `--quiet` (errors only), `--verbose` (every finding, information too), or neither. */
+  readonly verbosity: Verbosity;
 }
+
+/** How much of what a command noticed it prints. */
+export type Verbosity = "quiet" | "normal" | "verbose";
 
 /**
  * Parse a command's arguments: `--flag value` or `--flag=value`, switches,
@@ -123,18 +129,26 @@ export function parseArgs(command: string, spec: ArgSpec, argv: readonly string[
   const repeated = new Map<string, string[]>();
   const switches = new Set<string>();
   let json = false, help = false, rest = false;
+  let verbosity: Verbosity = "normal";
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
     if (rest || !arg.startsWith("-") || arg === "-") positional.push(arg);
     else if (arg === "--") rest = true;
     else if (arg === "--json") json = true;
     else if (arg === "--help" || arg === "-h") help = true;
+    else if (arg === "--quiet" || arg === "-q") verbosity = "quiet";
+    else if (arg === "--verbose") verbosity = "verbose";
     else if (spec.switches?.includes(arg) === true) switches.add(arg);
     else {
       const eq = arg.indexOf("=");
       const name = eq < 0 ? arg : arg.slice(0, eq);
       if (!spec.values.includes(name)) {
-        throw new UsageError(`${command}: unknown option "${esc(name)}"\nusage: ${spec.usage}`);
+        const known = [...spec.values, ...(spec.switches ?? []), "--json", "--help", "--quiet"];
+        throw new UsageError(
+          `${command}: unknown option "${esc(name)}"${
+            didYouMean(name, [...known, "--verbose"])
+          }\nusage: ${spec.usage}`,
+        );
       }
       const value = eq < 0 ? argv[++i] : arg.slice(eq + 1);
       if (value === undefined) {
@@ -154,7 +168,7 @@ export function parseArgs(command: string, spec: ArgSpec, argv: readonly string[
       }, got ${positional.length}\nusage: ${spec.usage}`,
     );
   }
-  return { positional, flags, repeated, switches, json, help };
+  return { positional, flags, repeated, switches, json, help, verbosity };
 }
 
 /**

@@ -18,6 +18,7 @@ import {
   type SkillDiagnosticCode,
 } from "../fs/skill_diagnostic.ts";
 import type { ResourceClassMap } from "../core/resource_path.ts";
+import type { Report, Severity } from "./_report.ts";
 
 /** The class mapping and the switches, as `discoverSkills`, `loadSkillFolder` and `validatePaths` take them. */
 export interface DiscoveryFlags {
@@ -111,6 +112,8 @@ export interface ReportVoice {
   readonly reported?: readonly SkillDiagnosticCode[];
   /** Whether each skipped skill gets a line of its own (`skipped, not served`) before its diagnostics. */
   readonly namesSkipped?: boolean;
+  /** Where the lines go: each once, as the verbosity says (default: every line to stderr). */
+  readonly report?: Report;
 }
 
 /**
@@ -125,17 +128,24 @@ export function reportDiscovery(
   io: Pick<CliIO, "stderr">,
   voice: ReportVoice,
 ): void {
-  const { verb, prefix = "", escape = visible, shown = (p: string) => p } = voice;
-  const say = (line: string) => io.stderr(`${prefix}${line}\n`);
+  const { verb, prefix = "", escape = visible, shown = (p: string) => p, report } = voice;
+  const say = (line: string, severity: Severity = "warning", code?: string) =>
+    report === undefined
+      ? io.stderr(`${prefix}${line}\n`)
+      : report.note(`${prefix}${line}`, severity, code);
   const print = (d: SkillDiagnostic) =>
-    say(escape(formatSkillDiagnostic({ ...d, path: shown(d.path) })));
+    say(escape(formatSkillDiagnostic({ ...d, path: shown(d.path) })), d.severity, d.code);
   for (const d of discovery.diagnostics) {
     if (d.severity !== "info" && voice.reported?.includes(d.code) !== true) print(d);
   }
   for (const s of discovery.skills) s.diagnostics.forEach(print);
   for (const s of discovery.skipped) {
     if (voice.namesSkipped === true) {
-      say(`${escape(shown(s.skill_md))}: warning: skipped, not ${verb}`);
+      say(
+        `${escape(shown(s.skill_md))}: warning: skipped, not ${verb}`,
+        "warning",
+        "SKILL_SKIPPED",
+      );
     }
     s.diagnostics.forEach(print);
   }
@@ -143,7 +153,7 @@ export function reportDiscovery(
     const message = `skill ${JSON.stringify(s.name)} is shadowed by ${
       JSON.stringify(s.winner.path)
     } (scope ${JSON.stringify(s.winner.scope)}); not ${verb}`;
-    say(`${escape(shown(s.skill_md))}: warning: ${escape(message)}`);
+    say(`${escape(shown(s.skill_md))}: warning: ${escape(message)}`, "warning", "SHADOWED");
   }
 }
 
@@ -153,13 +163,19 @@ export function reportDiscovery(
  * @param diagnostics The diagnostics.
  * @param io Where to write.
  * @param shown How a path is named.
+ * @param report Where the lines go: each once, as the verbosity says (default: all to stderr).
  */
 export function printDiagnostics(
   diagnostics: readonly SkillDiagnostic[],
   io: CliIO,
   shown: (path: string) => string = (p) => p,
+  report?: Report,
 ): void {
-  for (const d of diagnostics) io.stderr(`${describeDiagnostic({ ...d, path: shown(d.path) })}\n`);
+  for (const d of diagnostics) {
+    const line = describeDiagnostic({ ...d, path: shown(d.path) });
+    if (report === undefined) io.stderr(`${line}\n`);
+    else report.note(line, d.severity, d.code);
+  }
 }
 
 /**

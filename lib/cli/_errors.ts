@@ -18,6 +18,21 @@ import {
 } from "../core/errors.ts";
 import { type CliIO, shownAsTyped } from "./_io.ts";
 
+/** A did-you-mean for an error, said after it (see {@linkcode withHint}). */
+const hints = new WeakMap<object, string>();
+
+/**
+ * Add a hint to an error, printed at the end of its line: ` (did you mean "x"?)`.
+ *
+ * @param e The error.
+ * @param hint The hint, starting with a space; nothing when empty.
+ * @returns The error.
+ */
+export function withHint<E extends object>(e: E, hint: string): E {
+  if (hint !== "") hints.set(e, hint);
+  return e;
+}
+
 /**
  * Report a failed command on stderr.
  *
@@ -32,7 +47,8 @@ export function failed(e: unknown, argv: readonly string[], io: CliIO): number {
     io.stderr(`skillset: ${escapeControlsKeepingLines((e as Error).message)}\n`);
     return 2;
   }
-  io.stderr(`${describeError(e, io, shownAsTyped(argv))}\n`);
+  const hint = typeof e === "object" && e !== null ? hints.get(e) ?? "" : "";
+  io.stderr(`${describeError(e, io, shownAsTyped(argv))}${esc(hint)}\n`);
   return 1;
 }
 

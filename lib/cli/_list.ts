@@ -7,7 +7,8 @@
  */
 import { isAbsolute, relative, resolve } from "node:path";
 import { escapeControls as esc } from "../core/_text.ts";
-import { UsageError } from "./_args.ts";
+import { UsageError, type Verbosity } from "./_args.ts";
+import { Report } from "./_report.ts";
 import {
   defaultRoots,
   describeDiagnostic,
@@ -78,6 +79,9 @@ export function listCommand(
     );
     return denied(discovery) ? 1 : 0;
   }
+  // Named as typed: relative to the working folder when every root was given relative.
+  const typedRelative = roots.every((r) => !isAbsolute(r.path));
+  const shown = (p: string): string => typedRelative && isAbsolute(p) ? relative(".", p) || "." : p;
   const approvalColumn = (r: object): string[] =>
     trust === undefined
       ? []
@@ -86,7 +90,7 @@ export function listCommand(
     ...table([
       ["scope", "status", ...(trust === undefined ? [] : ["approval"]), "name", "path"],
       ...rows.map((r) =>
-        [r.scope, r.status, ...approvalColumn(r), r.name ?? "-", r.path].map(visible)
+        [r.scope, r.status, ...approvalColumn(r), r.name ?? "-", shown(r.path)].map(visible)
       ),
     ]),
   ];
@@ -94,23 +98,50 @@ export function listCommand(
     if (r.status === "shadowed") {
       const { winner } = r as unknown as ShadowedSkill;
       lines.push(
-        `  ${visible(r.path)}: shadowed by ${visible(winner.path)} (scope ${
+        `  ${visible(shown(r.path))}: shadowed by ${visible(shown(winner.path))} (scope ${
           visible(winner.scope)
         })`,
       );
     }
-    for (const d of r.diagnostics) lines.push(`  ${describeDiagnostic(d)}`);
+    for (const d of r.diagnostics) {
+      lines.push(`  ${describeDiagnostic({ ...d, path: shown(d.path) })}`);
+    }
   }
-  for (const d of discovery.diagnostics) lines.push(`  ${describeDiagnostic(d)}`);
+  for (const d of discovery.diagnostics) {
+    lines.push(`  ${describeDiagnostic({ ...d, path: shown(d.path) })}`);
+  }
   const n = (count: number, what: string) => `${count} ${what}`;
   lines.push(
     "",
     `${n(discovery.skills.length, "loaded")}, ${n(discovery.shadowed.length, "shadowed")}, ${
       n(discovery.skipped.length, "skipped")
-    } (roots: ${roots.map((r) => `${r.scope}=${resolve(r.path)}`).map(visible).join(", ")})`,
+    } (roots: ${roots.map((r) => `${r.scope}=${shown(resolve(r.path))}`).map(visible).join(", ")})`,
   );
   io.stdout(`${lines.join("\n")}\n`);
   return denied(discovery) ? 1 : 0;
+}
+
+/** The order a budget keeps skills in: as found (`position`) or by `name`. */
+export type Rank = "position" | "name";
+
+/**
+ * `--rank position|name` as a rank.
+ *
+ * @param value The flag's value, if given.
+ * @returns The rank (default `position`).
+ * @throws {UsageError} For another value.
+ */
+export function rankOf(value: string | undefined): Rank {
+  if (value === undefined || value === "position" || value === "name") return value ?? "position";
+  throw new UsageError(`--rank takes position or name, got "${esc(value)}"`);
+}
+
+function ranked<T extends { readonly name: string }>(
+  skills: readonly T[],
+  rank?: Rank,
+): readonly T[] {
+  if (rank !== "name") return skills;
+  return [...skills].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
 }
 
 /** Whether a root could not be read for lack of permission (an error, not an empty scope). */
@@ -195,6 +226,8 @@ export function searchCommand(
  * @param json Whether to print JSON.
  * @param io Where to write.
  * @param tools The tools the runtime offers, when given: skills needing others are left out.
+ * @param options `--rank` (the order a budget keeps skills in: `position`, as found, or `name`)
+ *   and the verbosity of what discovery noticed.
  * @returns The exit code: 1 when a folder is missing, unreadable, or holds a skipped skill.
  * @throws {AgentSkillError} When no usable skill is found at all.
  */
@@ -205,7 +238,9 @@ export function toPromptCommand(
   json: boolean,
   io: CliIO,
   tools?: readonly string[],
+  options: { readonly rank?: Rank; readonly verbosity?: Verbosity } = {},
 ): number {
+  const report = new Report(io, options.verbosity ?? "normal");
   const discovery = discoverSkills(paths.map((path) => ({ scope: path, path })), {
     conventionalRoots: true,
     ...load,
@@ -218,28 +253,31 @@ export function toPromptCommand(
   // Each failure on its own line; the others are still listed, and the exit code is 1.
   const missing = discovery.diagnostics.filter((d) => d.code === "ROOT_NOT_FOUND");
   for (const d of missing) {
-    io.stderr(`${visible(shown(d.path))}: error: Invalid SKILL.md: no such folder\n`);
+    report.note(`${visible(shown(d.path))}: error: Invalid SKILL.md: no such folder`, "error");
   }
-  reportDiscovery(discovery, io, { verb: "listed", shown, reported: ["ROOT_NOT_FOUND"] });
+  reportDiscovery(discovery, io, { verb: "listed", shown, reported: ["ROOT_NOT_FOUND"], report });
   for (const h of discovery.unavailable) {
     const needs = [
       ...(h.missing.length > 0 ? [`needs ${h.missing.join(", ")}`] : []),
       ...(h.missing_any.length > 0 ? [`needs one of ${h.missing_any.join(", ")}`] : []),
       ...(h.problem === undefined ? [] : [h.problem]),
     ];
-    io.stderr(
+    report.note(
       `${visible(shown(h.skill.skill_md))}: warning: left out, the runtime lacks its tools: ${
         visible(needs.join("; "))
-      }\n`,
+      }`,
+      "warning",
+      "MISSING_TOOLS",
     );
   }
+  report.summary("skillset", "skillset validate or --verbose shows each");
   if (discovery.skills.length === 0 && discovery.unavailable.length === 0) {
     throw new AgentSkillError("", "no usable SKILL.md in the folder or its sub-folders", {
       file: resolve(paths[0]!),
     });
   }
   const fit = fitSkillCatalog(
-    discovery.skills.map((s) => ({
+    ranked(discovery.skills, options.rank).map((s) => ({
       name: s.name,
       description: s.description,
       // Named as the argument was typed: relative for a relative path.

@@ -24,6 +24,9 @@ import {
 import { reportDiscovery, rootOf } from "./_discovery.ts";
 import { RUN_REPEATED_FLAGS, RUN_SWITCHES, RUN_VALUE_FLAGS, runOptions } from "./_run.ts";
 import type { RunScriptOptions } from "../fs/run_script.ts";
+import { Report } from "./_report.ts";
+import { nearest } from "./_suggest.ts";
+import { fitSkillCatalog } from "../core/skill_catalog.ts";
 import type { CliIO } from "./_io.ts";
 import { renderActivation } from "../core/activate.ts";
 import { McpSkillError } from "../mcp/_errors.ts";
@@ -81,12 +84,22 @@ const SPECS: Readonly<Record<string, ArgSpec>> = {
     usage: `skillset read ${SOURCE} <skill> <path> [--offset N] [--limit N] ${SAFETY} [--json]`,
   },
   "to-prompt": {
-    values: SOURCE_FLAGS,
+    values: [...SOURCE_FLAGS, "--budget", "--rank"],
     switches: [],
     positional: [0, 0],
-    usage: `skillset to-prompt ${SOURCE} [--json]`,
+    usage: `skillset to-prompt ${SOURCE} [--budget N] [--rank position|name] [--json]`,
   },
 };
+
+/**
+ * The flags an MCP command accepts, for the project config to fill in.
+ *
+ * @param command `serve`, or `activate`, `read` or `to-prompt` with an MCP source.
+ * @returns Its flag spec, or `undefined`.
+ */
+export function mcpArgSpec(command: string): ArgSpec | undefined {
+  return Object.hasOwn(SPECS, command) ? SPECS[command] : undefined;
+}
 
 /** The usage lines of the MCP commands and sources, for the CLI's help. */
 export const MCP_USAGE: readonly string[] = Object.values(SPECS).map((s) => s.usage);
@@ -117,9 +130,30 @@ export async function runMcpCli(argv: readonly string[], io: McpCliIO): Promise<
   const { client, skills } = await connect(args, io);
   try {
     return await consume(command, args, skills, io);
+  } catch (e) {
+    throw cliAdvice(e);
   } finally {
     await client.close();
   }
+}
+
+/**
+ * An error of the library as the command line should word it: the advice to
+ * `call refresh("…")` (an API only a library caller has) becomes "run the
+ * command again", which fetches the entry anew.
+ *
+ * @param e What was thrown.
+ * @returns The error to report.
+ */
+export function cliAdvice(e: unknown): unknown {
+  const REFRESH = / call refresh\(.*\) to fetch the entry again$/;
+  if (!(e instanceof McpSkillError) || !REFRESH.test(e.message)) return e;
+  return new McpSkillError(
+    e.code,
+    e.message.replace(REFRESH, " run the command again to fetch the entry anew"),
+    e.uri,
+    { cause: e },
+  );
 }
 
 // ---- serve ------------------------------------------------------------------
@@ -152,12 +186,20 @@ async function serve(args: Args, io: McpCliIO): Promise<number> {
     const discovery = discoverSkills(roots, { conventionalRoots: true, resourceClasses, safety });
     // What discovery noticed is printed once; a reload reports only what changes.
     if (first) {
+      const report = new Report(io, args.verbosity);
+      for (const d of discovery.diagnostics) {
+        if (d.code === "ROOT_NOT_FOUND") {
+          report.note(`skillset serve: error: ${esc(d.path)}: no such folder`, "error");
+        }
+      }
       reportDiscovery(discovery, io, {
         verb: "served",
         prefix: "skillset serve: ",
         escape: esc,
         namesSkipped: true,
+        report,
       });
+      report.summary("skillset serve", "skillset validate or --verbose shows each");
     }
     first = false;
     return discovery;
@@ -165,7 +207,11 @@ async function serve(args: Args, io: McpCliIO): Promise<number> {
   const served = await serveSkills(discover, {
     ...safety,
     resourceClasses,
-    onWarning: (w) => log(`warning: ${esc(w.path)}: ${esc(w.message)}`),
+    // The SDK's "no skills found" names no root; the line below names them.
+    onWarning: (w) =>
+      w.path === "." && w.message.startsWith("no skills found")
+        ? undefined
+        : log(`warning: ${esc(w.path)}: ${esc(w.message)}`),
     ...(pageSize === undefined ? {} : { pageSize }),
     ...(prefix === undefined ? {} : { prefix }),
     // The SDK's stdio transport refuses a message over 10 MiB: such files are not published.
@@ -175,7 +221,11 @@ async function serve(args: Args, io: McpCliIO): Promise<number> {
   });
   const watching = args.switches.has("--watch");
   if (served.skills.size === 0 && !watching) {
-    log("error: no skill can be served (see the warnings above)");
+    log(
+      `error: no skill can be served from ${
+        esc(roots.map((r) => r.path).join(", "))
+      } (a skill is a folder containing SKILL.md)`,
+    );
     return 1;
   }
   log(
@@ -323,11 +373,25 @@ async function consume(
 ): Promise<number> {
   const flags = safetyFlags(args.flags);
   if (command === "to-prompt") {
+    const budget = count(args.flags, "--budget", 0);
+    const rank = args.flags.get("--rank") ?? "position";
+    if (rank !== "position" && rank !== "name") {
+      throw new UsageError(`--rank takes position or name, got "${esc(rank)}"`);
+    }
     const entries = [...skills.bundles.values()].map((b) => ({
       name: b.name,
       description: b.frontmatter.description,
       location: b.uri,
     }));
+    if (rank === "name") entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    if (budget !== undefined) {
+      const fit = fitSkillCatalog(entries, { budget });
+      if (args.json) {
+        const { listed, left_out, shortened } = fit;
+        io.stdout(`${JSON.stringify({ skills: listed, left_out, shortened }, null, 2)}\n`);
+      } else io.stdout(`${fit.block}\n`);
+      return 0;
+    }
     if (args.json) io.stdout(`${JSON.stringify(entries, null, 2)}\n`);
     else io.stdout(`${availableSkills(entries)}\n`);
     return 0;
@@ -366,11 +430,15 @@ function skillName(skills: McpSkills, given: string): string {
   if (skills.bundles.has(given)) return given;
   const within = `${skills.origin}:${given}`;
   if (skills.bundles.has(within)) return within;
+  const near = nearest(given, skills.bundles.keys()) ??
+    nearest(within, skills.bundles.keys());
   throw new McpSkillError(
     "UNKNOWN_SKILL",
-    `Unknown skill ${JSON.stringify(given)} (the server has: ${
-      [...skills.bundles.keys()].join(", ") || "none"
-    })`,
+    near === undefined
+      ? `Unknown skill ${JSON.stringify(given)} (the server has: ${
+        [...skills.bundles.keys()].join(", ") || "none"
+      })`
+      : `Unknown skill ${JSON.stringify(given)} (did you mean ${JSON.stringify(near)}?)`,
   );
 }
 

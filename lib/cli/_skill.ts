@@ -5,9 +5,14 @@
  *
  * @module
  */
-import { join } from "node:path";
+import { readdirSync } from "node:fs";
+import { basename, dirname, join } from "node:path";
 import { escapeControls as esc, escapeControlsKeepingLines } from "../core/_text.ts";
-import { count, safetyFlags } from "./_args.ts";
+import { count, safetyFlags, type Verbosity } from "./_args.ts";
+import { Report } from "./_report.ts";
+import { withHint } from "./_errors.ts";
+import { didYouMean, nearest } from "./_suggest.ts";
+import { ResourceNotFoundError, SkillFolderError } from "../core/errors.ts";
 import { type DiscoveryFlags, printDiagnostics } from "./_discovery.ts";
 import { type CliIO, shownAsTyped } from "./_io.ts";
 import { activateSkill, renderActivation } from "../core/activate.ts";
@@ -23,6 +28,7 @@ import { type Diagnostic, formatDiagnostic, validatePaths } from "../fs/validate
  * @param flags The class mapping and switches.
  * @param json Whether to print JSON.
  * @param io Where to write.
+ * @param verbosity Which findings are printed (`--quiet`: errors; `--verbose`: information too).
  * @returns The exit code: 1 when there is an error.
  */
 export function validateCommand(
@@ -30,19 +36,23 @@ export function validateCommand(
   flags: DiscoveryFlags,
   json: boolean,
   io: CliIO,
+  verbosity: Verbosity = "normal",
 ): number {
   const diagnostics = validatePaths(paths, flags);
   const errors = diagnostics.filter((d) => d.severity === "error").length;
-  const warnings = diagnostics.length - errors;
+  const infos = diagnostics.filter((d) => d.severity === "info").length;
+  const warnings = diagnostics.length - errors - infos;
   if (json) {
-    io.stdout(`${JSON.stringify({ diagnostics, errors, warnings }, null, 2)}\n`);
+    io.stdout(`${JSON.stringify({ diagnostics, errors, warnings, infos }, null, 2)}\n`);
   } else {
-    for (const d of diagnostics) io.stdout(`${colorDiagnostic(d, io)}\n`);
+    const report = new Report(io, verbosity, true, io.stdout);
+    for (const d of diagnostics) report.note(colorDiagnostic(d, io), d.severity, d.code);
     io.stdout(
-      `${errors} error${errors === 1 ? "" : "s"}, ${warnings} warning${
-        warnings === 1 ? "" : "s"
+      `${errors} error${errors === 1 ? "" : "s"}, ${warnings} warning${warnings === 1 ? "" : "s"}${
+        infos === 0 ? "" : `, ${infos} info (--verbose shows them)`
       }\n`,
     );
+    report.summary("skillset validate", "--verbose shows each");
   }
   return errors > 0 ? 1 : 0;
 }
@@ -51,7 +61,11 @@ function colorDiagnostic(d: Diagnostic, io: CliIO): string {
   const text = formatDiagnostic({ ...d, file: esc(d.file), message: esc(d.message) });
   if (!io.color) return text;
   const label = `${d.severity}:`;
-  const colored = d.severity === "error" ? `\x1b[31m${label}\x1b[0m` : `\x1b[33m${label}\x1b[0m`;
+  const colored = d.severity === "error"
+    ? `\x1b[31m${label}\x1b[0m`
+    : d.severity === "warning"
+    ? `\x1b[33m${label}\x1b[0m`
+    : `\x1b[36m${label}\x1b[0m`;
   return text.replace(`: ${label} `, `: ${colored} `);
 }
 
@@ -63,6 +77,7 @@ function colorDiagnostic(d: Diagnostic, io: CliIO): string {
  * @param load The class mapping and switches.
  * @param json Whether to print JSON.
  * @param io Where to write.
+ * @param verbosity Which of the skill's rule breaks are printed (default: a summary line).
  * @returns The exit code.
  * @throws {UsageError} For a bad flag value.
  * @throws {AgentSkillError} For a folder that is not a usable skill.
@@ -73,11 +88,14 @@ export function activateCommand(
   load: DiscoveryFlags,
   json: boolean,
   io: CliIO,
+  verbosity: Verbosity = "normal",
 ): number {
   const offset = count(flags, "--offset", 0);
   const maxEntries = count(flags, "--max-entries", 1);
-  const skill = loadSkillFolder(dir, { lenient: true, ...load });
-  warnAbout(skill, io, dir);
+  const skill = loadNamed(dir, load);
+  const report = new Report(io, verbosity);
+  warnAbout(skill, io, dir, report);
+  report.summary("skillset", "skillset validate or --verbose shows each");
   const activation = activateSkill(skill, {
     ...safetyFlags(flags),
     ...(offset === undefined ? {} : { offset }),
@@ -102,6 +120,7 @@ export function activateCommand(
  * @param load The class mapping and switches.
  * @param json Whether to print JSON.
  * @param io Where to write.
+ * @param verbosity Which of the skill's rule breaks are printed (default: a summary line).
  * @returns The exit code.
  * @throws {UsageError} For a bad flag value.
  * @throws {InvalidResourcePathError} For a path the gate refuses.
@@ -114,19 +133,30 @@ export function readCommand(
   load: DiscoveryFlags,
   json: boolean,
   io: CliIO,
+  verbosity: Verbosity = "normal",
 ): number {
   const lineByte = flags.get("--offset")?.match(/^\d+\+\d+$/)?.[0];
   const offset = lineByte ?? count(flags, "--offset", 0);
   const limit = count(flags, "--limit", 1);
   const maxPageBytes = count(flags, "--max-page-bytes", MIN_PAGE_BYTES);
-  const skill = loadSkillFolder(dir, { lenient: true, ...load });
-  printDiagnostics(skill.diagnostics, io, shownAsTyped(["", dir]));
-  const page = readResource(skill, path, {
-    ...safetyFlags(flags),
-    ...(offset === undefined ? {} : { offset }),
-    ...(limit === undefined ? {} : { limit }),
-    ...(maxPageBytes === undefined ? {} : { max_page_bytes: maxPageBytes }),
-  });
+  const skill = loadNamed(dir, load);
+  const report = new Report(io, verbosity);
+  printDiagnostics(skill.diagnostics, io, shownAsTyped(["", dir]), report);
+  report.summary("skillset", "skillset validate or --verbose shows each");
+  let page;
+  try {
+    page = readResource(skill, path, {
+      ...safetyFlags(flags),
+      ...(offset === undefined ? {} : { offset }),
+      ...(limit === undefined ? {} : { limit }),
+      ...(maxPageBytes === undefined ? {} : { max_page_bytes: maxPageBytes }),
+    });
+  } catch (e) {
+    if (e instanceof ResourceNotFoundError) {
+      throw withHint(e, didYouMean(e.path, skill.files.keys()));
+    }
+    throw e;
+  }
   io.stdout(
     `${
       json ? JSON.stringify(page, null, 2) : escapeControlsKeepingLines(renderResourceRead(page))
@@ -135,10 +165,36 @@ export function readCommand(
   return 0;
 }
 
-function warnAbout(skill: LoadedSkill, io: CliIO, typed: string): void {
+/** A skill folder loaded leniently; a missing one names the nearest skill folder beside it. */
+function loadNamed(dir: string, load: DiscoveryFlags): LoadedSkill {
+  try {
+    return loadSkillFolder(dir, { lenient: true, ...load });
+  } catch (e) {
+    if (!(e instanceof SkillFolderError) || e.code !== "NO_SUCH_FOLDER") throw e;
+    const parent = dirname(dir);
+    let siblings: string[] = [];
+    try {
+      siblings = readdirSync(parent, { withFileTypes: true })
+        .filter((d) => d.isDirectory() || d.isSymbolicLink())
+        .map((d) => d.name)
+        .slice(0, 10_000);
+    } catch {
+      // The parent is missing too: no hint.
+    }
+    const near = nearest(basename(dir), siblings);
+    const hint = near === undefined ? "" : ` (did you mean ${JSON.stringify(join(parent, near))}?)`;
+    throw withHint(e, hint);
+  }
+}
+
+function warnAbout(skill: LoadedSkill, io: CliIO, typed: string, report: Report): void {
   const shown = shownAsTyped(["", typed]);
-  printDiagnostics(skill.diagnostics, io, shown);
+  printDiagnostics(skill.diagnostics, io, shown, report);
   for (const w of skill.warnings) {
-    io.stderr(`${esc(shown(join(skill.location, w.path)))}: warning: ${esc(w.message)}\n`);
+    report.note(
+      `${esc(shown(join(skill.location, w.path)))}: warning: ${esc(w.message)}`,
+      "warning",
+      "SKIPPED_ENTRY",
+    );
   }
 }

@@ -18,7 +18,9 @@ import { type ArgSpec, count, parseArgs, toolList, UsageError } from "./_args.ts
 import { discoveryFlags } from "./_discovery.ts";
 import { failed } from "./_errors.ts";
 import { type CliIO, processIO } from "./_io.ts";
-import { listCommand, searchCommand, toPromptCommand } from "./_list.ts";
+import { listCommand, rankOf, searchCommand, toPromptCommand } from "./_list.ts";
+import { CONFIG_NAME, findConfig, initCommand, readConfig, withConfig } from "./_config.ts";
+import { didYouMean } from "./_suggest.ts";
 import { graphCommand, resolveCommand } from "./_resolve.ts";
 import { activateCommand, readCommand, validateCommand } from "./_skill.ts";
 import { VERSION } from "./_version.ts";
@@ -132,7 +134,8 @@ const MCP_SERVE = {
     "name clash; rule breaks are warnings, and what cannot be served is named on stderr with why.\n" +
     "Exits 1 only when no skill at all can be served. --watch reloads skill by skill: a skill that\n" +
     "breaks keeps its last good version. Over stdio a file too big for one message (10 MiB) is not\n" +
-    "published. HTTP bounds: --max-connections N (256), --max-subscriptions N (256),\n" +
+    "published. HTTP bounds: --max-connections N (256), --max-subscriptions N (64, at most half\n" +
+    "the connections; the oldest stream of the address holding the most is closed first),\n" +
     "--max-buffered-bytes N (33554432). Logs go to stderr.\n" +
     "--tool-budget N caps the skill tool's description at N characters (default 8000): skills that\n" +
     "do not fit are named only in its enum, and a skill_search tool is offered to find them.\n" +
@@ -218,18 +221,20 @@ const COMMANDS: Readonly<Record<string, FlagSpec>> = {
       "continued with --offset L+B (byte B of line L, as next_offset says).",
   },
   "to-prompt": {
-    values: ["--budget", "--tools", "--class", "--global-safety", "--skill-safety"],
+    values: ["--budget", "--rank", "--tools", "--class", "--global-safety", "--skill-safety"],
     repeated: ["--class"],
     positional: [1, Infinity],
     usage:
-      `skillset to-prompt <skill-dir>... [--budget N] [--tools a,b,c] ${CLASS} ${SAFETY} [--json]`,
+      `skillset to-prompt <skill-dir>... [--budget N] [--rank position|name] [--tools a,b,c] ${CLASS} ${SAFETY} [--json]`,
     help:
       "Print the <available_skills> block for a system prompt. Each argument is a skill folder or\n" +
       "a folder scanned for them; an earlier argument wins a name clash.\n" + DISCOVERY_HELP +
       "\n" +
       "--budget N fits the block into N characters (about 4 per token): descriptions are shortened\n" +
-      "first, then skills from the end are left out, and a last line says how many. Rule breaks in a\n" +
-      "SKILL.md are warnings on stderr; only a SKILL.md that cannot be parsed is skipped.\n" +
+      "first, then skills from the end are left out, and a last line says how many. --rank orders\n" +
+      "the skills first: position (as found, earlier arguments first; the default) or name.\n" +
+      "Rule breaks in a SKILL.md are counted in one line on stderr (--verbose prints each); only a\n" +
+      "SKILL.md that cannot be parsed is skipped.\n" +
       "--tools a,b,c names the tools the runtime offers: a skill whose metadata requires-tools (all)\n" +
       "or requires-any-tools (one of) it cannot meet is left out, with a warning naming what it misses.\n" +
       CLASS_HELP,
@@ -260,6 +265,17 @@ const COMMANDS: Readonly<Record<string, FlagSpec>> = {
   serve: MCP_SERVE,
   ...TRUST_COMMANDS,
   run: RUN_COMMAND,
+  init: {
+    values: [],
+    switches: ["--force"],
+    positional: [0, 0],
+    usage: "skillset init [--force]",
+    help: `Write ${CONFIG_NAME} for the project in this folder: its conventional roots\n` +
+      "(.agents/skills, .claude/skills), and the safety switches. Every command run in the folder or\n" +
+      "below reads the nearest one; flags override it. Keys: roots, classes, global_safety,\n" +
+      "skill_safety, budget, rank, tool_budget, lockfile, approvals, frozen, allow_empty, diagnostics\n" +
+      "(schema: skillset.config.schema.json).",
+  },
 };
 
 const TOOL_HELP = `skillset — resolve skills' tool sets and gate access to their bundled files
@@ -271,8 +287,12 @@ ${Object.values(COMMANDS).map((c) => `  ${c.usage}`).join("\n")}
 
 Options:
   --json       machine-readable output
+  --quiet, -q  errors only; --verbose prints every finding, information too
   --help, -h   help for the tool or a command
   --version    print the version
+
+Config: the nearest ${CONFIG_NAME} at or above the working folder gives every command its
+defaults (skillset init writes one); flags override it.
 
 MCP: activate, read and to-prompt also take an MCP server as the source, with
 --mcp-stdio "<command>" or --mcp-url <url> (see: skillset help serve).
@@ -303,6 +323,18 @@ export async function mainAsync(
   argv: readonly string[],
   io: CliIO = processIO(),
 ): Promise<number> {
+  const mcp = argv[0] === "serve" || argv.some((a) => /^--mcp-(?:stdio|url)(?:=|$)/.test(a));
+  let mcpCli: typeof import("./_mcp.ts") | undefined;
+  try {
+    if (mcp && !argv.includes("--help") && !argv.includes("-h")) {
+      mcpCli = await import("./_mcp.ts");
+      argv = configured(argv, mcpCli.mcpArgSpec(argv[0]!));
+    } else {
+      argv = configured(argv, COMMANDS[argv[0] ?? ""]);
+    }
+  } catch (e) {
+    return failed(e, argv, io);
+  }
   if (isTrustCommand(argv) && !argv.includes("--help") && !argv.includes("-h")) {
     try {
       const { runTrustCli } = await import("./_trust.ts");
@@ -321,11 +353,9 @@ export async function mainAsync(
       return failed(e, argv, io);
     }
   }
-  const mcp = argv[0] === "serve" || argv.some((a) => /^--mcp-(?:stdio|url)(?:=|$)/.test(a));
-  if (!mcp || argv.includes("--help") || argv.includes("-h")) return main(argv, io);
+  if (mcpCli === undefined) return main(argv, io, false);
   try {
-    const { runMcpCli } = await import("./_mcp.ts");
-    return await runMcpCli(argv, io);
+    return await mcpCli.runMcpCli(argv, io);
   } catch (e) {
     return failed(e, argv, io);
   }
@@ -337,6 +367,7 @@ export async function mainAsync(
  *
  * @param argv The arguments after the program name.
  * @param io Where to write.
+ * @param config Whether the nearest `skillset.json` gives defaults (`mainAsync` has applied it).
  * @returns The exit code: 0 ok, 1 invalid input or refused access, 2 bad usage.
  * @throws Never: errors become a message on stderr and exit code 1 or 2.
  * @example
@@ -351,8 +382,13 @@ export async function mainAsync(
  * assert.ok(err.includes("local/nope"));
  * ```
  */
-export function main(argv: readonly string[], io: CliIO = processIO()): number {
+export function main(
+  argv: readonly string[],
+  io: CliIO = processIO(),
+  config = true,
+): number {
   try {
+    if (config) argv = configured(argv, COMMANDS[argv[0] ?? ""]);
     if (argv[0] === "serve" && !argv.includes("--help") && !argv.includes("-h")) {
       throw new UsageError("serve runs asynchronously: call mainAsync");
     }
@@ -383,7 +419,10 @@ function run(argv: readonly string[], io: CliIO): number {
   }
   const spec = Object.hasOwn(COMMANDS, command) ? COMMANDS[command] : undefined;
   if (spec === undefined) {
-    throw new UsageError(`unknown command "${esc(command)}" (try: skillset --help)`);
+    const near = didYouMean(command, Object.keys(COMMANDS));
+    throw new UsageError(
+      `unknown command "${esc(command)}"${near === "" ? " (try: skillset --help)" : near}`,
+    );
   }
   const args = parseArgs(command, spec, rest);
   if (args.help) {
@@ -391,7 +430,10 @@ function run(argv: readonly string[], io: CliIO): number {
     return 0;
   }
   const [first = "", second = ""] = args.positional;
+  const { verbosity } = args;
   switch (command) {
+    case "init":
+      return initCommand(args.switches.has("--force"), io);
     case "resolve":
       return resolveCommand(first, second, args.json, io);
     case "graph":
@@ -403,11 +445,19 @@ function run(argv: readonly string[], io: CliIO): number {
         io,
       );
     case "validate":
-      return validateCommand(args.positional, discoveryFlags(args), args.json, io);
+      return validateCommand(args.positional, discoveryFlags(args), args.json, io, verbosity);
     case "activate":
-      return activateCommand(first, args.flags, discoveryFlags(args), args.json, io);
+      return activateCommand(first, args.flags, discoveryFlags(args), args.json, io, verbosity);
     case "read":
-      return readCommand(first, second, args.flags, discoveryFlags(args), args.json, io);
+      return readCommand(
+        first,
+        second,
+        args.flags,
+        discoveryFlags(args),
+        args.json,
+        io,
+        verbosity,
+      );
     case "list":
       return listCommand(
         args.positional,
@@ -435,8 +485,23 @@ function run(argv: readonly string[], io: CliIO): number {
         args.json,
         io,
         toolList(args.flags.get("--tools")),
+        { rank: rankOf(args.flags.get("--rank")), verbosity },
       );
   }
+}
+
+/**
+ * The command line with the nearest `skillset.json`'s defaults put in, for a
+ * command that runs (not for help, the version or `init`).
+ */
+function configured(argv: readonly string[], spec: ArgSpec | undefined): readonly string[] {
+  const command = argv[0];
+  if (
+    spec === undefined || command === "init" || command === "help" ||
+    argv.includes("--help") || argv.includes("-h")
+  ) return argv;
+  const path = findConfig();
+  return path === undefined ? argv : withConfig(argv, spec, readConfig(path));
 }
 
 function commandHelp(command: string): string {

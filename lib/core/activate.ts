@@ -14,6 +14,7 @@ import { effectiveClass, type ResourceClass } from "./resource_path.ts";
 import { formatEntry, parseAllowedTools } from "./policy/allowed_tools.ts";
 import { TOOL_POLICY_MODES, type ToolPolicyMode } from "./policy/tool_policy.ts";
 import { interpreterByExtension, type ScriptInterpreter } from "./script_kind.ts";
+import { assertBundle, assertObject } from "./_shape.ts";
 
 /** One listed file. */
 export interface ManifestEntry {
@@ -159,6 +160,8 @@ const INSTRUCTION_FILES: ReadonlySet<string> = new Set(["SKILL.md", "skill.md"])
  * ```
  */
 export function activateSkill(bundle: SkillBundle, options: ActivateOptions = {}): Activation {
+  assertBundle(bundle, "activateSkill(bundle)");
+  assertObject(options, "activateSkill(bundle, options)", "an options object");
   const flags = options;
   const max = wholeNumber(options.max_entries, "max_entries", 1) ?? DEFAULT_MAX_MANIFEST_ENTRIES;
   const offset = wholeNumber(options.offset, "offset", 0) ?? 0;

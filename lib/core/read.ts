@@ -23,6 +23,7 @@ import {
   type ResourceClass,
   type ResourceClassMap,
 } from "./resource_path.ts";
+import { assertReadArguments } from "./_shape.ts";
 
 /** Lines in a text page when no limit is given. */
 export const DEFAULT_LINE_LIMIT = 2000;
@@ -174,6 +175,7 @@ export function readResource(
   path: string,
   options: ReadOptions = {},
 ): ResourceRead {
+  assertReadArguments(bundle, path, options);
   const offset = parseOffset(options.offset);
   const limit = wholeNumber(options.limit, "limit", 1);
   const cap =

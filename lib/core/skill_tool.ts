@@ -23,6 +23,7 @@ import {
 import { readResource, renderResourceRead } from "./read.ts";
 import { pageCap, parseSkillToolInput } from "./skill_tool_input.ts";
 import type { SkillToolResult } from "./tool_format.ts";
+import { assertObject } from "./_shape.ts";
 
 /**
  * Anything that loads bundles by name, such as a discovery result
@@ -96,6 +97,12 @@ export interface SkillToolContext {
  * ```
  */
 export function handleSkillTool(input: unknown, context: SkillToolContext): SkillToolResult {
+  assertObject(
+    context,
+    "handleSkillTool(input, context)",
+    'a context object with "skills" (a list, a Map by name, a loader function or a discovery)',
+    "skills",
+  );
   try {
     const cap = pageCap(context.max_page_bytes);
     const request = parseSkillToolInput(input, cap);

@@ -73,6 +73,107 @@ export function referencesIn(
   return out;
 }
 
+/** Characters that make a token a glob pattern rather than one path. */
+const GLOB = /[*?[\]{}]/;
+
+/**
+ * Whether the token at `column` (1-based) of `line` is part of a glob pattern
+ * (`shared/managed-agents-*`, `docs/{a,b}.md`): a glob character in it or
+ * touching it. The token scan stops at `*`, `[`, `{`, so the characters
+ * around it count.
+ *
+ * @param line One line of the body.
+ * @param column Where the token starts (1-based).
+ * @param length The token's length.
+ * @returns Whether it is a pattern.
+ */
+export function isGlob(line: string, column: number, length: number): boolean {
+  const start = column - 1;
+  return GLOB.test(line.slice(start, start + length)) || GLOB.test(line[start - 1] ?? "") ||
+    GLOB.test(line[start + length] ?? "");
+}
+
+/**
+ * Whether a path is a placeholder for the user's own (`path/to/data.csv`,
+ * `my-bucket/path/to/x`): documentation of a command's shape, not a file.
+ *
+ * @param target The path.
+ * @returns Whether it is a placeholder.
+ */
+export function isPlaceholder(target: string): boolean {
+  return /(?:^|\/)path\/to\//.test(target);
+}
+
+/** A Markdown ATX heading: a path there names a topic (`### scripts/`), not a file to open. */
+export function isHeading(line: string): boolean {
+  return /^ {0,3}#{1,6}(?:[ \t]|$)/.test(line);
+}
+
+/**
+ * Top-level folders of the documents that are zip archives (Office Open XML,
+ * OpenDocument, EPUB, JAR): `word/document.xml` names a part of a `.docx`,
+ * not a file of the skill.
+ */
+const ARCHIVE_PARTS: ReadonlySet<string> = new Set([
+  "word",
+  "xl",
+  "ppt",
+  "_rels",
+  "docProps",
+  "customXml",
+  "META-INF",
+  "OEBPS",
+]);
+
+/**
+ * Whether a path names a part inside an archive the skill talks about rather
+ * than a file of its own: its first folder is one of an Office, OpenDocument,
+ * EPUB or JAR archive's (`word/`, `xl/`, `ppt/`, `_rels/`, `docProps/`,
+ * `META-INF/`, …), or it sits in a fenced XML block (attribute values there
+ * are the document's own part names).
+ *
+ * @param target The path.
+ * @param inXml Whether the line is inside a fenced `xml` block.
+ * @returns Whether it is a part of an archive.
+ */
+export function isArchivePart(target: string, inXml: boolean): boolean {
+  const slash = target.indexOf("/");
+  return inXml || (slash > 0 && ARCHIVE_PARTS.has(target.slice(0, slash)));
+}
+
+/**
+ * What comes right before a path the skill tells the model to write: an
+ * output flag (`-o`, `--output`, `--save-to`, …), a shell redirection, the
+ * destination of `git clone`, a save call (`savefig(`, `to_csv(`), or prose
+ * ("save it to", "writes", "output as").
+ */
+const WRITE_BEFORE = new RegExp(
+  String
+    .raw`(?:(?:^|\s)(?:-o|-O|--out|--output[\w-]*|--save[\w-]*|--dest[\w-]*|--export[\w-]*|--out[-_]?(?:dir|file|path)[\w-]*)(?:\s+|=)` +
+    String.raw`|>>?\s*|\bgit\s+clone\s+\S+\s+` +
+    String.raw`|\b(?:savefig|to_csv|to_excel|to_parquet|to_json|to_file|write_\w+|save\w*)\(\s*` +
+    String
+      .raw`|\b(?:save[sd]?|saving|write|writes|written|writing|outputs?|export(?:s|ed)?|creates?|generates?|produces?)` +
+    String
+      .raw`(?:\s+(?:it|them|this|results?|files?|output|figures?|the\s+\w+))?(?:\s+(?:to|as|into|in|at|under))?\s*:?\s*)` +
+    String.raw`["'\x60]?$`,
+  "i",
+);
+
+/**
+ * Whether the path at `column` (1-based) of `line` is one the skill tells the
+ * model to write (`-o figures/output.png`, `> out.txt`, "save it to
+ * results/x.csv"): such a path need not exist in the skill.
+ *
+ * @param line One line of the body.
+ * @param column Where the path starts (1-based).
+ * @returns Whether it is written, not read.
+ */
+export function isWritten(line: string, column: number): boolean {
+  // Only the last 80 characters before the path matter; the expression is anchored at the end.
+  return WRITE_BEFORE.test(line.slice(Math.max(0, column - 81), column - 1));
+}
+
 function withoutTrailingPunctuation(token: string): string {
   let end = token.length;
   while (end > 0 && ".,:;!?".includes(token[end - 1]!)) end--;
@@ -81,13 +182,14 @@ function withoutTrailingPunctuation(token: string): string {
 
 function isPathLike(token: string, topLevel: ReadonlySet<string>, anyExtension: boolean): boolean {
   const slash = token.indexOf("/");
-  if (slash <= 0 || SCHEME.test(token)) return false;
+  if (slash <= 0 || SCHEME.test(token) || token.startsWith("-")) return false;
   if (token.startsWith("./") || token.startsWith("../")) return true;
   const first = token.slice(0, slash);
   if (topLevel.has(first)) return true;
   if (!anyExtension) return false;
   if (first.includes(".") || first.startsWith("~") || first.startsWith("$")) return false;
-  return /\.[A-Za-z0-9]{1,10}$/.test(token.slice(token.lastIndexOf("/") + 1));
+  // An extension starts with a letter: `claude-opus-4.5` is a version, not a file name.
+  return /\.[A-Za-z][A-Za-z0-9]{0,9}$/.test(token.slice(token.lastIndexOf("/") + 1));
 }
 
 function decodeTarget(raw: string): string {
@@ -96,6 +198,21 @@ function decodeTarget(raw: string): string {
   } catch {
     return raw;
   }
+}
+
+/**
+ * The one wording of a `GATED_REFERENCE`, for discovery (`list`, `to-prompt`,
+ * `serve`) and `validate` alike.
+ *
+ * @param path The normalised path the body points to.
+ * @param top Its non-standard top-level folder.
+ * @returns The message.
+ */
+export function gatedReferenceMessage(path: string, top: string): string {
+  return `The body points to ${JSON.stringify(path)}, in the non-standard folder ${
+    JSON.stringify(top)
+  }: the safety gate refuses it while it is closed (open it for this skill, move the file ` +
+    `into references/, assets/ or scripts/, or map ${JSON.stringify(top)} to a standard class)`;
 }
 
 /** The standard folders, always counted as top-level names. */
@@ -164,13 +281,7 @@ export function gatedReferences(
         path: file,
         line: bodyLine + line,
         column: reference.column,
-        message:
-          `The body points to ${JSON.stringify(path)}, in the non-standard folder ${
-            JSON.stringify(top)
-          }: the safety gate refuses it while it is closed (open it for this skill, move the file ` +
-          `into references/, assets/ or scripts/, or map ${
-            JSON.stringify(top)
-          } to a standard class)`,
+        message: gatedReferenceMessage(path, top),
         target: path,
         class: cls,
       } as SkillDiagnostic));

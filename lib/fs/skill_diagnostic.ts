@@ -49,7 +49,15 @@ export type SkillDiagnosticCode =
   /** The skill has no lockfile entry; not loaded unless the lock only warns. */
   | "NOT_LOCKED"
   /** The skill was never approved, or changed since it was (the message says what); not loaded. */
-  | "NEEDS_APPROVAL";
+  | "NEEDS_APPROVAL"
+  /** `validate`: the body points to a file or folder the skill does not have. */
+  | "MISSING_REFERENCE"
+  /** `validate` (info): the body tells the model to write a path (`-o out.png`); it need not exist. */
+  | "WRITTEN_PATH"
+  /** `validate`: the body points to a path that is not inside the skill folder. */
+  | "OUTSIDE_REFERENCE"
+  /** `validate`: the SKILL.md body is longer than 500 lines. */
+  | "LONG_BODY";
 
 /** One finding. Lines and columns count from 1; `null` when the finding has no place in a file. */
 export interface SkillDiagnostic {

@@ -13,7 +13,15 @@ import {
   isCatalogFile,
   loadCatalog,
 } from "./catalog.ts";
-import { referencesIn } from "./_references.ts";
+import {
+  gatedReferenceMessage,
+  isArchivePart,
+  isGlob,
+  isHeading,
+  isPlaceholder,
+  isWritten,
+  referencesIn,
+} from "./_references.ts";
 import { decideAccess, type SafetyFlags } from "../core/gate.ts";
 import { type ResourceClassMap, resourceClassMap } from "../core/resource_path.ts";
 import {
@@ -44,8 +52,11 @@ export interface Diagnostic {
   readonly line?: number;
   /** The 1-based column, when known. */
   readonly column?: number;
-  /** How bad it is. */
-  readonly severity: "error" | "warning";
+  /**
+   * How bad it is: `info` is for the record (a path the skill tells the model
+   * to write, which need not exist yet).
+   */
+  readonly severity: "error" | "warning" | "info";
   /** What is wrong. */
   readonly message: string;
   /** What it is about, when it has a code (`GATED_REFERENCE`, …). */
@@ -279,6 +290,7 @@ function validateSkillFolder(dir: string, context: Context, onlyListed = false):
       ...(d.column === null ? {} : { column: d.column }),
       severity: "error",
       message: d.message,
+      code: d.code,
     });
   }
   for (const w of skill.warnings) {
@@ -293,27 +305,53 @@ function validateSkillFolder(dir: string, context: Context, onlyListed = false):
       severity: "warning",
       message: `The SKILL.md body is ${lines.length} lines; keep it under ${MAX_BODY_LINES} ` +
         "and move detail into references/",
+      code: "LONG_BODY",
     });
   }
   const index = folderIndex(skill, context.classes);
   const problems = new Map<string, string | null>(); // a path met again is checked once
+  let fence: string | null = null; // the opening fence of the code block the line is in
+  let xml = false;
   lines.forEach((text, i) => {
+    const marker = /^ {0,3}(`{3,}|~{3,})\s*([\w+-]*)/.exec(text);
+    if (marker !== null) {
+      if (fence === null) [fence, xml] = [marker[1]!, /^(?:xml|html)$/i.test(marker[2]!)];
+      else if (marker[1]!.startsWith(fence) && marker[2] === "") [fence, xml] = [null, false];
+      return;
+    }
+    const heading = fence === null && isHeading(text);
     for (const reference of referencesIn(text, index.topLevel)) {
-      const here = { file: skill.skillMdPath, line: skill.bodyLine + i, column: reference.column };
-      let problem = problems.get(reference.target);
+      const { target, column, link } = reference;
+      // Not a file to open: a pattern, a heading's topic, a placeholder, `](` in code (not a
+      // link: SMARTS `[C:1](=[O:2])`), a part inside an archive.
+      if (link ? fence !== null : heading || isGlob(text, column, target.length)) continue;
+      if (isPlaceholder(target)) continue;
+      let problem = problems.get(target);
       if (problem === undefined) {
-        problem = referenceProblem(skill, index, reference.target, context);
-        problems.set(reference.target, problem);
+        problem = referenceProblem(skill, index, target, context);
+        problems.set(target, problem);
       }
-      if (problem !== null) {
-        const subject = reference.link
-          ? `Link to ${JSON.stringify(reference.target)}`
-          : `Path ${JSON.stringify(reference.target)}`;
+      if (problem === null) continue;
+      const missing = problem.startsWith(MISSING);
+      if (missing && isArchivePart(target, xml)) continue;
+      const here = { file: skill.skillMdPath, line: skill.bodyLine + i, column };
+      const subject = link ? `Link to ${JSON.stringify(target)}` : `Path ${JSON.stringify(target)}`;
+      if (missing && !link && isWritten(text, column)) {
         out.push({
-          ...at(here, "warning", `${subject} ${problem}`),
-          ...(problem === GATED ? { code: "GATED_REFERENCE" as const } : {}),
+          ...at(here, "info", `${subject} is written by the model, not a file of the skill`),
+          code: "WRITTEN_PATH",
         });
+        continue;
       }
+      if (problem === GATED) {
+        // Worded as discovery words it (list, to-prompt and serve show the same line).
+        const path = normalizeResourcePath(target);
+        const message = gatedReferenceMessage(path, path.split("/")[0]!);
+        out.push({ ...at(here, "warning", message), code: "GATED_REFERENCE" });
+        continue;
+      }
+      const code = missing ? "MISSING_REFERENCE" : "OUTSIDE_REFERENCE";
+      out.push({ ...at(here, "warning", `${subject} ${problem}`), code });
     }
   });
   return true;
@@ -379,10 +417,12 @@ function referenceProblem(
   }
   const other = index.lowerCase.get(path.toLowerCase());
   if (other !== undefined) {
-    return `points to a missing file; ${JSON.stringify(other)} differs only in case`;
+    return `${MISSING}; ${JSON.stringify(other)} differs only in case`;
   }
-  return "points to a missing file";
+  return MISSING;
 }
+
+const MISSING = "points to a missing file";
 
 const GATED = "points into a non-standard folder; it is hidden while the safety gate is closed";
 

@@ -34,16 +34,26 @@ export interface ListenHttpOptions {
   /**
    * Open connections at most; default 256. A connection over the cap evicts
    * the oldest one that never completed a request (half-sent or silent), else
-   * the oldest idle one, else it is closed at once.
+   * the oldest idle one, else the connection of a subscription stream (as a
+   * new stream over the stream cap does), else it is closed at once. A
+   * connection with a request in flight is never evicted.
    */
   readonly maxConnections?: number;
   /** Bytes of one request body at most (413 beyond); default 4 MiB. */
   readonly maxBodyBytes?: number;
   /** Bytes of request bodies buffered at once, all requests together (503 beyond); default 32 MiB. */
   readonly maxBufferedBytes?: number;
-  /** Open `subscriptions/listen` streams at most; default 256. */
+  /**
+   * Open `subscriptions/listen` streams at most, all clients together; default 64, and never more
+   * than half of `maxConnections`, so ordinary requests always find a connection. A new stream
+   * over the cap evicts the oldest stream of the peer address holding the most.
+   */
   readonly maxSubscriptions?: number;
-  /** Open `subscriptions/listen` streams per client address at most; default 16. */
+  /**
+   * Open `subscriptions/listen` streams per session (`Mcp-Session-Id`) or, without one, per
+   * connection at most; default 16. Not per address: every local client shares 127.0.0.1, and
+   * one local process can use every 127.x.y.z.
+   */
   readonly maxSubscriptionsPerClient?: number;
   /** Time for a request's headers to arrive, in milliseconds; default 5,000. */
   readonly headersTimeoutMs?: number;
@@ -78,7 +88,7 @@ export const HTTP_DEFAULTS: Readonly<{
   maxConnections: 256,
   maxBodyBytes: 4 * 1024 * 1024,
   maxBufferedBytes: 32 * 1024 * 1024,
-  maxSubscriptions: 256,
+  maxSubscriptions: 64,
   maxSubscriptionsPerClient: 16,
   headersTimeoutMs: 5_000,
   requestTimeoutMs: 15_000,
@@ -160,10 +170,68 @@ function refusedOrigin(req: IncomingMessage): string | undefined {
 }
 
 interface Connection {
-  /** Requests received whole and not yet answered. */
+  /** Requests received whole and not yet answered (subscription streams included). */
   busy: number;
   /** Requests answered on it so far. */
   answered: number;
+  /** Its open subscription streams (each also counts in `busy`). */
+  streams: number;
+}
+
+/** An open `subscriptions/listen` stream. */
+interface Stream {
+  /** The session, or the connection, it counts against (`maxSubscriptionsPerClient`). */
+  readonly holder: unknown;
+  /** The peer's address, by which eviction is shared out. */
+  readonly address: string;
+  readonly socket: Socket;
+}
+
+/**
+ * Every open stream, oldest first, with counts by holder and by address: the
+ * stream to evict is the oldest of the address holding the most.
+ */
+class Streams {
+  /** Insertion order is age. */
+  readonly #open = new Set<Stream>();
+  readonly #byHolder = new Map<unknown, number>();
+  readonly #byAddress = new Map<string, number>();
+
+  get size(): number {
+    return this.#open.size;
+  }
+
+  held(holder: unknown): number {
+    return this.#byHolder.get(holder) ?? 0;
+  }
+
+  add(stream: Stream): void {
+    this.#open.add(stream);
+    bump(this.#byHolder, stream.holder, 1);
+    bump(this.#byAddress, stream.address, 1);
+  }
+
+  delete(stream: Stream): void {
+    if (!this.#open.delete(stream)) return;
+    bump(this.#byHolder, stream.holder, -1);
+    bump(this.#byAddress, stream.address, -1);
+  }
+
+  /** The oldest stream of the address holding the most (the oldest such address on a tie). */
+  victim(): Stream | undefined {
+    let most = 0;
+    for (const n of this.#byAddress.values()) most = Math.max(most, n);
+    for (const stream of this.#open) {
+      if (this.#byAddress.get(stream.address) === most) return stream;
+    }
+    return undefined;
+  }
+}
+
+function bump<K>(counts: Map<K, number>, key: K, by: number): void {
+  const n = (counts.get(key) ?? 0) + by;
+  if (n === 0) counts.delete(key);
+  else counts.set(key, n);
 }
 
 /**
@@ -173,10 +241,11 @@ interface Connection {
  * Origin, when sent, too — checked on the headers, before any body byte is
  * read. Bounded (see {@linkcode HTTP_DEFAULTS}): open connections (for a new
  * one, the oldest that never completed a request is evicted, else the oldest
- * idle one), one body's bytes,
- * all buffered bodies' bytes, open subscription streams (overall and per
- * client address), and the time headers, a whole request, and silence may
- * take.
+ * idle one, else a subscription stream's; never one with a request in
+ * flight), one body's bytes, all buffered bodies' bytes, open subscription
+ * streams (overall, at most half the connections, the oldest stream of the
+ * address holding the most evicted first; and per session or connection),
+ * and the time headers, a whole request, and silence may take.
  *
  * @param factory A fresh server per request (`SkillServer.createServer`).
  * @param options Address, port and bounds.
@@ -219,15 +288,26 @@ export async function listenHttp(
   const limits = Object.fromEntries(
     Object.keys(HTTP_DEFAULTS).map((k) => [k, bound(k as keyof typeof HTTP_DEFAULTS)]),
   ) as Record<keyof typeof HTTP_DEFAULTS, number>;
+  // Streams hold a connection each for as long as they are open: at most half the connections.
+  const maxStreams = Math.max(1, Math.min(limits.maxSubscriptions, limits.maxConnections >> 1));
   const handler = createMcpHandler(factory, {
     maxRequestBodySize: limits.maxBodyBytes,
-    maxSubscriptions: limits.maxSubscriptions,
+    // Bounded here (with eviction); the SDK's count lags a stream closed by eviction.
+    maxSubscriptions: maxStreams + limits.maxConnections,
     ...(options.onError === undefined ? {} : { onerror: options.onError }),
   });
   const connections = new Map<Socket, Connection>();
-  const subscriptions = new Map<string, number>();
-  let openSubscriptions = 0;
+  const streams = new Streams();
   let buffered = 0;
+  /** Close the stream to evict, with its connection; whether there was one. */
+  const evictStream = (): boolean => {
+    const victim = streams.victim();
+    if (victim === undefined) return false;
+    streams.delete(victim);
+    connections.delete(victim.socket);
+    victim.socket.destroy();
+    return true;
+  };
   const server = createServer(
     {
       headersTimeout: limits.headersTimeoutMs,
@@ -259,14 +339,16 @@ export async function listenHttp(
         idle ??= s;
       }
       oldest ??= idle;
-      if (oldest === undefined) {
+      if (oldest !== undefined) {
+        connections.delete(oldest);
+        oldest.destroy();
+      } else if (!evictStream()) {
+        // Every connection has a request in flight: those are never evicted.
         socket.destroy();
         return;
       }
-      connections.delete(oldest);
-      oldest.destroy();
     }
-    connections.set(socket, { busy: 0, answered: 0 });
+    connections.set(socket, { busy: 0, answered: 0, streams: 0 });
     socket.once("close", () => connections.delete(socket));
   });
   const refuse = (res: ServerResponse, status: number, message: string): void => {
@@ -304,22 +386,23 @@ export async function listenHttp(
     });
     // Parsed once here (the SDK is handed the result), so the body is not read twice.
     const parsed = read.body === undefined ? undefined : parseJson(read.body);
-    let client: string | undefined;
     if (parsed !== undefined && isListen(parsed.value)) {
-      client = req.socket.remoteAddress ?? "";
-      const mine = subscriptions.get(client) ?? 0;
-      if (
-        mine >= limits.maxSubscriptionsPerClient || openSubscriptions >= limits.maxSubscriptions
-      ) {
+      const session = req.headers["mcp-session-id"];
+      const holder = typeof session === "string" ? `session:${session}` : req.socket;
+      if (streams.held(holder) >= limits.maxSubscriptionsPerClient) {
         return refuse(res, 429, "Subscription limit reached");
       }
-      subscriptions.set(client, mine + 1);
-      openSubscriptions++;
+      if (streams.size >= maxStreams) evictStream();
+      const stream: Stream = {
+        holder,
+        address: req.socket.remoteAddress ?? "",
+        socket: req.socket,
+      };
+      streams.add(stream);
+      if (connection !== undefined) connection.streams++;
       res.once("close", () => {
-        openSubscriptions--;
-        const left = (subscriptions.get(client!) ?? 1) - 1;
-        if (left === 0) subscriptions.delete(client!);
-        else subscriptions.set(client!, left);
+        streams.delete(stream);
+        if (connection !== undefined) connection.streams--;
       });
     }
     const url = new URL(req.url ?? "/", `http://${req.headers.host ?? options.host}`);

@@ -207,16 +207,18 @@ export class LoaderFiles implements SkillFiles {
       served.set(name, { skill: good.skill, files: kept });
     };
     for (const found of discovery.skills) {
-      if (this.#refused.has(resolve(found.path))) continue;
+      // An alias (a SKILL.md linked to another folder's) is served from its real folder, once.
+      const folder = found.alias ? found.real_path : found.path;
+      if (this.#refused.has(resolve(folder))) continue;
       let skill: LoadedSkill;
       try {
-        skill = loadSkillFolder(found.path, { lenient: true, ...this.#classes() });
+        skill = loadSkillFolder(folder, { lenient: true, ...this.#classes() });
       } catch (e) {
-        keep(found.name, found.path, e instanceof Error ? e.message : String(e));
+        keep(found.name, folder, e instanceof Error ? e.message : String(e));
         continue;
       }
       if (skill.name !== found.name) {
-        keep(found.name, found.path, `its name is now ${JSON.stringify(skill.name)}`);
+        keep(found.name, folder, `its name is now ${JSON.stringify(skill.name)}`);
         continue;
       }
       this.#add(skill, served, files);

@@ -32,7 +32,7 @@ export function sourceOf(folders: readonly string[] | Discovery | (() => Discove
 /**
  * The skill folders of a source now: for folders, each skill folder given
  * and the skills directly inside the others ({@linkcode skillFolders}); for a
- * discovery, a new discovery's winners (resolved).
+ * discovery, a new discovery's winners (resolved; an alias as its real folder).
  *
  * @param source Where the skills come from.
  * @returns Skill folders, in order.
@@ -40,7 +40,7 @@ export function sourceOf(folders: readonly string[] | Discovery | (() => Discove
 export function sourceFolders(source: Source): string[] {
   return source.kind === "folders"
     ? skillFolders(source.folders)
-    : source.discover().skills.map((s) => resolve(s.path));
+    : source.discover().skills.map((s) => resolve(s.alias ? s.real_path : s.path));
 }
 
 /**

@@ -1,0 +1,269 @@
+/**
+ * The project config file, `skillset.json`: found from the working folder
+ * upwards, it holds what would otherwise be repeated on every command (roots,
+ * class mappings, safety switches, budget and rank, lockfile, approvals,
+ * modes). Each key becomes the flag of the same meaning, given to a command
+ * only when that command's flag spec accepts it and the command line does not
+ * already give it: flags override the file. Its shape is published as
+ * `skillset.config.schema.json`.
+ *
+ * @module
+ */
+import { existsSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { dirname, isAbsolute, join, relative, resolve } from "node:path";
+import process from "node:process";
+import { escapeControls as esc } from "../core/_text.ts";
+import { type ArgSpec, UsageError } from "./_args.ts";
+import type { CliIO } from "./_io.ts";
+import { didYouMean } from "./_suggest.ts";
+
+/** The config file's name. */
+export const CONFIG_NAME = "skillset.json";
+
+/** Config files larger than this are refused (a config is a few hundred bytes). */
+const MAX_CONFIG_BYTES = 1 << 20;
+
+/** A config file read and checked. */
+export interface Config {
+  /** The file's absolute path. */
+  readonly path: string;
+  /** The flags it stands for, by flag name: each value as it would be typed. */
+  readonly flags: ReadonlyMap<string, readonly string[]>;
+  /** Its roots' paths, as typed relative to the working folder (for commands that take folders). */
+  readonly folders: readonly string[];
+}
+
+type Check = (value: unknown, key: string) => readonly string[];
+
+const bool: Check = (v, key) => {
+  if (typeof v !== "boolean") throw invalid(key, "true or false", v);
+  return [String(v)];
+};
+const whole: Check = (v, key) => {
+  if (typeof v !== "number" || !Number.isSafeInteger(v) || v < 0) {
+    throw invalid(key, "a whole number", v);
+  }
+  return [String(v)];
+};
+const oneOf = (...allowed: string[]): Check => (v, key) => {
+  if (typeof v !== "string" || !allowed.includes(v)) throw invalid(key, allowed.join(" or "), v);
+  return [v];
+};
+
+/** Each key, the flag it stands for, and how its value becomes the flag's values. */
+const KEYS: ReadonlyMap<
+  string,
+  { flag: string; values: (v: unknown, base: string) => readonly string[] }
+> = new Map([
+  ["roots", { flag: "--root", values: roots }],
+  ["classes", { flag: "--class", values: (v) => classes(v) }],
+  ["global_safety", { flag: "--global-safety", values: (v) => bool(v, "global_safety") }],
+  ["skill_safety", { flag: "--skill-safety", values: (v) => bool(v, "skill_safety") }],
+  ["budget", { flag: "--budget", values: (v) => whole(v, "budget") }],
+  ["tool_budget", { flag: "--tool-budget", values: (v) => whole(v, "tool_budget") }],
+  ["rank", { flag: "--rank", values: (v) => oneOf("position", "name")(v, "rank") }],
+  ["lockfile", { flag: "--lockfile", values: (v, base) => [file(v, "lockfile", base)] }],
+  ["approvals", { flag: "--approvals", values: (v, base) => [file(v, "approvals", base)] }],
+  ["frozen", { flag: "--frozen", values: (v) => bool(v, "frozen") }],
+  ["allow_empty", { flag: "--allow-empty", values: (v) => bool(v, "allow_empty") }],
+  [
+    "diagnostics",
+    { flag: "--diagnostics", values: (v) => oneOf("quiet", "normal", "verbose")(v, "diagnostics") },
+  ],
+]);
+
+function invalid(key: string, wanted: string, got: unknown): UsageError {
+  return new UsageError(
+    `${CONFIG_NAME}: "${key}" takes ${wanted}, got ${esc(JSON.stringify(got) ?? String(got))}`,
+  );
+}
+
+/** A path of the file, relative to its folder, as typed relative to the working folder. */
+function typed(path: string, base: string): string {
+  const absolute = resolve(base, path);
+  if (isAbsolute(path)) return absolute;
+  return relative(process.cwd(), absolute) || ".";
+}
+
+function file(v: unknown, key: string, base: string): string {
+  if (typeof v !== "string" || v === "") throw invalid(key, "a file path", v);
+  return typed(v, base);
+}
+
+function roots(v: unknown, base: string): readonly string[] {
+  if (!Array.isArray(v)) throw invalid("roots", 'a list of { "scope", "path" }', v);
+  return v.map((root: unknown) => {
+    const { scope, path } = (root ?? {}) as { scope?: unknown; path?: unknown };
+    if (
+      typeof root !== "object" || root === null || typeof scope !== "string" || scope === "" ||
+      scope.includes("=") || typeof path !== "string" || path === ""
+    ) {
+      throw invalid("roots", 'a list of { "scope": "project", "path": "skills" }', root);
+    }
+    return `${scope}=${typed(path, base)}`;
+  });
+}
+
+function classes(v: unknown): readonly string[] {
+  if (typeof v !== "object" || v === null || Array.isArray(v)) {
+    throw invalid("classes", 'an object like { "examples": "references" }', v);
+  }
+  return Object.entries(v).map(([name, cls]) => {
+    if (typeof cls !== "string") {
+      throw invalid(`classes.${name}`, "references, assets or scripts", cls);
+    }
+    return `${name}=${cls}`;
+  });
+}
+
+/**
+ * The nearest `skillset.json` at or above a folder, within its repository:
+ * the search stops at the first folder holding `.git`, so a checkout never
+ * reads a config of the folders around it.
+ *
+ * @param from Where to start (default: the working folder).
+ * @returns Its path, or `undefined` when there is none.
+ */
+export function findConfig(from: string = process.cwd()): string | undefined {
+  for (let dir = resolve(from);; dir = dirname(dir)) {
+    const candidate = join(dir, CONFIG_NAME);
+    try {
+      if (statSync(candidate).isFile()) return candidate;
+    } catch {
+      // Not here (or not readable): look further up.
+    }
+    if (dirname(dir) === dir || existsSync(join(dir, ".git"))) return undefined;
+  }
+}
+
+/**
+ * Read and check a config file.
+ *
+ * @param path The file.
+ * @returns The config.
+ * @throws {UsageError} For a file that is too large, not JSON, not an object, or has an unknown
+ *   key or a value of the wrong kind (named with a did-you-mean).
+ */
+export function readConfig(path: string): Config {
+  const where = (message: string) => new UsageError(`${esc(path)}: ${message}`);
+  if (statSync(path).size > MAX_CONFIG_BYTES) throw where("larger than 1 MiB; not a config file");
+  let data: unknown;
+  try {
+    data = JSON.parse(readFileSync(path, "utf8"));
+  } catch (e) {
+    throw where(`not valid JSON: ${esc((e as Error).message)}`);
+  }
+  if (typeof data !== "object" || data === null || Array.isArray(data)) {
+    throw where("must hold a JSON object");
+  }
+  const base = dirname(path);
+  const flags = new Map<string, readonly string[]>();
+  let folders: readonly string[] = [];
+  for (const [key, value] of Object.entries(data)) {
+    if (key === "$schema") continue;
+    const entry = KEYS.get(key);
+    if (entry === undefined) {
+      throw where(`unknown key ${JSON.stringify(esc(key))}${didYouMean(key, KEYS.keys())}`);
+    }
+    try {
+      flags.set(entry.flag, entry.values(value, base));
+    } catch (e) {
+      if (e instanceof UsageError) throw where(e.message.slice(CONFIG_NAME.length + 2));
+      throw e;
+    }
+    if (key === "roots") folders = flags.get("--root")!.map((r) => r.slice(r.indexOf("=") + 1));
+  }
+  return { path, flags, folders };
+}
+
+/** Flags a config never fills in for a command that does not take them all. */
+const SWITCHES = new Set(["--frozen", "--allow-empty"]);
+
+/**
+ * The command line with the config's flags put in: a flag goes to a command
+ * only if `spec` accepts it (so a flag added to a command later just works),
+ * and only if the command line does not give it already. A config's roots
+ * become folder arguments for a command that takes folders but no `--root`
+ * (`to-prompt`, `validate`) when none is given.
+ *
+ * @param argv The command line (the command first).
+ * @param spec The command's flag spec, or `undefined` for an unknown command.
+ * @param config The config, if any.
+ * @returns The command line to parse.
+ */
+export function withConfig(
+  argv: readonly string[],
+  spec: ArgSpec | undefined,
+  config: Config | undefined,
+): readonly string[] {
+  if (config === undefined || spec === undefined || argv.length === 0) return argv;
+  const [command, ...rest] = argv;
+  const given = new Set(
+    rest.filter((a) => a.startsWith("--")).map((a) => a.slice(0, (a + "=").indexOf("="))),
+  );
+  const added: string[] = [];
+  for (const [flag, values] of config.flags) {
+    if (given.has(flag)) continue;
+    if (flag === "--diagnostics") {
+      if (!given.has("--quiet") && !given.has("--verbose") && values[0] !== "normal") {
+        added.push(`--${values[0]}`);
+      }
+    } else if (SWITCHES.has(flag)) {
+      if (spec.switches?.includes(flag) === true && values[0] === "true") added.push(flag);
+    } else if (spec.values.includes(flag)) {
+      for (const value of values) added.push(`${flag}=${value}`);
+    }
+  }
+  const takesFolders = !spec.values.includes("--root") && spec.positional[1] === Infinity;
+  const positional = rest.some((a, i) => !a.startsWith("-") && !isValueOf(rest, i, spec));
+  const folders = takesFolders && !positional
+    ? config.folders.filter((f) => existsSync(f)).map((f) => f.startsWith("-") ? `./${f}` : f)
+    : [];
+  return [command!, ...added, ...rest, ...folders];
+}
+
+/** Whether `rest[i]` is the value of the flag before it (`--budget 100`). */
+function isValueOf(rest: readonly string[], i: number, spec: ArgSpec): boolean {
+  const before = rest[i - 1];
+  return before !== undefined && !before.includes("=") && spec.values.includes(before);
+}
+
+/**
+ * `skillset init`: write `skillset.json` for the project in the working
+ * folder, with its conventional roots (`.agents/skills`, `.claude/skills`,
+ * those that exist; else `skills/`, else the folder itself).
+ *
+ * @param force Whether to replace a config file already there.
+ * @param io Where to write.
+ * @returns The exit code: 1 when the file exists and `force` is not given.
+ */
+export function initCommand(force: boolean, io: Pick<CliIO, "stdout" | "stderr">): number {
+  const path = resolve(CONFIG_NAME);
+  if (!force && existsSync(path)) {
+    io.stderr(`skillset: error: ${CONFIG_NAME} exists already (add --force to replace it)\n`);
+    return 1;
+  }
+  const conventional = [join(".agents", "skills"), join(".claude", "skills")];
+  let paths = conventional.filter((p) => isFolder(p));
+  if (paths.length === 0) paths = isFolder("skills") ? ["skills"] : ["."];
+  const config = {
+    $schema: "./node_modules/skillset/skillset.config.schema.json",
+    roots: paths.map((p) => ({ scope: "project", path: p.split("\\").join("/") })),
+    global_safety: true,
+    skill_safety: true,
+  };
+  writeFileSync(path, `${JSON.stringify(config, null, 2)}\n`, { flag: force ? "w" : "wx" });
+  io.stdout(
+    `Wrote ${CONFIG_NAME} (roots: ${paths.join(", ")}); every command in this folder and below ` +
+      "reads it, and flags override it\n",
+  );
+  return 0;
+}
+
+function isFolder(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
+}

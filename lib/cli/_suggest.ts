@@ -1,0 +1,87 @@
+/**
+ * "Did you mean": the nearest of some known words to a mistyped one, for
+ * commands, flags, config keys and skill names.
+ *
+ * @module
+ */
+
+/**
+ * The known word nearest to `word` by edit distance, when it is near enough
+ * or `word` is a prefix of exactly one candidate. Near enough: at most a
+ * third of the word's length (at least 1), and at most half of the part
+ * that differs once a shared start and end are set aside — so
+ * `references/form.md` suggests `references/forms.md`, but
+ * `references/none.md` does not.
+ *
+ * @param word What was typed.
+ * @param candidates The known words.
+ * @returns The suggestion, or `undefined`.
+ * @example
+ * ```ts
+ * import { assert } from "../core/_assert.ts";
+ * import { nearest } from "./_suggest.ts";
+ *
+ * assert.equal(nearest("verfy", ["lock", "verify"]), "verify");
+ * assert.equal(nearest("zzz", ["lock", "verify"]), undefined);
+ * ```
+ */
+export function nearest(word: string, candidates: Iterable<string>): string | undefined {
+  // Long strings are not words anyone typed; the distance is quadratic in their lengths.
+  if (word.length === 0 || word.length > 64) return undefined;
+  const most = Math.max(1, Math.floor(word.length / 3));
+  let best: string | undefined, bestDistance = Infinity;
+  const prefixed: string[] = [];
+  for (const candidate of candidates) {
+    if (candidate.length > 64) continue;
+    if (candidate.startsWith(word)) prefixed.push(candidate);
+    const [a, b] = cores(word.toLowerCase(), candidate.toLowerCase());
+    const d = distance(a, b);
+    if (d > Math.max(1, Math.floor(Math.max(a.length, b.length) / 2))) continue;
+    if (d < bestDistance) [best, bestDistance] = [candidate, d];
+  }
+  if (bestDistance <= most) return best;
+  return prefixed.length === 1 ? prefixed[0] : undefined;
+}
+
+/**
+ * ` (did you mean "x"?)` for the nearest known word, or nothing.
+ *
+ * @param word What was typed.
+ * @param candidates The known words.
+ * @returns The hint, starting with a space, or `""`.
+ */
+export function didYouMean(word: string, candidates: Iterable<string>): string {
+  const near = nearest(word, candidates);
+  return near === undefined ? "" : ` (did you mean ${JSON.stringify(near)}?)`;
+}
+
+/** The two words without their shared start and end. */
+function cores(a: string, b: string): [string, string] {
+  let start = 0;
+  while (start < a.length && start < b.length && a[start] === b[start]) start++;
+  let end = 0;
+  while (
+    end < a.length - start && end < b.length - start &&
+    a[a.length - 1 - end] === b[b.length - 1 - end]
+  ) end++;
+  return [a.slice(start, a.length - end), b.slice(start, b.length - end)];
+}
+
+/** Levenshtein distance, with an adjacent swap counting as one edit. */
+function distance(a: string, b: string): number {
+  let before = new Array<number>(b.length + 1).fill(0);
+  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const row = [i];
+    for (let j = 1; j <= b.length; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      let d = Math.min(previous[j]! + 1, row[j - 1]! + 1, previous[j - 1]! + cost);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) {
+        d = Math.min(d, before[j - 2]! + 1);
+      }
+      row.push(d);
+    }
+    [before, previous] = [previous, row];
+  }
+  return previous[b.length]!;
+}
