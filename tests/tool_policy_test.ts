@@ -868,7 +868,7 @@ describe("the discovery result and to-prompt --tools apply the requirements", ()
   it("to-prompt --tools lists only the servable skills and warns about the others", () => {
     const root = tree();
     try {
-      const text = runInProcess(["to-prompt", root, "--tools", "Read,Grep"]);
+      const text = runInProcess(["to-prompt", root, "--tools", "Read,Grep", "--verbose"]);
       assert.equal(text.code, 0);
       assert.ok(
         text.stdout.includes("<name>pdf</name>") && !text.stdout.includes("<name>release</name>"),
@@ -880,7 +880,8 @@ describe("the discovery result and to-prompt --tools apply the requirements", ()
         }: warning: left out, the runtime lacks its tools: needs Bash\n` +
           `${
             join(root, "search", "SKILL.md")
-          }: warning: left out, the runtime lacks its tools: needs one of WebSearch, mcp__brave__*\n`,
+          }: warning: left out, the runtime lacks its tools: needs one of WebSearch, mcp__brave__*\n` +
+          "skillset: 2 findings (2 MISSING_TOOLS)\n",
       );
       const json = JSON.parse(
         runInProcess(["to-prompt", root, "--tools", "Bash Read", "--json"]).stdout,
