@@ -118,3 +118,59 @@ describe("a hostile script: what the sandbox still sees", { skip: NO_BWRAP || NO
     }
   });
 });
+
+describe("a hostile JavaScript script under Deno's permissions", { skip: NO_DENO }, () => {
+  const underDeno = async (files: Readonly<Record<string, string>>, path: string) => {
+    const restore = _setSandboxTools({ bwrap: null, deno: DENO });
+    try {
+      return await runIn(files, path, [], { sandbox: "deno" });
+    } finally {
+      restore();
+    }
+  };
+
+  it("cannot read a file outside the skill by importing it", async () => {
+    const home = temp();
+    put(home, "creds.json", '{"token":"JSON-SECRET"}\n');
+    put(home, "notes.txt", "TEXT-SECRET is the first line\n");
+    const json = JSON.stringify(join(home, "creds.json"));
+    const text = JSON.stringify(join(home, "notes.txt"));
+    const script = `const tries = {
+  json: () => import(${json}, { with: { type: "json" } }).then((m) => JSON.stringify(m.default)),
+  text: () => import(${text}),
+  up: () => import("../../../../../../../../../../.." + ${json}, { with: { type: "json" } }),
+  require: async () => (await import("node:module")).createRequire(import.meta.url)(${json}),
+};
+for (const [name, f] of Object.entries(tries)) {
+  try { console.log(name, "read", JSON.stringify(await f())); }
+  catch (e) { console.log(name, "refused", String(e).split("\\n").join(" | ")); }
+}
+`;
+    const run = await underDeno({ "scripts/imp.mjs": script }, "scripts/imp.mjs");
+    assert.equal(run.sandbox, "deno");
+    assert.doesNotMatch(run.stdout + run.stderr, /JSON-SECRET|TEXT-SECRET/);
+    assert.equal(run.stdout.match(/^\w+ refused /gm)?.length, 4, run.stdout + run.stderr);
+  });
+
+  it("still imports its own modules", async () => {
+    const run = await underDeno({
+      "scripts/main.ts": 'import { n } from "./lib/n.ts";\nconsole.log(n);\n',
+      "scripts/lib/n.ts": "export const n: number = 42;\n",
+    }, "scripts/main.ts");
+    assert.equal(run.stdout, "42\n", run.stderr);
+  });
+
+  it("opens no network connection through a remote, npm: or jsr: import", async () => {
+    const script = `for (const u of ["https://esm.sh/left-pad", "npm:left-pad", "jsr:@std/path"]) {
+  try { await import(u); console.log("imported", u); } catch { console.log("refused", u); }
+}
+`;
+    const run = await underDeno({ "scripts/net.mjs": script }, "scripts/net.mjs");
+    assert.equal(
+      run.stdout,
+      "refused https://esm.sh/left-pad\nrefused npm:left-pad\nrefused jsr:@std/path\n",
+    );
+    // Deno names each fetch it tries; none may be tried.
+    assert.doesNotMatch(run.stderr, /Download|https?:\/\//);
+  });
+});

@@ -17,6 +17,7 @@ import {
   type Stats,
 } from "node:fs";
 import process from "node:process";
+import { pathToFileURL } from "node:url";
 
 /** Where the skill is inside the sandbox (read-only). */
 export const SANDBOX_SKILL = "/skill";
@@ -358,18 +359,57 @@ function lstatOrNull(path: string): Stats | null {
   }
 }
 
+/** Where the import map of {@linkcode denoImportMap} sends a module outside the allowed folders. */
+const REFUSED_MODULES = "file:///skillset-sandbox-refused/";
+
+/**
+ * The import map of a Deno run: Deno loads modules without asking its read
+ * permission, so a script could import any JSON file (or see a text file's
+ * first line in the parse error) outside the skill; the map sends every
+ * `file:` module outside the folders the script may read to a folder that
+ * does not exist.
+ *
+ * @param reads The folders the script may read.
+ * @returns The import map, as JSON.
+ */
+export function denoImportMap(reads: readonly string[]): string {
+  const imports: Record<string, string> = { "file:///": REFUSED_MODULES };
+  for (const dir of reads) {
+    const url = pathToFileURL(dir).href.replace(/\/?$/, "/");
+    imports[url] = url;
+  }
+  return JSON.stringify({ imports });
+}
+
+/**
+ * The folders a Deno run may read: the skill, the working and temporary
+ * folders, and the granted paths.
+ *
+ * @param dirs The skill, working and temporary folders on the host.
+ * @param grants The granted paths.
+ * @returns The folders.
+ */
+export function denoReads(
+  dirs: { readonly skill: string; readonly work: string; readonly tmp: string },
+  grants: { readonly readPaths: readonly string[]; readonly writePaths: readonly string[] },
+): string[] {
+  return [dirs.skill, dirs.work, dirs.tmp, ...grants.readPaths, ...grants.writePaths];
+}
+
 /**
  * The Deno command that runs a JavaScript or TypeScript script where
  * bubblewrap is missing: no prompt, reads of the skill, working and
- * temporary folders (and granted paths) only, writes to the working and
- * temporary folders only, no network, no subprocess, no environment, no FFI
- * unless granted.
+ * temporary folders (and granted paths) only — modules too, through the
+ * import map — writes to the working and temporary folders only, no
+ * network (no remote, `npm:` or `jsr:` module either), no subprocess, no
+ * environment, no FFI unless granted.
  *
  * @param deno The `deno` binary.
  * @param script The script's path on the host.
  * @param dirs The skill, working and temporary folders on the host.
  * @param grants The granted network, paths and environment variable names.
  * @param memoryMiB The heap limit given to V8.
+ * @param importMap The file holding {@linkcode denoImportMap}'s map.
  * @returns The command line.
  */
 export function denoArgv(
@@ -383,8 +423,8 @@ export function denoArgv(
     readonly env: readonly string[];
   },
   memoryMiB: number,
+  importMap: string,
 ): string[] {
-  const reads = [dirs.skill, dirs.work, dirs.tmp, ...grants.readPaths, ...grants.writePaths];
   const writes = [dirs.work, dirs.tmp, ...grants.writePaths];
   return [
     deno,
@@ -392,7 +432,10 @@ export function denoArgv(
     "--no-prompt",
     "--no-config",
     "--no-lock",
-    `--allow-read=${reads.join(",")}`,
+    "--no-remote",
+    "--no-npm",
+    `--import-map=${importMap}`,
+    `--allow-read=${denoReads(dirs, grants).join(",")}`,
     `--allow-write=${writes.join(",")}`,
     ...(grants.network ? ["--allow-net"] : []),
     ...(grants.env.length > 0 ? [`--allow-env=${grants.env.join(",")}`] : []),

@@ -11,7 +11,15 @@
  *
  * @module
  */
-import { chmodSync, chownSync, mkdirSync, mkdtempSync, rmSync, statSync } from "node:fs";
+import {
+  chmodSync,
+  chownSync,
+  mkdirSync,
+  mkdtempSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { isAbsolute, join } from "node:path";
 import type { SkillBundle } from "../core/bundle.ts";
@@ -30,6 +38,8 @@ import { manifestOf, readSkill, writeSnapshot } from "./_skill_snapshot.ts";
 import {
   bubblewrapArgv,
   denoArgv,
+  denoImportMap,
+  denoReads,
   isRoot,
   type Limits,
   runtime,
@@ -323,7 +333,9 @@ export async function runSkillScript(
     let interpreter: string = kind.interpreter;
     if (mode === "deno") {
       interpreter = "deno";
-      command = denoArgv(tools.deno!, scriptPath, where, settings.grants, memoryMiB);
+      const importMap = join(base, "import_map.json");
+      writeFileSync(importMap, denoImportMap(denoReads(where, settings.grants)), { flag: "wx" });
+      command = denoArgv(tools.deno!, scriptPath, where, settings.grants, memoryMiB, importMap);
     } else if (program === null) {
       interpreter = runtime().kind;
       const binary = inside ? `${SANDBOX_RUNTIME}/${runtime().kind}` : runtime().path;
