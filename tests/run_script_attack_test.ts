@@ -119,6 +119,20 @@ describe("a hostile script: what the sandbox still sees", { skip: NO_BWRAP || NO
   });
 });
 
+describe("a hostile script: the files of /etc it is shown", { skip: NO_BWRAP }, () => {
+  it("sees the certificates of /etc/ssl but not its private keys' folder", {
+    skip: existsSync("/etc/ssl/private") ? false : "no /etc/ssl/private here",
+  }, async () => {
+    const run = await runIn(
+      { "scripts/ssl.sh": "ls -a /etc/ssl; ls /etc/ssl/private 2>&1; true\n" },
+      "scripts/ssl.sh",
+    );
+    assert.match(run.stdout, /^certs$/m);
+    assert.doesNotMatch(run.stdout, /^private$/m);
+    assert.match(run.stdout, /No such file/);
+  });
+});
+
 describe("a hostile JavaScript script under Deno's permissions", { skip: NO_DENO }, () => {
   const underDeno = async (files: Readonly<Record<string, string>>, path: string) => {
     const restore = _setSandboxTools({ bwrap: null, deno: DENO });

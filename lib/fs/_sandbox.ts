@@ -45,7 +45,9 @@ const SYSTEM_DIRS: readonly string[] = [
 /**
  * The files of `/etc` bound read-only: what the dynamic linker, the C
  * library and Python need. Not `/etc` whole: it may hold secrets
- * (`shadow`, keys, credentials of services).
+ * (`shadow`, keys, credentials of services); of `/etc/ssl` only the
+ * certificates and OpenSSL's configuration, never `private` (TLS keys, which
+ * a member of `ssl-cert` could read inside too).
  */
 const ETC_ENTRIES: readonly string[] = [
   "ld.so.cache",
@@ -57,7 +59,8 @@ const ETC_ENTRIES: readonly string[] = [
   "passwd",
   "group",
   "mime.types",
-  "ssl",
+  "ssl/certs",
+  "ssl/openssl.cnf",
   "ca-certificates",
 ];
 
