@@ -13,6 +13,8 @@ import process from "node:process";
 import { pathToFileURL } from "node:url";
 import { ROOT, RUNTIME } from "./_cli.ts";
 import { put } from "./_tree.ts";
+import { Client, InMemoryTransport } from "@modelcontextprotocol/client";
+import { serveSkills } from "../lib/mcp.ts";
 import { loadSkillFolder } from "../lib/load.ts";
 import { _setSandboxTools, sandboxTools } from "../lib/fs/_sandbox.ts";
 import { type RunScriptOptions, runSkillScript } from "../lib/fs/run_script.ts";
@@ -186,5 +188,28 @@ for (const [name, f] of Object.entries(tries)) {
     );
     // Deno names each fetch it tries; none may be tried.
     assert.doesNotMatch(run.stderr, /Download|https?:\/\//);
+  });
+});
+
+describe("a model over MCP: what the run_skill_script tool tells it", () => {
+  it("never claims a sandbox when the host runs scripts unsandboxed", async () => {
+    const dir = skill({ "scripts/a.sh": "echo a\n" });
+    const describe = async (scripts: RunScriptOptions) => {
+      const served = await serveSkills([dir], { onWarning: () => {}, scripts });
+      const [here, there] = InMemoryTransport.createLinkedPair();
+      await served.createServer().connect(there);
+      const client = new Client({ name: "attack", version: "1.0.0" });
+      await client.connect(here);
+      try {
+        const { tools } = await client.listTools();
+        return tools.find((t) => t.name === "run_skill_script")!.description ?? "";
+      } finally {
+        await client.close();
+      }
+    };
+    assert.match(await describe({}), /in a sandbox/);
+    const loose = await describe({ dangerouslyRunUnsandboxed: true });
+    assert.doesNotMatch(loose, /in a sandbox|no network/);
+    assert.match(loose, /WITHOUT A SANDBOX/);
   });
 });

@@ -21,6 +21,13 @@ const DESCRIPTION = "Run one of a skill's scripts (a path the skill's activation
   "network, limits on time, memory and output. Answers with the exit code, stdout and stderr " +
   "(each capped; *_truncated counts what was cut) and what the host granted.";
 
+/** The description when the host chose to run scripts unsandboxed: never claims a sandbox. */
+const UNSANDBOXED_DESCRIPTION = "Run one of a skill's scripts (a path the skill's activation " +
+  "lists under Runnable scripts) on the host WITHOUT A SANDBOX: the host chose to run them with " +
+  "its own rights (they can read and write whatever the host can, and use the network); only " +
+  "time and output are limited. Answers with the exit code, stdout and stderr (each capped; " +
+  "*_truncated counts what was cut).";
+
 const INPUT_SCHEMA = fromJsonSchema({
   type: "object",
   properties: {
@@ -57,7 +64,12 @@ export function registerRunTool(
   if (scripts === undefined) return undefined;
   return server.registerTool(
     RUN_TOOL_NAME,
-    { description: DESCRIPTION, inputSchema: INPUT_SCHEMA },
+    {
+      description: scripts.dangerouslyRunUnsandboxed === true
+        ? UNSANDBOXED_DESCRIPTION
+        : DESCRIPTION,
+      inputSchema: INPUT_SCHEMA,
+    },
     async (input: unknown) => {
       const { skill: name, path, args } = input as {
         readonly skill: string;
