@@ -135,6 +135,25 @@ describe("a hostile script: the files of /etc it is shown", { skip: NO_BWRAP }, 
   });
 });
 
+describe("a hostile script: its output", { skip: NO_BWRAP }, () => {
+  it("never cuts a character in half at the cap (no lone surrogate reaches the model)", async () => {
+    const run = await runIn(
+      {
+        "scripts/o.py":
+          "import sys\nsys.stdout.write('\\U0001F600' * 10)\nsys.stderr.write('a' + '\\U0001F600' * 10)\n",
+      },
+      "scripts/o.py",
+      [],
+      { maxOutputChars: 5 },
+    );
+    assert.equal(run.exit_code, 0, run.stderr);
+    // 5 UTF-16 code units: two emoji fit, the third would be cut in half.
+    assert.deepEqual([run.stdout, run.stdout_truncated], ["\u{1F600}".repeat(2), 16]);
+    assert.deepEqual([run.stderr, run.stderr_truncated], ["a" + "\u{1F600}".repeat(2), 16]);
+    assert.ok(run.stdout.isWellFormed() && run.stderr.isWellFormed());
+  });
+});
+
 describe("a hostile JavaScript script under Deno's permissions", { skip: NO_DENO }, () => {
   const underDeno = async (files: Readonly<Record<string, string>>, path: string) => {
     const restore = _setSandboxTools({ bwrap: null, deno: DENO });

@@ -59,14 +59,20 @@ class CappedText {
     const text = chunk === null
       ? this.#decoder.decode()
       : this.#decoder.decode(chunk, { stream: true });
-    const room = this.#cap - this.text.length;
+    const room = this.dropped > 0 ? 0 : this.#cap - this.text.length;
     if (room >= text.length) {
       this.text += text;
     } else {
-      if (room > 0) this.text += text.slice(0, room);
-      this.dropped += text.length - Math.max(room, 0);
+      // Never half a character: a surrogate pair cut at the cap is left out whole.
+      const keep = room > 0 && isHighSurrogate(text.charCodeAt(room - 1)) ? room - 1 : room;
+      this.text += text.slice(0, keep);
+      this.dropped += text.length - keep;
     }
   }
+}
+
+function isHighSurrogate(unit: number): boolean {
+  return unit >= 0xd800 && unit <= 0xdbff;
 }
 
 /**
