@@ -15,6 +15,7 @@ import { ROOT, RUNTIME } from "./_cli.ts";
 import { put } from "./_tree.ts";
 import { Client, InMemoryTransport } from "@modelcontextprotocol/client";
 import { serveSkills } from "../lib/mcp.ts";
+import { createBundle, ResourceReadError } from "../mod.ts";
 import { loadSkillFolder } from "../lib/load.ts";
 import { _setSandboxTools, sandboxTools } from "../lib/fs/_sandbox.ts";
 import { type RunScriptOptions, runSkillScript } from "../lib/fs/run_script.ts";
@@ -230,5 +231,21 @@ describe("a model over MCP: what the run_skill_script tool tells it", () => {
     const loose = await describe({ dangerouslyRunUnsandboxed: true });
     assert.doesNotMatch(loose, /in a sandbox|no network/);
     assert.match(loose, /WITHOUT A SANDBOX/);
+  });
+});
+
+describe("a hostile MCP peer: the files a served skill lists", () => {
+  it("refuses a path listed both as a file and as a folder with a typed error", async () => {
+    const bundle = createBundle({
+      frontmatter: { name: "odd", description: "Lists a file that is also a folder" },
+      instructions: "",
+      files: { "scripts/a.sh": "echo a\n", "scripts/a.sh/b.txt": "b\n" },
+    });
+    await assert.rejects(
+      runSkillScript(bundle, "scripts/a.sh", [], { dangerouslyRunUnsandboxed: true }),
+      (e: unknown) =>
+        e instanceof ResourceReadError && e.code === "NOT_A_REGULAR_FILE" &&
+        e.path === "scripts/a.sh" && !e.message.includes(tmpdir()),
+    );
   });
 });

@@ -97,8 +97,26 @@ export async function manifestOf(
   return manifestFromEntries(skill.name, skill.frontmatter, entries);
 }
 
-/** Write the files the gate shows into a fresh folder (the sandbox's `/skill`). */
+/**
+ * Write the files the gate shows into a fresh folder (the sandbox's `/skill`).
+ *
+ * @throws {ResourceReadError} `NOT_A_REGULAR_FILE` when a path is listed both
+ *   as a file and as a folder of others (a bundle served over MCP can list that).
+ */
 export function writeSnapshot(dir: string, files: Map<string, Snapshot>): void {
+  for (const [path, { visible }] of files) {
+    if (!visible) continue;
+    for (let slash = path.indexOf("/"); slash > 0; slash = path.indexOf("/", slash + 1)) {
+      const folder = path.slice(0, slash);
+      if (files.get(folder)?.visible === true) {
+        throw new ResourceReadError(
+          "NOT_A_REGULAR_FILE",
+          folder,
+          `it is listed both as a file and as the folder of ${JSON.stringify(path)}`,
+        );
+      }
+    }
+  }
   mkdirSync(dir, { mode: 0o755 });
   for (const [path, { bytes, visible }] of files) {
     if (!visible) continue;
