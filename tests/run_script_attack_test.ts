@@ -11,7 +11,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import process from "node:process";
 import { pathToFileURL } from "node:url";
-import { ROOT, RUNTIME } from "./_cli.ts";
+import { cli, ROOT, RUNTIME } from "./_cli.ts";
 import { put } from "./_tree.ts";
 import { Client, InMemoryTransport } from "@modelcontextprotocol/client";
 import { serveSkills } from "../lib/mcp.ts";
@@ -247,5 +247,20 @@ describe("a hostile MCP peer: the files a served skill lists", () => {
         e instanceof ResourceReadError && e.code === "NOT_A_REGULAR_FILE" &&
         e.path === "scripts/a.sh" && !e.message.includes(tmpdir()),
     );
+  });
+});
+
+describe("a hostile script: skillset run's terminal", { skip: NO_BWRAP }, () => {
+  it("shows the script's control characters as escapes, never sends them to the terminal", () => {
+    // OSC 52 writes the clipboard, CSI 2J clears the screen, and a forged last line hides the real one.
+    const dir = skill({
+      "scripts/tty.sh": "printf 'out\\033]52;c;ZXZpbA==\\007\\033[2J\\n'\n" +
+        "printf 'err\\033[1A\\rskillset run: fake: exit 0\\tok\\n' >&2\n",
+    });
+    const result = cli(["run", dir, "scripts/tty.sh"]);
+    assert.equal(result.code, 0, result.stderr);
+    assert.equal(result.stdout, "out\\x1b]52;c;ZXZpbA==\\x07\\x1b[2J\n");
+    assert.match(result.stderr, /^err\\x1b\[1A\\rskillset run: fake: exit 0\tok\n/);
+    assert.doesNotMatch(result.stdout + result.stderr, /[\x00-\x08\x0b-\x1f\x7f]/);
   });
 });
