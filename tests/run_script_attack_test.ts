@@ -69,6 +69,14 @@ const DENO = join(ROOT, "node_modules", "deno", "deno");
 const NO_DENO = existsSync(DENO) ? false : "no deno binary in node_modules";
 const NO_PROC = existsSync("/proc/self/fd") ? false : "no /proc/self/fd here";
 
+/** bubblewrap's `--help`, to know which options this one has. */
+function bwrapHelp(): string {
+  const bwrap = sandboxTools().bwrap;
+  if (bwrap === null) return "";
+  const help = spawnSync(bwrap, ["--help"], { encoding: "utf8" });
+  return `${help.stdout ?? ""}${help.stderr ?? ""}`;
+}
+
 /** The `skillset` CLI under the runtime running the tests, as a command line. */
 function cliCommand(args: readonly string[]): [string, string[]] {
   const cli = join(ROOT, "lib", "cli.ts");
@@ -120,6 +128,28 @@ describe("a hostile script: what the sandbox still sees", { skip: NO_BWRAP || NO
       closeSync(fd);
     }
   });
+});
+
+describe("a hostile script: the kernel it reaches", { skip: NO_BWRAP }, () => {
+  it(
+    "cannot make a user namespace of its own (root of it, with the network and mounts to attack)",
+    {
+      skip: bwrapHelp().includes("--disable-userns")
+        ? false
+        : "this bubblewrap has no --disable-userns",
+    },
+    async () => {
+      const run = await runIn(
+        {
+          // unshare(CLONE_NEWUSER) through the C library (os.unshare is Python 3.12 or later).
+          "scripts/ns.py": "import ctypes\nlibc = ctypes.CDLL(None, use_errno=True)\n" +
+            "print('made' if libc.unshare(0x10000000) == 0 else 'refused', ctypes.get_errno())\n",
+        },
+        "scripts/ns.py",
+      );
+      assert.match(run.stdout, /^refused/, run.stdout + run.stderr);
+    },
+  );
 });
 
 describe("a hostile script: the files of /etc it is shown", { skip: NO_BWRAP }, () => {

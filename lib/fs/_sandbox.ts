@@ -16,6 +16,7 @@ import {
   realpathSync,
   type Stats,
 } from "node:fs";
+import { spawnSync } from "node:child_process";
 import process from "node:process";
 import { pathToFileURL } from "node:url";
 
@@ -285,6 +286,9 @@ export function bubblewrapArgv(plan: BubblewrapPlan): string[] {
   argv.push(
     tools.bwrap!,
     "--unshare-all",
+    // No user namespace of its own inside (bubblewrap 0.8 or later): it would be root there, with
+    // the kernel's network and mount code to attack.
+    ...(disablesUserns(tools.bwrap!) ? ["--unshare-user", "--disable-userns"] : []),
     ...(plan.network ? ["--share-net"] : []),
     "--die-with-parent",
     "--new-session",
@@ -330,6 +334,19 @@ export function bubblewrapArgv(plan: BubblewrapPlan): string[] {
   for (const [name, value] of Object.entries(plan.env)) argv.push("--setenv", name, value);
   argv.push("--chdir", SANDBOX_WORK, "--", ...prlimitArgv(tools.prlimit!, limits), ...plan.command);
   return argv;
+}
+
+const userns = new Map<string, boolean>();
+
+/** Whether this bubblewrap has `--disable-userns` (0.8 or later), asked once. */
+function disablesUserns(bwrap: string): boolean {
+  let known = userns.get(bwrap);
+  if (known === undefined) {
+    const help = spawnSync(bwrap, ["--help"], { encoding: "utf8", timeout: 10_000 });
+    known = `${help.stdout ?? ""}${help.stderr ?? ""}`.includes("--disable-userns");
+    userns.set(bwrap, known);
+  }
+  return known;
 }
 
 /** `prlimit` with every limit, then `--` (the command follows). */
