@@ -152,6 +152,22 @@ describe("a hostile script: the kernel it reaches", { skip: NO_BWRAP }, () => {
   );
 });
 
+describe("a hostile script: the host's disk", { skip: NO_BWRAP }, () => {
+  it("cannot fill the host's disk with many files each under the file-size limit", {
+    skip: bwrapHelp().includes("--size") ? false : "this bubblewrap has no --size",
+  }, async () => {
+    const fill = "import os\nfor d in ('/tmp', '/work'):\n    n = 0\n    try:\n" +
+      "        for i in range(8):\n            with open(f'{d}/f{i}', 'wb') as f:\n" +
+      "                f.write(b'x' * 1048576)\n            n += 1\n    except OSError:\n        pass\n" +
+      "    print(d, n)\n";
+    const run = await runIn({ "scripts/fill.py": fill }, "scripts/fill.py", [], {
+      fileBytes: 2 * 1048576,
+    });
+    // Each folder holds at most fileBytes: two whole files of 1 MiB, not eight.
+    assert.equal(run.stdout, "/tmp 2\n/work 2\n", run.stderr);
+  });
+});
+
 describe("a hostile script: the files of /etc it is shown", { skip: NO_BWRAP }, () => {
   it("sees the certificates of /etc/ssl but not its private keys' folder", {
     skip: existsSync("/etc/ssl/private") ? false : "no /etc/ssl/private here",

@@ -237,7 +237,9 @@ export interface BubblewrapPlan {
   readonly skill: string;
   /** The working folder on the host (bound writable at {@linkcode SANDBOX_WORK}). */
   readonly work: string;
-  /** The private temporary folder on the host (bound writable at {@linkcode SANDBOX_TMP}). */
+  /** Whether `work` is a fresh empty folder (then, where bubblewrap can, one in memory instead). */
+  readonly freshWork: boolean;
+  /** The private temporary folder on the host (bound writable at {@linkcode SANDBOX_TMP}, where bubblewrap cannot make one in memory). */
   readonly tmp: string;
   /** The runtime's binary on the host, bound read-only under {@linkcode SANDBOX_RUNTIME}, when the script needs it. */
   readonly runtimeBinary?: string;
@@ -288,7 +290,7 @@ export function bubblewrapArgv(plan: BubblewrapPlan): string[] {
     "--unshare-all",
     // No user namespace of its own inside (bubblewrap 0.8 or later): it would be root there, with
     // the kernel's network and mount code to attack.
-    ...(disablesUserns(tools.bwrap!) ? ["--unshare-user", "--disable-userns"] : []),
+    ...(bwrapHas(tools.bwrap!, "--disable-userns") ? ["--unshare-user", "--disable-userns"] : []),
     ...(plan.network ? ["--share-net"] : []),
     "--die-with-parent",
     "--new-session",
@@ -312,16 +314,19 @@ export function bubblewrapArgv(plan: BubblewrapPlan): string[] {
     "/proc",
     "--dev",
     "/dev",
-    "--bind",
-    plan.work,
-    SANDBOX_WORK,
-    "--bind",
-    plan.tmp,
-    SANDBOX_TMP,
     "--ro-bind",
     plan.skill,
     SANDBOX_SKILL,
   );
+  // A fresh folder is a memory file system of at most fileBytes (bubblewrap 0.8 or later): many
+  // files, each under the file-size limit, cannot fill the host's disk.
+  const sized = bwrapHas(tools.bwrap!, "--size");
+  const folder = (host: string, inside: string, fresh: boolean) =>
+    fresh && sized
+      ? argv.push("--size", String(limits.fileBytes), "--tmpfs", inside)
+      : argv.push("--bind", host, inside);
+  folder(plan.work, SANDBOX_WORK, plan.freshWork);
+  folder(plan.tmp, SANDBOX_TMP, true);
   if (plan.runtimeBinary !== undefined) {
     // Spelled with a `/./`: Deno rewrites a child's arguments that follow its own path.
     const at = plan.runtimeBinary.lastIndexOf("/");
@@ -336,17 +341,17 @@ export function bubblewrapArgv(plan: BubblewrapPlan): string[] {
   return argv;
 }
 
-const userns = new Map<string, boolean>();
+const helps = new Map<string, string>();
 
-/** Whether this bubblewrap has `--disable-userns` (0.8 or later), asked once. */
-function disablesUserns(bwrap: string): boolean {
-  let known = userns.get(bwrap);
-  if (known === undefined) {
-    const help = spawnSync(bwrap, ["--help"], { encoding: "utf8", timeout: 10_000 });
-    known = `${help.stdout ?? ""}${help.stderr ?? ""}`.includes("--disable-userns");
-    userns.set(bwrap, known);
+/** Whether this bubblewrap has an option (`--disable-userns`, `--size`: 0.8 or later), asked once. */
+function bwrapHas(bwrap: string, option: string): boolean {
+  let help = helps.get(bwrap);
+  if (help === undefined) {
+    const out = spawnSync(bwrap, ["--help"], { encoding: "utf8", timeout: 10_000 });
+    help = `${out.stdout ?? ""}${out.stderr ?? ""}`;
+    helps.set(bwrap, help);
   }
-  return known;
+  return new RegExp(`^\\s*${option}\\b`, "m").test(help);
 }
 
 /** `prlimit` with every limit, then `--` (the command follows). */

@@ -100,7 +100,10 @@ export interface RunScriptOptions extends SafetyFlags {
   readonly memoryBytes?: number;
   /** Processes and threads; default 64. */
   readonly processes?: number;
-  /** The largest file the script may write; default 64 MiB. */
+  /**
+   * The largest file the script may write, and what a fresh working folder and
+   * `/tmp` hold in all (bubblewrap 0.8 or later); default 64 MiB.
+   */
   readonly fileBytes?: number;
   /** Characters kept of stdout, and of stderr (the rest is counted); default 30,000. */
   readonly maxOutputChars?: number;
@@ -367,6 +370,7 @@ export async function runSkillScript(
         tools,
         skill: skillDir,
         work,
+        freshWork: options.cwd === undefined,
         tmp,
         ...(program === null ? { runtimeBinary: runtime().path } : {}),
         readPaths: settings.grants.readPaths,
