@@ -238,7 +238,7 @@ export interface BubblewrapPlan {
   /** The working folder on the host (bound writable at {@linkcode SANDBOX_WORK}). */
   readonly work: string;
   /** Whether `work` is a fresh empty folder (then, where bubblewrap can, one in memory instead). */
-  readonly freshWork: boolean;
+  readonly freshWork?: boolean;
   /** The private temporary folder on the host (bound writable at {@linkcode SANDBOX_TMP}, where bubblewrap cannot make one in memory). */
   readonly tmp: string;
   /** The runtime's binary on the host, bound read-only under {@linkcode SANDBOX_RUNTIME}, when the script needs it. */
@@ -325,7 +325,7 @@ export function bubblewrapArgv(plan: BubblewrapPlan): string[] {
     fresh && sized
       ? argv.push("--size", String(limits.fileBytes), "--tmpfs", inside)
       : argv.push("--bind", host, inside);
-  folder(plan.work, SANDBOX_WORK, plan.freshWork);
+  folder(plan.work, SANDBOX_WORK, plan.freshWork === true);
   folder(plan.tmp, SANDBOX_TMP, true);
   if (plan.runtimeBinary !== undefined) {
     // Spelled with a `/./`: Deno rewrites a child's arguments that follow its own path.
