@@ -6,7 +6,15 @@
 import { after, describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { chmodSync, closeSync, existsSync, mkdtempSync, openSync, rmSync } from "node:fs";
+import {
+  chmodSync,
+  closeSync,
+  existsSync,
+  mkdtempSync,
+  openSync,
+  readFileSync,
+  rmSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import process from "node:process";
@@ -15,6 +23,7 @@ import { cli, ROOT, RUNTIME } from "./_cli.ts";
 import { put } from "./_tree.ts";
 import { Client, InMemoryTransport } from "@modelcontextprotocol/client";
 import { serveSkills } from "../lib/mcp.ts";
+import { MAX_PENDING_RUNS } from "../lib/mcp/_run_tool.ts";
 import { createBundle, ResourceReadError } from "../mod.ts";
 import { loadSkillFolder } from "../lib/load.ts";
 import { _setSandboxTools, sandboxTools } from "../lib/fs/_sandbox.ts";
@@ -310,5 +319,61 @@ describe("a hostile script: skillset run's terminal", { skip: NO_BWRAP }, () => 
     assert.match(result.stderr, /^err\\x1b\[1A\\rskillset run: fake: exit 0\tok\n/);
     // deno-lint-ignore no-control-regex
     assert.doesNotMatch(result.stdout + result.stderr, /[\x00-\x08\x0b-\x1f\x7f]/);
+  });
+});
+
+describe("a hostile MCP peer: many runs at once", { skip: NO_BWRAP }, () => {
+  async function client(dir: string, scripts: RunScriptOptions) {
+    const served = await serveSkills([dir], { onWarning: () => {}, scripts });
+    const [here, there] = InMemoryTransport.createLinkedPair();
+    await served.createServer().connect(there);
+    const peer = new Client({ name: "attack", version: "1.0.0" });
+    await peer.connect(here);
+    return peer;
+  }
+
+  it("runs one script at a time, whatever the peer sends in parallel", async () => {
+    const work = temp();
+    chmodSync(work, 0o777);
+    const dir = skill({
+      "scripts/busy.sh": "f=$(mktemp /work/run.XXXXXX)\nsleep 0.3\n" +
+        "ls /work | grep -c '^run\\.' >> /work/counts\nrm \"$f\"\n",
+    });
+    const peer = await client(dir, { cwd: work });
+    try {
+      const call = () =>
+        peer.callTool({
+          name: "run_skill_script",
+          arguments: { skill: "hostile", path: "scripts/busy.sh" },
+        });
+      const results = await Promise.all([call(), call(), call(), call()]);
+      assert.deepEqual(results.map((r) => r.isError), [false, false, false, false]);
+      const counts = readFileSync(join(work, "counts"), "utf8").trim().split("\n").map(Number);
+      assert.deepEqual(counts, [1, 1, 1, 1]);
+    } finally {
+      await peer.close();
+    }
+  });
+
+  it(`refuses a call while ${MAX_PENDING_RUNS} runs are running or waiting`, async () => {
+    const dir = skill({ "scripts/slow.sh": "sleep 0.2\n" });
+    const peer = await client(dir, {});
+    try {
+      const calls = Array.from(
+        { length: MAX_PENDING_RUNS + 2 },
+        () =>
+          peer.callTool({
+            name: "run_skill_script",
+            arguments: { skill: "hostile", path: "scripts/slow.sh" },
+          }),
+      );
+      const texts = (await Promise.all(calls)).map((r) =>
+        (r.content as { text: string }[])[0]!.text
+      );
+      const refused = texts.filter((t) => t.startsWith("Too many script runs at once"));
+      assert.equal(refused.length, 2);
+    } finally {
+      await peer.close();
+    }
   });
 });

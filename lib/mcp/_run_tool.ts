@@ -47,6 +47,18 @@ const INPUT_SCHEMA = fromJsonSchema({
   additionalProperties: false,
 });
 
+/** Runs waiting or running at once per served set, beyond which a call is refused. */
+export const MAX_PENDING_RUNS = 8;
+
+/** The runs of one served set: one at a time, the others waiting in order. */
+interface RunLine {
+  tail: Promise<void>;
+  pending: number;
+}
+
+// Keyed by the served set, not the server: over HTTP every request builds a server.
+const lines = new WeakMap<CurrentTools, RunLine>();
+
 /**
  * Register `run_skill_script` on a server when `options.scripts` is set.
  *
@@ -78,7 +90,20 @@ export function registerRunTool(
       };
       const skill = files.current.skills.get(name);
       if (skill === undefined) return failure(`Unknown skill ${JSON.stringify(name)}`);
+      // One run at a time: a peer calling in parallel cannot start sandboxes without bound.
+      let line = lines.get(files);
+      if (line === undefined) lines.set(files, line = { tail: Promise.resolve(), pending: 0 });
+      if (line.pending >= MAX_PENDING_RUNS) {
+        return failure(
+          `Too many script runs at once (${MAX_PENDING_RUNS} running or waiting): call again when one has ended`,
+        );
+      }
+      const before = line.tail;
+      let done!: () => void;
+      line.tail = new Promise<void>((resolve) => done = resolve);
+      line.pending++;
       try {
+        await before;
         const run = await runSkillScript(skill, path, args ?? [], {
           ...scripts,
           global_safety: options.global_safety !== false,
@@ -92,6 +117,9 @@ export function registerRunTool(
         };
       } catch (e) {
         return failure(e instanceof Error ? e.message : String(e));
+      } finally {
+        line.pending--;
+        done();
       }
     },
   );
