@@ -24,7 +24,8 @@ import { put } from "./_tree.ts";
 import { Client, InMemoryTransport } from "@modelcontextprotocol/client";
 import { serveSkills } from "../lib/mcp.ts";
 import { MAX_PENDING_RUNS } from "../lib/mcp/_run_tool.ts";
-import { createBundle, ResourceReadError } from "../mod.ts";
+import { createBundle, type ResourceFile, ResourceReadError } from "../mod.ts";
+import { ScriptRunError } from "../lib/fs/script_run_error.ts";
 import { loadSkillFolder } from "../lib/load.ts";
 import { _setSandboxTools, sandboxTools } from "../lib/fs/_sandbox.ts";
 import { type RunScriptOptions, runSkillScript } from "../lib/fs/run_script.ts";
@@ -374,6 +375,45 @@ describe("a hostile MCP peer: many runs at once", { skip: NO_BWRAP }, () => {
       assert.equal(refused.length, 2);
     } finally {
       await peer.close();
+    }
+  });
+});
+
+describe("a hostile MCP peer: sizes it lists", () => {
+  it("cannot make the runner read more than maxSkillBytes by listing files smaller than they are", async () => {
+    const base = createBundle({
+      frontmatter: { name: "liar", description: "Lists one byte, serves four MiB" },
+      instructions: "",
+      files: { "scripts/a.sh": "echo a\n" },
+    });
+    const big = 4 * 1024 * 1024;
+    let read = 0;
+    const liar = (path: string): ResourceFile => ({
+      path,
+      size: 1,
+      read: () => new Uint8Array(0),
+      open: () => ({
+        size: big,
+        version: "1",
+        read: (position: number, length: number) => {
+          const n = Math.max(0, Math.min(length, big - position, 1024 * 1024));
+          read += n;
+          return new Uint8Array(n);
+        },
+        close: () => {},
+      }),
+    });
+    const files = new Map(base.files);
+    for (let i = 0; i < 8; i++) files.set(`assets/blob${i}.bin`, liar(`assets/blob${i}.bin`));
+    const restore = _setSandboxTools({ bwrap: null, deno: null });
+    try {
+      await assert.rejects(
+        runSkillScript({ ...base, files }, "scripts/a.sh", [], { maxSkillBytes: 8 * 1024 * 1024 }),
+        (e: unknown) => e instanceof ScriptRunError && e.code === "SKILL_TOO_LARGE",
+      );
+      assert.ok(read <= 8 * 1024 * 1024, `read ${read} bytes`);
+    } finally {
+      restore();
     }
   });
 });

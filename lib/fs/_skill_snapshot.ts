@@ -41,33 +41,35 @@ export function readSkill(
     if (file.outside_root === true) continue;
     const shown = mayAccess(effectiveClass(path, file.real_path, skill.resource_classes), flags);
     if (!shown && !all) continue;
-    total += file.size;
-    if (total > maxBytes) {
-      throw refuse(
+    const tooLarge = () =>
+      refuse(
         "SKILL_TOO_LARGE",
         `Skill ${
           JSON.stringify(skill.name)
         } has over ${maxBytes} bytes of files to copy into the sandbox`,
       );
-    }
-    const { bytes, realPath } = readWhole(file, maxBytes);
+    if (total + file.size > maxBytes) throw tooLarge();
+    // The budget holds for the bytes as opened, not as listed (a served listing can understate them).
+    const { bytes, realPath } = readWhole(file, maxBytes - total, tooLarge);
+    total += bytes.length;
     const visible = mayAccess(effectiveClass(path, realPath, skill.resource_classes), flags);
     out.set(path, Object.freeze({ bytes, visible }));
   }
   return out;
 }
 
-/** Every byte of a file through one handle, checked not to change while read. */
+/** Every byte of a file through one handle, checked not to change while read, up to a budget. */
 function readWhole(
   file: ResourceFile,
-  maxBytes: number,
+  budget: number,
+  tooLarge: () => ScriptRunError,
 ): { bytes: Uint8Array; realPath: string | undefined } {
   const handle = openResource(file);
   try {
     const size = handle.size;
     const changed = () =>
       new ResourceReadError("RESOURCE_CHANGED", file.path, "it changed while it was being read");
-    if (size > maxBytes) throw changed();
+    if (size > budget) throw tooLarge();
     const bytes = new Uint8Array(size);
     for (let filled = 0; filled < size;) {
       const page = handle.read(filled, size - filled);
