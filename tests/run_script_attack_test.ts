@@ -417,3 +417,76 @@ describe("a hostile MCP peer: sizes it lists", () => {
     }
   });
 });
+
+describe("attacks that hold (kept as regression tests)", { skip: NO_BWRAP }, () => {
+  it("ignores options and commands on the #! line, and passes -- and -c arguments to the script", async () => {
+    const sh = await runIn(
+      { "scripts/a.sh": "#!/bin/sh -c 'echo INJECTED'\necho body \"$@\"\n" },
+      "scripts/a.sh",
+      ["--", "-c", "echo INJECTED"],
+    );
+    assert.deepEqual([sh.interpreter, sh.stdout], ["sh", "body -- -c echo INJECTED\n"]);
+    const py = await runIn(
+      {
+        "scripts/b.sh":
+          "#!/usr/bin/env -S python3 -c \"print('INJECTED')\"\nimport sys\nprint(sys.argv[1:])\n",
+      },
+      "scripts/b.sh",
+      ["-c", "print('INJECTED')", "--help"],
+    );
+    assert.deepEqual(
+      [py.interpreter, py.stdout],
+      ["python3", "['-c', \"print('INJECTED')\", '--help']\n"],
+    );
+  });
+
+  it("kills what the script daemonized (setsid, double fork) when it exits", async () => {
+    const work = temp();
+    chmodSync(work, 0o777);
+    const run = await runIn(
+      {
+        "scripts/d.sh":
+          "setsid sh -c 'sleep 1; echo alive > /work/setsid' </dev/null >/dev/null 2>&1 &\n" +
+          "( (sleep 1; echo alive > /work/double) & ) </dev/null >/dev/null 2>&1\necho gone\n",
+      },
+      "scripts/d.sh",
+      [],
+      { cwd: work },
+    );
+    assert.deepEqual([run.exit_code, run.stdout], [0, "gone\n"]);
+    await new Promise((resolve) => setTimeout(resolve, 2000));
+    assert.deepEqual([existsSync(join(work, "setsid")), existsSync(join(work, "double"))], [
+      false,
+      false,
+    ]);
+  });
+
+  it("refuses tool arguments outside the schema (a grant, a limit, a wrong type)", async () => {
+    const dir = skill({ "scripts/a.sh": "echo a\n" });
+    const served = await serveSkills([dir], { onWarning: () => {}, scripts: {} });
+    const [here, there] = InMemoryTransport.createLinkedPair();
+    await served.createServer().connect(there);
+    const peer = new Client({ name: "attack", version: "1.0.0" });
+    await peer.connect(here);
+    try {
+      for (
+        const extra of [
+          { dangerouslyRunUnsandboxed: true },
+          { readPaths: ["/"] },
+          { timeoutMs: 1e9 },
+          { args: "not a list" },
+          { args: [1] },
+        ]
+      ) {
+        const result = await peer.callTool({
+          name: "run_skill_script",
+          arguments: { skill: "hostile", path: "scripts/a.sh", ...extra },
+        });
+        assert.equal(result.isError, true, JSON.stringify(extra));
+        assert.match((result.content as { text: string }[])[0]!.text, /Input validation error/);
+      }
+    } finally {
+      await peer.close();
+    }
+  });
+});
