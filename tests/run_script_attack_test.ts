@@ -178,6 +178,21 @@ describe("a hostile script: the host's disk", { skip: NO_BWRAP }, () => {
   });
 });
 
+describe("a hostile script: the sandbox's own folders", { skip: NO_BWRAP }, () => {
+  it("cannot write the sandbox's root, /etc or /dev, and /dev/shm holds at most fileBytes", {
+    skip: bwrapHelp().includes("--size") ? false : "this bubblewrap has no --size",
+  }, async () => {
+    const script = 'for p in /x /etc/x /dev/x /newdir/x; do mkdir -p "${p%/x}" 2>/dev/null\n' +
+      '  (echo hi > "$p") 2>/dev/null && echo "wrote $p"; done\n' +
+      "n=0; for i in 1 2 3 4 5 6 7 8; do head -c 1048576 /dev/zero > /dev/shm/f$i 2>/dev/null && n=$((n+1)); done\n" +
+      "echo shm $n; echo null > /dev/null && echo null ok\n";
+    const run = await runIn({ "scripts/w.sh": script }, "scripts/w.sh", [], {
+      fileBytes: 2 * 1048576,
+    });
+    assert.equal(run.stdout, "shm 2\nnull ok\n", run.stderr);
+  });
+});
+
 describe("a hostile script: the files of /etc it is shown", { skip: NO_BWRAP }, () => {
   it("sees the certificates of /etc/ssl but not its private keys' folder", {
     skip: existsSync("/etc/ssl/private") ? false : "no /etc/ssl/private here",

@@ -321,12 +321,15 @@ export function bubblewrapArgv(plan: BubblewrapPlan): string[] {
   // A fresh folder is a memory file system of at most fileBytes (bubblewrap 0.8 or later): many
   // files, each under the file-size limit, cannot fill the host's disk.
   const sized = bwrapHas(tools.bwrap!, "--size");
-  const folder = (host: string, inside: string, fresh: boolean) =>
-    fresh && sized
-      ? argv.push("--size", String(limits.fileBytes), "--tmpfs", inside)
-      : argv.push("--bind", host, inside);
-  folder(plan.work, SANDBOX_WORK, plan.freshWork === true);
-  folder(plan.tmp, SANDBOX_TMP, true);
+  const memory = (inside: string) =>
+    argv.push(...(sized ? ["--size", String(limits.fileBytes)] : []), "--tmpfs", inside);
+  if (sized && plan.freshWork === true) memory(SANDBOX_WORK);
+  else argv.push("--bind", plan.work, SANDBOX_WORK);
+  if (sized) memory(SANDBOX_TMP);
+  else argv.push("--bind", plan.tmp, SANDBOX_TMP);
+  // /dev/shm, which Python's multiprocessing needs, a memory file system of its own (a granted
+  // path may still replace it).
+  memory("/dev/shm");
   if (plan.runtimeBinary !== undefined) {
     // Spelled with a `/./`: Deno rewrites a child's arguments that follow its own path.
     const at = plan.runtimeBinary.lastIndexOf("/");
@@ -335,6 +338,9 @@ export function bubblewrapArgv(plan: BubblewrapPlan): string[] {
   }
   for (const path of plan.readPaths) argv.push("--ro-bind", path, path);
   for (const path of plan.writePaths) argv.push("--bind", path, path);
+  // bubblewrap's root and /dev are memory file systems the script could fill: read-only once
+  // everything is mounted.
+  argv.push("--remount-ro", "/dev", "--remount-ro", "/");
   argv.push("--clearenv");
   for (const [name, value] of Object.entries(plan.env)) argv.push("--setenv", name, value);
   argv.push("--chdir", SANDBOX_WORK, "--", ...prlimitArgv(tools.prlimit!, limits), ...plan.command);
