@@ -505,3 +505,43 @@ describe("attacks that hold (kept as regression tests)", { skip: NO_BWRAP }, () 
     }
   });
 });
+
+describe("the result: limits it claims", () => {
+  it("reports null for a limit that did not hold (no sandbox, or Deno's permissions)", async () => {
+    const restore = _setSandboxTools({ bwrap: null, deno: null });
+    try {
+      const loose = await runIn({ "scripts/a.sh": "echo a\n" }, "scripts/a.sh", [], {
+        dangerouslyRunUnsandboxed: true,
+      });
+      assert.equal(loose.sandbox, "none");
+      const { cpu_seconds, memory_bytes, processes, file_bytes } = loose.limits;
+      assert.deepEqual([cpu_seconds, memory_bytes, processes, file_bytes], [
+        null,
+        null,
+        null,
+        null,
+      ]);
+      assert.equal(loose.limits.timeout_ms, 30_000);
+    } finally {
+      restore();
+    }
+  });
+
+  it("under Deno's permissions, only the heap", { skip: NO_DENO }, async () => {
+    const restore = _setSandboxTools({ bwrap: null, deno: DENO });
+    try {
+      const run = await runIn({ "scripts/a.mjs": "console.log(1)\n" }, "scripts/a.mjs", [], {
+        sandbox: "deno",
+      });
+      const { cpu_seconds, memory_bytes, processes, file_bytes } = run.limits;
+      assert.deepEqual([cpu_seconds, memory_bytes, processes, file_bytes], [
+        null,
+        2 * 1024 ** 3,
+        null,
+        null,
+      ]);
+    } finally {
+      restore();
+    }
+  });
+});

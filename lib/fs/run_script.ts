@@ -166,12 +166,16 @@ export interface ScriptRun {
   /** What the host granted. */
   readonly grants: ScriptGrants;
   /** The limits it ran under. */
+  /**
+   * The limits it ran under; `null` for one that did not hold (under Deno's
+   * permissions only the heap is limited, unsandboxed only the JavaScript heap).
+   */
   readonly limits: {
     readonly timeout_ms: number;
-    readonly cpu_seconds: number;
-    readonly memory_bytes: number;
-    readonly processes: number;
-    readonly file_bytes: number;
+    readonly cpu_seconds: number | null;
+    readonly memory_bytes: number | null;
+    readonly processes: number | null;
+    readonly file_bytes: number | null;
     readonly max_output_chars: number;
   };
 }
@@ -411,10 +415,11 @@ export async function runSkillScript(
       }),
       limits: Object.freeze({
         timeout_ms: settings.limits.timeoutMs,
-        cpu_seconds: settings.limits.cpuSeconds,
-        memory_bytes: settings.limits.memoryBytes,
-        processes: settings.limits.processes,
-        file_bytes: settings.limits.fileBytes,
+        // Only bubblewrap's prlimit sets these; Deno and the runtimes limit their heap alone.
+        cpu_seconds: inside ? settings.limits.cpuSeconds : null,
+        memory_bytes: inside || program === null ? settings.limits.memoryBytes : null,
+        processes: inside ? settings.limits.processes : null,
+        file_bytes: inside ? settings.limits.fileBytes : null,
         max_output_chars: settings.limits.maxOutputChars,
       }),
     });
