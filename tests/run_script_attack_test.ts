@@ -19,6 +19,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import process from "node:process";
 import { pathToFileURL } from "node:url";
+import { createServer } from "node:net";
 import { cli, ROOT, RUNTIME } from "./_cli.ts";
 import { put } from "./_tree.ts";
 import { Client, InMemoryTransport } from "@modelcontextprotocol/client";
@@ -434,6 +435,35 @@ describe("a hostile MCP peer: sizes it lists", () => {
 });
 
 describe("attacks that hold (kept as regression tests)", { skip: NO_BWRAP }, () => {
+  it("cannot reach a host socket in the abstract namespace (as a D-Bus or X server listens)", async (t) => {
+    const name = `skillset-attack-${process.pid}-${Date.now()}`;
+    let connections = 0;
+    const server = createServer((socket) => {
+      connections++;
+      socket.end("hello\n");
+    });
+    try {
+      await new Promise<void>((resolve, reject) => {
+        server.once("error", reject);
+        server.listen(`\0${name}`, resolve);
+      });
+    } catch (e) {
+      t.skip(`this runtime cannot listen on an abstract socket: ${(e as Error).message}`);
+      return;
+    }
+    try {
+      const connect = "import socket\ns = socket.socket(socket.AF_UNIX)\ntry:\n" +
+        // Node names an abstract socket with the whole sun_path, padded with NUL bytes.
+        `    s.connect(b"\\0${name}".ljust(108, b"\\0"))\n    print("connected", s.recv(10))\n` +
+        "except OSError as e:\n    print('refused', e.errno)\n";
+      const run = await runIn({ "scripts/c.py": connect }, "scripts/c.py");
+      assert.match(run.stdout, /^refused/, run.stdout + run.stderr);
+      assert.equal(connections, 0);
+    } finally {
+      server.close();
+    }
+  });
+
   it("ignores options and commands on the #! line, and passes -- and -c arguments to the script", async () => {
     const sh = await runIn(
       { "scripts/a.sh": "#!/bin/sh -c 'echo INJECTED'\necho body \"$@\"\n" },
