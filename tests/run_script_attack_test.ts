@@ -261,6 +261,26 @@ for (const [name, f] of Object.entries(tries)) {
     assert.equal(run.stdout.match(/^\w+ refused /gm)?.length, 4, run.stdout + run.stderr);
   });
 
+  it("cannot start a process, signal one, or read the environment (held)", async () => {
+    const script = `import cp from "node:child_process";
+const tries = {
+  command: () => new Deno.Command("/bin/sh", { args: ["-c", "echo ran"] }).outputSync(),
+  spawn: () => { const r = cp.spawnSync("/bin/sh", ["-c", "echo ran"]); if (r.error) throw r.error; return r; },
+  kill: () => process.kill(process.ppid, 0),
+  env: () => Deno.env.get("PATH"),
+};
+for (const [name, f] of Object.entries(tries)) {
+  try { f(); console.log(name, "allowed"); } catch (e) { console.log(name, (e as Error).name); }
+}
+`;
+    const run = await underDeno({ "scripts/p.ts": script }, "scripts/p.ts");
+    assert.equal(
+      run.stdout,
+      "command NotCapable\nspawn NotCapable\nkill NotCapable\nenv NotCapable\n",
+      run.stderr,
+    );
+  });
+
   it("still imports its own modules", async () => {
     const run = await underDeno({
       "scripts/main.ts": 'import { n } from "./lib/n.ts";\nconsole.log(n);\n',
