@@ -1,13 +1,14 @@
 /**
  * `skillset run`: run one of a skill's scripts in the sandbox
- * (`runSkillScript`), its output passed through, a last line on stderr
+ * (`runSkillScript`), its output passed through (control characters other
+ * than line breaks and tabs escaped), a last line on stderr
  * saying how it ended, in which sandbox and what was granted. The grant and
  * limit flags are shared with `serve --allow-scripts`.
  *
  * @module
  */
 import { resolve } from "node:path";
-import { escapeControls as esc } from "../core/_text.ts";
+import { escapeControls as esc, escapeControlsKeepingLines } from "../core/_text.ts";
 import { type Args, type ArgSpec, count, parseArgs, UsageError } from "./_args.ts";
 import { discoveryFlags, listDiscovery } from "./_discovery.ts";
 import type { CliIO } from "./_io.ts";
@@ -125,8 +126,10 @@ export async function runRunCli(
   if (args.json) {
     io.stdout(`${JSON.stringify(run, null, 2)}\n`);
   } else {
-    io.stdout(run.stdout);
-    io.stderr(run.stderr);
+    // The script's text, its control characters escaped: a terminal obeys escape sequences
+    // (clipboard writes, replies typed into the shell, a forged last line).
+    io.stdout(escapeControlsKeepingLines(run.stdout));
+    io.stderr(escapeControlsKeepingLines(run.stderr));
     io.stderr(`${summary(run)}\n`);
   }
   return run.exit_code ?? 1;

@@ -1,6 +1,7 @@
 /**
  * Running one child process with bounds: no input (stdin is `/dev/null`, so
- * nothing waits on a prompt), stdout and stderr each kept up to a number of
+ * nothing waits on a prompt), no descriptor the host was started with (each
+ * becomes `/dev/null`), stdout and stderr each kept up to a number of
  * characters (the rest counted, never stored), and a wall-clock timeout that
  * kills the child's whole process group with `SIGKILL`. The runner of skill
  * scripts (`run_script.ts`) wraps its sandbox in this.
@@ -8,6 +9,7 @@
  * @module
  */
 import { spawn } from "node:child_process";
+import { closeSync, openSync, readdirSync, readFileSync } from "node:fs";
 import process from "node:process";
 
 /** What to run and its bounds. */
@@ -57,14 +59,20 @@ class CappedText {
     const text = chunk === null
       ? this.#decoder.decode()
       : this.#decoder.decode(chunk, { stream: true });
-    const room = this.#cap - this.text.length;
+    const room = this.dropped > 0 ? 0 : this.#cap - this.text.length;
     if (room >= text.length) {
       this.text += text;
     } else {
-      if (room > 0) this.text += text.slice(0, room);
-      this.dropped += text.length - Math.max(room, 0);
+      // Never half a character: a surrogate pair cut at the cap is left out whole.
+      const keep = room > 0 && isHighSurrogate(text.charCodeAt(room - 1)) ? room - 1 : room;
+      this.text += text.slice(0, keep);
+      this.dropped += text.length - keep;
     }
   }
+}
+
+function isHighSurrogate(unit: number): boolean {
+  return unit >= 0xd800 && unit <= 0xdbff;
 }
 
 /**
@@ -82,13 +90,33 @@ export function cappedSpawn(plan: CappedSpawn): Promise<CappedOutcome> {
     const err = new CappedText(plan.maxOutputChars);
     let timedOut = false;
     let settled = false;
-    const child = spawn(plan.argv[0]!, plan.argv.slice(1), {
-      cwd: plan.cwd,
-      env: { ...plan.env },
-      stdio: ["ignore", "pipe", "pipe"],
-      detached: true,
-      windowsHide: true,
-    });
+    // The host's inherited descriptors become /dev/null in the child (a handle each: Deno
+    // cannot start a child given one handle twice).
+    const nulls = inheritedDescriptors().map((fd) => [fd, openSync("/dev/null", "r")] as const);
+    const stdio: ("ignore" | "pipe" | number)[] = ["ignore", "pipe", "pipe"];
+    for (const [fd, devNull] of nulls) {
+      while (stdio.length < fd) stdio.push("ignore");
+      stdio[fd] = devNull;
+    }
+    const release = (): void => {
+      // Held until the child ends: some runtimes start the child after `spawn` returns.
+      for (const [, devNull] of nulls.splice(0)) {
+        closeSync(devNull);
+      }
+    };
+    let child;
+    try {
+      child = spawn(plan.argv[0]!, plan.argv.slice(1), {
+        cwd: plan.cwd,
+        env: { ...plan.env },
+        stdio,
+        detached: true,
+        windowsHide: true,
+      });
+    } catch (e) {
+      release();
+      throw e;
+    }
     const killTree = (): void => {
       if (child.pid === undefined) return;
       try {
@@ -111,6 +139,7 @@ export function cappedSpawn(plan: CappedSpawn): Promise<CappedOutcome> {
       if (settled) return;
       settled = true;
       clearTimeout(timer);
+      release();
       // Whatever the group left behind goes with it.
       killTree();
       out.add(null);
@@ -133,4 +162,33 @@ export function cappedSpawn(plan: CappedSpawn): Promise<CappedOutcome> {
     child.on("exit", killTree);
     child.on("close", (code: number | null, signal: NodeJS.Signals | null) => finish(code, signal));
   });
+}
+
+/**
+ * The descriptors above stderr that a child would inherit: those this
+ * process was itself started with, without close-on-exec (the runtime opens
+ * its own with it). The child gets `/dev/null` at each instead, so a script
+ * cannot read or write what its host was handed. Linux only (`/proc`);
+ * elsewhere none are known.
+ */
+function inheritedDescriptors(): number[] {
+  let names: string[];
+  try {
+    names = readdirSync("/proc/self/fd");
+  } catch {
+    return [];
+  }
+  const out: number[] = [];
+  for (const name of names) {
+    const fd = Number(name);
+    if (!(fd > 2)) continue;
+    try {
+      const flags = /^flags:\s*([0-7]+)$/m.exec(readFileSync(`/proc/self/fdinfo/${fd}`, "utf8"));
+      // O_CLOEXEC is 0o2000000 in the octal flags /proc shows.
+      if (flags !== null && (parseInt(flags[1]!, 8) & 0o2000000) === 0) out.push(fd);
+    } catch {
+      // Closed meanwhile (the listing's own descriptor): nothing to inherit.
+    }
+  }
+  return out.sort((a, b) => a - b);
 }

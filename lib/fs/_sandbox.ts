@@ -16,7 +16,9 @@ import {
   realpathSync,
   type Stats,
 } from "node:fs";
+import { spawnSync } from "node:child_process";
 import process from "node:process";
+import { pathToFileURL } from "node:url";
 
 /** Where the skill is inside the sandbox (read-only). */
 export const SANDBOX_SKILL = "/skill";
@@ -44,7 +46,9 @@ const SYSTEM_DIRS: readonly string[] = [
 /**
  * The files of `/etc` bound read-only: what the dynamic linker, the C
  * library and Python need. Not `/etc` whole: it may hold secrets
- * (`shadow`, keys, credentials of services).
+ * (`shadow`, keys, credentials of services); of `/etc/ssl` only the
+ * certificates and OpenSSL's configuration, never `private` (TLS keys, which
+ * a member of `ssl-cert` could read inside too).
  */
 const ETC_ENTRIES: readonly string[] = [
   "ld.so.cache",
@@ -56,7 +60,8 @@ const ETC_ENTRIES: readonly string[] = [
   "passwd",
   "group",
   "mime.types",
-  "ssl",
+  "ssl/certs",
+  "ssl/openssl.cnf",
   "ca-certificates",
 ];
 
@@ -232,7 +237,9 @@ export interface BubblewrapPlan {
   readonly skill: string;
   /** The working folder on the host (bound writable at {@linkcode SANDBOX_WORK}). */
   readonly work: string;
-  /** The private temporary folder on the host (bound writable at {@linkcode SANDBOX_TMP}). */
+  /** Whether `work` is a fresh empty folder (then, where bubblewrap can, one in memory instead). */
+  readonly freshWork?: boolean;
+  /** The private temporary folder on the host (bound writable at {@linkcode SANDBOX_TMP}, where bubblewrap cannot make one in memory). */
   readonly tmp: string;
   /** The runtime's binary on the host, bound read-only under {@linkcode SANDBOX_RUNTIME}, when the script needs it. */
   readonly runtimeBinary?: string;
@@ -281,6 +288,9 @@ export function bubblewrapArgv(plan: BubblewrapPlan): string[] {
   argv.push(
     tools.bwrap!,
     "--unshare-all",
+    // No user namespace of its own inside (bubblewrap 0.8 or later): it would be root there, with
+    // the kernel's network and mount code to attack.
+    ...(bwrapHas(tools.bwrap!, "--disable-userns") ? ["--unshare-user", "--disable-userns"] : []),
     ...(plan.network ? ["--share-net"] : []),
     "--die-with-parent",
     "--new-session",
@@ -304,16 +314,22 @@ export function bubblewrapArgv(plan: BubblewrapPlan): string[] {
     "/proc",
     "--dev",
     "/dev",
-    "--bind",
-    plan.work,
-    SANDBOX_WORK,
-    "--bind",
-    plan.tmp,
-    SANDBOX_TMP,
     "--ro-bind",
     plan.skill,
     SANDBOX_SKILL,
   );
+  // A fresh folder is a memory file system of at most fileBytes (bubblewrap 0.8 or later): many
+  // files, each under the file-size limit, cannot fill the host's disk.
+  const sized = bwrapHas(tools.bwrap!, "--size");
+  const memory = (inside: string) =>
+    argv.push(...(sized ? ["--size", String(limits.fileBytes)] : []), "--tmpfs", inside);
+  if (sized && plan.freshWork === true) memory(SANDBOX_WORK);
+  else argv.push("--bind", plan.work, SANDBOX_WORK);
+  if (sized) memory(SANDBOX_TMP);
+  else argv.push("--bind", plan.tmp, SANDBOX_TMP);
+  // /dev/shm, which Python's multiprocessing needs, a memory file system of its own (a granted
+  // path may still replace it).
+  memory("/dev/shm");
   if (plan.runtimeBinary !== undefined) {
     // Spelled with a `/./`: Deno rewrites a child's arguments that follow its own path.
     const at = plan.runtimeBinary.lastIndexOf("/");
@@ -322,10 +338,26 @@ export function bubblewrapArgv(plan: BubblewrapPlan): string[] {
   }
   for (const path of plan.readPaths) argv.push("--ro-bind", path, path);
   for (const path of plan.writePaths) argv.push("--bind", path, path);
+  // bubblewrap's root and /dev are memory file systems the script could fill: read-only once
+  // everything is mounted.
+  argv.push("--remount-ro", "/dev", "--remount-ro", "/");
   argv.push("--clearenv");
   for (const [name, value] of Object.entries(plan.env)) argv.push("--setenv", name, value);
   argv.push("--chdir", SANDBOX_WORK, "--", ...prlimitArgv(tools.prlimit!, limits), ...plan.command);
   return argv;
+}
+
+const helps = new Map<string, string>();
+
+/** Whether this bubblewrap has an option (`--disable-userns`, `--size`: 0.8 or later), asked once. */
+function bwrapHas(bwrap: string, option: string): boolean {
+  let help = helps.get(bwrap);
+  if (help === undefined) {
+    const out = spawnSync(bwrap, ["--help"], { encoding: "utf8", timeout: 10_000 });
+    help = `${out.stdout ?? ""}${out.stderr ?? ""}`;
+    helps.set(bwrap, help);
+  }
+  return new RegExp(`^\\s*${option}\\b`, "m").test(help);
 }
 
 /** `prlimit` with every limit, then `--` (the command follows). */
@@ -358,18 +390,57 @@ function lstatOrNull(path: string): Stats | null {
   }
 }
 
+/** Where the import map of {@linkcode denoImportMap} sends a module outside the allowed folders. */
+const REFUSED_MODULES = "file:///skillset-sandbox-refused/";
+
+/**
+ * The import map of a Deno run: Deno loads modules without asking its read
+ * permission, so a script could import any JSON file (or see a text file's
+ * first line in the parse error) outside the skill; the map sends every
+ * `file:` module outside the folders the script may read to a folder that
+ * does not exist.
+ *
+ * @param reads The folders the script may read.
+ * @returns The import map, as JSON.
+ */
+export function denoImportMap(reads: readonly string[]): string {
+  const imports: Record<string, string> = { "file:///": REFUSED_MODULES };
+  for (const dir of reads) {
+    const url = pathToFileURL(dir).href.replace(/\/?$/, "/");
+    imports[url] = url;
+  }
+  return JSON.stringify({ imports });
+}
+
+/**
+ * The folders a Deno run may read: the skill, the working and temporary
+ * folders, and the granted paths.
+ *
+ * @param dirs The skill, working and temporary folders on the host.
+ * @param grants The granted paths.
+ * @returns The folders.
+ */
+export function denoReads(
+  dirs: { readonly skill: string; readonly work: string; readonly tmp: string },
+  grants: { readonly readPaths: readonly string[]; readonly writePaths: readonly string[] },
+): string[] {
+  return [dirs.skill, dirs.work, dirs.tmp, ...grants.readPaths, ...grants.writePaths];
+}
+
 /**
  * The Deno command that runs a JavaScript or TypeScript script where
  * bubblewrap is missing: no prompt, reads of the skill, working and
- * temporary folders (and granted paths) only, writes to the working and
- * temporary folders only, no network, no subprocess, no environment, no FFI
- * unless granted.
+ * temporary folders (and granted paths) only — modules too, through the
+ * import map — writes to the working and temporary folders only, no
+ * network (no remote, `npm:` or `jsr:` module either), no subprocess, no
+ * environment, no FFI unless granted.
  *
  * @param deno The `deno` binary.
  * @param script The script's path on the host.
  * @param dirs The skill, working and temporary folders on the host.
  * @param grants The granted network, paths and environment variable names.
  * @param memoryMiB The heap limit given to V8.
+ * @param importMap The file holding {@linkcode denoImportMap}'s map.
  * @returns The command line.
  */
 export function denoArgv(
@@ -383,8 +454,8 @@ export function denoArgv(
     readonly env: readonly string[];
   },
   memoryMiB: number,
+  importMap: string,
 ): string[] {
-  const reads = [dirs.skill, dirs.work, dirs.tmp, ...grants.readPaths, ...grants.writePaths];
   const writes = [dirs.work, dirs.tmp, ...grants.writePaths];
   return [
     deno,
@@ -392,7 +463,10 @@ export function denoArgv(
     "--no-prompt",
     "--no-config",
     "--no-lock",
-    `--allow-read=${reads.join(",")}`,
+    "--no-remote",
+    "--no-npm",
+    `--import-map=${importMap}`,
+    `--allow-read=${denoReads(dirs, grants).join(",")}`,
     `--allow-write=${writes.join(",")}`,
     ...(grants.network ? ["--allow-net"] : []),
     ...(grants.env.length > 0 ? [`--allow-env=${grants.env.join(",")}`] : []),

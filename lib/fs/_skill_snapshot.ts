@@ -41,33 +41,35 @@ export function readSkill(
     if (file.outside_root === true) continue;
     const shown = mayAccess(effectiveClass(path, file.real_path, skill.resource_classes), flags);
     if (!shown && !all) continue;
-    total += file.size;
-    if (total > maxBytes) {
-      throw refuse(
+    const tooLarge = () =>
+      refuse(
         "SKILL_TOO_LARGE",
         `Skill ${
           JSON.stringify(skill.name)
         } has over ${maxBytes} bytes of files to copy into the sandbox`,
       );
-    }
-    const { bytes, realPath } = readWhole(file, maxBytes);
+    if (total + file.size > maxBytes) throw tooLarge();
+    // The budget holds for the bytes as opened, not as listed (a served listing can understate them).
+    const { bytes, realPath } = readWhole(file, maxBytes - total, tooLarge);
+    total += bytes.length;
     const visible = mayAccess(effectiveClass(path, realPath, skill.resource_classes), flags);
     out.set(path, Object.freeze({ bytes, visible }));
   }
   return out;
 }
 
-/** Every byte of a file through one handle, checked not to change while read. */
+/** Every byte of a file through one handle, checked not to change while read, up to a budget. */
 function readWhole(
   file: ResourceFile,
-  maxBytes: number,
+  budget: number,
+  tooLarge: () => ScriptRunError,
 ): { bytes: Uint8Array; realPath: string | undefined } {
   const handle = openResource(file);
   try {
     const size = handle.size;
     const changed = () =>
       new ResourceReadError("RESOURCE_CHANGED", file.path, "it changed while it was being read");
-    if (size > maxBytes) throw changed();
+    if (size > budget) throw tooLarge();
     const bytes = new Uint8Array(size);
     for (let filled = 0; filled < size;) {
       const page = handle.read(filled, size - filled);
@@ -97,8 +99,26 @@ export async function manifestOf(
   return manifestFromEntries(skill.name, skill.frontmatter, entries);
 }
 
-/** Write the files the gate shows into a fresh folder (the sandbox's `/skill`). */
+/**
+ * Write the files the gate shows into a fresh folder (the sandbox's `/skill`).
+ *
+ * @throws {ResourceReadError} `NOT_A_REGULAR_FILE` when a path is listed both
+ *   as a file and as a folder of others (a bundle served over MCP can list that).
+ */
 export function writeSnapshot(dir: string, files: Map<string, Snapshot>): void {
+  for (const [path, { visible }] of files) {
+    if (!visible) continue;
+    for (let slash = path.indexOf("/"); slash > 0; slash = path.indexOf("/", slash + 1)) {
+      const folder = path.slice(0, slash);
+      if (files.get(folder)?.visible === true) {
+        throw new ResourceReadError(
+          "NOT_A_REGULAR_FILE",
+          folder,
+          `it is listed both as a file and as the folder of ${JSON.stringify(path)}`,
+        );
+      }
+    }
+  }
   mkdirSync(dir, { mode: 0o755 });
   for (const [path, { bytes, visible }] of files) {
     if (!visible) continue;

@@ -11,7 +11,15 @@
  *
  * @module
  */
-import { chmodSync, chownSync, mkdirSync, mkdtempSync, rmSync, statSync } from "node:fs";
+import {
+  chmodSync,
+  chownSync,
+  mkdirSync,
+  mkdtempSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { isAbsolute, join } from "node:path";
 import type { SkillBundle } from "../core/bundle.ts";
@@ -30,6 +38,8 @@ import { manifestOf, readSkill, writeSnapshot } from "./_skill_snapshot.ts";
 import {
   bubblewrapArgv,
   denoArgv,
+  denoImportMap,
+  denoReads,
   isRoot,
   type Limits,
   runtime,
@@ -90,7 +100,10 @@ export interface RunScriptOptions extends SafetyFlags {
   readonly memoryBytes?: number;
   /** Processes and threads; default 64. */
   readonly processes?: number;
-  /** The largest file the script may write; default 64 MiB. */
+  /**
+   * The largest file the script may write, and what a fresh working folder and
+   * `/tmp` hold in all (bubblewrap 0.8 or later); default 64 MiB.
+   */
   readonly fileBytes?: number;
   /** Characters kept of stdout, and of stderr (the rest is counted); default 30,000. */
   readonly maxOutputChars?: number;
@@ -153,12 +166,16 @@ export interface ScriptRun {
   /** What the host granted. */
   readonly grants: ScriptGrants;
   /** The limits it ran under. */
+  /**
+   * The limits it ran under; `null` for one that did not hold (under Deno's
+   * permissions only the heap is limited, unsandboxed only the JavaScript heap).
+   */
   readonly limits: {
     readonly timeout_ms: number;
-    readonly cpu_seconds: number;
-    readonly memory_bytes: number;
-    readonly processes: number;
-    readonly file_bytes: number;
+    readonly cpu_seconds: number | null;
+    readonly memory_bytes: number | null;
+    readonly processes: number | null;
+    readonly file_bytes: number | null;
     readonly max_output_chars: number;
   };
 }
@@ -323,7 +340,9 @@ export async function runSkillScript(
     let interpreter: string = kind.interpreter;
     if (mode === "deno") {
       interpreter = "deno";
-      command = denoArgv(tools.deno!, scriptPath, where, settings.grants, memoryMiB);
+      const importMap = join(base, "import_map.json");
+      writeFileSync(importMap, denoImportMap(denoReads(where, settings.grants)), { flag: "wx" });
+      command = denoArgv(tools.deno!, scriptPath, where, settings.grants, memoryMiB, importMap);
     } else if (program === null) {
       interpreter = runtime().kind;
       const binary = inside ? `${SANDBOX_RUNTIME}/${runtime().kind}` : runtime().path;
@@ -355,6 +374,7 @@ export async function runSkillScript(
         tools,
         skill: skillDir,
         work,
+        freshWork: options.cwd === undefined,
         tmp,
         ...(program === null ? { runtimeBinary: runtime().path } : {}),
         readPaths: settings.grants.readPaths,
@@ -395,10 +415,11 @@ export async function runSkillScript(
       }),
       limits: Object.freeze({
         timeout_ms: settings.limits.timeoutMs,
-        cpu_seconds: settings.limits.cpuSeconds,
-        memory_bytes: settings.limits.memoryBytes,
-        processes: settings.limits.processes,
-        file_bytes: settings.limits.fileBytes,
+        // Only bubblewrap's prlimit sets these; Deno and the runtimes limit their heap alone.
+        cpu_seconds: inside ? settings.limits.cpuSeconds : null,
+        memory_bytes: inside || program === null ? settings.limits.memoryBytes : null,
+        processes: inside ? settings.limits.processes : null,
+        file_bytes: inside ? settings.limits.fileBytes : null,
         max_output_chars: settings.limits.maxOutputChars,
       }),
     });

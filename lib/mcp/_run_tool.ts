@@ -21,6 +21,13 @@ const DESCRIPTION = "Run one of a skill's scripts (a path the skill's activation
   "network, limits on time, memory and output. Answers with the exit code, stdout and stderr " +
   "(each capped; *_truncated counts what was cut) and what the host granted.";
 
+/** The description when the host chose to run scripts unsandboxed: never claims a sandbox. */
+const UNSANDBOXED_DESCRIPTION = "Run one of a skill's scripts (a path the skill's activation " +
+  "lists under Runnable scripts) on the host WITHOUT A SANDBOX: the host chose to run them with " +
+  "its own rights (they can read and write whatever the host can, and use the network); only " +
+  "time and output are limited. Answers with the exit code, stdout and stderr (each capped; " +
+  "*_truncated counts what was cut).";
+
 const INPUT_SCHEMA = fromJsonSchema({
   type: "object",
   properties: {
@@ -40,6 +47,18 @@ const INPUT_SCHEMA = fromJsonSchema({
   additionalProperties: false,
 });
 
+/** Runs waiting or running at once per served set, beyond which a call is refused. */
+export const MAX_PENDING_RUNS = 8;
+
+/** The runs of one served set: one at a time, the others waiting in order. */
+interface RunLine {
+  tail: Promise<void>;
+  pending: number;
+}
+
+// Keyed by the served set, not the server: over HTTP every request builds a server.
+const lines = new WeakMap<CurrentTools, RunLine>();
+
 /**
  * Register `run_skill_script` on a server when `options.scripts` is set.
  *
@@ -57,7 +76,12 @@ export function registerRunTool(
   if (scripts === undefined) return undefined;
   return server.registerTool(
     RUN_TOOL_NAME,
-    { description: DESCRIPTION, inputSchema: INPUT_SCHEMA },
+    {
+      description: scripts.dangerouslyRunUnsandboxed === true
+        ? UNSANDBOXED_DESCRIPTION
+        : DESCRIPTION,
+      inputSchema: INPUT_SCHEMA,
+    },
     async (input: unknown) => {
       const { skill: name, path, args } = input as {
         readonly skill: string;
@@ -66,7 +90,20 @@ export function registerRunTool(
       };
       const skill = files.current.skills.get(name);
       if (skill === undefined) return failure(`Unknown skill ${JSON.stringify(name)}`);
+      // One run at a time: a peer calling in parallel cannot start sandboxes without bound.
+      let line = lines.get(files);
+      if (line === undefined) lines.set(files, line = { tail: Promise.resolve(), pending: 0 });
+      if (line.pending >= MAX_PENDING_RUNS) {
+        return failure(
+          `Too many script runs at once (${MAX_PENDING_RUNS} running or waiting): call again when one has ended`,
+        );
+      }
+      const before = line.tail;
+      let done!: () => void;
+      line.tail = new Promise<void>((resolve) => done = resolve);
+      line.pending++;
       try {
+        await before;
         const run = await runSkillScript(skill, path, args ?? [], {
           ...scripts,
           global_safety: options.global_safety !== false,
@@ -80,6 +117,9 @@ export function registerRunTool(
         };
       } catch (e) {
         return failure(e instanceof Error ? e.message : String(e));
+      } finally {
+        line.pending--;
+        done();
       }
     },
   );
