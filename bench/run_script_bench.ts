@@ -119,6 +119,8 @@ function bare(command: readonly string[]): string[] {
     readPaths: [],
     writePaths: [],
     network: false,
+    // As runSkillScript without a host cwd: the work folder is a fresh in-memory one.
+    freshWork: true,
     env: { PATH: "/usr/local/bin:/usr/bin:/bin" },
     limits: {
       cpuSeconds: 30,

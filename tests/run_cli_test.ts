@@ -136,4 +136,21 @@ describe("skillset run", () => {
     assert.match(result.stderr, /^skillset run: WARNING: running without a sandbox/);
     assert.match(result.stderr, /\(NO SANDBOX; bash\)/);
   });
+
+  it("warns loudly when serve is told to run scripts unsandboxed", () => {
+    // stdin is closed at once, so the stdio server stops after starting.
+    const served = cli([
+      "serve",
+      skillCreator(),
+      "--allow-scripts",
+      "--dangerously-run-unsandboxed",
+    ]);
+    assert.equal(served.code, 0, served.stderr);
+    assert.match(
+      served.stderr,
+      /^skillset serve: WARNING: run_skill_script runs scripts without a sandbox/,
+    );
+    const sandboxed = cli(["serve", skillCreator(), "--allow-scripts"]);
+    assert.doesNotMatch(sandboxed.stderr, /WARNING/);
+  });
 });

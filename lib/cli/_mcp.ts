@@ -217,7 +217,7 @@ async function serve(args: Args, io: McpCliIO): Promise<number> {
     // The SDK's stdio transport refuses a message over 10 MiB: such files are not published.
     ...(address === undefined ? { maxMessageBytes: STDIO_MESSAGE_BYTES } : {}),
     ...(toolBudget === undefined ? {} : { toolBudget }),
-    ...scriptsOption(args),
+    ...scriptsOption(args, log),
   });
   const watching = args.switches.has("--watch");
   if (served.skills.size === 0 && !watching) {
@@ -282,8 +282,17 @@ async function serve(args: Args, io: McpCliIO): Promise<number> {
 }
 
 /** `--allow-scripts` and run's grant and limit flags as the `scripts` option; those flags alone are a usage error. */
-function scriptsOption(args: Args): { scripts?: RunScriptOptions } {
-  if (args.switches.has("--allow-scripts")) return { scripts: runOptions(args) };
+function scriptsOption(args: Args, log: (line: string) => void): { scripts?: RunScriptOptions } {
+  if (args.switches.has("--allow-scripts")) {
+    const scripts = runOptions(args);
+    if (scripts.dangerouslyRunUnsandboxed === true) {
+      log(
+        "WARNING: run_skill_script runs scripts without a sandbox " +
+          "(--dangerously-run-unsandboxed): a script can read and write whatever this server can",
+      );
+    }
+    return { scripts };
+  }
   const given = [...RUN_VALUE_FLAGS, ...RUN_SWITCHES].find((f) =>
     args.flags.has(f) || args.switches.has(f)
   );
