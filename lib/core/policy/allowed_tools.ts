@@ -10,13 +10,20 @@
  * pattern in parentheses, `Bash(git:*)`. A pattern holds any characters but
  * control characters, with balanced parentheses. `*` in a name or a pattern
  * matches any run of characters; a pattern ending in `:*` is the prefix form:
- * `git:*` matches `git` and `git` followed by a space and anything.
+ * `git:*` matches the command `git` and every command whose first word is `git`.
+ *
+ * A pattern matches a command's words, never its raw text: only a command
+ * that is one simple command of literal words (`./shell_words.ts`) can match,
+ * and only without the options that make its program run code
+ * (`./code_options.ts`) unless the pattern names them.
  *
  * @module
  */
 import { SkillsetError } from "../errors.ts";
 import { quoteShort } from "../_text.ts";
 import { compileGlob } from "./_glob.ts";
+import { codeRunningOptions } from "./code_options.ts";
+import { readWords } from "./shell_words.ts";
 
 /** One entry of an `allowed-tools` value (frozen). */
 export interface AllowedToolEntry {
@@ -318,14 +325,6 @@ export function formatEntry(entry: Pick<AllowedToolEntry, "tool" | "pattern">): 
 }
 
 /**
- * Shell control syntax: a command holding any of it is never matched by a
- * pattern, since a prefix such as `git:*` would otherwise approve
- * `git status; rm -rf ~`.
- */
-// deno-lint-ignore no-control-regex
-const SHELL_CONTROL = /[;&|`<>\n\r\u0000]|\$\(/;
-
-/**
  * What a call's input is matched against: the input itself when it is a
  * string, or its `command` field when that is a string (the shape of a
  * shell tool's input); otherwise nothing, and only bare entries match.
@@ -342,54 +341,91 @@ export function callSubject(input: unknown): string | undefined {
   return undefined;
 }
 
+/**
+ * A compiled pattern, matched against a command's words joined by NUL (a
+ * character no word holds, so the joined text says where each word ends).
+ *
+ * @internal
+ */
+export interface CommandPattern {
+  /** The joined words of a prefix form's head without `*` (`git\0log` of `git log:*`), or `null`. */
+  readonly prefix: string | null;
+  /** The head and a NUL: a longer command must start with it. */
+  readonly spaced: string;
+  /** Any other pattern's test; `null` with `prefix` `null` for a pattern that is not plain words (it matches nothing). */
+  readonly test: ((joined: string) => boolean) | null;
+  /** The code-running options ({@linkcode codeRunningOptions}) the pattern names itself. */
+  readonly named: readonly string[];
+}
+
+/** The separator of words in joined text. */
+export const WORD_SEPARATOR = "\u0000";
+
+const NOTHING: CommandPattern = Object.freeze({ prefix: null, spaced: "", test: null, named: [] });
+
+/**
+ * Compile a pattern: it is read with the shell grammar of
+ * {@linkcode shellWords} (where `*`, quoted or not, is a wildcard: any run of
+ * characters, across words too), and a trailing `:*` is the prefix form:
+ * `git log:*` matches the words `git log` and any command whose first words
+ * they are. A pattern that is not plain words (`echo $(date)`) matches nothing.
+ *
+ * @internal
+ */
+export function compileCommandPattern(pattern: string): CommandPattern {
+  const prefixForm = pattern.endsWith(":*");
+  const words = readWords(prefixForm ? pattern.slice(0, -2) : pattern, true);
+  if (words === undefined || words.length === 0) return NOTHING;
+  const named = codeRunningOptions(words);
+  const head = words.join(WORD_SEPARATOR);
+  if (!head.includes("*")) {
+    if (prefixForm) return { prefix: head, spaced: head + WORD_SEPARATOR, test: null, named };
+    return { prefix: null, spaced: "", test: (joined) => joined === head, named };
+  }
+  const bare = compileGlob(head).matches;
+  if (!prefixForm) return { prefix: null, spaced: "", test: bare, named };
+  const more = compileGlob(head + WORD_SEPARATOR + "*").matches;
+  return { prefix: null, spaced: "", test: (joined) => bare(joined) || more(joined), named };
+}
+
+/**
+ * Whether a command's words match a compiled pattern: the joined words match,
+ * and every code-running option the words use is one the pattern names.
+ *
+ * @internal
+ */
+export function matchesWords(
+  p: CommandPattern,
+  joined: string,
+  used: readonly string[],
+): boolean {
+  const hit = p.prefix !== null
+    ? joined === p.prefix || joined.startsWith(p.spaced)
+    : p.test !== null && p.test(joined);
+  if (!hit) return false;
+  for (let i = 0; i < used.length; i++) if (!p.named.includes(used[i]!)) return false;
+  return true;
+}
+
 /** A compiled pattern: whether a call's subject matches it. */
 export type PatternMatcher = (subject: string) => boolean;
 
 /**
- * Compile a pattern: `*` matches any run of characters; a trailing `:*` is
- * the prefix form (`git:*` matches `git` and `git …`). The matcher refuses
- * every subject holding shell control syntax (`;`, `&`, `|`, a backtick,
- * `$(`, `<`, `>`, a line break or NUL).
+ * Compile a pattern into a test of a whole command: the command must be one
+ * simple command of literal words ({@linkcode shellWords}), its words must
+ * match the pattern, and it may use a code-running option
+ * ({@linkcode codeRunningOptions}) only when the pattern names it.
  *
  * @param pattern The text between the parentheses.
  * @returns The matcher.
  */
 export function compilePattern(pattern: string): PatternMatcher {
-  const { prefix, spaced, test } = subjectMatcher(pattern);
-  if (prefix !== null) {
-    return (s) => (s === prefix || s.startsWith(spaced)) && !SHELL_CONTROL.test(s);
-  }
-  return (s) => test!(s) && !SHELL_CONTROL.test(s);
-}
-
-/**
- * A pattern's match, without the shell-control rule: the plain prefix form
- * (`git:*`, no other `*`) as its head, anything else as a test.
- *
- * @internal
- */
-export function subjectMatcher(pattern: string): {
-  readonly prefix: string | null;
-  readonly spaced: string;
-  readonly test: ((subject: string) => boolean) | null;
-} {
-  if (pattern.endsWith(":*")) {
-    const head = pattern.slice(0, -2);
-    if (!head.includes("*")) return { prefix: head, spaced: `${head} `, test: null };
-    const bare = compileGlob(head).matches;
-    const words = compileGlob(`${head} *`).matches;
-    return { prefix: null, spaced: "", test: (s) => bare(s) || words(s) };
-  }
-  return { prefix: null, spaced: "", test: compileGlob(pattern).matches };
-}
-
-/**
- * Whether a subject holds shell control syntax (no pattern matches it).
- *
- * @internal
- */
-export function hasShellControl(subject: string): boolean {
-  return SHELL_CONTROL.test(subject);
+  const p = compileCommandPattern(pattern);
+  return (subject) => {
+    const words = readWords(subject);
+    if (words === undefined) return false;
+    return matchesWords(p, words.join(WORD_SEPARATOR), codeRunningOptions(words));
+  };
 }
 
 /**
@@ -409,6 +445,7 @@ export function hasShellControl(subject: string): boolean {
  * assert.equal(matchesAllowedTool(git!, { name: "Bash", input: { command: "git status" } }), true);
  * assert.equal(matchesAllowedTool(git!, { name: "Bash", input: "gitk" }), false);
  * assert.equal(matchesAllowedTool(git!, { name: "Bash", input: "git log; rm -rf ~" }), false);
+ * assert.equal(matchesAllowedTool(git!, { name: "Bash", input: "git -c core.pager=sh log" }), false);
  * ```
  */
 export function matchesAllowedTool(

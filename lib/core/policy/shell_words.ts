@@ -1,0 +1,295 @@
+/**
+ * The shell grammar an `allowed-tools` pattern is matched under: a command
+ * can match a pattern only when it is **one simple command of literal
+ * words** — words that every POSIX shell (bash, dash) reads the same way and
+ * expands to themselves. Anything else is not refused here; it only never
+ * matches a pattern, so the call falls to the policy's `ask` or `deny`.
+ *
+ * | a word is made of                      | holding                                                            |
+ * | -------------------------------------- | ------------------------------------------------------------------ |
+ * | unquoted characters                    | ASCII letters and digits, `_ - . / : , + @ % =`, other printable non-ASCII |
+ * | single-quoted strings `'…'`            | any printable character but `'` (a tab too)                        |
+ * | double-quoted strings `"…"`            | any printable character but `"`, `$`, a backtick, `\` and `!`      |
+ *
+ * Words are separated by spaces or tabs (leading and trailing ones are
+ * ignored). Refused anywhere outside quotes: `$`, a backtick, `\`, the glob
+ * characters `* ? [ ]`, `~`, `{ }`, `#`, `!`, `^`, `;`, `&`, `|`, `<`, `>`,
+ * `(`, `)`; refused anywhere: a line break or any other control character,
+ * white space beyond space and tab (no-break space, U+2028, …), format and
+ * private-use characters, a lone surrogate, an unclosed quote, an empty
+ * command. The first word is the program: it may not be a reserved word
+ * (`time`, `if`, `coproc`, …), a shell builtin other than `cd echo false
+ * printf pwd test true` (`eval`, `source`, `declare`, `exec`, `command`, …
+ * run code or read names as array subscripts), empty, start with `%` (a job)
+ * or hold an unquoted `=` (an assignment such as `GIT_PAGER=x git log`).
+ *
+ * @module
+ */
+
+/** The class of each ASCII character outside quotes. */
+const WORD = 1;
+const BLANK = 2;
+const SINGLE = 3;
+const DOUBLE = 4;
+const UNQUOTED: Uint8Array = (() => {
+  const table = new Uint8Array(128);
+  const mark = (chars: string, cls: number) => {
+    for (const c of chars) table[c.charCodeAt(0)] = cls;
+  };
+  mark("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-./:,+@%=", WORD);
+  mark(" \t", BLANK);
+  mark("'", SINGLE);
+  mark('"', DOUBLE);
+  return table;
+})();
+/** Printable ASCII (and tab) allowed inside double quotes: all but `"` `$` backtick `\` `!`. */
+const IN_DOUBLE: Uint8Array = (() => {
+  const table = new Uint8Array(128);
+  for (let c = 0x20; c < 0x7f; c++) table[c] = 1;
+  table[0x09] = 1;
+  for (const c of '"$`\\!') table[c.charCodeAt(0)] = 0;
+  return table;
+})();
+/** A non-ASCII character that is a letter, mark, number, punctuation or symbol. */
+const PRINTABLE = /^[\p{L}\p{M}\p{N}\p{P}\p{S}]$/u;
+const EQUALS = 0x3d;
+const STAR = 0x2a;
+const PERCENT = 0x25;
+const SQ = 0x27;
+const DQ = 0x22;
+
+/**
+ * The shell's reserved words: a command starting with one is not a plain
+ * program call (`time git status` runs `git` timed; `coproc`, `function`
+ * and the compound commands are syntax).
+ */
+const RESERVED: ReadonlySet<string> = new Set([
+  "!",
+  "[[",
+  "]]",
+  "{",
+  "}",
+  "case",
+  "coproc",
+  "do",
+  "done",
+  "elif",
+  "else",
+  "esac",
+  "fi",
+  "for",
+  "function",
+  "if",
+  "in",
+  "select",
+  "then",
+  "time",
+  "until",
+  "while",
+]);
+
+/**
+ * The builtins of bash and dash, less the plain ones: a builtin runs inside
+ * the shell, so its arguments are not a program's argv — `eval`, `source`,
+ * `exec`, `command`, `builtin`, `trap` run code, and `declare`, `export`,
+ * `read`, `unset`, `let`, … evaluate `a[$(…)]` subscripts in names.
+ */
+const BUILTINS: ReadonlySet<string> = new Set([
+  ".",
+  ":",
+  "[",
+  "alias",
+  "bg",
+  "bind",
+  "break",
+  "builtin",
+  "caller",
+  "chdir",
+  "command",
+  "compgen",
+  "complete",
+  "compopt",
+  "continue",
+  "declare",
+  "dirs",
+  "disown",
+  "enable",
+  "eval",
+  "exec",
+  "exit",
+  "export",
+  "fc",
+  "fg",
+  "getopts",
+  "hash",
+  "help",
+  "history",
+  "jobs",
+  "kill",
+  "let",
+  "local",
+  "logout",
+  "mapfile",
+  "popd",
+  "pushd",
+  "read",
+  "readarray",
+  "readonly",
+  "return",
+  "set",
+  "shift",
+  "shopt",
+  "source",
+  "suspend",
+  "times",
+  "trap",
+  "type",
+  "typeset",
+  "ulimit",
+  "umask",
+  "unalias",
+  "unset",
+  "wait",
+]);
+
+/**
+ * The builtins a command may start with: each takes its words as plain
+ * arguments and runs nothing (their options that do — `printf -v`,
+ * `test -v` — are in the table of code-running options).
+ */
+export const PLAIN_BUILTINS: readonly string[] = Object.freeze([
+  "cd",
+  "echo",
+  "false",
+  "printf",
+  "pwd",
+  "test",
+  "true",
+]);
+
+/**
+ * Read a command as one simple command of literal words, or say it is not
+ * one. The words are what bash and dash pass as the program's argv.
+ *
+ * @param command A shell command, as a tool call holds it.
+ * @returns The words (frozen), the program first; `undefined` when the
+ *   command is anything but one simple command of literal words.
+ * @example
+ * ```ts
+ * import { shellWords } from "./shell_words.ts";
+ * import { assert } from "../_assert.ts";
+ *
+ * assert.deepEqual(shellWords(`git commit -m "fix: parse quotes"`), ["git", "commit", "-m", "fix: parse quotes"]);
+ * assert.deepEqual(shellWords("git  'status'"), ["git", "status"]);
+ * assert.equal(shellWords("git --version ${x@P}"), undefined);
+ * assert.equal(shellWords("GIT_PAGER=sh git log"), undefined);
+ * assert.equal(shellWords("git status; id"), undefined);
+ * ```
+ */
+export function shellWords(command: string): readonly string[] | undefined {
+  if (typeof command !== "string") throw new TypeError("command must be a string");
+  const words = readWords(command);
+  return words === undefined ? undefined : Object.freeze(words);
+}
+
+/**
+ * {@linkcode shellWords} without the freeze, for the policy's own use; with
+ * `star`, an unquoted `*` is a word character too (a pattern's wildcard).
+ *
+ * @internal
+ */
+export function readWords(command: string, star = false): string[] | undefined {
+  const n = command.length;
+  const words: string[] = [];
+  let i = 0;
+  while (i < n) {
+    let c = command.charCodeAt(i);
+    if (c < 128 && UNQUOTED[c] === BLANK) {
+      i++;
+      continue;
+    }
+    // One word: runs of unquoted characters and quoted strings, up to a blank or the end.
+    const first = words.length === 0;
+    const start = i;
+    let word = "";
+    let from = i; // the start of the unquoted run not yet added to `word`
+    while (i < n) {
+      c = command.charCodeAt(i);
+      if (c < 128) {
+        const cls = UNQUOTED[c]!;
+        if (cls === WORD) {
+          if (first && (c === EQUALS || (c === PERCENT && i === start))) return undefined;
+          i++;
+          continue;
+        }
+        if (cls === BLANK) break;
+        if (c === STAR && star) {
+          i++;
+          continue;
+        }
+        if (cls === SINGLE) {
+          word += command.slice(from, i);
+          const close = command.indexOf("'", i + 1);
+          if (close < 0) return undefined;
+          for (let k = i + 1; k < close; k++) {
+            const q = command.charCodeAt(k);
+            if (q < 128 ? q !== 0x09 && (q < 0x20 || q === 0x7f) : !printableAt(command, k)) {
+              return undefined;
+            }
+            if (q >= 0xd800 && q <= 0xdbff) k++;
+          }
+          word += command.slice(i + 1, close);
+          i = close + 1;
+          from = i;
+          continue;
+        }
+        if (cls === DOUBLE) {
+          word += command.slice(from, i);
+          let k = i + 1;
+          for (;; k++) {
+            if (k === n) return undefined;
+            const q = command.charCodeAt(k);
+            if (q === DQ) break;
+            if (q < 128 ? IN_DOUBLE[q] === 0 : !printableAt(command, k)) return undefined;
+            if (q >= 0xd800 && q <= 0xdbff) k++;
+          }
+          word += command.slice(i + 1, k);
+          i = k + 1;
+          from = i;
+          continue;
+        }
+        return undefined;
+      }
+      if (!printableAt(command, i)) return undefined;
+      i += c >= 0xd800 && c <= 0xdbff ? 2 : 1;
+    }
+    word = from === start ? command.slice(start, i) : word + command.slice(from, i);
+    words.push(word);
+  }
+  if (words.length === 0) return undefined;
+  const program = words[0]!;
+  if (
+    program === "" || program.charCodeAt(0) === PERCENT || RESERVED.has(program) ||
+    BUILTINS.has(program)
+  ) {
+    return undefined;
+  }
+  return words;
+}
+
+/** Whether the character at `i` (non-ASCII) is printable: a letter, mark, number, punctuation or symbol. */
+function printableAt(text: string, i: number): boolean {
+  const code = text.charCodeAt(i);
+  if (code >= 0xd800 && code <= 0xdbff) {
+    const low = text.charCodeAt(i + 1);
+    if (!(low >= 0xdc00 && low <= 0xdfff)) return false;
+    return PRINTABLE.test(text.slice(i, i + 2));
+  }
+  if (code >= 0xdc00 && code <= 0xdfff) return false;
+  return PRINTABLE.test(text[i]!);
+}
+
+/** Whether a word is a reserved word or a builtin a command may not start with. @internal */
+export function isShellKeyword(word: string): boolean {
+  return RESERVED.has(word) || BUILTINS.has(word);
+}
