@@ -21,10 +21,14 @@
  * (`time`, `if`, `coproc`, …), a shell builtin other than `cd echo false
  * printf pwd test true` (`eval`, `source`, `declare`, `exec`, `command`, …
  * run code or read names as array subscripts), empty, start with `%` (a job)
- * or hold an unquoted `=` (an assignment such as `GIT_PAGER=x git log`).
+ * or hold an unquoted `=` (an assignment such as `GIT_PAGER=x git log`); and
+ * a plain builtin may not use its code-running options (`printf -v`,
+ * `test -v`: they evaluate `a[$(…)]` too).
  *
  * @module
  */
+
+import { codeRunningOptions } from "./code_options.ts";
 
 /** The class of each ASCII character outside quotes. */
 const WORD = 1;
@@ -167,6 +171,8 @@ export const PLAIN_BUILTINS: readonly string[] = Object.freeze([
   "true",
 ]);
 
+const PLAIN_BUILTIN_SET: ReadonlySet<string> = new Set(PLAIN_BUILTINS);
+
 /**
  * Read a command as one simple command of literal words, or say it is not
  * one. The words are what bash and dash pass as the program's argv.
@@ -274,6 +280,8 @@ export function readWords(command: string, star = false): string[] | undefined {
   ) {
     return undefined;
   }
+  // A builtin runs inside the shell: `printf -v 'a[$(…)]'` evaluates the subscript.
+  if (PLAIN_BUILTIN_SET.has(program) && codeRunningOptions(words).length > 0) return undefined;
   return words;
 }
 
