@@ -461,15 +461,16 @@ export function toolPolicyShellProperty(
   const aimed = fc.tuple(
     fc.constantFrom(...GRANTS),
     fc.boolean(),
+    fc.boolean(),
     fc.oneof(
       { weight: 4, arbitrary: fc.array(fc.tuple(separator, wordArbitrary), { maxLength: 4 }).map((ws) => ws.map(([s, w]) => s + w).join("")) },
       { weight: 1, arbitrary: fc.constantFrom(...OPTION_TAILS).map((t) => ` ${t}`) },
       { weight: 1, arbitrary: fc.constantFrom(...HOSTILE).map((t) => ` ${t}`) },
     ),
-  ).map(([words, quote, tail]) => ({
+  ).map(([words, quotePattern, quoteCommand, tail]) => ({
     words,
-    pattern: `${headText(words, quote)}:*`,
-    command: (headText(words, !quote) + tail).replace(/[\n\u0000]/g, " "),
+    pattern: `${headText(words, quotePattern)}:*`,
+    command: (headText(words, quoteCommand) + tail).replace(/[\n\u0000]/g, " "),
   }));
   return law(fc.array(aimed, { minLength: batch, maxLength: batch }), (cases) => {
     const allowed = cases.filter(({ pattern, command }) => {
