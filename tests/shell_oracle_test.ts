@@ -51,7 +51,10 @@ const tablelessPolicy: ToolPolicyUnderTest = (q: ToolCallQuestion) => {
   const words = shellWords(command);
   if (words === undefined) return decideToolCall(q);
   const plain = words.filter((w) => !w.startsWith("-") && w !== "config");
-  return decideToolCall({ ...q, call: { ...q.call, input: { command: plain.map((w) => `'${w}'`).join(" ") } } });
+  return decideToolCall({
+    ...q,
+    call: { ...q.call, input: { command: plain.map((w) => `'${w}'`).join(" ") } },
+  });
 };
 
 function failsWith(f: () => void): string {
@@ -68,18 +71,22 @@ for (const shell of ["bash", "dash"] as const satisfies readonly ShellName[]) {
   const missing = findShell(shell) === undefined ? `no ${shell} on this machine` : false;
 
   describe(`the real ${shell} agrees with the grammar (sandbox: ${missing ? "none" : sandboxKind()})`, () => {
-    it(`runs the parsed words and nothing else, for ${BATCHES} batches of 1,000 generated commands (seed ${seed})`, {
-      skip: missing,
-    }, () => {
-      let ran = 0;
-      assertShellWordsAgreeWithShell(shellWords, {
-        shell,
-        seed,
-        numRuns: BATCHES,
-        onBatch: (n) => (ran += n),
-      });
-      assert.ok(ran >= LEAST, `only ${ran} commands parsed and ran`);
-    });
+    it(
+      `runs the parsed words and nothing else, for ${BATCHES} batches of 1,000 generated commands (seed ${seed})`,
+      {
+        skip: missing,
+      },
+      () => {
+        let ran = 0;
+        assertShellWordsAgreeWithShell(shellWords, {
+          shell,
+          seed,
+          numRuns: BATCHES,
+          onBatch: (n) => (ran += n),
+        });
+        assert.ok(ran >= LEAST, `only ${ran} commands parsed and ran`);
+      },
+    );
 
     it(`runs only the granted program for every command decideToolCall allows (seed ${seed})`, {
       skip: missing,
@@ -101,28 +108,42 @@ for (const shell of ["bash", "dash"] as const satisfies readonly ShellName[]) {
       assert.match(message, /\$/);
     });
 
-    it("fails for the old rule (a prefix and a list of bad characters), and for a policy without the table of options", {
-      skip: missing,
-    }, () => {
-      failsWith(() => assertToolPolicyAgreesWithShell(denylistPolicy, { shell, seed, numRuns: 3, batch: 300 }));
-      const message = failsWith(() =>
-        assertToolPolicyAgreesWithShell(tablelessPolicy, { shell, seed, numRuns: 6, batch: 300 })
-      );
-      assert.match(message, /it uses git|it uses find|it uses tar/);
-    });
+    it(
+      "fails for the old rule (a prefix and a list of bad characters), and for a policy without the table of options",
+      {
+        skip: missing,
+      },
+      () => {
+        failsWith(() =>
+          assertToolPolicyAgreesWithShell(denylistPolicy, { shell, seed, numRuns: 3, batch: 300 })
+        );
+        const message = failsWith(() =>
+          assertToolPolicyAgreesWithShell(tablelessPolicy, { shell, seed, numRuns: 6, batch: 300 })
+        );
+        assert.match(message, /it uses git|it uses find|it uses tar/);
+      },
+    );
   });
 }
 
 describe("observeShell", () => {
-  it("refuses a command that would split the batch script", { skip: findShell("bash") === undefined && "no bash" }, () => {
+  it("refuses a command that would split the batch script", {
+    skip: findShell("bash") === undefined && "no bash",
+  }, () => {
     assert.throws(() => observeShell(["git\nid"]), {
       name: "RangeError",
       message: 'A command holds a line break or NUL: "git\\nid"',
     });
   });
 
-  it("sees a command substitution run, and bash's argv for a plain one", { skip: findShell("bash") === undefined && "no bash" }, () => {
-    const [sub, plain, unknown] = observeShell(["git $(PWNED)", "git 'a b' \"c\"", "nothing-here x"]);
+  it("sees a command substitution run, and bash's argv for a plain one", {
+    skip: findShell("bash") === undefined && "no bash",
+  }, () => {
+    const [sub, plain, unknown] = observeShell([
+      "git $(PWNED)",
+      "git 'a b' \"c\"",
+      "nothing-here x",
+    ]);
     assert.deepEqual(sub!.records.map((r) => r.kind), ["exec", "call"]);
     assert.deepEqual(plain!.records, [{ kind: "call", argv: ["git", "a b", "c"] }]);
     assert.deepEqual(unknown!.records, [{ kind: "missing", argv: ["nothing-here", "x"] }]);

@@ -229,7 +229,11 @@ describe("codeRunningOptions", () => {
   it("every entry is written in one of the documented forms", () => {
     for (const [program, entries] of CODE_RUNNING_OPTIONS) {
       for (const entry of entries) {
-        assert.match(entry, /^(\^?-{1,2}[A-Za-z][\w-]*|[a-z][\w-]*( -{0,2}[A-Za-z][\w-]*)?)$/, program);
+        assert.match(
+          entry,
+          /^(\^?-{1,2}[A-Za-z][\w-]*|[a-z][\w-]*( -{0,2}[A-Za-z][\w-]*)?)$/,
+          program,
+        );
       }
     }
   });
@@ -248,7 +252,9 @@ describe("codeRunningOptions", () => {
 
 describe("patterns match words, not text", () => {
   it("`git  status` and `git 'status'` are one command; `cmd:*` means the first word is cmd", () => {
-    for (const command of ["git status", "git  status", "git 'status'", '"git" status', "git\tstatus"]) {
+    for (
+      const command of ["git status", "git  status", "git 'status'", '"git" status', "git\tstatus"]
+    ) {
       assert.equal(restrict("Bash(git status)", command), "allow", command);
     }
     assert.equal(restrict("Bash(git:*)", "'git status'"), "deny");
@@ -292,7 +298,112 @@ describe("tool names are case-sensitive", () => {
     assert.equal(lowerFirst.decide({ name: "Read", input: "x" }).verdict, "allow");
     for (const mode of ["preapprove", "restrict"] as const) {
       const q = { active: [{ name: "s", allowed_tools: "Bash" }], mode, trusted: true };
-      assert.equal(decideToolCall({ ...q, call: { name: "bash" } }).verdict, mode === "restrict" ? "deny" : "ask");
+      assert.equal(
+        decideToolCall({ ...q, call: { name: "bash" } }).verdict,
+        mode === "restrict" ? "deny" : "ask",
+      );
     }
+  });
+});
+
+describe("the policy's fast paths agree with the full match", () => {
+  const WORDS = [
+    "git",
+    "log",
+    "status",
+    "-c",
+    "-C",
+    "a=b",
+    "--oneline",
+    "-5",
+    "--upload-pack=x",
+    "--up",
+    "--u",
+    "--exec-path",
+    "--config-env",
+    "config",
+    "clone",
+    "-u",
+    "-qu",
+    "rebase",
+    "-x",
+    "-ix",
+    "grep",
+    "-O",
+    "bisect",
+    "run",
+    "submodule",
+    "foreach",
+    "switch",
+    "--",
+    "npm",
+    "exec",
+    "x",
+    "--call",
+    "find",
+    "-exec",
+    "tar",
+    "xIf",
+    "-I",
+    "rsync",
+    "-avze",
+    "printf",
+    "-v",
+    "test",
+    "echo",
+    "'q w'",
+    '"-c"',
+    "time",
+    "eval",
+    "X=1",
+    "%1",
+    "./tool",
+    "ls",
+    "-la",
+  ];
+  const PROGRAMS = ["git", "npm", "find", "tar", "rsync", "printf", "test", "echo", "./tool", "ls"];
+  const PATTERNS = [
+    "git:*",
+    "git log:*",
+    "git -c:*",
+    "git config:*",
+    "git clone:*",
+    "npm:*",
+    "npm exec:*",
+    "find:*",
+    "tar:*",
+    "rsync:*",
+    "printf:*",
+    "test:*",
+    "echo:*",
+    "git*",
+    "*",
+    "ls -la",
+    "git * log",
+    "./tool:*",
+    "X=1:*",
+    "'X=1':*",
+  ];
+  it(`decide allows exactly what matchesAllowedTool covers (seed ${seed})`, () => {
+    fc.assert(
+      fc.property(
+        fc.constantFrom(...PATTERNS),
+        fc.constantFrom(...PROGRAMS),
+        fc.array(fc.constantFrom(...WORDS), { maxLength: 5 }),
+        fc.constantFrom(" ", " ", " ", "  ", "\t"),
+        (pattern, program, words, sep) => {
+          const [entry] = parseAllowedTools(`Bash(${pattern})`);
+          const command = [program, ...words].join(sep);
+          const policy = compileToolPolicy({
+            active: [{ name: "s", allowed_tools: `Bash(${pattern})` }],
+            mode: "restrict",
+            trusted: true,
+          });
+          const want = matchesAllowedTool(entry!, { name: "Bash", input: command });
+          assert.equal(policy.decide({ name: "Bash", input: command }).verdict === "allow", want);
+        },
+      ),
+      runs(5000),
+    );
   });
 });

@@ -140,7 +140,7 @@ const HOSTILE = [
   "$'\\x41'",
   "$'\\u0041'",
   "$'a\\'b'",
-  "$\"msg\"",
+  '$"msg"',
   "\\x",
   "\\ ",
   "\\$HOME",
@@ -214,7 +214,7 @@ const PROGRAM = [
   ...RECORDED_PROGRAMS,
   ...PATH_PROGRAMS,
   "'git'",
-  "g\"it\"",
+  'g"it"',
   "gi't'",
   "unknown-tool",
   "a.b",
@@ -270,7 +270,11 @@ const WHOLE = [
   "git status\nPWNED",
 ];
 
-const plainText = fc.string({ unit: fc.constantFrom(...PLAIN.split("")), minLength: 1, maxLength: 6 });
+const plainText = fc.string({
+  unit: fc.constantFrom(...PLAIN.split("")),
+  minLength: 1,
+  maxLength: 6,
+});
 const quotedText = fc.string({ unit: fc.constantFrom(...QUOTED), maxLength: 6 });
 
 /** One word: up to three pieces — plain, single-quoted, double-quoted, or hostile. */
@@ -323,10 +327,11 @@ function expected(words: readonly string[], shell: ShellName): ShellRecord[] {
 }
 
 function same(a: readonly ShellRecord[], b: readonly ShellRecord[]): boolean {
-  return a.length === b.length && a.every((r, i) =>
-    r.kind === b[i]!.kind && r.argv.length === b[i]!.argv.length &&
-    r.argv.every((w, k) => w === b[i]!.argv[k])
-  );
+  return a.length === b.length &&
+    a.every((r, i) =>
+      r.kind === b[i]!.kind && r.argv.length === b[i]!.argv.length &&
+      r.argv.every((w, k) => w === b[i]!.argv[k])
+    );
 }
 
 function show(records: readonly ShellRecord[] | null): string {
@@ -366,7 +371,10 @@ export function shellWordsProperty(
         if (!same(o.records, want)) {
           fail(shell, command, `parsed as ${JSON.stringify(words)}, expected ${show(want)}`, o);
         }
-        if (o.builtinRecords !== null && words[0] === programOf(command) && o.builtinRecords.length > 0) {
+        if (
+          o.builtinRecords !== null && words[0] === programOf(command) &&
+          o.builtinRecords.length > 0
+        ) {
           fail(shell, command, "the builtin ran something", o);
         }
       });
@@ -381,7 +389,9 @@ function programOf(command: string): string {
 
 function fail(shell: ShellName, command: string, why: string, o: ShellObservation): never {
   throw new Error(
-    `${shell} ran ${show(o.records)} (as builtins: ${show(o.builtinRecords)}) for ${JSON.stringify(command)}: ${why}`,
+    `${shell} ran ${show(o.records)} (as builtins: ${show(o.builtinRecords)}) for ${
+      JSON.stringify(command)
+    }: ${why}`,
   );
 }
 
@@ -398,7 +408,9 @@ export function assertShellWordsAgreeWithShell(
   parse: ShellWordsUnderTest,
   options: ShellLawOptions = {},
 ): void {
-  check("Shell grammar", { "the shell runs the parsed words and nothing else": shellWordsProperty(parse, options) }, options);
+  check("Shell grammar", {
+    "the shell runs the parsed words and nothing else": shellWordsProperty(parse, options),
+  }, options);
 }
 
 /** The grants the policy law aims at: their words. */
@@ -463,7 +475,12 @@ export function toolPolicyShellProperty(
     fc.boolean(),
     fc.boolean(),
     fc.oneof(
-      { weight: 4, arbitrary: fc.array(fc.tuple(separator, wordArbitrary), { maxLength: 4 }).map((ws) => ws.map(([s, w]) => s + w).join("")) },
+      {
+        weight: 4,
+        arbitrary: fc.array(fc.tuple(separator, wordArbitrary), { maxLength: 4 }).map((ws) =>
+          ws.map(([s, w]) => s + w).join("")
+        ),
+      },
       { weight: 1, arbitrary: fc.constantFrom(...OPTION_TAILS).map((t) => ` ${t}`) },
       { weight: 1, arbitrary: fc.constantFrom(...HOSTILE).map((t) => ` ${t}`) },
     ),
@@ -490,11 +507,15 @@ export function toolPolicyShellProperty(
       const why = `allowed by Bash(${pattern})`;
       if (ran.length !== 1) fail(shell, command, `${why}: expected one program`, o);
       const argv = ran[0]!.argv;
-      if (words.some((w, k) => argv[k] !== w)) fail(shell, command, `${why}: its argv does not start with the grant's words`, o);
+      if (words.some((w, k) => argv[k] !== w)) {
+        fail(shell, command, `${why}: its argv does not start with the grant's words`, o);
+      }
       const named = codeRunningOptions(words);
       const extra = codeRunningOptions(argv).filter((u) => !named.includes(u));
       if (extra.length > 0) fail(shell, command, `${why}: it uses ${extra.join(", ")}`, o);
-      if (o.builtinRecords !== null && words[0] === programOf(command) && o.builtinRecords.length > 0) {
+      if (
+        o.builtinRecords !== null && words[0] === programOf(command) && o.builtinRecords.length > 0
+      ) {
         fail(shell, command, `${why}: the builtin ran something`, o);
       }
     });
@@ -515,7 +536,7 @@ export function assertToolPolicyAgreesWithShell(
   options: ShellLawOptions = {},
 ): void {
   check("Tool policy in the shell", {
-    "an allowed command runs only the granted program, with the grant's words first": toolPolicyShellProperty(decide, options),
+    "an allowed command runs only the granted program, with the grant's words first":
+      toolPolicyShellProperty(decide, options),
   }, options);
 }
-

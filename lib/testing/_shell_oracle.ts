@@ -25,7 +25,16 @@
  * @module
  */
 import { spawnSync } from "node:child_process";
-import { accessSync, chmodSync, constants, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import {
+  accessSync,
+  chmodSync,
+  constants,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
@@ -204,7 +213,9 @@ export function observeShell(
   if (path === undefined) throw new Error(`No ${shell} on this machine`);
   for (const c of commands) {
     // deno-lint-ignore no-control-regex -- a line break or NUL would split the script's lines
-    if (/[\n\r\u0000]/.test(c)) throw new RangeError(`A command holds a line break or NUL: ${JSON.stringify(c)}`);
+    if (/[\n\r\u0000]/.test(c)) {
+      throw new RangeError(`A command holds a line break or NUL: ${JSON.stringify(c)}`);
+    }
   }
   const out: ShellObservation[] = [];
   let from = 0;
@@ -254,7 +265,11 @@ function runBatch(commands: readonly string[], path: string, shell: ShellName): 
         stdio: "ignore",
         timeout: 120_000,
       })
-      : spawnSync("env", [...env, ...argv], { cwd: join(dir, "work"), stdio: "ignore", timeout: 120_000 });
+      : spawnSync("env", [...env, ...argv], {
+        cwd: join(dir, "work"),
+        stdio: "ignore",
+        timeout: 120_000,
+      });
     if (result.error !== undefined) throw result.error;
     const frames = parseRecords(readFileSync(join(dir, "records"), "latin1"));
     return commands.map((command, i) => ({

@@ -303,9 +303,11 @@ export function toolQuestionArbitrary(
 }
 
 /** One piece of a word: unquoted characters, a single-quoted or a double-quoted string. */
-const PIECE = String.raw`(?:[A-Za-z0-9_\-./:,+@%=STAR]|(?![\x00-\x7f])[\p{L}\p{M}\p{N}\p{P}\p{S}])+` +
+const PIECE =
+  String.raw`(?:[A-Za-z0-9_\-./:,+@%=STAR]|(?![\x00-\x7f])[\p{L}\p{M}\p{N}\p{P}\p{S}])+` +
   String.raw`|'(?:[\t\x20-\x26\x28-\x7e]|(?![\x00-\x7f])[\p{L}\p{M}\p{N}\p{P}\p{S}])*'` +
-  String.raw`|"(?:[\t\x20\x23\x25-\x5b\x5d-\x5f\x61-\x7e]|(?![\x00-\x7f])[\p{L}\p{M}\p{N}\p{P}\p{S}])*"`;
+  String
+    .raw`|"(?:[\t\x20\x23\x25-\x5b\x5d-\x5f\x61-\x7e]|(?![\x00-\x7f])[\p{L}\p{M}\p{N}\p{P}\p{S}])*"`;
 
 function wordsRegExp(star: boolean): { line: RegExp; word: RegExp } {
   const piece = PIECE.replace("STAR", star ? "*" : "");
@@ -397,7 +399,8 @@ export function referenceCovers(entry: GeneratedEntry, call: ToolCall): boolean 
   if (head === undefined) return false;
   const joined = words.join("\u0000");
   const glob = head.join("\u0000");
-  const hit = globRegExp(glob).test(joined) || (prefix && globRegExp(`${glob}\u0000*`).test(joined));
+  const hit = globRegExp(glob).test(joined) ||
+    (prefix && globRegExp(`${glob}\u0000*`).test(joined));
   if (!hit) return false;
   const named = codeRunningOptions(head);
   return codeRunningOptions(words).every((u) => named.includes(u));

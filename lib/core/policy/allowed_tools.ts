@@ -22,8 +22,8 @@
 import { SkillsetError } from "../errors.ts";
 import { quoteShort } from "../_text.ts";
 import { compileGlob } from "./_glob.ts";
-import { codeRunningOptions } from "./code_options.ts";
-import { readWords } from "./shell_words.ts";
+import { codeRunningOptions, optionGuard, optionsOf } from "./code_options.ts";
+import { isPlainBuiltin, readWords } from "./shell_words.ts";
 
 /** One entry of an `allowed-tools` value (frozen). */
 export interface AllowedToolEntry {
@@ -356,12 +356,43 @@ export interface CommandPattern {
   readonly test: ((joined: string) => boolean) | null;
   /** The code-running options ({@linkcode codeRunningOptions}) the pattern names itself. */
   readonly named: readonly string[];
+  /**
+   * When the pattern fixes the program (its first word has no `*`) and it is
+   * not a plain builtin: the test of that program's code-running options, or
+   * `null` when it has none. `undefined` otherwise: the command is checked
+   * in full.
+   */
+  readonly options: ((text: string, separator: string) => readonly string[]) | null | undefined;
+  /**
+   * For a prefix form whose head is plain words: a test that a command is
+   * plain, starts with the head, and has after it no word that may use a
+   * code-running option — a match the pattern surely approves (when it
+   * fails, the full test decides).
+   */
+  readonly fast: RegExp | null;
+  /**
+   * The same pattern over words joined by single spaces, for a plain command
+   * (whose words hold no blank); `null` when a word of the pattern holds one.
+   */
+  readonly plain: {
+    readonly prefix: string | null;
+    readonly spaced: string;
+    readonly test: ((text: string) => boolean) | null;
+  } | null;
 }
 
 /** The separator of words in joined text. */
 export const WORD_SEPARATOR = "\u0000";
 
-const NOTHING: CommandPattern = Object.freeze({ prefix: null, spaced: "", test: null, named: [] });
+const NOTHING: CommandPattern = Object.freeze({
+  prefix: null,
+  spaced: "",
+  test: null,
+  named: [],
+  options: null,
+  fast: null,
+  plain: null,
+});
 
 /**
  * Compile a pattern: it is read with the shell grammar of
@@ -377,32 +408,75 @@ export function compileCommandPattern(pattern: string): CommandPattern {
   const words = readWords(prefixForm ? pattern.slice(0, -2) : pattern, true);
   if (words === undefined || words.length === 0) return NOTHING;
   const named = codeRunningOptions(words);
-  const head = words.join(WORD_SEPARATOR);
+  const program = words[0]!;
+  const options = program.includes("*") || isPlainBuiltin(program)
+    ? undefined
+    : optionsOf(program) ?? null;
+  const plain = words.some((w) => w.includes(" ") || w.includes("\t"))
+    ? null
+    : joinedMatcher(words.join(" "), " ", prefixForm);
+  return {
+    ...joinedMatcher(words.join(WORD_SEPARATOR), WORD_SEPARATOR, prefixForm),
+    named,
+    options,
+    fast: prefixForm && options !== undefined ? fastTest(words) : null,
+    plain,
+  };
+}
+
+const PLAIN_WORD = "[A-Za-z0-9_\\-./:,+@%=]+";
+
+/** The fast test of a prefix form with plain head words (see {@linkcode CommandPattern.fast}). */
+function fastTest(head: readonly string[]): RegExp | null {
+  if (!/^[A-Za-z0-9_\-./:,+@][A-Za-z0-9_\-./:,+@%]*$/.test(head[0]!)) return null;
+  if (!head.every((w) => /^[A-Za-z0-9_\-./:,+@%=]+$/.test(w))) return null;
+  const guard = optionGuard(head[0]!);
+  if (guard === undefined) return null;
+  const escaped = head.map((w) => w.replace(/[.+]/g, "\\$&")).join(" ");
+  const word = guard === "" ? PLAIN_WORD : `(?!${guard})${PLAIN_WORD}`;
+  return new RegExp(`^${escaped}(?: ${word})*$`);
+}
+
+function joinedMatcher(
+  head: string,
+  separator: string,
+  prefixForm: boolean,
+): Pick<CommandPattern, "prefix" | "spaced" | "test"> {
   if (!head.includes("*")) {
-    if (prefixForm) return { prefix: head, spaced: head + WORD_SEPARATOR, test: null, named };
-    return { prefix: null, spaced: "", test: (joined) => joined === head, named };
+    if (prefixForm) return { prefix: head, spaced: head + separator, test: null };
+    return { prefix: null, spaced: "", test: (joined) => joined === head };
   }
   const bare = compileGlob(head).matches;
-  if (!prefixForm) return { prefix: null, spaced: "", test: bare, named };
-  const more = compileGlob(head + WORD_SEPARATOR + "*").matches;
-  return { prefix: null, spaced: "", test: (joined) => bare(joined) || more(joined), named };
+  if (!prefixForm) return { prefix: null, spaced: "", test: bare };
+  const more = compileGlob(head + separator + "*").matches;
+  return { prefix: null, spaced: "", test: (joined) => bare(joined) || more(joined) };
 }
 
 /**
- * Whether a command's words match a compiled pattern: the joined words match,
- * and every code-running option the words use is one the pattern names.
+ * Whether a command's text matches a compiled pattern, before the
+ * code-running options: `joined` is its words joined by NUL, or, with
+ * `plain`, a plain command's own text (its words joined by single spaces).
  *
  * @internal
  */
-export function matchesWords(
-  p: CommandPattern,
-  joined: string,
-  used: readonly string[],
-): boolean {
-  const hit = p.prefix !== null
-    ? joined === p.prefix || joined.startsWith(p.spaced)
-    : p.test !== null && p.test(joined);
-  if (!hit) return false;
+export function matchesText(p: CommandPattern, joined: string, plain: boolean): boolean {
+  let form: Pick<CommandPattern, "prefix" | "spaced" | "test"> = p;
+  let text = joined;
+  if (plain) {
+    if (p.plain !== null) form = p.plain;
+    else text = joined.replaceAll(" ", WORD_SEPARATOR);
+  }
+  return form.prefix !== null
+    ? text === form.prefix || text.startsWith(form.spaced)
+    : form.test !== null && form.test(text);
+}
+
+/**
+ * Whether every code-running option a command uses is one the pattern names.
+ *
+ * @internal
+ */
+export function namesAll(p: CommandPattern, used: readonly string[]): boolean {
   for (let i = 0; i < used.length; i++) if (!p.named.includes(used[i]!)) return false;
   return true;
 }
@@ -424,7 +498,8 @@ export function compilePattern(pattern: string): PatternMatcher {
   return (subject) => {
     const words = readWords(subject);
     if (words === undefined) return false;
-    return matchesWords(p, words.join(WORD_SEPARATOR), codeRunningOptions(words));
+    return matchesText(p, words.join(WORD_SEPARATOR), false) &&
+      namesAll(p, codeRunningOptions(words));
   };
 }
 

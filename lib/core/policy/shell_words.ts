@@ -285,6 +285,24 @@ export function readWords(command: string, star = false): string[] | undefined {
   return words;
 }
 
+/**
+ * Whether a command is plain: words of unquoted ASCII word characters
+ * separated by single spaces, without leading or trailing space, the first
+ * without `=` and not starting with `%`. Its words are then
+ * `command.split(" ")` and its text is their joining by spaces: the policy's
+ * fast path. {@linkcode readWords} accepts it when its program is neither a
+ * reserved word nor a builtin (a plain builtin: without its code-running
+ * options) — which the policy knows of a pattern's own program beforehand.
+ *
+ * @internal
+ */
+export function isPlainCommand(command: string): boolean {
+  return PLAIN_COMMAND.test(command);
+}
+
+/** A plain command: see {@linkcode isPlainCommand}. */
+const PLAIN_COMMAND = /^[A-Za-z0-9_\-./:,+@][A-Za-z0-9_\-./:,+@%]*(?: [A-Za-z0-9_\-./:,+@%=]+)*$/;
+
 /** Whether the character at `i` (non-ASCII) is printable: a letter, mark, number, punctuation or symbol. */
 function printableAt(text: string, i: number): boolean {
   const code = text.charCodeAt(i);
@@ -300,4 +318,19 @@ function printableAt(text: string, i: number): boolean {
 /** Whether a word is a reserved word or a builtin a command may not start with. @internal */
 export function isShellKeyword(word: string): boolean {
   return RESERVED.has(word) || BUILTINS.has(word);
+}
+
+/**
+ * Whether an ASCII character is an unquoted word character: a command
+ * starting with it has a first word starting with it too.
+ *
+ * @internal
+ */
+export function isWordStart(code: number): boolean {
+  return UNQUOTED[code] === WORD;
+}
+
+/** Whether a word is one of {@linkcode PLAIN_BUILTINS}. @internal */
+export function isPlainBuiltin(word: string): boolean {
+  return PLAIN_BUILTIN_SET.has(word);
 }

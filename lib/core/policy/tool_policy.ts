@@ -32,12 +32,13 @@ import {
   type CommandPattern,
   compileCommandPattern,
   formatEntry,
-  matchesWords,
+  matchesText,
+  namesAll,
   readAllowedTools,
   WORD_SEPARATOR,
 } from "./allowed_tools.ts";
-import { codeRunningOptions } from "./code_options.ts";
-import { readWords } from "./shell_words.ts";
+import { codeRunningOptionsIn } from "./code_options.ts";
+import { isPlainCommand, isWordStart, readWords } from "./shell_words.ts";
 
 /** How `allowed-tools` is applied. */
 export type ToolPolicyMode = "advisory" | "preapprove" | "restrict";
@@ -368,26 +369,46 @@ export class ToolPolicy {
     if (patterns === null) return rule.decision;
     const subject = callSubject(call.input);
     if (subject === undefined) return rule.decision;
+    // No pattern can match a command whose first character (a plain one) leads none.
+    const lead = subject.charCodeAt(0);
+    if (
+      patterns.rest.length === 0 && lead < 128 && isWordStart(lead) &&
+      patterns.heads[lead] === undefined
+    ) {
+      return rule.decision;
+    }
+    // The fast path: a plain command a prefix form surely approves, first in activation order.
+    const fastBucket = lead < 128 ? patterns.heads[lead] : undefined;
+    if (patterns.rest.length === 0 && fastBucket !== undefined) {
+      const p = fastBucket[0]!;
+      if (p.fast !== null && p.fast.test(subject)) return p.decision;
+    }
     // A pattern matches only one simple command of literal words, and matches its words.
-    const words = readWords(subject);
-    if (words === undefined) return rule.decision;
-    const joined = words.length === 1 ? words[0]! : words.join(WORD_SEPARATOR);
-    const used = codeRunningOptions(words);
+    let joined = subject;
+    const plain = isPlainCommand(subject);
+    if (!plain) {
+      const words = readWords(subject);
+      if (words === undefined) return rule.decision;
+      joined = words.length === 1 ? words[0]! : words.join(WORD_SEPARATOR);
+    }
+    const separator = plain ? " " : WORD_SEPARATOR;
     let found: CompiledPattern | undefined;
     const first = joined.charCodeAt(0);
     const bucket = first < 128 ? patterns.heads[first] : undefined;
     if (bucket !== undefined) {
       for (let i = 0; i < bucket.length; i++) {
-        if (matchesWords(bucket[i]!, joined, used)) {
-          found = bucket[i]!;
+        const p = bucket[i]!;
+        if (matchesText(p, joined, plain) && allowsOptions(p, subject, joined, separator, plain)) {
+          found = p;
           break;
         }
       }
     }
     const rest = patterns.rest;
     for (let i = 0; i < rest.length && (found === undefined || rest[i]!.index < found.index); i++) {
-      if (matchesWords(rest[i]!, joined, used)) {
-        found = rest[i]!;
+      const p = rest[i]!;
+      if (matchesText(p, joined, plain) && allowsOptions(p, subject, joined, separator, plain)) {
+        found = p;
         break;
       }
     }
@@ -486,6 +507,25 @@ export class ToolPolicy {
 }
 
 const PRIVATE: unique symbol = Symbol("ToolPolicy");
+
+/**
+ * Whether a command a pattern's text matched is one it approves: a plain
+ * command's program passes the grammar's own checks (known beforehand for a
+ * pattern that fixes its program), and every code-running option the command
+ * uses is one the pattern names.
+ */
+function allowsOptions(
+  p: CompiledPattern,
+  subject: string,
+  joined: string,
+  separator: string,
+  plain: boolean,
+): boolean {
+  if (p.options === null) return true;
+  if (p.options !== undefined) return namesAll(p, p.options(joined, separator));
+  if (plain && readWords(subject) === undefined) return false;
+  return namesAll(p, codeRunningOptionsIn(joined, separator));
+}
 
 /**
  * The first character every command a glob pattern matches starts with, or
