@@ -52,7 +52,6 @@ export type {
 export {
   assertToolPolicyInvariants,
   referenceCovers,
-  referenceShellWords,
   referenceToolVerdict,
   toolPolicyProperties,
   toolQuestionArbitrary,
@@ -72,5 +71,6 @@ export {
   toolPolicyShellProperty,
 } from "./testing/_shell_laws.ts";
 export type { ShellLawOptions, ShellWordsUnderTest } from "./testing/_shell_laws.ts";
+export { referenceShellWords } from "./testing/_shell_reference.ts";
 export { findShell, observeShell, sandboxKind } from "./testing/_shell_oracle.ts";
 export type { ShellName, ShellObservation, ShellRecord } from "./testing/_shell_oracle.ts";

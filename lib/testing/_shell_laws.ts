@@ -315,7 +315,7 @@ export function shellCommandArbitrary(): fc.Arbitrary<string> {
   return fc.oneof(
     { weight: 30, arbitrary: built },
     { weight: 1, arbitrary: fc.constantFrom(...WHOLE) },
-  ).map((c) => c.replace(/[\n\u0000]/g, " "));
+  ).map((c) => c.replaceAll("\n", " ").replaceAll("\u0000", " "));
 }
 
 /** What the shell must have run for a command with these words. */
@@ -487,7 +487,7 @@ export function toolPolicyShellProperty(
   ).map(([words, quotePattern, quoteCommand, tail]) => ({
     words,
     pattern: `${headText(words, quotePattern)}:*`,
-    command: (headText(words, quoteCommand) + tail).replace(/[\n\u0000]/g, " "),
+    command: (headText(words, quoteCommand) + tail).replaceAll("\n", " ").replaceAll("\u0000", " "),
   }));
   return law(fc.array(aimed, { minLength: batch, maxLength: batch }), (cases) => {
     const allowed = cases.filter(({ pattern, command }) => {

@@ -59,7 +59,6 @@ const PRINTABLE = /^[\p{L}\p{M}\p{N}\p{P}\p{S}]$/u;
 const EQUALS = 0x3d;
 const STAR = 0x2a;
 const PERCENT = 0x25;
-const SQ = 0x27;
 const DQ = 0x22;
 
 /**
