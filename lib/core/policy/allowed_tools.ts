@@ -22,7 +22,7 @@
 import { SkillsetError } from "../errors.ts";
 import { quoteShort } from "../_text.ts";
 import { compileGlob } from "./_glob.ts";
-import { codeRunningOptions, optionGuard, optionsOf } from "./code_options.ts";
+import { codeRunningOptions, optionsOf, type OptionStarts, optionStarts } from "./code_options.ts";
 import { isPlainBuiltin, readWords } from "./shell_words.ts";
 
 /** One entry of an `allowed-tools` value (frozen). */
@@ -364,12 +364,11 @@ export interface CommandPattern {
    */
   readonly options: ((text: string, separator: string) => readonly string[]) | null | undefined;
   /**
-   * For a prefix form whose head is plain words: a test that a command is
-   * plain, starts with the head, and has after it no word that may use a
-   * code-running option — a match the pattern surely approves (when it
-   * fails, the full test decides).
+   * For a prefix form with a head of plain words and a fixed program: the
+   * head and a space, and how the program's options start
+   * ({@linkcode optionStarts}, `null` for none) — the policy's fast path.
    */
-  readonly fast: RegExp | null;
+  readonly quick: { readonly spaced: string; readonly starts: OptionStarts | null } | null;
   /**
    * The same pattern over words joined by single spaces, for a plain command
    * (whose words hold no blank); `null` when a word of the pattern holds one.
@@ -390,7 +389,7 @@ const NOTHING: CommandPattern = Object.freeze({
   test: null,
   named: [],
   options: null,
-  fast: null,
+  quick: null,
   plain: null,
 });
 
@@ -419,23 +418,16 @@ export function compileCommandPattern(pattern: string): CommandPattern {
     ...joinedMatcher(words.join(WORD_SEPARATOR), WORD_SEPARATOR, prefixForm),
     named,
     options,
-    fast: prefixForm && options !== undefined ? fastTest(words) : null,
+    quick: prefixForm && options !== undefined && words.every((w) => PLAIN_HEAD.test(w)) &&
+        !words[0]!.includes("=") && !words[0]!.startsWith("%")
+      ? { spaced: words.join(" ") + " ", starts: optionStarts(program) }
+      : null,
     plain,
   };
 }
 
-const PLAIN_WORD = "[A-Za-z0-9_\\-./:,+@%=]+";
-
-/** The fast test of a prefix form with plain head words (see {@linkcode CommandPattern.fast}). */
-function fastTest(head: readonly string[]): RegExp | null {
-  if (!/^[A-Za-z0-9_\-./:,+@][A-Za-z0-9_\-./:,+@%]*$/.test(head[0]!)) return null;
-  if (!head.every((w) => /^[A-Za-z0-9_\-./:,+@%=]+$/.test(w))) return null;
-  const guard = optionGuard(head[0]!);
-  if (guard === undefined) return null;
-  const escaped = head.map((w) => w.replace(/[.+]/g, "\\$&")).join(" ");
-  const word = guard === "" ? PLAIN_WORD : `(?!${guard})${PLAIN_WORD}`;
-  return new RegExp(`^${escaped}(?: ${word})*$`);
-}
+/** A head word the fast path can compare as text: unquoted word characters only. */
+const PLAIN_HEAD = /^[A-Za-z0-9_\-./:,+@%=]+$/;
 
 function joinedMatcher(
   head: string,

@@ -121,13 +121,6 @@ interface ProgramOptions {
   readonly git: boolean;
   /** Whether the first word may bundle letters without a dash (tar). */
   readonly bundled: boolean;
-  /**
-   * A quick test every command using one of the options passes (more pass
-   * too): a command that fails it uses none. `null` for a bundling program.
-   */
-  readonly maybe: RegExp | null;
-  /** The source of `maybe` for one word, at its start; `null` for a bundling program. */
-  readonly guard: string | null;
 }
 
 const COMPILED: ReadonlyMap<string, ProgramOptions> = new Map(
@@ -159,9 +152,6 @@ const COMPILED: ReadonlyMap<string, ProgramOptions> = new Map(
       else if (text.startsWith("-")) anywhere.push(option);
       else subcommands.set(text, option);
     });
-    const guard = BUNDLED_FIRST.has(program)
-      ? null
-      : superset([...global, ...anywhere, ...[...scoped.values()].flat(), ...subcommands.values()]);
     return [program, {
       global,
       anywhere,
@@ -169,43 +159,9 @@ const COMPILED: ReadonlyMap<string, ProgramOptions> = new Map(
       subcommandList: [...subcommands.values()],
       git: program === "git",
       bundled: BUNDLED_FIRST.has(program),
-      maybe: guard === null ? null : new RegExp(`[ \\0](?:${guard})`),
-      guard,
     }];
   }),
 );
-
-/**
- * One regular expression that every word using one of the options matches
- * (as a word between separators: a space or NUL): a long option or a prefix
- * of it, a cluster of short options holding one of the letters, an exact word.
- */
-function superset(options: readonly Option[]): string {
-  const long = new Set<string>();
-  let letters = "";
-  const dashed = new Set<string>();
-  const words = new Set<string>();
-  for (const o of options) {
-    if (o.kind === "long") {
-      let nested = "";
-      for (let i = o.name.length - 1; i > 0; i--) nested = `(?:${o.name[i]}${nested})?`;
-      long.add(o.name[0] + nested);
-    } else if (o.kind === "short") letters += o.name;
-    else if (o.name.startsWith("-")) dashed.add(o.name.slice(1));
-    else words.add(o.name);
-  }
-  const end = "(?:[ \\0]|$)";
-  const afterDash = [
-    ...(long.size > 0 ? [`-(?:${[...long].join("|")})(?:=|[ \\0]|$)`] : []),
-    ...(letters !== "" ? [`[^- \\0][^ \\0]*?[${letters}]`, `[${letters}]`] : []),
-    ...[...dashed].map((d) => `${d}${end}`),
-  ];
-  const alternatives = [
-    ...(afterDash.length > 0 ? [`-(?:${afterDash.join("|")})`] : []),
-    ...(words.size > 0 ? [`(?:${[...words].join("|")})${end}`] : []),
-  ];
-  return alternatives.join("|");
-}
 
 /**
  * The entries of {@linkcode CODE_RUNNING_OPTIONS} a command's words use,
@@ -247,17 +203,60 @@ export function codeRunningOptionsIn(text: string, separator: string): readonly 
 }
 
 /**
- * For a program: the source of a regular expression that matches, at the
- * start of a word, every word that may use one of its code-running options
- * (and more); `""` for a program without any; `undefined` for one whose
- * first word may bundle options without a dash (tar).
+ * What a program's options start with, for a quick look at a plain command's
+ * words: a word that starts like none of them uses none.
  *
  * @internal
  */
-export function optionGuard(program: string): string | undefined {
+export interface OptionStarts {
+  /** Long options' first two letters, as `first * 128 + second`; a one-letter name as `first * 128`. */
+  readonly long: Uint8Array;
+  /** Short options' letters. */
+  readonly short: Uint8Array;
+  /** One-dash word options (`-exec`), whole. */
+  readonly dashed: ReadonlySet<string>;
+  /** Words that count without a dash: subcommands and the words after them (`config`, `run`). */
+  readonly words: ReadonlySet<string>;
+  /** The first letters of `words`, and the second letters of `dashed`. */
+  readonly wordFirst: Uint8Array;
+  /** Whether the first word may bundle options without a dash (tar): every command is a maybe. */
+  readonly bundled: boolean;
+}
+
+/**
+ * {@linkcode OptionStarts} of a program, or `null` when it has no entries.
+ *
+ * @internal
+ */
+export function optionStarts(program: string): OptionStarts | null {
   const table = COMPILED.get(program.slice(program.lastIndexOf("/") + 1));
-  if (table === undefined) return "";
-  return table.guard ?? undefined;
+  if (table === undefined) return null;
+  const long = new Uint8Array(128 * 128);
+  const short = new Uint8Array(128);
+  const dashed = new Set<string>();
+  const words = new Set<string>();
+  const wordFirst = new Uint8Array(128);
+  const mark = (o: Option) => {
+    if (o.kind === "long") {
+      const first = o.name.charCodeAt(0) * 128;
+      long[first] = 1;
+      if (o.name.length > 1) long[first + o.name.charCodeAt(1)] = 1;
+    } else if (o.kind === "short") short[o.name.charCodeAt(0)] = 1;
+    else if (o.name.startsWith("-")) {
+      dashed.add(o.name);
+      wordFirst[o.name.charCodeAt(1)] = 1;
+    } else {
+      words.add(o.name);
+      wordFirst[o.name.charCodeAt(0)] = 1;
+    }
+  };
+  for (const o of [...table.global, ...table.anywhere, ...table.subcommandList]) mark(o);
+  for (const [word, options] of table.scopedList) {
+    words.add(word);
+    wordFirst[word.charCodeAt(0)] = 1;
+    for (const o of options) mark(o);
+  }
+  return { long, short, dashed, words, wordFirst, bundled: table.bundled };
 }
 
 /**
@@ -277,56 +276,48 @@ export function optionsOf(
   };
 }
 
-/** The options of `table` the words of `text` after the program (which ends at `end0`) use. */
+/**
+ * The options of `table` the words of `text` after the program (which ends
+ * at `end0`) use: one pass over the words, each compared in place.
+ */
 function usedIn(
   table: ProgramOptions,
   text: string,
   separator: string,
   end0: number,
 ): readonly string[] {
-  if (table.maybe !== null && !table.maybe.test(text)) return NONE;
   const n = text.length;
-  // The subcommand: the first word that is not an option (nor the value of one of git's own).
-  let subStart = -1;
-  let subEnd = -1;
-  for (let start = end0 + 1, skip = false; start <= n;) {
-    let end = text.indexOf(separator, start);
-    if (end < 0) end = n;
-    if (skip) skip = false;
-    else if (end === start || text.charCodeAt(start) !== DASH) {
-      subStart = start;
-      subEnd = end;
-      break;
-    } else if (table.git) skip = isGitValueOption(text, start, end);
-    start = end + 1;
-  }
   let used: Option[] | undefined;
+  // Before the subcommand (the first word that is not an option, nor the value of one of git's).
+  let before = true;
   let scoped: readonly Option[] | undefined;
-  if (subStart >= 0) {
-    const length = subEnd - subStart;
-    for (const [word, options] of table.scopedList) {
-      if (length === word.length && text.startsWith(word, subStart)) scoped = options;
-    }
-    for (const o of table.subcommandList) {
-      if (length === o.name.length && text.startsWith(o.name, subStart)) used = [o];
-    }
-  }
+  let skip = false;
   for (let start = end0 + 1; start <= n;) {
     let end = text.indexOf(separator, start);
     if (end < 0) end = n;
     const dashed = end > start && text.charCodeAt(start) === DASH;
-    if (start !== subStart && dashed) {
-      if (subStart < 0 || start < subStart) used = collect(text, start, end, table.global, used);
-      used = collect(text, start, end, table.anywhere, used);
-    }
-    if (scoped !== undefined && subStart >= 0 && start > subStart) {
-      used = collect(text, start, end, scoped, used);
-    }
-    // tar's first word may bundle letters without a dash: `tar xIf prog a.tar`.
-    if (start === end0 + 1 && !dashed && table.bundled) {
-      for (const o of table.anywhere) {
-        if (o.kind === "short" && has(text, start, end, o.name)) used = add(used, o);
+    if (before && !dashed && !skip) {
+      before = false;
+      const length = end - start;
+      for (const [word, options] of table.scopedList) {
+        if (length === word.length && text.startsWith(word, start)) scoped = options;
       }
+      for (const o of table.subcommandList) {
+        if (length === o.name.length && text.startsWith(o.name, start)) used = add(used, o);
+      }
+      // tar's first word may bundle letters without a dash: `tar xIf prog a.tar`.
+      if (start === end0 + 1 && table.bundled) {
+        for (const o of table.anywhere) {
+          if (o.kind === "short" && has(text, start, end, o.name)) used = add(used, o);
+        }
+      }
+    } else {
+      skip = before && dashed && table.git && isGitValueOption(text, start, end);
+      if (dashed) {
+        if (before) used = collect(text, start, end, table.global, used);
+        used = collect(text, start, end, table.anywhere, used);
+      }
+      if (scoped !== undefined) used = collect(text, start, end, scoped, used);
     }
     start = end + 1;
   }
@@ -356,8 +347,9 @@ function isGitValueOption(text: string, start: number, end: number): boolean {
 
 /** Whether `text[start, end)` holds the character `c`. */
 function has(text: string, start: number, end: number, c: string): boolean {
-  const at = text.indexOf(c, start);
-  return at >= 0 && at < end;
+  const code = c.charCodeAt(0);
+  for (let i = start; i < end; i++) if (text.charCodeAt(i) === code) return true;
+  return false;
 }
 
 /** Add the options the word `text[start, end)` uses to `used`, each once. */

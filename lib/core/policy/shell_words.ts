@@ -28,7 +28,7 @@
  * @module
  */
 
-import { codeRunningOptions } from "./code_options.ts";
+import { codeRunningOptions, type OptionStarts } from "./code_options.ts";
 
 /** The class of each ASCII character outside quotes. */
 const WORD = 1;
@@ -318,6 +318,61 @@ function printableAt(text: string, i: number): boolean {
 export function isShellKeyword(word: string): boolean {
   return RESERVED.has(word) || BUILTINS.has(word);
 }
+
+/** What {@linkcode scanPlainTail} finds. */
+export const NOT_PLAIN = 0;
+/** Plain, and no word may use a code-running option. */
+export const SURELY_PLAIN = 1;
+/** Plain, but a word may use a code-running option: check in full. */
+export const MAYBE_OPTIONS = 2;
+
+/**
+ * The policy's fast path, after a plain head: whether `command[from…]` is
+ * plain words separated by single spaces (no trailing one), and whether a
+ * word may use one of the program's code-running options, by how they start
+ * (`null`: the program has none).
+ *
+ * @internal
+ */
+export function scanPlainTail(
+  command: string,
+  from: number,
+  starts: OptionStarts | null,
+): number {
+  const n = command.length;
+  if (from >= n) return NOT_PLAIN;
+  let maybe = starts !== null && starts.bundled;
+  let wordStart = from;
+  for (let i = from; i <= n; i++) {
+    const c = i < n ? command.charCodeAt(i) : 0x20;
+    if (c < 128 && UNQUOTED[c] === WORD) continue;
+    if (c !== 0x20 || i === wordStart) return NOT_PLAIN;
+    if (starts !== null && !maybe) maybe = mayUse(command, wordStart, i, starts);
+    wordStart = i + 1;
+  }
+  return maybe ? MAYBE_OPTIONS : SURELY_PLAIN;
+}
+
+/** Whether the word `command[start, end)` may use an option that starts as `starts` say. */
+function mayUse(command: string, start: number, end: number, starts: OptionStarts): boolean {
+  const first = command.charCodeAt(start);
+  if (first !== DASH) {
+    return starts.wordFirst[first]! !== 0 && starts.words.has(command.slice(start, end));
+  }
+  const second = command.charCodeAt(start + 1);
+  if (second === DASH) {
+    if (end - start < 3) return false;
+    const letter = command.charCodeAt(start + 2) * 128;
+    const next = end - start > 3 ? command.charCodeAt(start + 3) : EQUALS;
+    return starts.long[letter]! !== 0 &&
+      (next === EQUALS || next >= 128 || starts.long[letter + next]! !== 0);
+  }
+  for (let i = start + 1; i < end; i++) if (starts.short[command.charCodeAt(i)]! !== 0) return true;
+  return second < 128 && starts.wordFirst[second]! !== 0 &&
+    starts.dashed.has(command.slice(start, end));
+}
+
+const DASH = 0x2d;
 
 /**
  * Whether an ASCII character is an unquoted word character: a command

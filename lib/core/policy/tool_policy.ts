@@ -38,7 +38,14 @@ import {
   WORD_SEPARATOR,
 } from "./allowed_tools.ts";
 import { codeRunningOptionsIn } from "./code_options.ts";
-import { isPlainCommand, isWordStart, readWords } from "./shell_words.ts";
+import {
+  isPlainCommand,
+  isWordStart,
+  MAYBE_OPTIONS,
+  readWords,
+  scanPlainTail,
+  SURELY_PLAIN,
+} from "./shell_words.ts";
 
 /** How `allowed-tools` is applied. */
 export type ToolPolicyMode = "advisory" | "preapprove" | "restrict";
@@ -377,11 +384,19 @@ export class ToolPolicy {
     ) {
       return rule.decision;
     }
-    // The fast path: a plain command a prefix form surely approves, first in activation order.
-    const fastBucket = lead < 128 ? patterns.heads[lead] : undefined;
-    if (patterns.rest.length === 0 && fastBucket !== undefined) {
-      const p = fastBucket[0]!;
-      if (p.fast !== null && p.fast.test(subject)) return p.decision;
+    // The fast path: a plain command that the first pattern of its bucket surely approves.
+    const fast = patterns.rest.length === 0 && lead < 128 ? patterns.heads[lead] : undefined;
+    if (fast !== undefined) {
+      const p = fast[0]!;
+      const quick = p.quick;
+      if (quick !== null) {
+        if (subject === p.prefix) return p.decision;
+        if (subject.startsWith(quick.spaced)) {
+          const scan = scanPlainTail(subject, quick.spaced.length, quick.starts);
+          if (scan === SURELY_PLAIN) return p.decision;
+          if (scan === MAYBE_OPTIONS && namesAll(p, p.options!(subject, " "))) return p.decision;
+        }
+      }
     }
     // A pattern matches only one simple command of literal words, and matches its words.
     let joined = subject;
