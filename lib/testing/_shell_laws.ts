@@ -36,6 +36,13 @@ import {
 } from "./_shell_oracle.ts";
 import type { ToolPolicyUnderTest } from "./_tool_policy.ts";
 
+/**
+ * A fast-check arbitrary (`fc.Arbitrary` of the `fast-check` peer dependency).
+ *
+ * @internal
+ */
+type Arbitrary<T> = fc.Arbitrary<T>;
+
 /** A command grammar under test: a command in, its words out, or `undefined` when it refuses the command. */
 export type ShellWordsUnderTest = (command: string) => readonly string[] | undefined;
 
@@ -300,7 +307,7 @@ const separator = fc.constantFrom(" ", " ", " ", "\t", "  ", " \t ");
  *
  * @returns The arbitrary.
  */
-export function shellCommandArbitrary(): fc.Arbitrary<string> {
+export function shellCommandArbitrary(): Arbitrary<string> {
   const built = fc.tuple(
     fc.oneof(
       { weight: 8, arbitrary: fc.constantFrom(...RECORDED_PROGRAMS, ...PATH_PROGRAMS) },
