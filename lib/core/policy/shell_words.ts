@@ -341,35 +341,53 @@ export function scanPlainTail(
 ): number {
   const n = command.length;
   if (from >= n) return NOT_PLAIN;
-  let maybe = starts !== null && starts.bundled;
-  let wordStart = from;
+  if (starts === null) {
+    for (let i = from, start = from; i < n; i++) {
+      const c = command.charCodeAt(i);
+      if (c < 128 && UNQUOTED[c] === WORD) continue;
+      if (c !== 0x20 || i === start || i === n - 1) return NOT_PLAIN;
+      start = i + 1;
+    }
+    return SURELY_PLAIN;
+  }
+  let maybe = starts.bundled;
+  const { long, short, wordFirst } = starts;
+  // Where the word starts, and what kind it is so far: 0 plain, 1 `-x…`, 2 `--…`.
+  let start = from;
+  let kind = 0;
+  let first = 0;
   for (let i = from; i <= n; i++) {
     const c = i < n ? command.charCodeAt(i) : 0x20;
-    if (c < 128 && UNQUOTED[c] === WORD) continue;
-    if (c !== 0x20 || i === wordStart) return NOT_PLAIN;
-    if (starts !== null && !maybe) maybe = mayUse(command, wordStart, i, starts);
-    wordStart = i + 1;
+    if (c < 128 && UNQUOTED[c] === WORD) {
+      if (maybe) continue;
+      const at = i - start;
+      if (at === 0) {
+        kind = c === DASH ? 1 : 0;
+        first = c;
+      } else if (kind === 1) {
+        if (at === 1 && c === DASH) kind = 2;
+        else if (short[c] !== 0) maybe = true;
+      } else if (kind === 2) {
+        if (at === 2) first = c * 128;
+        else if (at === 3 && c !== EQUALS && long[first] !== 0 && long[first + c] === 0) first = -1;
+      }
+      continue;
+    }
+    if (c !== 0x20 || i === start || (i === n - 1 && i < n)) return NOT_PLAIN;
+    if (!maybe) {
+      const length = i - start;
+      if (kind === 0) {
+        maybe = wordFirst[first] !== 0 && starts.words.has(command.slice(start, i));
+      } else if (kind === 1) {
+        maybe = wordFirst[command.charCodeAt(start + 1)] !== 0 &&
+          starts.dashed.has(command.slice(start, i));
+      } else if (length > 2) {
+        maybe = first >= 0 && long[first] !== 0;
+      }
+    }
+    start = i + 1;
   }
   return maybe ? MAYBE_OPTIONS : SURELY_PLAIN;
-}
-
-/** Whether the word `command[start, end)` may use an option that starts as `starts` say. */
-function mayUse(command: string, start: number, end: number, starts: OptionStarts): boolean {
-  const first = command.charCodeAt(start);
-  if (first !== DASH) {
-    return starts.wordFirst[first]! !== 0 && starts.words.has(command.slice(start, end));
-  }
-  const second = command.charCodeAt(start + 1);
-  if (second === DASH) {
-    if (end - start < 3) return false;
-    const letter = command.charCodeAt(start + 2) * 128;
-    const next = end - start > 3 ? command.charCodeAt(start + 3) : EQUALS;
-    return starts.long[letter]! !== 0 &&
-      (next === EQUALS || next >= 128 || starts.long[letter + next]! !== 0);
-  }
-  for (let i = start + 1; i < end; i++) if (starts.short[command.charCodeAt(i)]! !== 0) return true;
-  return second < 128 && starts.wordFirst[second]! !== 0 &&
-    starts.dashed.has(command.slice(start, end));
 }
 
 const DASH = 0x2d;
