@@ -205,6 +205,8 @@ export {
   parseAllowedTools,
 } from "./lib/core/policy/allowed_tools.ts";
 export type { AllowedToolEntry, AllowedToolsErrorCode } from "./lib/core/policy/allowed_tools.ts";
+export { PLAIN_BUILTINS, shellWords } from "./lib/core/policy/shell_words.ts";
+export { CODE_RUNNING_OPTIONS, codeRunningOptions } from "./lib/core/policy/code_options.ts";
 export {
   compileToolPolicy,
   decideToolCall,

@@ -3,7 +3,10 @@
  * fast-check arbitraries (catalogs, hostile resource paths, bundles, safety
  * flags), the naive reference resolver, and the invariants of SPEC §3 and §4
  * as named properties or one-call assertions; the same for a tool policy
- * (`toolPolicyProperties`, `assertToolPolicyInvariants`). Needs `fast-check` (a peer
+ * (`toolPolicyProperties`, `assertToolPolicyInvariants`), and the real shell
+ * as an oracle for a command grammar and a policy
+ * (`assertShellWordsAgreeWithShell`, `assertToolPolicyAgreesWithShell`: they
+ * run `bash` or `dash` in a sandbox). Needs `fast-check` (a peer
  * dependency of this entry only; `mod.ts` never imports it).
  *
  * ```ts
@@ -60,3 +63,14 @@ export type {
   ToolPolicyProperty,
   ToolPolicyUnderTest,
 } from "./testing/_tool_policy.ts";
+export {
+  assertShellWordsAgreeWithShell,
+  assertToolPolicyAgreesWithShell,
+  shellCommandArbitrary,
+  shellWordsProperty,
+  toolPolicyShellProperty,
+} from "./testing/_shell_laws.ts";
+export type { ShellLawOptions, ShellWordsUnderTest } from "./testing/_shell_laws.ts";
+export { referenceShellWords } from "./testing/_shell_reference.ts";
+export { findShell, observeShell, sandboxKind } from "./testing/_shell_oracle.ts";
+export type { ShellName, ShellObservation, ShellRecord } from "./testing/_shell_oracle.ts";

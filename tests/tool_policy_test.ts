@@ -268,7 +268,7 @@ describe("matching a call", () => {
   const call = (input: unknown) => ({ name: "Bash", input });
 
   it("matches the prefix form on a word boundary, never across shell control syntax", () => {
-    for (const ok of ["git", "git status", "git  log", "git commit -m 'x y'"]) {
+    for (const ok of ["git", "git status", "git  log", "git commit -m 'x y'", " git status"]) {
       assert.equal(matchesAllowedTool(git!, call({ command: ok })), true, ok);
     }
     for (
@@ -285,7 +285,9 @@ describe("matching a call", () => {
         "git status\nrm -rf ~",
         "git status\r",
         "git\u0000",
-        " git status",
+        "git ${x@P}",
+        "git -c core.pager=id log",
+        "GIT_PAGER=id git log",
       ]
     ) {
       assert.equal(matchesAllowedTool(git!, call(no)), false, JSON.stringify(no));

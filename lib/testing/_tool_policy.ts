@@ -2,7 +2,7 @@
  * The tool policy's laws, for any policy function a host writes: generated
  * active sets (trusted and untrusted skills, broken `allowed-tools`, resolved
  * tool sets, meta-tools), calls (hostile names, shell commands chained with
- * `;`, `|` or `$(`) and modes; a plain reference of what `allowed-tools`
+ * `;`, `|` or `$(`, expansions, code-running options) and modes; a plain reference of what `allowed-tools`
  * covers; the laws as named fast-check properties and as one assertion.
  *
  * @module
@@ -10,6 +10,8 @@
 import fc from "fast-check";
 import assert from "node:assert/strict";
 import { deepFreeze } from "../core/_deep_freeze.ts";
+import { codeRunningOptions } from "../core/policy/code_options.ts";
+import { referenceShellWords } from "./_shell_reference.ts";
 import type {
   PolicySkill,
   ToolCall,
@@ -97,7 +99,23 @@ const PATTERNS = [
 const SUBJECTS = [
   "git",
   "git status",
+  "git  'status'",
+  '"git" status',
+  "\tgit status ",
   "gitk",
+  "git --version ${x:=\\$\\(id\\)}${x@P}",
+  "git --version ${y:=a[\\$\\(id\\)]}${HOME:y}",
+  "git -c core.pager=id log",
+  "git switch -c topic",
+  "GIT_PAGER=id git log",
+  "time git status",
+  "git status #",
+  "git ~/x",
+  "git *",
+  "git {a,b}",
+  "npm run 'test' --watch",
+  "printf -v x y",
+  "printf %s x",
   "git status; rm -rf ~",
   "git log | sh",
   "git push && curl x",
@@ -204,6 +222,13 @@ const TAILS = [
   "-x",
   " status",
   " x y",
+  " 'x y'",
+  ' "a b"',
+  " -c a=b log",
+  " ${HOME}",
+  " $'x'",
+  " ~",
+  " *",
   "; id",
   " | sh",
   " && rm -rf ~",
@@ -277,9 +302,6 @@ export function toolQuestionArbitrary(
   }));
 }
 
-// deno-lint-ignore no-control-regex
-const SHELL = /[;&|`<>\n\r\u0000]|\$\(/;
-
 function globRegExp(glob: string): RegExp {
   const escaped = glob.split("*").map((part) => part.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&"));
   return new RegExp(`^${escaped.join("[\\s\\S]*")}$`);
@@ -289,8 +311,11 @@ function globRegExp(glob: string): RegExp {
  * What the plain reading of `allowed-tools` says about one entry and one call:
  * the name matches the entry's glob (`*` is any run), and an entry's pattern
  * matches the call's subject — a string input, or an object's `command`
- * string — where a trailing `:*` also matches the head followed by a space
- * and anything, and a subject holding shell control syntax matches nothing.
+ * string — when the subject is one simple command of literal words
+ * ({@linkcode referenceShellWords}) whose words, joined by NUL, match the
+ * pattern's words so joined (a trailing `:*` also matches the head's words
+ * followed by more), and it uses no code-running option the pattern does not
+ * name.
  *
  * @param entry The entry.
  * @param call The call.
@@ -302,6 +327,7 @@ function globRegExp(glob: string): RegExp {
  *
  * assert.equal(referenceCovers({ tool: "Bash", pattern: "git:*" }, { name: "Bash", input: "git log" }), true);
  * assert.equal(referenceCovers({ tool: "Bash", pattern: "git:*" }, { name: "Bash", input: "git log; id" }), false);
+ * assert.equal(referenceCovers({ tool: "Bash", pattern: "git:*" }, { name: "Bash", input: "git -c a=b log" }), false);
  * ```
  */
 export function referenceCovers(entry: GeneratedEntry, call: ToolCall): boolean {
@@ -312,13 +338,20 @@ export function referenceCovers(entry: GeneratedEntry, call: ToolCall): boolean 
       typeof (input as { command?: unknown }).command === "string"
     ? (input as { command: string }).command
     : undefined;
-  if (subject === undefined || SHELL.test(subject)) return false;
+  if (subject === undefined) return false;
+  const words = referenceShellWords(subject);
+  if (words === undefined) return false;
   const p = entry.pattern;
-  if (p.endsWith(":*")) {
-    const head = p.slice(0, -2);
-    return globRegExp(head).test(subject) || globRegExp(`${head} *`).test(subject);
-  }
-  return globRegExp(p).test(subject);
+  const prefix = p.endsWith(":*");
+  const head = referenceShellWords(prefix ? p.slice(0, -2) : p, true);
+  if (head === undefined) return false;
+  const joined = words.join("\u0000");
+  const glob = head.join("\u0000");
+  const hit = globRegExp(glob).test(joined) ||
+    (prefix && globRegExp(`${glob}\u0000*`).test(joined));
+  if (!hit) return false;
+  const named = codeRunningOptions(head);
+  return codeRunningOptions(words).every((u) => named.includes(u));
 }
 
 function isTrusted(skill: PolicySkill, trusted: ToolTrust): boolean {
@@ -390,8 +423,9 @@ function verdictOf(decide: ToolPolicyUnderTest, question: ToolCallQuestion): Too
  * The tool policy's laws as named fast-check properties, each usable as
  * `fc.assert(p)`: advisory and preapprove never deny; restrict refuses every
  * call outside the active skills' trusted `allowed-tools`, resolved tool sets
- * and meta-tools (a pattern never matches a command chained with `;`, `|`,
- * `&`, `$(`, a backtick, a redirection or a line break); a call the trusted
+ * and meta-tools (a pattern matches only one simple command of literal
+ * words, never one chained with `;`, `|` or `&`, expanded with `$` or a
+ * backtick, redirected, or using an option that runs code); a call the trusted
  * `allowed-tools` cover is allowed in preapprove and restrict; adding an
  * active skill never turns an allow or ask into a deny; an untrusted skill's
  * `allowed-tools` never change a verdict; meta-tools are never denied; the

@@ -10,13 +10,20 @@
  * pattern in parentheses, `Bash(git:*)`. A pattern holds any characters but
  * control characters, with balanced parentheses. `*` in a name or a pattern
  * matches any run of characters; a pattern ending in `:*` is the prefix form:
- * `git:*` matches `git` and `git` followed by a space and anything.
+ * `git:*` matches the command `git` and every command whose first word is `git`.
+ *
+ * A pattern matches a command's words, never its raw text: only a command
+ * that is one simple command of literal words (`./shell_words.ts`) can match,
+ * and only without the options that make its program run code
+ * (`./code_options.ts`) unless the pattern names them.
  *
  * @module
  */
 import { SkillsetError } from "../errors.ts";
 import { quoteShort } from "../_text.ts";
 import { compileGlob } from "./_glob.ts";
+import { codeRunningOptions, optionsOf, type OptionStarts, optionStarts } from "./code_options.ts";
+import { isPlainBuiltin, readWords } from "./shell_words.ts";
 
 /** One entry of an `allowed-tools` value (frozen). */
 export interface AllowedToolEntry {
@@ -318,14 +325,6 @@ export function formatEntry(entry: Pick<AllowedToolEntry, "tool" | "pattern">): 
 }
 
 /**
- * Shell control syntax: a command holding any of it is never matched by a
- * pattern, since a prefix such as `git:*` would otherwise approve
- * `git status; rm -rf ~`.
- */
-// deno-lint-ignore no-control-regex
-const SHELL_CONTROL = /[;&|`<>\n\r\u0000]|\$\(/;
-
-/**
  * What a call's input is matched against: the input itself when it is a
  * string, or its `command` field when that is a string (the shape of a
  * shell tool's input); otherwise nothing, and only bare entries match.
@@ -342,54 +341,158 @@ export function callSubject(input: unknown): string | undefined {
   return undefined;
 }
 
+/**
+ * A compiled pattern, matched against a command's words joined by NUL (a
+ * character no word holds, so the joined text says where each word ends).
+ *
+ * @internal
+ */
+export interface CommandPattern {
+  /** The joined words of a prefix form's head without `*` (`git\0log` of `git log:*`), or `null`. */
+  readonly prefix: string | null;
+  /** The head and a NUL: a longer command must start with it. */
+  readonly spaced: string;
+  /** Any other pattern's test; `null` with `prefix` `null` for a pattern that is not plain words (it matches nothing). */
+  readonly test: ((joined: string) => boolean) | null;
+  /** The code-running options ({@linkcode codeRunningOptions}) the pattern names itself. */
+  readonly named: readonly string[];
+  /**
+   * When the pattern fixes the program (its first word has no `*`) and it is
+   * not a plain builtin: the test of that program's code-running options, or
+   * `null` when it has none. `undefined` otherwise: the command is checked
+   * in full.
+   */
+  readonly options: ((text: string, separator: string) => readonly string[]) | null | undefined;
+  /**
+   * For a prefix form with a head of plain words and a fixed program: the
+   * head and a space, and how the program's options start
+   * ({@linkcode optionStarts}, `null` for none) — the policy's fast path.
+   */
+  readonly quick: { readonly spaced: string; readonly starts: OptionStarts | null } | null;
+  /**
+   * The same pattern over words joined by single spaces, for a plain command
+   * (whose words hold no blank); `null` when a word of the pattern holds one.
+   */
+  readonly plain: {
+    readonly prefix: string | null;
+    readonly spaced: string;
+    readonly test: ((text: string) => boolean) | null;
+  } | null;
+}
+
+/** The separator of words in joined text. */
+export const WORD_SEPARATOR = "\u0000";
+
+const NOTHING: CommandPattern = Object.freeze({
+  prefix: null,
+  spaced: "",
+  test: null,
+  named: [],
+  options: null,
+  quick: null,
+  plain: null,
+});
+
+/**
+ * Compile a pattern: it is read with the shell grammar of
+ * {@linkcode shellWords} (where `*`, quoted or not, is a wildcard: any run of
+ * characters, across words too), and a trailing `:*` is the prefix form:
+ * `git log:*` matches the words `git log` and any command whose first words
+ * they are. A pattern that is not plain words (`echo $(date)`) matches nothing.
+ *
+ * @internal
+ */
+export function compileCommandPattern(pattern: string): CommandPattern {
+  const prefixForm = pattern.endsWith(":*");
+  const words = readWords(prefixForm ? pattern.slice(0, -2) : pattern, true);
+  if (words === undefined || words.length === 0) return NOTHING;
+  const named = codeRunningOptions(words);
+  const program = words[0]!;
+  const options = program.includes("*") || isPlainBuiltin(program)
+    ? undefined
+    : optionsOf(program) ?? null;
+  const plain = words.some((w) => w.includes(" ") || w.includes("\t"))
+    ? null
+    : joinedMatcher(words.join(" "), " ", prefixForm);
+  return {
+    ...joinedMatcher(words.join(WORD_SEPARATOR), WORD_SEPARATOR, prefixForm),
+    named,
+    options,
+    quick: prefixForm && options !== undefined && words.every((w) => PLAIN_HEAD.test(w)) &&
+        !words[0]!.includes("=") && !words[0]!.startsWith("%")
+      ? { spaced: words.join(" ") + " ", starts: optionStarts(program) }
+      : null,
+    plain,
+  };
+}
+
+/** A head word the fast path can compare as text: unquoted word characters only. */
+const PLAIN_HEAD = /^[A-Za-z0-9_\-./:,+@%=]+$/;
+
+function joinedMatcher(
+  head: string,
+  separator: string,
+  prefixForm: boolean,
+): Pick<CommandPattern, "prefix" | "spaced" | "test"> {
+  if (!head.includes("*")) {
+    if (prefixForm) return { prefix: head, spaced: head + separator, test: null };
+    return { prefix: null, spaced: "", test: (joined) => joined === head };
+  }
+  const bare = compileGlob(head).matches;
+  if (!prefixForm) return { prefix: null, spaced: "", test: bare };
+  const more = compileGlob(head + separator + "*").matches;
+  return { prefix: null, spaced: "", test: (joined) => bare(joined) || more(joined) };
+}
+
+/**
+ * Whether a command's text matches a compiled pattern, before the
+ * code-running options: `joined` is its words joined by NUL, or, with
+ * `plain`, a plain command's own text (its words joined by single spaces).
+ *
+ * @internal
+ */
+export function matchesText(p: CommandPattern, joined: string, plain: boolean): boolean {
+  let form: Pick<CommandPattern, "prefix" | "spaced" | "test"> = p;
+  let text = joined;
+  if (plain) {
+    if (p.plain !== null) form = p.plain;
+    else text = joined.replaceAll(" ", WORD_SEPARATOR);
+  }
+  return form.prefix !== null
+    ? text === form.prefix || text.startsWith(form.spaced)
+    : form.test !== null && form.test(text);
+}
+
+/**
+ * Whether every code-running option a command uses is one the pattern names.
+ *
+ * @internal
+ */
+export function namesAll(p: CommandPattern, used: readonly string[]): boolean {
+  for (let i = 0; i < used.length; i++) if (!p.named.includes(used[i]!)) return false;
+  return true;
+}
+
 /** A compiled pattern: whether a call's subject matches it. */
 export type PatternMatcher = (subject: string) => boolean;
 
 /**
- * Compile a pattern: `*` matches any run of characters; a trailing `:*` is
- * the prefix form (`git:*` matches `git` and `git …`). The matcher refuses
- * every subject holding shell control syntax (`;`, `&`, `|`, a backtick,
- * `$(`, `<`, `>`, a line break or NUL).
+ * Compile a pattern into a test of a whole command: the command must be one
+ * simple command of literal words ({@linkcode shellWords}), its words must
+ * match the pattern, and it may use a code-running option
+ * ({@linkcode codeRunningOptions}) only when the pattern names it.
  *
  * @param pattern The text between the parentheses.
  * @returns The matcher.
  */
 export function compilePattern(pattern: string): PatternMatcher {
-  const { prefix, spaced, test } = subjectMatcher(pattern);
-  if (prefix !== null) {
-    return (s) => (s === prefix || s.startsWith(spaced)) && !SHELL_CONTROL.test(s);
-  }
-  return (s) => test!(s) && !SHELL_CONTROL.test(s);
-}
-
-/**
- * A pattern's match, without the shell-control rule: the plain prefix form
- * (`git:*`, no other `*`) as its head, anything else as a test.
- *
- * @internal
- */
-export function subjectMatcher(pattern: string): {
-  readonly prefix: string | null;
-  readonly spaced: string;
-  readonly test: ((subject: string) => boolean) | null;
-} {
-  if (pattern.endsWith(":*")) {
-    const head = pattern.slice(0, -2);
-    if (!head.includes("*")) return { prefix: head, spaced: `${head} `, test: null };
-    const bare = compileGlob(head).matches;
-    const words = compileGlob(`${head} *`).matches;
-    return { prefix: null, spaced: "", test: (s) => bare(s) || words(s) };
-  }
-  return { prefix: null, spaced: "", test: compileGlob(pattern).matches };
-}
-
-/**
- * Whether a subject holds shell control syntax (no pattern matches it).
- *
- * @internal
- */
-export function hasShellControl(subject: string): boolean {
-  return SHELL_CONTROL.test(subject);
+  const p = compileCommandPattern(pattern);
+  return (subject) => {
+    const words = readWords(subject);
+    if (words === undefined) return false;
+    return matchesText(p, words.join(WORD_SEPARATOR), false) &&
+      namesAll(p, codeRunningOptions(words));
+  };
 }
 
 /**
@@ -409,6 +512,7 @@ export function hasShellControl(subject: string): boolean {
  * assert.equal(matchesAllowedTool(git!, { name: "Bash", input: { command: "git status" } }), true);
  * assert.equal(matchesAllowedTool(git!, { name: "Bash", input: "gitk" }), false);
  * assert.equal(matchesAllowedTool(git!, { name: "Bash", input: "git log; rm -rf ~" }), false);
+ * assert.equal(matchesAllowedTool(git!, { name: "Bash", input: "git -c core.pager=sh log" }), false);
  * ```
  */
 export function matchesAllowedTool(

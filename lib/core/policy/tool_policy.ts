@@ -18,7 +18,7 @@
  * One file: past 600 lines on purpose, as nearly all of it is `ToolPolicy`, whose
  * compile step and `decide` share one private index (grants by tool, the
  * pattern buckets, the memo), so a split would only pass that state across
- * files; the pattern matching is due to become a shell grammar of its own.
+ * files; the shell grammar patterns are matched under is `./shell_words.ts`.
  *
  * @module
  */
@@ -29,11 +29,23 @@ import { compileGlob } from "./_glob.ts";
 import {
   type AllowedToolEntry,
   callSubject,
+  type CommandPattern,
+  compileCommandPattern,
   formatEntry,
-  hasShellControl,
+  matchesText,
+  namesAll,
   readAllowedTools,
-  subjectMatcher,
+  WORD_SEPARATOR,
 } from "./allowed_tools.ts";
+import { codeRunningOptionsIn } from "./code_options.ts";
+import {
+  isPlainCommand,
+  isWordStart,
+  MAYBE_OPTIONS,
+  readWords,
+  scanPlainTail,
+  SURELY_PLAIN,
+} from "./shell_words.ts";
 
 /** How `allowed-tools` is applied. */
 export type ToolPolicyMode = "advisory" | "preapprove" | "restrict";
@@ -151,22 +163,16 @@ interface Grant {
 }
 
 /** A distinct pattern of one tool, with the skills granting it. */
-interface CompiledPattern {
+interface CompiledPattern extends CommandPattern {
   /** Its place in activation order: of several matches, the first is the one the reason names. */
   readonly index: number;
-  /** The head of the plain prefix form (`git` of `git:*`), or `null`. */
-  readonly prefix: string | null;
-  /** The head and a space. */
-  readonly spaced: string;
-  /** Any other pattern's test (shell control is checked apart). */
-  readonly test: ((subject: string) => boolean) | null;
   readonly decision: ToolCallDecision;
 }
 
 /**
- * A tool's patterns by the first character a matching subject must start with
- * (an ASCII one), and the rest (a pattern starting with `*`, or non-ASCII),
- * each list in activation order.
+ * A tool's patterns by the first character a matching command's words must
+ * start with (an ASCII one), and the rest (a pattern starting with `*`, or
+ * non-ASCII), each list in activation order.
  */
 interface PatternIndex {
   readonly heads: readonly (readonly CompiledPattern[] | undefined)[];
@@ -370,17 +376,44 @@ export class ToolPolicy {
     if (patterns === null) return rule.decision;
     const subject = callSubject(call.input);
     if (subject === undefined) return rule.decision;
+    // No pattern can match a command whose first character (a plain one) leads none.
+    const lead = subject.charCodeAt(0);
+    if (
+      patterns.rest.length === 0 && lead < 128 && isWordStart(lead) &&
+      patterns.heads[lead] === undefined
+    ) {
+      return rule.decision;
+    }
+    // The fast path: a plain command that the first pattern of its bucket surely approves.
+    const fast = patterns.rest.length === 0 && lead < 128 ? patterns.heads[lead] : undefined;
+    if (fast !== undefined) {
+      const p = fast[0]!;
+      const quick = p.quick;
+      if (quick !== null) {
+        if (subject === p.prefix) return p.decision;
+        if (subject.startsWith(quick.spaced)) {
+          const scan = scanPlainTail(subject, quick.spaced.length, quick.starts);
+          if (scan === SURELY_PLAIN) return p.decision;
+          if (scan === MAYBE_OPTIONS && namesAll(p, p.options!(subject, " "))) return p.decision;
+        }
+      }
+    }
+    // A pattern matches only one simple command of literal words, and matches its words.
+    let joined = subject;
+    const plain = isPlainCommand(subject);
+    if (!plain) {
+      const words = readWords(subject);
+      if (words === undefined) return rule.decision;
+      joined = words.length === 1 ? words[0]! : words.join(WORD_SEPARATOR);
+    }
+    const separator = plain ? " " : WORD_SEPARATOR;
     let found: CompiledPattern | undefined;
-    const first = subject.charCodeAt(0);
+    const first = joined.charCodeAt(0);
     const bucket = first < 128 ? patterns.heads[first] : undefined;
     if (bucket !== undefined) {
       for (let i = 0; i < bucket.length; i++) {
         const p = bucket[i]!;
-        if (
-          p.prefix !== null
-            ? subject === p.prefix || subject.startsWith(p.spaced)
-            : p.test!(subject)
-        ) {
+        if (matchesText(p, joined, plain) && allowsOptions(p, subject, joined, separator, plain)) {
           found = p;
           break;
         }
@@ -389,15 +422,12 @@ export class ToolPolicy {
     const rest = patterns.rest;
     for (let i = 0; i < rest.length && (found === undefined || rest[i]!.index < found.index); i++) {
       const p = rest[i]!;
-      if (
-        p.prefix !== null ? subject === p.prefix || subject.startsWith(p.spaced) : p.test!(subject)
-      ) {
+      if (matchesText(p, joined, plain) && allowsOptions(p, subject, joined, separator, plain)) {
         found = p;
         break;
       }
     }
-    // No pattern matches a command holding shell control syntax.
-    return found === undefined || hasShellControl(subject) ? rule.decision : found.decision;
+    return found === undefined ? rule.decision : found.decision;
   }
 
   /** The rule of one tool name: its grants (exact and wildcard), its tool sets, meta or not. */
@@ -470,12 +500,15 @@ export class ToolPolicy {
     const rest: CompiledPattern[] = [];
     for (const [pattern, list] of byPattern) {
       const written = quoteShort(formatEntry({ tool: list[0]!.entry.tool, pattern }));
-      const first = pattern.charCodeAt(0);
-      const anyStart = first >= 128 || pattern[0] === "*" || pattern.startsWith(":*");
-      const target = anyStart ? rest : (heads[first] ??= []);
+      const compiled = compileCommandPattern(pattern);
+      // A pattern that is not plain words matches nothing: it needs no place.
+      if (compiled.prefix === null && compiled.test === null) continue;
+      const lead = compiled.prefix ?? compiled.spaced;
+      const first = compiled.prefix !== null ? lead.charCodeAt(0) : leadOf(pattern);
+      const target = first < 0 || first >= 128 ? rest : (heads[first] ??= []);
       target.push({
         index: rest.length + heads.reduce((n, h) => n + h.length, 0),
-        ...subjectMatcher(pattern),
+        ...compiled,
         decision: decision(mode === "advisory" ? "ask" : "allow", [
           mode === "advisory"
             ? `${tool} matches ${written} in ${granted(list)}; in advisory mode the host decides`
@@ -489,6 +522,34 @@ export class ToolPolicy {
 }
 
 const PRIVATE: unique symbol = Symbol("ToolPolicy");
+
+/**
+ * Whether a command a pattern's text matched is one it approves: a plain
+ * command's program passes the grammar's own checks (known beforehand for a
+ * pattern that fixes its program), and every code-running option the command
+ * uses is one the pattern names.
+ */
+function allowsOptions(
+  p: CompiledPattern,
+  subject: string,
+  joined: string,
+  separator: string,
+  plain: boolean,
+): boolean {
+  if (p.options === null) return true;
+  if (p.options !== undefined) return namesAll(p, p.options(joined, separator));
+  if (plain && readWords(subject) === undefined) return false;
+  return namesAll(p, codeRunningOptionsIn(joined, separator));
+}
+
+/**
+ * The first character every command a glob pattern matches starts with, or
+ * -1 when there is none to rely on (a leading `*` or quote, or non-ASCII).
+ */
+function leadOf(pattern: string): number {
+  const c = pattern.charCodeAt(0);
+  return c >= 128 || !/[A-Za-z0-9_\-.\/:,+@%=]/.test(pattern[0] ?? "") ? -1 : c;
+}
 
 function decision(verdict: ToolVerdict, reasons: readonly string[]): ToolCallDecision {
   return Object.freeze({ verdict, reasons: Object.freeze([...reasons]) });

@@ -1,0 +1,390 @@
+/**
+ * Options that make a program run code of the caller's choosing, for the
+ * programs whose ordinary use does not: `git -c alias.x='!sh' x`,
+ * `git fetch --upload-pack=sh`, `find . -exec sh ;`, `tar -I sh`. A pattern
+ * such as `Bash(git:*)` approves git, not these: a command using one matches
+ * a pattern only when the pattern names the option itself
+ * (`Bash(git -c:*)`, `Bash(git config:*)`).
+ *
+ * How an entry is written (per program):
+ *
+ * | entry              | a command uses it when                                                        |
+ * | ------------------ | ----------------------------------------------------------------------------- |
+ * | `--name`           | a word is `--name` or `--name=…`, or an abbreviation of it (`--upload-pa`)     |
+ * | `-x`               | a word of short options (`-x`, `-ax`, `-xVALUE`: one dash) holds the letter x |
+ * | `-name`            | a word is exactly `-name` (find's `-exec`)                                     |
+ * | `word`             | the subcommand (the first word that is not an option) is `word`               |
+ * | `^opt`             | `opt` is among the options before the subcommand (git's own `-c`)             |
+ * | `sub opt`          | the subcommand is `sub`, and `opt` comes after it                             |
+ *
+ * The table is not a sandbox: a pattern approves a program, and the program
+ * still does what it does — `git:*` approves `git commit`, which runs the
+ * repository's hooks; `sed:*` approves a sed script's `e` command; an
+ * interpreter or a runner (`python3`, `node`, `make`, `env`, `xargs`) runs
+ * what it is given.
+ *
+ * @module
+ */
+
+/**
+ * The table, by program name (the first word's last path segment).
+ *
+ * @example
+ * ```ts
+ * import { CODE_RUNNING_OPTIONS } from "./code_options.ts";
+ * import { assert } from "../_assert.ts";
+ *
+ * assert.ok(CODE_RUNNING_OPTIONS.get("git")!.includes("^-c"));
+ * ```
+ */
+export const CODE_RUNNING_OPTIONS: ReadonlyMap<string, readonly string[]> = new Map<
+  string,
+  readonly string[]
+>(
+  ([
+    ["git", [
+      "^-c",
+      "^--config-env",
+      "^--exec-path",
+      "--upload-pack",
+      "--receive-pack",
+      "--exec",
+      "--extcmd",
+      "--open-files-in-pager",
+      "config",
+      "filter-branch",
+      "send-email",
+      "bisect run",
+      "submodule foreach",
+      "clone -u",
+      "clone --template",
+      "init --template",
+      "rebase -x",
+      "difftool -x",
+      "grep -O",
+    ]],
+    ["npm", ["--script-shell", "--node-options", "exec -c", "exec --call", "x -c", "x --call"]],
+    ["npx", ["--script-shell", "--node-options", "-c", "--call"]],
+    ["find", ["-exec", "-execdir", "-ok", "-okdir"]],
+    ["rsync", ["-e", "--rsh", "--rsync-path"]],
+    ["tar", [
+      "-I",
+      "-F",
+      "--use-compress-program",
+      "--to-command",
+      "--info-script",
+      "--new-volume-script",
+      "--checkpoint-action",
+      "--rsh-command",
+    ]],
+    ["printf", ["-v"]],
+    ["test", ["-v", "-R"]],
+  ] as const).map(([program, entries]) => [program, Object.freeze([...entries])]),
+);
+
+/** git's own options that take the next word as their value (`git -C dir log`). */
+const GIT_VALUE_OPTIONS: ReadonlySet<string> = new Set([
+  "-C",
+  "-c",
+  "--git-dir",
+  "--work-tree",
+  "--namespace",
+  "--config-env",
+  "--super-prefix",
+  "--attr-source",
+]);
+
+/** tar's first word may be a cluster of options without a dash (`tar xIf prog …`). */
+const BUNDLED_FIRST: ReadonlySet<string> = new Set(["tar"]);
+
+/** One option of the table, compiled: how a word uses it, and the entry it reports. */
+interface Option {
+  readonly entry: string;
+  /** Its place in the program's table: what is reported comes in table order. */
+  readonly rank: number;
+  /** `--name` (abbreviations, `=value`), `-x` (a letter in a cluster), or an exact word. */
+  readonly kind: "long" | "short" | "word";
+  readonly name: string;
+}
+
+/** A program's table, by where each option counts. */
+interface ProgramOptions {
+  /** Before the subcommand only (`^-c`). */
+  readonly global: readonly Option[];
+  /** Anywhere after the program. */
+  readonly anywhere: readonly Option[];
+  /** After a given subcommand (`clone -u`), as pairs (compared in place, without a cut). */
+  readonly scopedList: readonly (readonly [string, readonly Option[]])[];
+  /** Subcommands that run code, as a list. */
+  readonly subcommandList: readonly Option[];
+  /** Whether the program is git (its own options may take the next word). */
+  readonly git: boolean;
+  /** Whether the first word may bundle letters without a dash (tar). */
+  readonly bundled: boolean;
+}
+
+const COMPILED: ReadonlyMap<string, ProgramOptions> = new Map(
+  [...CODE_RUNNING_OPTIONS].map(([program, entries]) => {
+    const global: Option[] = [];
+    const anywhere: Option[] = [];
+    const subcommands = new Map<string, Option>();
+    const scoped = new Map<string, Option[]>();
+    entries.forEach((text, rank) => {
+      const entry = `${program} ${text}`;
+      const space = text.indexOf(" ");
+      const raw = space > 0 ? text.slice(space + 1) : text.replace(/^\^/, "");
+      const option: Option = {
+        entry,
+        rank,
+        kind: raw.startsWith("--") ? "long" : raw.length === 2 && raw[0] === "-" ? "short" : "word",
+        name: raw.startsWith("--")
+          ? raw.slice(2)
+          : raw.length === 2 && raw[0] === "-"
+          ? raw[1]!
+          : raw,
+      };
+      if (space > 0) {
+        const sub = text.slice(0, space);
+        const list = scoped.get(sub);
+        if (list === undefined) scoped.set(sub, [option]);
+        else list.push(option);
+      } else if (text.startsWith("^")) global.push(option);
+      else if (text.startsWith("-")) anywhere.push(option);
+      else subcommands.set(text, option);
+    });
+    return [program, {
+      global,
+      anywhere,
+      scopedList: [...scoped],
+      subcommandList: [...subcommands.values()],
+      git: program === "git",
+      bundled: BUNDLED_FIRST.has(program),
+    }];
+  }),
+);
+
+/**
+ * The entries of {@linkcode CODE_RUNNING_OPTIONS} a command's words use,
+ * each as `program entry` (`"git ^-c"`); none for a program without entries.
+ *
+ * @param words A command's words ({@linkcode shellWords}), the program first.
+ * @returns The entries used, in table order (empty when none).
+ * @throws {TypeError} When a word is not a string or holds NUL.
+ * @example
+ * ```ts
+ * import { codeRunningOptions } from "./code_options.ts";
+ * import { assert } from "../_assert.ts";
+ *
+ * assert.deepEqual(codeRunningOptions(["git", "-c", "core.pager=sh", "log"]), ["git ^-c"]);
+ * assert.deepEqual(codeRunningOptions(["git", "switch", "-c", "topic"]), []);
+ * assert.deepEqual(codeRunningOptions(["find", ".", "-exec", "rm", "{}", ";"]), ["find -exec"]);
+ * ```
+ */
+export function codeRunningOptions(words: readonly string[]): readonly string[] {
+  for (const w of words) {
+    if (typeof w !== "string" || w.includes(NUL)) {
+      throw new TypeError("words must be strings without NUL");
+    }
+  }
+  return codeRunningOptionsIn(words.join(NUL), NUL);
+}
+
+/**
+ * {@linkcode codeRunningOptions} of words joined by one `separator` (a
+ * character no word holds): the policy's own, without splitting.
+ *
+ * @internal
+ */
+export function codeRunningOptionsIn(text: string, separator: string): readonly string[] {
+  const end0 = text.indexOf(separator);
+  if (end0 < 0) return NONE;
+  const table = COMPILED.get(text.slice(text.lastIndexOf("/", end0 - 1) + 1, end0));
+  return table === undefined ? NONE : usedIn(table, text, separator, end0);
+}
+
+/**
+ * What a program's options start with, for a quick look at a plain command's
+ * words: a word that starts like none of them uses none.
+ *
+ * @internal
+ */
+export interface OptionStarts {
+  /** Long options' first two letters, as `first * 128 + second`; a one-letter name as `first * 128`. */
+  readonly long: Uint8Array;
+  /** Short options' letters. */
+  readonly short: Uint8Array;
+  /** One-dash word options (`-exec`), whole. */
+  readonly dashed: ReadonlySet<string>;
+  /** Words that count without a dash: subcommands and the words after them (`config`, `run`). */
+  readonly words: ReadonlySet<string>;
+  /** The first letters of `words`, and the second letters of `dashed`. */
+  readonly wordFirst: Uint8Array;
+  /** Whether the first word may bundle options without a dash (tar): every command is a maybe. */
+  readonly bundled: boolean;
+}
+
+/**
+ * {@linkcode OptionStarts} of a program, or `null` when it has no entries.
+ *
+ * @internal
+ */
+export function optionStarts(program: string): OptionStarts | null {
+  const table = COMPILED.get(program.slice(program.lastIndexOf("/") + 1));
+  if (table === undefined) return null;
+  const long = new Uint8Array(128 * 128);
+  const short = new Uint8Array(128);
+  const dashed = new Set<string>();
+  const words = new Set<string>();
+  const wordFirst = new Uint8Array(128);
+  const mark = (o: Option) => {
+    if (o.kind === "long") {
+      const first = o.name.charCodeAt(0) * 128;
+      long[first] = 1;
+      if (o.name.length > 1) long[first + o.name.charCodeAt(1)] = 1;
+    } else if (o.kind === "short") short[o.name.charCodeAt(0)] = 1;
+    else if (o.name.startsWith("-")) {
+      dashed.add(o.name);
+      wordFirst[o.name.charCodeAt(1)] = 1;
+    } else {
+      words.add(o.name);
+      wordFirst[o.name.charCodeAt(0)] = 1;
+    }
+  };
+  for (const o of [...table.global, ...table.anywhere, ...table.subcommandList]) mark(o);
+  for (const [word, options] of table.scopedList) {
+    words.add(word);
+    wordFirst[word.charCodeAt(0)] = 1;
+    for (const o of options) mark(o);
+  }
+  return { long, short, dashed, words, wordFirst, bundled: table.bundled };
+}
+
+/**
+ * The test of one program's options, for a pattern that fixes the program:
+ * `undefined` when the table has no entry for it.
+ *
+ * @internal
+ */
+export function optionsOf(
+  program: string,
+): ((text: string, separator: string) => readonly string[]) | undefined {
+  const table = COMPILED.get(program.slice(program.lastIndexOf("/") + 1));
+  if (table === undefined) return undefined;
+  return (text, separator) => {
+    const end0 = text.indexOf(separator);
+    return end0 < 0 ? NONE : usedIn(table, text, separator, end0);
+  };
+}
+
+/**
+ * The options of `table` the words of `text` after the program (which ends
+ * at `end0`) use: one pass over the words, each compared in place.
+ */
+function usedIn(
+  table: ProgramOptions,
+  text: string,
+  separator: string,
+  end0: number,
+): readonly string[] {
+  const n = text.length;
+  let used: Option[] | undefined;
+  // Before the subcommand (the first word that is not an option, nor the value of one of git's).
+  let before = true;
+  let scoped: readonly Option[] | undefined;
+  let skip = false;
+  for (let start = end0 + 1; start <= n;) {
+    let end = text.indexOf(separator, start);
+    if (end < 0) end = n;
+    const dashed = end > start && text.charCodeAt(start) === DASH;
+    if (before && !dashed && !skip) {
+      before = false;
+      const length = end - start;
+      for (const [word, options] of table.scopedList) {
+        if (length === word.length && text.startsWith(word, start)) scoped = options;
+      }
+      for (const o of table.subcommandList) {
+        if (length === o.name.length && text.startsWith(o.name, start)) used = add(used, o);
+      }
+      // tar's first word may bundle letters without a dash: `tar xIf prog a.tar`.
+      if (start === end0 + 1 && table.bundled) {
+        for (const o of table.anywhere) {
+          if (o.kind === "short" && has(text, start, end, o.name)) used = add(used, o);
+        }
+      }
+    } else {
+      skip = before && dashed && table.git && isGitValueOption(text, start, end);
+      if (dashed) {
+        if (before) used = collect(text, start, end, table.global, used);
+        used = collect(text, start, end, table.anywhere, used);
+      }
+      if (scoped !== undefined) used = collect(text, start, end, scoped, used);
+    }
+    start = end + 1;
+  }
+  if (used === undefined) return NONE;
+  return used.length === 1
+    ? [used[0]!.entry]
+    : used.sort((a, b) => a.rank - b.rank).map((o) => o.entry);
+}
+
+function add(used: Option[] | undefined, o: Option): Option[] {
+  if (used === undefined) return [o];
+  if (!used.includes(o)) used.push(o);
+  return used;
+}
+
+const NONE: readonly string[] = Object.freeze([]);
+const DASH = 0x2d;
+const EQUALS = 0x3d;
+const NUL = "\u0000";
+
+function isGitValueOption(text: string, start: number, end: number): boolean {
+  for (const o of GIT_VALUE_OPTIONS) {
+    if (end - start === o.length && text.startsWith(o, start)) return true;
+  }
+  return false;
+}
+
+/** Whether `text[start, end)` holds the character `c`. */
+function has(text: string, start: number, end: number, c: string): boolean {
+  const code = c.charCodeAt(0);
+  for (let i = start; i < end; i++) if (text.charCodeAt(i) === code) return true;
+  return false;
+}
+
+/** Add the options the word `text[start, end)` uses to `used`, each once. */
+function collect(
+  text: string,
+  start: number,
+  end: number,
+  options: readonly Option[],
+  used: Option[] | undefined,
+): Option[] | undefined {
+  for (let k = 0; k < options.length; k++) {
+    const o = options[k]!;
+    if (uses(text, start, end, o)) used = add(used, o);
+  }
+  return used;
+}
+
+/** Whether the word `text[start, end)` uses an option. */
+function uses(text: string, start: number, end: number, o: Option): boolean {
+  const name = o.name;
+  switch (o.kind) {
+    case "long": {
+      if (text.charCodeAt(start) !== DASH || text.charCodeAt(start + 1) !== DASH) return false;
+      // The name, or an abbreviation of it (a non-empty prefix), up to the end or an `=`.
+      let k = start + 2;
+      for (; k < end && text.charCodeAt(k) !== EQUALS; k++) {
+        const at = k - start - 2;
+        if (at >= name.length || text.charCodeAt(k) !== name.charCodeAt(at)) return false;
+      }
+      return k > start + 2;
+    }
+    case "short":
+      return end - start >= 2 && text.charCodeAt(start) === DASH &&
+        text.charCodeAt(start + 1) !== DASH && has(text, start + 1, end, name);
+    case "word":
+      return end - start === name.length && text.startsWith(name, start);
+  }
+}
