@@ -167,7 +167,7 @@ export function table(
   return rows.join("\n");
 }
 
-if (import.meta.main ?? process.argv[1]?.endsWith("evaluate.ts")) {
+if (process.argv[1]?.endsWith("evaluate.ts")) {
   const args = process.argv.slice(2);
   const dir = process.env["SKILLSET_SEARCH_EVAL"] ?? args.find((a) => !a.startsWith("--"));
   const split = args.includes("--split") ? args[args.indexOf("--split") + 1] : undefined;

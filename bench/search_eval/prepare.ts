@@ -70,7 +70,7 @@ function read(file: string, root: string): CollectedSkill | undefined {
   };
 }
 
-if (import.meta.main ?? process.argv[1]?.endsWith("prepare.ts")) {
+if (process.argv[1]?.endsWith("prepare.ts")) {
   const [checkout, source, commit, out] = process.argv.slice(2);
   if (checkout === undefined || source === undefined || commit === undefined || out === undefined) {
     console.error("usage: prepare.ts CHECKOUT OWNER/NAME COMMIT OUT_DIR");

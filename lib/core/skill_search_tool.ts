@@ -8,7 +8,7 @@
 import { deepFreeze } from "./_deep_freeze.ts";
 import { escapeControls, quoteShort } from "./_text.ts";
 import { failure, success } from "./_tool_result.ts";
-import { searchSkills, type SkillIndex } from "./search/skill_index.ts";
+import { searchSkills, type SkillIndex, type SkillSearchResult } from "./search/skill_index.ts";
 import type { SkillSearchToolDefinition, SkillToolResult } from "./tool_format.ts";
 
 /** What the model sends to `skill_search`. */
@@ -50,7 +50,8 @@ const SEARCH_DEFINITION: SkillSearchToolDefinition = deepFreeze({
   name: "skill_search",
   description: "Find skills by what they do, including those not described in the `skill` tool. " +
     "Pass words from the task (or a skill's name) as `query`; you get the best-matching skills, " +
-    "best first, each with its name and description. Then call the `skill` tool with a name to use it.",
+    "best first, each with its name, description and the words that matched. " +
+    "Then call the `skill` tool with a name to use it.",
   input_schema: {
     type: "object",
     properties: {
@@ -91,7 +92,8 @@ const SEARCH_DEFINITION: SkillSearchToolDefinition = deepFreeze({
  *   { name: "csv", description: "Join CSV tables" },
  * ]);
  * assert.deepEqual(handleSkillSearchTool({ query: "join two tables" }, index), {
- *   content: '1 skill matches "join two tables", best first:\n- csv: Join CSV tables\n' +
+ *   content: '1 skill matches "join two tables", best first:\n' +
+ *     "- csv: Join CSV tables (matched: join in description; tables in description)\n" +
  *     "Call the skill tool with a name to use it.",
  *   is_error: false,
  * });
@@ -113,7 +115,7 @@ export function handleSkillSearchTool(input: unknown, index: SkillIndex): SkillT
         ...results.map((r) =>
           `- ${escapeControls(r.name)}${
             r.description === "" ? "" : `: ${escapeControls(r.description)}`
-          }`
+          }${matchNote(r)}`
         ),
         "Call the skill tool with a name to use it.",
       ].join("\n"),
@@ -121,6 +123,22 @@ export function handleSkillSearchTool(input: unknown, index: SkillIndex): SkillT
   } catch (e) {
     return failure(e instanceof Error ? e.message : `Unexpected error: ${String(e)}`);
   }
+}
+
+/**
+ * Why a result matched, for the model: ` (matched: plot in body; charts in headings, body)`.
+ *
+ * @param r A result.
+ * @returns The note, escaped; empty when the result matched by name or meaning alone.
+ */
+export function matchNote(r: SkillSearchResult): string {
+  const parts = r.matched.map((m) =>
+    `${escapeControls(m.term)}${
+      m.typo_of === undefined ? "" : ` (as ${escapeControls(m.typo_of)})`
+    } in ${m.fields.join(", ")}`
+  );
+  if (r.similarity !== undefined) parts.push("similar in meaning");
+  return parts.length === 0 ? "" : ` (matched: ${parts.join("; ")})`;
 }
 
 /**

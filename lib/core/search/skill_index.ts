@@ -19,6 +19,9 @@
  * fusion); without one, or when it fails, search is lexical. Each result says
  * which query terms matched it, and in which fields.
  *
+ * One file: build and search share the index's private layout (postings,
+ * scratch arrays, the typo vocabulary), which no other module should see.
+ *
  * | operation        | cost                                                    |
  * | ---------------- | ------------------------------------------------------- |
  * | createSkillIndex | O(total text, bodies bounded) + O(n log n) for the names |
