@@ -22,7 +22,7 @@ import { discoverSkills, type SkillRoot } from "../fs/discover.ts";
 import type { Discovery, ShadowedSkill } from "../fs/discovery.ts";
 import { fitSkillCatalog } from "../core/skill_catalog.ts";
 import { createSkillIndex, searchSkills } from "../core/search/skill_index.ts";
-import { matchNote } from "../core/skill_search_tool.ts";
+import { matchReasons } from "../core/skill_search_tool.ts";
 import { loadSkillFolder } from "../fs/skill_folder.ts";
 
 /**
@@ -182,7 +182,7 @@ export function searchCommand(
     const lines = results.map((r, i) =>
       `${i + 1}. ${bold(visible(r.name), io)} (${r.score.toFixed(2)}, ${visible(r.scope)})\n   ${
         visible(r.description)
-      }${r.matched.length === 0 ? "" : `\n   matched: ${visible(matchNote(r).slice(11, -1))}`}`
+      }${r.matched.length === 0 ? "" : `\n   matched: ${visible(matchReasons(r))}`}`
     );
     io.stdout(`${lines.join("\n")}\n`);
   }

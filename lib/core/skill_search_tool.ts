@@ -93,7 +93,7 @@ const SEARCH_DEFINITION: SkillSearchToolDefinition = deepFreeze({
  * ]);
  * assert.deepEqual(handleSkillSearchTool({ query: "join two tables" }, index), {
  *   content: '1 skill matches "join two tables", best first:\n' +
- *     "- csv: Join CSV tables (matched: join in description; tables in description)\n" +
+ *     "- csv: Join CSV tables [matched: join (description), tables (description)]\n" +
  *     "Call the skill tool with a name to use it.",
  *   is_error: false,
  * });
@@ -112,11 +112,12 @@ export function handleSkillSearchTool(input: unknown, index: SkillIndex): SkillT
     return success(
       [
         `${n} skill${n === 1 ? " matches" : "s match"} ${quoted}, best first:`,
-        ...results.map((r) =>
-          `- ${escapeControls(r.name)}${
+        ...results.map((r) => {
+          const reasons = matchReasons(r);
+          return `- ${escapeControls(r.name)}${
             r.description === "" ? "" : `: ${escapeControls(r.description)}`
-          }${matchNote(r)}`
-        ),
+          }${reasons === "" ? "" : ` [matched: ${reasons}]`}`;
+        }),
         "Call the skill tool with a name to use it.",
       ].join("\n"),
     );
@@ -126,19 +127,22 @@ export function handleSkillSearchTool(input: unknown, index: SkillIndex): SkillT
 }
 
 /**
- * Why a result matched, for the model: ` (matched: plot in body; charts in headings, body)`.
+ * Why a result matched, for the model and the CLI: the query terms with the
+ * fields that hold them, a typo with the word it was read as, and
+ * `similar in meaning` when an embedder ranked it:
+ * `fill (description, body), powerpont→powerpoint (name)`.
  *
  * @param r A result.
- * @returns The note, escaped; empty when the result matched by name or meaning alone.
+ * @returns The reasons, escaped onto one line; empty for a match by name alone.
  */
-export function matchNote(r: SkillSearchResult): string {
+export function matchReasons(r: SkillSearchResult): string {
   const parts = r.matched.map((m) =>
-    `${escapeControls(m.term)}${
-      m.typo_of === undefined ? "" : ` (as ${escapeControls(m.typo_of)})`
-    } in ${m.fields.join(", ")}`
+    `${escapeControls(m.term)}${m.typo_of === undefined ? "" : `→${escapeControls(m.typo_of)}`} (${
+      m.fields.join(", ")
+    })`
   );
   if (r.similarity !== undefined) parts.push("similar in meaning");
-  return parts.length === 0 ? "" : ` (matched: ${parts.join("; ")})`;
+  return parts.join(", ");
 }
 
 /**

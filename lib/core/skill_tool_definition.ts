@@ -148,9 +148,15 @@ function summaries(
     const bundle = "frontmatter" in s ? (s as SkillBundle).frontmatter : undefined;
     const description = bundle !== undefined ? bundle.description : s.description;
     const metadata = bundle !== undefined ? bundle.metadata : s.metadata;
-    // The search index reads a bundle's body (its first 32 KiB).
-    const body = (s as { instructions?: unknown }).instructions;
-    if (bodies !== undefined && typeof body === "string") bodies.set(s.name, body);
+    // The search index reads a bundle's body (its first 32 KiB), when it has one loaded.
+    if (bodies !== undefined && bundle !== undefined) {
+      try {
+        const body = (s as SkillBundle).instructions;
+        if (typeof body === "string") bodies.set(s.name, body);
+      } catch {
+        // A bundle whose body is not loaded yet is searched by name and description.
+      }
+    }
     byName.set(s.name, {
       name: s.name,
       ...(description === undefined ? {} : { description }),
