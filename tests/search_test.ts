@@ -334,8 +334,8 @@ describe("skillset search", () => {
       text.stdout,
       "1. bats-testing (" + /\((\d+\.\d\d),/.exec(text.stdout)![1] +
         ", repo)\n   Write tests for shell scripts\n" +
-        "   matched: testing in name, description, headings, body; shell in description; " +
-        "scripts in description\n",
+        "   matched: testing (name, description, headings, body), shell (description), " +
+        "scripts (description)\n",
     );
     assert.equal(text.stderr, "skillset: 1 skill folder was skipped (see: skillset list)\n");
     const json = JSON.parse(runInProcess(["search", "pdf", "--root", root, "--json"]).stdout);
