@@ -421,6 +421,18 @@ describe("issue 30: bodies, word forms, families, languages, typos, hybrid", () 
     assert.deepEqual(searchSkills(index, "pdf forms").map((r) => r.name), ["pdf"]);
   });
 
+  it("reads the first 32 KiB of a body, and headings from the body only when it has no list", () => {
+    const filler = "filler ".repeat(5000); // 35,000 units
+    const index = createSkillIndex([
+      { name: "a", description: "x", body: `early ${filler} late` },
+      { name: "b", description: "y", body: "# Given heading", headings: ["listed"] },
+    ]);
+    assert.deepEqual(searchSkills(index, "early").map((r) => r.name), ["a"]);
+    assert.deepEqual(searchSkills(index, "late"), []);
+    assert.deepEqual(searchSkills(index, "listed")[0]!.matched[0]!.fields, ["headings"]);
+    assert.deepEqual(searchSkills(index, "given")[0]!.matched[0]!.fields, ["body"]);
+  });
+
   it("splits Han text without spaces into overlapping bigrams", () => {
     const index = createSkillIndex([
       { name: "docx", description: "创建和编辑Word文档" },
