@@ -323,7 +323,7 @@ export class SkillIndex {
         siftDown(heapSkill, heapScore, order, size);
       }
     }
-    let ranked: { skill: number; score: number; tier: number; similarity?: number }[] = [];
+    const ranked: { skill: number; score: number; tier: number; similarity?: number }[] = [];
     for (const [d, score] of tieredScores) ranked.push({ skill: d, score, tier: tier[d]! });
     for (const i of tiered) tier[i] = 0;
     const lexical: { skill: number; score: number; tier: number }[] = [];
@@ -346,7 +346,6 @@ export class SkillIndex {
         const s = similarity.get(d);
         ranked.push({ skill: d, score, tier: 0, ...(s === undefined ? {} : { similarity: s }) });
       }
-      ranked = ranked.sort(byScore);
     }
     ranked.sort(byScore);
     return Object.freeze(
