@@ -4,11 +4,13 @@
  * (8 or more), counting a swap of two neighbours as one edit. Guards: only
  * terms of the names, descriptions and headings of at least two skills (or
  * of one, in a library of under 50) are candidates; a candidate must share
- * the query term's first letter or its length; the nearest wins, then the
- * most frequent.
+ * the query term's first letter (or swap it with the second); the nearest
+ * wins, then the most frequent.
  *
- * Cost: a letter mask (26 bits) screens each candidate of a near length
- * before the distance is computed, in O(length²) with early exit.
+ * Cost: candidates are grouped by length and first letter, so a query term
+ * reads only the few groups of its own first letters and near lengths; a
+ * letter mask (26 bits) screens each before the distance is computed, in
+ * O(length²) with early exit and no allocation.
  *
  * @module
  */
@@ -18,10 +20,10 @@ export const MIN_TYPO_LENGTH = 4;
 /** The longest query term corrected. */
 export const MAX_TYPO_LENGTH = 32;
 
-/** The candidate words, by length. */
+/** The candidate words, by length and first letter. */
 export interface TypoVocabulary {
-  /** Per length (index), the candidates' numbers. */
-  readonly byLength: readonly (readonly number[])[];
+  /** Per group ({@linkcode groupOf}), the candidates' numbers. */
+  readonly groups: readonly (readonly number[] | undefined)[];
   /** Per candidate: the word, as indexed before stemming. */
   readonly words: readonly string[];
   /** Per candidate: its term id. */
@@ -30,6 +32,11 @@ export interface TypoVocabulary {
   readonly masks: readonly number[];
   /** Per term id: its number of skills. */
   readonly df: Int32Array;
+}
+
+/** The group of a word of `length` letters starting with `first` (a lower-case letter). */
+export function groupOf(length: number, first: string): number {
+  return length * 26 + (first.charCodeAt(0) - 97);
 }
 
 /** The letter mask of a term: bit i for letter `a` + i. */
@@ -65,18 +72,21 @@ export function nearestTerm(
   const mask = letterMask(term);
   let best: number | undefined, bestDistance = max + 1;
   for (let len = n - max; len <= n + max; len++) {
-    for (const c of vocabulary.byLength[len] ?? []) {
-      if (popcount(mask ^ vocabulary.masks[c]!) > 2 * max) continue;
-      const candidate = vocabulary.words[c]!;
-      if (candidate[0] !== term[0] && len !== n) continue;
-      const d = distance(term, candidate, Math.min(max, bestDistance));
-      if (
-        d < bestDistance ||
-        (d === bestDistance && best !== undefined &&
-          vocabulary.df[vocabulary.ids[c]!]! > vocabulary.df[vocabulary.ids[best]!]!)
-      ) {
-        best = c;
-        bestDistance = d;
+    for (const first of term[0] === term[1] ? [term[0]!] : [term[0]!, term[1]!]) {
+      for (const c of vocabulary.groups[groupOf(len, first)] ?? []) {
+        if (popcount(mask ^ vocabulary.masks[c]!) > 2 * max) continue;
+        const candidate = vocabulary.words[c]!;
+        // A different first letter only as a swap of the first two.
+        if (first !== term[0] && candidate[1] !== term[0]) continue;
+        const d = distance(term, candidate, Math.min(max, bestDistance));
+        if (
+          d < bestDistance ||
+          (d === bestDistance && best !== undefined &&
+            vocabulary.df[vocabulary.ids[c]!]! > vocabulary.df[vocabulary.ids[best]!]!)
+        ) {
+          best = c;
+          bestDistance = d;
+        }
       }
     }
   }
@@ -89,9 +99,8 @@ export function nearestTerm(
 export function distance(a: string, b: string, bound: number): number {
   const n = a.length, m = b.length;
   if (Math.abs(n - m) > bound) return bound + 1;
-  let prev2 = new Int32Array(m + 1);
-  let prev = new Int32Array(m + 1);
-  let row = new Int32Array(m + 1);
+  if (m + 1 > ROW) return bound + 1;
+  let prev2 = rows[0]!, prev = rows[1]!, row = rows[2]!;
   for (let j = 0; j <= m; j++) prev[j] = j;
   for (let i = 1; i <= n; i++) {
     row[0] = i;
@@ -114,3 +123,8 @@ export function distance(a: string, b: string, bound: number): number {
   }
   return Math.min(prev[m]!, bound + 1);
 }
+
+/** The longest word the distance reads, plus one. */
+const ROW = 64;
+/** Scratch rows of the distance (JavaScript runs one at a time). */
+const rows = [new Int32Array(ROW), new Int32Array(ROW), new Int32Array(ROW)];

@@ -33,7 +33,7 @@ import { tokenize, tokenizeQuery } from "./tokenize.ts";
 import { stem } from "./stem.ts";
 import { siftDown, siftUp } from "./_top_k.ts";
 import { FIELDS, readSkill, type SkillField } from "./_fields.ts";
-import { letterMask, nearestTerm, type TypoVocabulary } from "./_fuzzy.ts";
+import { groupOf, letterMask, nearestTerm, type TypoVocabulary } from "./_fuzzy.ts";
 import { type EmbedFunction, embedTexts, fuse, nearest } from "./_fusion.ts";
 
 export type { SkillField } from "./_fields.ts";
@@ -605,17 +605,17 @@ function typoVocabulary(
   n: number,
 ): TypoVocabulary {
   const least = n < 50 ? 1 : 2;
-  const byLength: number[][] = [];
+  const groups: number[][] = [];
   const words: string[] = [], ids: number[] = [], masks: number[] = [];
   for (const [word, id] of rawIds) {
     if (shownDf[id]! < least || word.length < 3 || word.length > 34) continue;
     if (!/^[a-z]+$/.test(word)) continue;
-    (byLength[word.length] ??= []).push(words.length);
+    (groups[groupOf(word.length, word)] ??= []).push(words.length);
     words.push(word);
     ids.push(id);
     masks.push(letterMask(word));
   }
-  return { byLength, words, ids, masks, df: shownDf };
+  return { groups, words, ids, masks, df: shownDf };
 }
 
 /**
