@@ -255,7 +255,7 @@ function targets(files: readonly ResultsFile[]): Target[] {
         );
         if (rows.length === 0) return null;
         const worst = rows.reduce((a, b) => ((b.value ?? 1) < (a.value ?? 1) ? b : a));
-        return { value: worst.value!, where: worst.case.slice(35, -1) };
+        return { value: worst.value!, where: /, ([^)]*)\)$/.exec(worst.case)![1]! };
       }),
     },
     {
