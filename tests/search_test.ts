@@ -433,6 +433,18 @@ describe("issue 30: bodies, word forms, families, languages, typos, hybrid", () 
     assert.deepEqual(searchSkills(index, "given")[0]!.matched[0]!.fields, ["body"]);
   });
 
+  it("indexes a bundle whose body is not loaded yet by name and description", () => {
+    const lazy = {
+      name: "remote",
+      frontmatter: { description: "Fill PDF forms" },
+      get instructions(): string {
+        throw new Error("not loaded yet");
+      },
+    };
+    const index = createSkillIndex([lazy]);
+    assert.deepEqual(searchSkills(index, "pdf").map((r) => r.name), ["remote"]);
+  });
+
   it("splits Han text without spaces into overlapping bigrams", () => {
     const index = createSkillIndex([
       { name: "docx", description: "创建和编辑Word文档" },

@@ -54,11 +54,7 @@ export function readSkill(
       : undefined;
     if (typeof s["name"] === "string" && description !== undefined) {
       const metadata = (s["metadata"] ?? front?.["metadata"]) as Metadata;
-      const body = typeof s["body"] === "string"
-        ? s["body"]
-        : typeof s["instructions"] === "string"
-        ? s["instructions"]
-        : "";
+      const body = bodyOf(s);
       const bounded = body.length > MAX_BODY ? body.slice(0, MAX_BODY) : body;
       const headings = !headingsOn
         ? []
@@ -78,6 +74,17 @@ export function readSkill(
     }
   }
   throw new TypeError("Each skill must have a string name and description (or be a bundle)");
+}
+
+/** The body: `body`, else a bundle's `instructions` (none while a lazy bundle is not loaded). */
+function bodyOf(s: Record<string, unknown>): string {
+  if (typeof s["body"] === "string") return s["body"];
+  try {
+    const instructions = s["instructions"];
+    return typeof instructions === "string" ? instructions : "";
+  } catch {
+    return "";
+  }
 }
 
 function translations(metadata: Metadata): string[] {
