@@ -188,7 +188,9 @@ export type {
   SkillIndexStatistics,
   SkillSearchResult,
 } from "./lib/core/search/skill_index.ts";
+export type { EmbedFunction, SkillField, SkillMatch } from "./lib/core/search/skill_index.ts";
 export { STOP_WORDS, tokenize } from "./lib/core/search/tokenize.ts";
+export { QUERY_STOP_WORDS, tokenizeQuery } from "./lib/core/search/tokenize.ts";
 export {
   handleSkillSearchTool,
   MAX_SEARCH_LIMIT,

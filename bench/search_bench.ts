@@ -9,10 +9,16 @@
  *   recall@1, recall@5 and MRR for the BM25 index (stemming on, the
  *   default), for the same index without stemming, and for a naive substring
  *   baseline.
- * - Cost: building the index of 10,000 skills against tokenizing the same
- *   texts (the floor); a query's p99 against a floor that only walks the
- *   posting lists of the query's terms and sums their counts. Each of the 130
- *   queries is timed in 25 interleaved rounds (batches of 20 runs, ours then
+ * - User-phrased requests (`search_eval/requests.json`), when the collections
+ *   are in the folder `SKILLSET_SEARCH_EVAL` names (see `search_eval/prepare.ts`):
+ *   recall@1, recall@5 and MRR per split, collection and class of request, for
+ *   `searchSkills` with and without bodies, the ranker before issue 30 and the
+ *   substring baseline.
+ * - Cost: building the index of 10,000 skills with bodies (about 5 KB each,
+ *   headings included) against tokenizing the same texts (the floor); a query's
+ *   p99 against a floor that only walks the
+ *   posting lists of the query's terms and sums their counts. Each of the 306
+ *   queries (130 of `search_queries.json`, 176 user-phrased) is timed in 25 interleaved rounds (batches of 20 runs, ours then
  *   the floor's); a query's time is its median over the rounds, and the p99
  *   is over the queries (the p99 of every sample is in the note: on a loaded
  *   machine it measures the machine's pauses).
@@ -24,6 +30,13 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { createSkillIndex, searchSkills, type SkillIndex, tokenize } from "../mod.ts";
+import {
+  evaluate,
+  loadCollections,
+  loadRequests,
+  quality as userQuality,
+  RANKERS,
+} from "./search_eval/evaluate.ts";
 import { collectGarbage, QUICK, recordValue, type Row } from "./_harness.ts";
 import {
   SEARCH_BUILD_CASE,
@@ -33,6 +46,7 @@ import {
   SEARCH_QUERY_FLOOR,
   SEARCH_QUERY_WORKLOAD,
   SEARCH_SCALE_WORKLOAD,
+  SEARCH_USER_WORKLOAD,
 } from "./_report.ts";
 
 const root = join(import.meta.dirname ?? new URL(".", import.meta.url).pathname, "..");
@@ -122,23 +136,84 @@ for (const [split, set] of [["eval", queries.eval], ["tune", queries.tune]] as c
   }
 }
 
+// ---- the user-phrased requests, when their collections are here ----------------------------
+
+const userSet = loadRequests();
+const collections = loadCollections(
+  process.env["SKILLSET_SEARCH_EVAL"],
+  userSet.collections.map((c) => c.source),
+);
+if (collections === undefined) {
+  console.log(
+    "(user-phrased evaluation skipped: set SKILLSET_SEARCH_EVAL, see search_eval/prepare.ts)",
+  );
+} else {
+  for (const split of ["eval", "tune"] as const) {
+    const chosen = userSet.requests.filter((r) => r.split === split);
+    const ranks = evaluate(chosen, collections);
+    const groups: [string, (r: (typeof chosen)[number]) => boolean][] = [
+      ["all", () => true],
+      ...userSet.collections.map((c) =>
+        [c.source, (r: (typeof chosen)[number]) => r.collection === c.source] as [
+          string,
+          (r: (typeof chosen)[number]) => boolean,
+        ]
+      ),
+      ...["plain", "language", "typo"].map((k) =>
+        [k, (r: (typeof chosen)[number]) => r.class === k] as [
+          string,
+          (r: (typeof chosen)[number]) => boolean,
+        ]
+      ),
+    ];
+    for (const [group, inGroup] of groups) {
+      const at = chosen.map((r, i) => (inGroup(r) ? i : -1)).filter((i) => i >= 0);
+      for (const [ranker] of RANKERS) {
+        const q = userQuality(at.map((i) => ranks.get(ranker)![i]!));
+        for (
+          const [metric, value] of [["recall@1", q.recall1], ["recall@5", q.recall5], [
+            "MRR",
+            q.mrr,
+          ]] as const
+        ) {
+          recordValue(
+            valueRow(SEARCH_USER_WORKLOAD, q.n, `${ranker} ${metric} (${split}, ${group})`, value),
+          );
+        }
+      }
+    }
+  }
+}
+
 // ---- the cost, on 10,000 skills -------------------------------------------------------------
 
 const SKILLS = QUICK ? 2000 : 10_000;
-/** Real descriptions, recombined: each synthetic skill joins two library descriptions. */
-const big: Skill[] = [];
+/**
+ * Real descriptions, recombined: each synthetic skill joins two library descriptions, and its
+ * body is 24 more under a heading every sixth (about 5 KB, as a SKILL.md body).
+ */
+const big: (Skill & { body: string })[] = [];
 for (let i = 0; i < SKILLS; i++) {
   const a = library[i % library.length]!;
   const b = library[(i * 7 + 3) % library.length]!;
+  const lines: string[] = [];
+  for (let j = 0; j < 24; j++) {
+    const c = library[(i * 31 + j * 17 + 5) % library.length]!;
+    if (j % 6 === 0) lines.push(`## ${c.name.replace(/-/g, " ")}`);
+    lines.push(c.description);
+  }
   big.push({
     name: `${a.name}-${i}`,
     description: `${a.description} ${b.description.slice(0, 120)}`,
+    body: lines.join("\n"),
   });
 }
 
 const tokenizeAll = (): number => {
   let n = 0;
-  for (const s of big) n += tokenize(s.name).length + tokenize(s.description).length;
+  for (const s of big) {
+    n += tokenize(s.name).length + tokenize(s.description).length + tokenize(s.body).length;
+  }
   return n;
 };
 // Warm both up first: a run takes about a second, and the harness counts the first
@@ -188,7 +263,10 @@ recordValue({
 });
 
 const index: SkillIndex = createSkillIndex(big);
-const texts = [...queries.tune, ...queries.eval].map((q) => q.query);
+const texts = [
+  ...[...queries.tune, ...queries.eval].map((q) => q.query),
+  ...userSet.requests.map((r) => r.query),
+];
 /**
  * Per query, the time of one run (a batch of `REPEAT`, divided), sampled in
  * interleaved rounds: ours and the floor alternate, so load is shared.

@@ -20,6 +20,7 @@ import {
   searchSkills,
   type SkillIndexStatistics,
   tokenize,
+  tokenizeQuery,
 } from "../mod.ts";
 import { stem } from "../lib/core/search/stem.ts";
 
@@ -51,7 +52,7 @@ describe("tokenize", () => {
       "3d",
       "2024",
     ]);
-    assert.deepEqual(tokenize("日本語のskill"), ["日", "本", "語", "の", "skill"]);
+    assert.deepEqual(tokenize("日本語のskill"), ["日本", "本語", "語の", "skill"]);
     assert.deepEqual(tokenize(" \n\t--  "), []);
   });
 
@@ -160,12 +161,12 @@ describe("searchSkills", () => {
   it("agrees with a simple reference BM25 on every score", () => {
     fc.assert(
       fc.property(skillsArb, textArb, (skills, query) => {
-        const results = searchSkills(createSkillIndex(skills, { stem: false }), query, {
-          limit: 100,
-        });
+        const index = createSkillIndex(skills, { stem: false, typos: false });
+        const results = searchSkills(index, query, { limit: 100 });
         const expected = referenceScores(skills, query);
         for (const r of results) {
-          assert.ok(Math.abs(r.score - (expected.get(r.name) ?? 0)) < 1e-9, r.name);
+          // Weights are stored as 32-bit floats.
+          assert.ok(Math.abs(r.score - (expected.get(r.name) ?? 0)) < 1e-5, r.name);
         }
         const matched = [...expected].filter(([, s]) => s > 0).map(([n]) => n).sort();
         const shown = results.filter((r) => r.score > 0).map((r) => r.name).sort();
@@ -185,8 +186,14 @@ describe("searchSkills", () => {
       instructions: "# Überblick\n\n## Signatures and stamps\n\n```\n# not a heading\n```\n",
     });
     const other = { name: "csv", description: "Join CSV tables" };
-    assert.deepEqual(searchSkills(createSkillIndex([bundle, other]), "signatures"), []);
-    const withHeadings = createSkillIndex([bundle, other], { headings: true });
+    assert.deepEqual(
+      searchSkills(
+        createSkillIndex([bundle, other], { headings: false, body: false }),
+        "signatures",
+      ),
+      [],
+    );
+    const withHeadings = createSkillIndex([bundle, other], { body: false });
     assert.deepEqual(searchSkills(withHeadings, "signatures").map((r) => r.name), ["forms"]);
     assert.deepEqual(searchSkills(withHeadings, "not heading"), []);
     const german = createSkillIndex([bundle, other], { lang: "de-CH" });
@@ -194,7 +201,10 @@ describe("searchSkills", () => {
     assert.deepEqual(found.map((r) => [r.name, r.description]), [
       ["forms", "PDF-Formulare ausfüllen"],
     ]);
-    assert.deepEqual(searchSkills(createSkillIndex([bundle]), "formulare"), []);
+    // Every description-<lang> is indexed, whatever the language shown.
+    assert.deepEqual(searchSkills(createSkillIndex([bundle]), "formulare").map((r) => r.name), [
+      "forms",
+    ]);
   });
 
   it("rejects a bad limit, query, skill or statistics with a typed error", () => {
@@ -268,7 +278,8 @@ function referenceScores(
   const avgName = docs.reduce((a, d) => a + d.name.length, 0) / Math.max(n, 1);
   const avgDesc = docs.reduce((a, d) => a + d.description.length, 0) / Math.max(n, 1);
   const out = new Map<string, number>();
-  const terms = [...new Set(tokenize(query))];
+  const words = tokenizeQuery(query);
+  const terms = [...new Set(words.length > 0 ? words : tokenize(query))];
   skills.forEach((s, i) => {
     const d = docs[i]!;
     let score = 0;
@@ -277,7 +288,10 @@ function referenceScores(
       if (df === 0) continue;
       const idf = Math.log(1 + (n - df + 0.5) / (df + 0.5));
       const count = (list: string[]) => list.filter((x) => x === t).length;
-      const tf = 3 * count(d.name) / (0.25 + 0.75 * d.name.length / (avgName || 1)) +
+      // A name word counts by its rarity among the names.
+      const inNames = docs.filter((x) => x.name.includes(t)).length;
+      const rarity = inNames === 0 ? 0 : Math.log(1 + n / inNames) / Math.log(1 + Math.max(n, 1));
+      const tf = 3 * rarity * count(d.name) / (0.5 + 0.5 * d.name.length / (avgName || 1)) +
         count(d.description) / (0.25 + 0.75 * d.description.length / (avgDesc || 1));
       if (tf > 0) score += idf * tf / (1.2 + tf);
     }
@@ -290,11 +304,11 @@ describe("skillset search", () => {
   let temp = "";
   before(() => {
     temp = realpathSync(mkdtempSync(join(tmpdir(), "skillset-search-")));
-    const skill = (dir: string, name: string, description: string, extra = "") => {
+    const skill = (dir: string, name: string, description: string, extra = "", body = "") => {
       mkdirSync(join(temp, dir, name), { recursive: true });
       writeFileSync(
         join(temp, dir, name, "SKILL.md"),
-        `---\nname: ${name}\ndescription: ${description}\n${extra}---\n# ${name}\n`,
+        `---\nname: ${name}\ndescription: ${description}\n${extra}---\n# ${name}\n${body}`,
       );
     };
     skill("repo/skills", "pdf", "Fill in PDF forms and check every field");
@@ -305,6 +319,8 @@ describe("skillset search", () => {
       'metadata:\n  description-de: "CSV-Tabellen verbinden"\n',
     );
     skill("repo/skills/vendor", "bats-testing", "Write tests for shell scripts");
+    // A hostile body: the y…yed family that once made the stemmer recurse per letter.
+    skill("repo/skills", "yyy", "Nothing useful", "", `${"y".repeat(500_000)}ed\n`);
     mkdirSync(join(temp, "repo", "skills", "broken"));
     writeFileSync(join(temp, "repo", "skills", "broken", "SKILL.md"), "---\nname: [\n---\n");
   });
@@ -317,13 +333,18 @@ describe("skillset search", () => {
     assert.equal(
       text.stdout,
       "1. bats-testing (" + /\((\d+\.\d\d),/.exec(text.stdout)![1] +
-        ", repo)\n   Write tests for shell scripts\n",
+        ", repo)\n   Write tests for shell scripts\n" +
+        "   matched: testing (name, description, headings, body), shell (description), " +
+        "scripts (description)\n",
     );
     assert.equal(text.stderr, "skillset: 1 skill folder was skipped (see: skillset list)\n");
     const json = JSON.parse(runInProcess(["search", "pdf", "--root", root, "--json"]).stdout);
     assert.equal(json.query, "pdf");
-    assert.equal(json.skills, 3);
+    assert.equal(json.skills, 4);
     assert.deepEqual(json.results.map((r: { name: string }) => r.name), ["pdf"]);
+    assert.deepEqual(json.results[0].matched, [
+      { term: "pdf", fields: ["name", "description", "headings", "body"] },
+    ]);
     assert.equal(json.results[0].path, join(temp, "repo", "skills", "pdf"));
     const german = JSON.parse(
       runInProcess(["search", "tabellen", "--root", root, "--lang", "de", "--json"]).stdout,
@@ -338,7 +359,7 @@ describe("skillset search", () => {
     const none = runInProcess(["search", "zzqq", "--root", root]);
     assert.equal(none.code, 1);
     assert.equal(none.stdout, "");
-    assert.ok(none.stderr.endsWith('skillset: no skill matches "zzqq" among 3 skills\n'));
+    assert.ok(none.stderr.endsWith('skillset: no skill matches "zzqq" among 4 skills\n'));
     assert.equal(runInProcess(["search", "--root", root]).code, 2);
     assert.equal(runInProcess(["search", "x", "--limit", "0", "--root", root]).code, 2);
     assert.equal(runInProcess(["search", "x", "--lang", "de_DE", "--root", root]).code, 2);
@@ -357,5 +378,177 @@ describe("skillset search", () => {
     ]);
     assert.equal(r.code, 0, r.stderr);
     assert.ok(r.stdout.startsWith("1. csv ("), r.stdout);
+  });
+});
+
+describe("issue 30: bodies, word forms, families, languages, typos, hybrid", () => {
+  it("stems derivational forms alike and leaves long or non-plain terms alone", () => {
+    for (
+      const [a, b] of [["reviewer", "review"], ["survival", "survive"], ["analysis", "analyze"]]
+    ) {
+      assert.equal(stem(a!), stem(b!), `${a} ~ ${b}`);
+    }
+    assert.equal(stem("docs"), stem("documentation"));
+    assert.equal(stem("postgres"), stem("postgresql"));
+    const long = `${"y".repeat(60)}ed`;
+    assert.equal(stem(long), long);
+    assert.equal(stem("état"), "état");
+  });
+
+  it("stems any term without recursion: adversarial y…yed terms up to 1 MiB", () => {
+    // Before, the stemmer recursed once per y: a 30k term threw "Maximum call stack size exceeded".
+    for (const n of [10, 47, 48, 6_000, 30_000, 1 << 20]) {
+      for (const t of [`${"y".repeat(n)}ed`, "y".repeat(n), `a${"y".repeat(n)}ing`]) {
+        const s = stem(t);
+        assert.ok(s.length <= t.length + 1);
+      }
+    }
+    fc.assert(
+      fc.property(fc.stringMatching(/^[aeiouy]{0,3}[a-z]{0,60}$/), (t) => {
+        const s = stem(t);
+        assert.equal(typeof s, "string");
+        assert.ok(s.length <= t.length + 1);
+      }),
+      runs(500),
+    );
+  });
+
+  it("indexes a skill with a 1 MiB hostile body and still finds the others", () => {
+    const index = createSkillIndex([
+      { name: "yyy", description: "x", body: `${"y".repeat(1 << 20)}ed ${"#".repeat(1 << 16)}` },
+      { name: "pdf", description: "Fill PDF forms" },
+    ]);
+    assert.deepEqual(searchSkills(index, "pdf forms").map((r) => r.name), ["pdf"]);
+  });
+
+  it("reads the first 32 KiB of a body, and headings from the body only when it has no list", () => {
+    const filler = "filler ".repeat(5000); // 35,000 units
+    const index = createSkillIndex([
+      { name: "a", description: "x", body: `early ${filler} late` },
+      { name: "b", description: "y", body: "# Given heading", headings: ["listed"] },
+    ]);
+    assert.deepEqual(searchSkills(index, "early").map((r) => r.name), ["a"]);
+    assert.deepEqual(searchSkills(index, "late"), []);
+    assert.deepEqual(searchSkills(index, "listed")[0]!.matched[0]!.fields, ["headings"]);
+    assert.deepEqual(searchSkills(index, "given")[0]!.matched[0]!.fields, ["body"]);
+  });
+
+  it("indexes a bundle whose body is not loaded yet by name and description", () => {
+    const lazy = {
+      name: "remote",
+      frontmatter: { description: "Fill PDF forms" },
+      get instructions(): string {
+        throw new Error("not loaded yet");
+      },
+    };
+    const index = createSkillIndex([lazy]);
+    assert.deepEqual(searchSkills(index, "pdf").map((r) => r.name), ["remote"]);
+  });
+
+  it("splits Han text without spaces into overlapping bigrams", () => {
+    const index = createSkillIndex([
+      { name: "docx", description: "创建和编辑Word文档" },
+      { name: "pdf", description: "合并PDF文件" },
+    ]);
+    assert.deepEqual(tokenize("编辑文档"), ["编辑", "辑文", "文档"]);
+    assert.deepEqual(searchSkills(index, "帮我编辑文档").map((r) => r.name), ["docx"]);
+  });
+
+  it("indexes the body at a low weight and says which fields matched", () => {
+    const index = createSkillIndex([
+      {
+        name: "containers",
+        description: "Docker images",
+        body: "## Flask\nPackage a flask service",
+      },
+      { name: "flask", description: "Flask web apps" },
+    ]);
+    const [first, second] = searchSkills(index, "flask");
+    assert.equal(first!.name, "flask");
+    assert.deepEqual(second!.matched, [{ term: "flask", fields: ["headings", "body"] }]);
+    assert.deepEqual(
+      searchSkills(
+        createSkillIndex([{ name: "c", description: "d", body: "flask" }], {
+          body: false,
+        }),
+        "flask",
+      ),
+      [],
+    );
+  });
+
+  it("weighs a name word by its rarity among the names", () => {
+    const skills = [
+      ...Array.from({ length: 30 }, (_, i) => ({
+        name: `app${i}-automation`,
+        description: `Connect to app${i}`,
+      })),
+      {
+        name: "workflows",
+        description: "Automation of repetitive workflows, automation everywhere",
+      },
+    ];
+    // Without rarity, the family word "automation" in 30 names (weight 3) outranks the
+    // skill whose description is about it.
+    assert.equal(searchSkills(createSkillIndex(skills), "automation")[0]!.name, "workflows");
+  });
+
+  it("reads a query term the index lacks as the nearest word, guarded by length", () => {
+    const index = createSkillIndex([
+      { name: "pptx", description: "Make PowerPoint presentations" },
+      { name: "csv", description: "Join tables" },
+    ]);
+    const [hit] = searchSkills(index, "powerpont presentaton");
+    assert.equal(hit!.name, "pptx");
+    assert.deepEqual(hit!.matched.map((m) => m.typo_of), ["powerpoint", "presentations"]);
+    assert.deepEqual(searchSkills(index, "jon"), []); // under 4 letters: not corrected
+    assert.deepEqual(
+      searchSkills(
+        createSkillIndex([{ name: "p", description: "powerpoint" }], { typos: false }),
+        "powerpont",
+      ),
+      [],
+    );
+  });
+
+  it("fuses a deterministic embedder's ranking and falls back to lexical when it fails", () => {
+    const skills = [
+      { name: "pdf", description: "Fill PDF forms" },
+      { name: "sheets", description: "Spreadsheet numbers and charts" },
+      { name: "slides", description: "Presentation decks" },
+    ];
+    // A letter-count embedder: deterministic, and "spreadsheets" shares letters with "sheets".
+    const embed = (texts: readonly string[]) =>
+      texts.map((t) => {
+        const v = new Array<number>(26).fill(0);
+        for (const c of t.toLowerCase()) {
+          const i = c.charCodeAt(0) - 97;
+          if (i >= 0 && i < 26) v[i]!++;
+        }
+        return v;
+      });
+    const hybrid = createSkillIndex(skills, { embed });
+    assert.equal(hybrid.hybrid, true);
+    const found = searchSkills(hybrid, "decks of slides");
+    assert.equal(found[0]!.name, "slides");
+    assert.ok(found.some((r) => r.similarity !== undefined));
+    const lexical = createSkillIndex(skills);
+    const failing = createSkillIndex(skills, {
+      embed: () => {
+        throw new Error("model offline");
+      },
+    });
+    assert.equal(failing.hybrid, false);
+    assert.deepEqual(searchSkills(failing, "pdf forms"), searchSkills(lexical, "pdf forms"));
+    let calls = 0;
+    const flaky = createSkillIndex(skills, {
+      embed: (texts) => {
+        if (calls++ > 0) throw new Error("query failed");
+        return embed(texts);
+      },
+    });
+    assert.deepEqual(searchSkills(flaky, "pdf forms"), searchSkills(lexical, "pdf forms"));
+    const wrong = createSkillIndex(skills, { embed: () => [[1, 2]] });
+    assert.equal(wrong.hybrid, false);
   });
 });

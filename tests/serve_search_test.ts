@@ -24,7 +24,11 @@ before(() => {
       ),
     );
   }
-  put(root, join("skills", "pdf", "SKILL.md"), skillMd("pdf", "Fill in PDF forms"));
+  put(
+    root,
+    join("skills", "pdf", "SKILL.md"),
+    skillMd("pdf", "Fill in PDF forms", "# Stamps\nAdd a signature stamp to each page.\n"),
+  );
 });
 after(() => rmSync(root, { recursive: true, force: true }));
 
@@ -59,6 +63,15 @@ describe("serve offers skill_search when the skill tool's description was cut", 
       });
       assert.equal(found.isError, false);
       assert.equal(text(found).split("\n")[1]!.split(":")[0], "- skill-287");
+      // The served skills' bodies are indexed, and each line says why it matched.
+      const byBody = await client.callTool({
+        name: "skill_search",
+        arguments: { query: "put a signature stamp on it", limit: 1 },
+      });
+      assert.equal(
+        text(byBody).split("\n")[1],
+        "- pdf: Fill in PDF forms [matched: signature (body), stamp (headings, body)]",
+      );
       const bad = await client.callTool({ name: "skill_search", arguments: { query: "" } });
       assert.equal(bad.isError, true);
     } finally {
@@ -101,7 +114,10 @@ describe("serve offers skill_search when the skill tool's description was cut", 
       assert.deepEqual(tools.map((t) => t.name), ["skill", "skill_search"]);
       assert.ok([...tools[0]!.description!].length <= 4000);
       const found = await client.callTool({ name: "skill_search", arguments: { query: "pdf" } });
-      assert.equal(text(found).split("\n")[1], "- pdf: Fill in PDF forms");
+      assert.equal(
+        text(found).split("\n")[1],
+        "- pdf: Fill in PDF forms [matched: pdf (name, description)]",
+      );
     } finally {
       await client.close();
     }

@@ -23,6 +23,8 @@ import { discoverSkills, type SkillRoot } from "../fs/discover.ts";
 import type { Discovery, ShadowedSkill } from "../fs/discovery.ts";
 import { fitSkillCatalog } from "../core/skill_catalog.ts";
 import { createSkillIndex, searchSkills } from "../core/search/skill_index.ts";
+import { matchReasons } from "../core/skill_search_tool.ts";
+import { loadSkillFolder } from "../fs/skill_folder.ts";
 
 /**
  * `list`; with `trust` (from `list --approvals FILE`), the discovery already made and each loaded
@@ -176,11 +178,21 @@ export function searchCommand(
   // As in list: the default roots are the conventional folders themselves.
   const discovery = discoverSkills(roots, { conventionalRoots: rootFlags.length > 0 });
   const bySkill = new Map(discovery.skills.map((s) => [s.name, s]));
+  // Each SKILL.md body is indexed too; a folder that cannot be loaded now is found by
+  // name and description (one bad folder never fails the search of the others).
+  const bodyOf = (path: string): { body?: string } => {
+    try {
+      return { body: loadSkillFolder(path, { lenient: true }).instructions };
+    } catch {
+      return {};
+    }
+  };
   const index = createSkillIndex(
     discovery.skills.map((s) => ({
       name: s.name,
       description: s.description,
       ...(s.frontmatter.metadata === undefined ? {} : { metadata: s.frontmatter.metadata }),
+      ...bodyOf(s.path),
     })),
     options.lang === undefined ? {} : { lang: options.lang },
   );
@@ -201,7 +213,7 @@ export function searchCommand(
     const lines = results.map((r, i) =>
       `${i + 1}. ${bold(visible(r.name), io)} (${r.score.toFixed(2)}, ${visible(r.scope)})\n   ${
         visible(r.description)
-      }`
+      }${r.matched.length === 0 ? "" : `\n   matched: ${visible(matchReasons(r))}`}`
     );
     io.stdout(`${lines.join("\n")}\n`);
   }

@@ -257,10 +257,11 @@ const COMMANDS: Readonly<Record<string, FlagSpec>> = {
     positional: [1, Infinity],
     usage: "skillset search <words>... [--root scope=path]... [--limit N] [--lang TAG] [--json]",
     help:
-      "Find skills by what they do: the discovered skills (roots as in list) ranked by BM25 over\n" +
-      "name and description, best first (a skill whose name is the query comes first). --limit N\n" +
-      "results (default 10); --lang TAG searches description-<TAG> metadata where a skill has it.\n" +
-      "Exits 1 when no skill matches.",
+      "Find skills by what they do: the discovered skills (roots as in list) ranked by BM25F over\n" +
+      "name, description, headings and SKILL.md body, best first (a skill whose name is the query\n" +
+      "comes first), each with the words that matched and where. --limit N results (default 10);\n" +
+      "--lang TAG shows description-<TAG> metadata where a skill has it. Exits 1 when no skill\n" +
+      "matches.",
   },
   serve: MCP_SERVE,
   ...TRUST_COMMANDS,

@@ -8,7 +8,7 @@
 import { deepFreeze } from "./_deep_freeze.ts";
 import { escapeControls, quoteShort } from "./_text.ts";
 import { failure, success } from "./_tool_result.ts";
-import { searchSkills, type SkillIndex } from "./search/skill_index.ts";
+import { searchSkills, type SkillIndex, type SkillSearchResult } from "./search/skill_index.ts";
 import type { SkillSearchToolDefinition, SkillToolResult } from "./tool_format.ts";
 
 /** What the model sends to `skill_search`. */
@@ -50,7 +50,8 @@ const SEARCH_DEFINITION: SkillSearchToolDefinition = deepFreeze({
   name: "skill_search",
   description: "Find skills by what they do, including those not described in the `skill` tool. " +
     "Pass words from the task (or a skill's name) as `query`; you get the best-matching skills, " +
-    "best first, each with its name and description. Then call the `skill` tool with a name to use it.",
+    "best first, each with its name, description and the words that matched. " +
+    "Then call the `skill` tool with a name to use it.",
   input_schema: {
     type: "object",
     properties: {
@@ -91,7 +92,8 @@ const SEARCH_DEFINITION: SkillSearchToolDefinition = deepFreeze({
  *   { name: "csv", description: "Join CSV tables" },
  * ]);
  * assert.deepEqual(handleSkillSearchTool({ query: "join two tables" }, index), {
- *   content: '1 skill matches "join two tables", best first:\n- csv: Join CSV tables\n' +
+ *   content: '1 skill matches "join two tables", best first:\n' +
+ *     "- csv: Join CSV tables [matched: join (description), tables (description)]\n" +
  *     "Call the skill tool with a name to use it.",
  *   is_error: false,
  * });
@@ -110,17 +112,37 @@ export function handleSkillSearchTool(input: unknown, index: SkillIndex): SkillT
     return success(
       [
         `${n} skill${n === 1 ? " matches" : "s match"} ${quoted}, best first:`,
-        ...results.map((r) =>
-          `- ${escapeControls(r.name)}${
+        ...results.map((r) => {
+          const reasons = matchReasons(r);
+          return `- ${escapeControls(r.name)}${
             r.description === "" ? "" : `: ${escapeControls(r.description)}`
-          }`
-        ),
+          }${reasons === "" ? "" : ` [matched: ${reasons}]`}`;
+        }),
         "Call the skill tool with a name to use it.",
       ].join("\n"),
     );
   } catch (e) {
     return failure(e instanceof Error ? e.message : `Unexpected error: ${String(e)}`);
   }
+}
+
+/**
+ * Why a result matched, for the model and the CLI: the query terms with the
+ * fields that hold them, a typo with the word it was read as, and
+ * `similar in meaning` when an embedder ranked it:
+ * `fill (description, body), powerpont→powerpoint (name)`.
+ *
+ * @param r A result.
+ * @returns The reasons, escaped onto one line; empty for a match by name alone.
+ */
+export function matchReasons(r: SkillSearchResult): string {
+  const parts = r.matched.map((m) =>
+    `${escapeControls(m.term)}${m.typo_of === undefined ? "" : `→${escapeControls(m.typo_of)}`} (${
+      m.fields.join(", ")
+    })`
+  );
+  if (r.similarity !== undefined) parts.push("similar in meaning");
+  return parts.join(", ");
 }
 
 /**

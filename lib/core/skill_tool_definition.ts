@@ -134,7 +134,10 @@ export function skillToolDefinition(
 }
 
 /** One entry per name (the first), in the order given. */
-function summaries(skills: Iterable<SkillSummary>): Map<string, Summary> {
+function summaries(
+  skills: Iterable<SkillSummary>,
+  bodies?: Map<string, string>,
+): Map<string, Summary> {
   const byName = new Map<string, Summary>();
   for (const s of skills) {
     if (typeof s === "string") {
@@ -145,6 +148,15 @@ function summaries(skills: Iterable<SkillSummary>): Map<string, Summary> {
     const bundle = "frontmatter" in s ? (s as SkillBundle).frontmatter : undefined;
     const description = bundle !== undefined ? bundle.description : s.description;
     const metadata = bundle !== undefined ? bundle.metadata : s.metadata;
+    // The search index reads a bundle's body (its first 32 KiB), when it has one loaded.
+    if (bodies !== undefined && bundle !== undefined) {
+      try {
+        const body = (s as SkillBundle).instructions;
+        if (typeof body === "string") bodies.set(s.name, body);
+      } catch {
+        // A bundle whose body is not loaded yet is searched by name and description.
+      }
+    }
     byName.set(s.name, {
       name: s.name,
       ...(description === undefined ? {} : { description }),
@@ -209,7 +221,8 @@ export function skillTools(
   options: SkillToolOptions = {},
 ): SkillTools {
   const cap = pageCap(options.maxPageBytes ?? options.max_page_bytes);
-  const byName = summaries(skills);
+  const bodies = new Map<string, string>();
+  const byName = summaries(skills, bodies);
   const budget = budgetOf(options);
   let fit = describe(byName, cap, budget, options, options.search === true);
   const offer = options.search === true || (options.search !== false && fit.left_out.length > 0);
@@ -230,6 +243,7 @@ export function skillTools(
       name: s.name,
       description: s.description ?? "",
       ...(s.metadata === undefined ? {} : { metadata: s.metadata }),
+      ...(bodies.has(s.name) ? { body: bodies.get(s.name)! } : {}),
     })),
     options.lang === undefined ? {} : { lang: options.lang },
   );

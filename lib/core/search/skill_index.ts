@@ -1,37 +1,55 @@
 /**
- * A BM25 index over skills (name, description and, optionally, the
- * headings of each `SKILL.md`), for finding a skill the catalog could not
- * list. Pure and in memory; no dependency.
+ * A BM25F index over skills, for finding a skill the catalog could not list:
+ * the name, the description (with its `description-<lang>` translations), the
+ * headings of each SKILL.md and its body (the first 32 KiB), each field with
+ * its own weight and length normalisation. Pure and in memory; no dependency.
  *
- * Scoring is BM25F: for each query term `t` and skill `d`,
- * `idf(t) · tf / (k1 + tf)` with `tf = Σ_field boost · count / (1 − b + b · length / average length)`
- * and `idf(t) = ln(1 + (N − df + 0.5) / (df + 0.5))`. The statistics are
- * global to the index: `N` (the number of skills) and each field's average
- * length in terms; `df` (the skills holding the term) belongs to the term.
- * Fix `N` and the averages with `statistics` to make scores independent of
- * what else is indexed.
+ * For each query term `t` and skill `d`: `idf(t) · tf / (k1 + tf)` with
+ * `tf = Σ_field w_field · count / (1 − b_field + b_field · length / average length)`
+ * and `idf(t) = ln(1 + (N − df + 0.5) / (df + 0.5))`. A name word's weight is
+ * scaled by its rarity among the library's names
+ * (`ln(1 + N / names holding it) / ln(1 + N)`), so a family's shared word
+ * (`automation` in `x-automation`) counts less than the word that tells the
+ * skill apart. Fix `N` and the averages with `statistics` to make scores
+ * independent of what else is indexed.
  *
- * | operation        | cost                                                 |
- * | ---------------- | ---------------------------------------------------- |
- * | createSkillIndex | O(total text) + O(n log n) to order the names        |
- * | searchSkills     | O(query) + O(postings of its terms · log limit)      |
+ * Queries drop pronouns and filler; a query term the index lacks is read as
+ * the nearest indexed word within an edit or two (`_fuzzy.ts`). With an
+ * `embed` function, lexical and vector rankings are fused (reciprocal rank
+ * fusion); without one, or when it fails, search is lexical. Each result says
+ * which query terms matched it, and in which fields.
+ *
+ * One file: build and search share the index's private layout (postings,
+ * scratch arrays, the typo vocabulary), which no other module should see.
+ *
+ * | operation        | cost                                                    |
+ * | ---------------- | ------------------------------------------------------- |
+ * | createSkillIndex | O(total text, bodies bounded) + O(n log n) for the names |
+ * | searchSkills     | O(query) + O(postings of its terms · log limit)         |
  *
  * @module
  */
-import { tokenize } from "./tokenize.ts";
+import { tokenize, tokenizeQuery } from "./tokenize.ts";
 import { stem } from "./stem.ts";
-import { localizedDescription } from "../skill_catalog.ts";
 import { siftDown, siftUp } from "./_top_k.ts";
+import { FIELDS, readSkill, type SkillField } from "./_fields.ts";
+import { groupOf, letterMask, nearestTerm, type TypoVocabulary } from "./_fuzzy.ts";
+import { type EmbedFunction, embedTexts, fuse, nearest } from "./_fusion.ts";
+
+export type { SkillField } from "./_fields.ts";
+export type { EmbedFunction } from "./_fusion.ts";
 
 /** A skill as the index reads it: plain data, or a bundle (`createBundle`, `loadSkillFolder`). */
 export type IndexableSkill =
   | {
     readonly name: string;
     readonly description: string;
-    /** `description-<lang>` keys are the localised descriptions. */
+    /** `description-<lang>` keys are the localised descriptions (all are indexed). */
     readonly metadata?: Readonly<Record<string, string>> | ReadonlyMap<string, string>;
-    /** The headings of its SKILL.md, read when `headings` is on. */
+    /** The headings of its SKILL.md; read from `body` when absent. */
     readonly headings?: readonly string[];
+    /** The SKILL.md body (its first 32 KiB are read). */
+    readonly body?: string;
   }
   | {
     readonly name: string;
@@ -39,7 +57,7 @@ export type IndexableSkill =
       readonly description: string;
       readonly metadata?: Readonly<Record<string, string>>;
     };
-    /** The SKILL.md body, whose Markdown headings are read when `headings` is on. */
+    /** The SKILL.md body: its headings and first 32 KiB are read. */
     readonly instructions: string;
   };
 
@@ -47,24 +65,35 @@ export type IndexableSkill =
 export interface SkillIndexStatistics {
   /** The number of skills (N). */
   readonly skills: number;
-  /** The average length in terms of each field. */
+  /** The average length in terms of each field (body: measured when left out). */
   readonly average_length: {
     readonly name: number;
     readonly description: number;
     readonly headings: number;
+    readonly body?: number;
   };
 }
 
 /** Options of {@linkcode createSkillIndex}. */
 export interface SkillIndexOptions {
-  /** Index the headings of each SKILL.md too. Default false. */
+  /** Index the headings of each SKILL.md. Default true. */
   readonly headings?: boolean;
-  /** A BCP 47 tag: index the `description-<lang>` metadata where a skill has it. */
+  /** Index the SKILL.md body (its first 32 KiB). Default true. */
+  readonly body?: boolean;
+  /** A BCP 47 tag: show the `description-<lang>` metadata where a skill has it. */
   readonly lang?: string;
   /** Fixed global statistics instead of those of the skills indexed. */
   readonly statistics?: SkillIndexStatistics;
   /** Stem English terms ({@linkcode stem}) in the skills and the queries. Default true. */
   readonly stem?: boolean;
+  /** Read a query term the index lacks as the nearest indexed word. Default true. */
+  readonly typos?: boolean;
+  /**
+   * The host's embedding function: fuses a vector ranking with the lexical one.
+   * Called once with every skill's name and description, then once per query;
+   * when it fails, search is lexical.
+   */
+  readonly embed?: EmbedFunction;
 }
 
 /** Options of {@linkcode searchSkills}. */
@@ -73,14 +102,28 @@ export interface SearchOptions {
   readonly limit?: number;
 }
 
+/** Why a result matched: one query term, and where. */
+export interface SkillMatch {
+  /** The query term, as tokenized. */
+  readonly term: string;
+  /** The fields of the skill that hold it (or its stem). */
+  readonly fields: readonly SkillField[];
+  /** When the term was a typo: the indexed word it was read as. */
+  readonly typo_of?: string;
+}
+
 /** One search result. */
 export interface SkillSearchResult {
   /** The skill's name. */
   readonly name: string;
   /** The description, in the index's language where the skill has one. */
   readonly description: string;
-  /** The BM25 score (0 for a name match with no term in common). */
+  /** The score: BM25F, or the fused rank score with `embed` (0 for a name match alone). */
   readonly score: number;
+  /** The query terms that matched, in query order, with their fields. */
+  readonly matched: readonly SkillMatch[];
+  /** With `embed`: the cosine similarity of query and skill, when it ranked by meaning. */
+  readonly similarity?: number;
 }
 
 const NO_SKILLS: ReadonlySet<number> = new Set();
@@ -90,21 +133,36 @@ export const DEFAULT_SEARCH_LIMIT = 10;
 
 /** Saturation of term counts. */
 const K1 = 1.2;
-/** Length normalisation. */
-const B = 0.75;
-/** Weight of a term in the name, the description and a heading. */
-const BOOST_NAME = 3;
-const BOOST_DESCRIPTION = 1;
-const BOOST_HEADINGS = 0.5;
-/** The postings of every term, contiguous: term `t`'s are `[start[t], start[t + 1])`. */
+/** Per field: weight and length normalisation (b). Chosen on the tune split. */
+const WEIGHT = [3, 1, 0.5, 0.15] as const;
+const B = [0.5, 0.75, 0.75, 0.75] as const;
+/** A corrected typo's share of the term's score. */
+const TYPO_SHARE = 0.8;
+/** How many of each ranking reciprocal rank fusion reads. */
+const FUSION_DEPTH = 50;
+
+/** The postings of every term, contiguous: term `t`'s are `[start[t], start[t + 1])`, by skill. */
 interface Postings {
   readonly start: Int32Array;
   /** The skill of each posting. */
   readonly skill: Int32Array;
-  /** Its BM25 weight before idf: tf / (k1 + tf), tf the boosted, length-normalised count. */
-  readonly weight: Float64Array;
-  /** Its counts in the name, the description and the headings (3 per posting). */
-  readonly counts: Int32Array;
+  /** Its BM25F weight before idf: tf / (k1 + tf). */
+  readonly weight: Float32Array;
+  /** Its counts in the name, the description, the headings and the body (4 per posting). */
+  readonly counts: Uint16Array;
+}
+
+/** What the index holds besides its postings. */
+interface IndexParts {
+  readonly names: readonly string[];
+  readonly descriptions: readonly string[];
+  readonly rawIds: ReadonlyMap<string, number>;
+  readonly stemIds: ReadonlyMap<string, number> | undefined;
+  readonly postings: Postings;
+  readonly statistics: SkillIndexStatistics;
+  readonly typos: TypoVocabulary | undefined;
+  readonly embed: EmbedFunction | undefined;
+  readonly vectors: readonly Float32Array[] | undefined;
 }
 
 /**
@@ -117,12 +175,9 @@ export class SkillIndex {
   readonly statistics: SkillIndexStatistics;
   /** How many skills are indexed (first of each name). */
   readonly size: number;
-  readonly #names: readonly string[];
-  readonly #descriptions: readonly string[];
-  /** Term id by term as the tokenizer gives it, and by stem. */
-  readonly #rawIds: ReadonlyMap<string, number>;
-  readonly #stemIds: ReadonlyMap<string, number> | undefined;
-  readonly #postings: Postings;
+  /** Whether an embedding function's vectors take part in ranking. */
+  readonly hybrid: boolean;
+  readonly #p: IndexParts;
   /** Per term: its idf. */
   readonly #idf: Float64Array;
   /** Per skill: its place in the names' code-unit order (ties go to the lower). */
@@ -138,21 +193,12 @@ export class SkillIndex {
   readonly #termMark: Uint8Array;
 
   /** @internal Use {@linkcode createSkillIndex}. */
-  constructor(
-    names: readonly string[],
-    descriptions: readonly string[],
-    rawIds: ReadonlyMap<string, number>,
-    stemIds: ReadonlyMap<string, number> | undefined,
-    postings: Postings,
-    statistics: SkillIndexStatistics,
-  ) {
-    this.#names = names;
-    this.#descriptions = descriptions;
-    this.#rawIds = rawIds;
-    this.#stemIds = stemIds;
-    this.#postings = postings;
+  constructor(parts: IndexParts) {
+    this.#p = parts;
+    const { names, postings, statistics } = parts;
     this.statistics = statistics;
     this.size = names.length;
+    this.hybrid = parts.vectors !== undefined;
     const terms = postings.start.length - 1;
     this.#idf = new Float64Array(terms);
     for (let t = 0; t < terms; t++) {
@@ -186,7 +232,27 @@ export class SkillIndex {
 
   /** The term id of a query term, if the index has it. */
   #termId(term: string): number | undefined {
-    return this.#rawIds.get(term) ?? this.#stemIds?.get(stem(term));
+    return this.#p.rawIds.get(term) ?? this.#p.stemIds?.get(stem(term));
+  }
+
+  /** The query's terms: each with its id, share of the score, and the word a typo was read as. */
+  #queryTerms(query: string): { term: string; id: number; share: number; typo?: string }[] {
+    let words = tokenizeQuery(query);
+    if (words.length === 0) words = tokenize(query);
+    const out: { term: string; id: number; share: number; typo?: string }[] = [];
+    for (const term of words) {
+      const id = this.#termId(term);
+      if (id !== undefined) {
+        out.push({ term, id, share: 1 });
+        continue;
+      }
+      const typos = this.#p.typos;
+      const near = typos === undefined ? undefined : nearestTerm(term, typos);
+      if (near !== undefined) {
+        out.push({ term, id: near.id, share: TYPO_SHARE, typo: near.word });
+      }
+    }
+    return out;
   }
 
   /**
@@ -198,24 +264,24 @@ export class SkillIndex {
    */
   search(query: string, limit: number): readonly SkillSearchResult[] {
     const scores = this.#scores, touched = this.#touched, tier = this.#tier;
-    const { start, skill, weight } = this.#postings;
+    const { start, skill, weight } = this.#p.postings;
     let count = 0;
     // Each term once, however often the query repeats it (marks cleared below).
-    const done: number[] = [];
+    const terms = this.#queryTerms(query);
+    const used: typeof terms = [];
     const mark = this.#termMark;
-    for (const term of tokenize(query)) {
-      const id = this.#termId(term);
-      if (id === undefined || mark[id] === 1) continue;
-      mark[id] = 1;
-      done.push(id);
-      const idf = this.#idf[id]!;
-      for (let p = start[id]!, end = start[id + 1]!; p < end; p++) {
+    for (const t of terms) {
+      if (mark[t.id] === 1) continue;
+      mark[t.id] = 1;
+      used.push(t);
+      const idf = this.#idf[t.id]! * t.share;
+      for (let p = start[t.id]!, end = start[t.id + 1]!; p < end; p++) {
         const d = skill[p]!;
         if (scores[d] === 0) touched[count++] = d;
         scores[d] = scores[d]! + idf * weight[p]!;
       }
     }
-    for (const id of done) mark[id] = 0;
+    for (const t of used) mark[t.id] = 0;
     // A skill whose name is the query comes first (tier 2), then one whose name
     // is the query lower-cased and trimmed (tier 1), then the rest by score.
     const named = this.#byFoldedName.get(fold(query));
@@ -227,11 +293,15 @@ export class SkillIndex {
     if (exact !== undefined) tier[exact] = 2;
     const tieredScores = new Map<number, number>();
     for (const i of tiered) tieredScores.set(i, 0);
-    // The best `limit` of the others, in a heap whose root is the worst kept; each
+    const queryVector = this.#p.vectors === undefined || this.#p.embed === undefined
+      ? undefined
+      : embedTexts(this.#p.embed, [query], this.#p.vectors[0]?.length)?.[0];
+    const keep = queryVector === undefined ? limit : Math.max(limit, FUSION_DEPTH);
+    // The best `keep` of the others, in a heap whose root is the worst kept; each
     // touched score is read and cleared for the next search in the same pass.
     const order = this.#order;
     const heapSkill = this.#heapSkill, heapScore = this.#heapScore;
-    const capacity = limit < count ? limit : count;
+    const capacity = keep < count ? keep : count;
     let size = 0;
     for (let k = 0; k < count; k++) {
       const d = touched[k]!;
@@ -253,24 +323,67 @@ export class SkillIndex {
         siftDown(heapSkill, heapScore, order, size);
       }
     }
-    const ranked: { skill: number; score: number; tier: number }[] = [];
+    const ranked: { skill: number; score: number; tier: number; similarity?: number }[] = [];
     for (const [d, score] of tieredScores) ranked.push({ skill: d, score, tier: tier[d]! });
-    for (let k = 0; k < size; k++) {
-      ranked.push({ skill: heapSkill[k]!, score: heapScore[k]!, tier: 0 });
-    }
     for (const i of tiered) tier[i] = 0;
-    ranked.sort((a, b) =>
-      b.tier - a.tier || b.score - a.score || order[a.skill]! - order[b.skill]!
-    );
+    const lexical: { skill: number; score: number; tier: number }[] = [];
+    for (let k = 0; k < size; k++) {
+      lexical.push({ skill: heapSkill[k]!, score: heapScore[k]!, tier: 0 });
+    }
+    const byScore = (
+      a: { skill: number; score: number; tier: number },
+      b: { skill: number; score: number; tier: number },
+    ) => b.tier - a.tier || b.score - a.score || order[a.skill]! - order[b.skill]!;
+    lexical.sort(byScore);
+    if (queryVector === undefined) {
+      ranked.push(...lexical);
+    } else {
+      const near = nearest(queryVector, this.#p.vectors!, FUSION_DEPTH)
+        .filter((r) => !tiered.has(r.skill));
+      const similarity = new Map(near.map((r) => [r.skill, r.similarity]));
+      const fused = fuse([lexical.map((r) => r.skill), near.map((r) => r.skill)]);
+      for (const [d, score] of fused) {
+        const s = similarity.get(d);
+        ranked.push({ skill: d, score, tier: 0, ...(s === undefined ? {} : { similarity: s }) });
+      }
+    }
+    ranked.sort(byScore);
     return Object.freeze(
       ranked.slice(0, limit).map((r) =>
         Object.freeze({
-          name: this.#names[r.skill]!,
-          description: this.#descriptions[r.skill]!,
+          name: this.#p.names[r.skill]!,
+          description: this.#p.descriptions[r.skill]!,
           score: r.score,
+          matched: this.#explain(r.skill, used),
+          ...(r.similarity === undefined ? {} : { similarity: r.similarity }),
         })
       ),
     );
+  }
+
+  /** The query terms a skill holds, with their fields: a binary search per term. */
+  #explain(
+    d: number,
+    terms: readonly { term: string; id: number; typo?: string }[],
+  ): readonly SkillMatch[] {
+    const { start, skill, counts } = this.#p.postings;
+    const out: SkillMatch[] = [];
+    for (const t of terms) {
+      let lo = start[t.id]!, hi = start[t.id + 1]!;
+      while (lo < hi) {
+        const mid = (lo + hi) >> 1;
+        if (skill[mid]! < d) lo = mid + 1;
+        else hi = mid;
+      }
+      if (lo >= start[t.id + 1]! || skill[lo] !== d) continue;
+      const fields = FIELDS.filter((_, f) => counts[4 * lo + f]! > 0);
+      out.push(Object.freeze({
+        term: t.term,
+        fields: Object.freeze(fields),
+        ...(t.typo === undefined ? {} : { typo_of: t.typo }),
+      }));
+    }
+    return Object.freeze(out);
   }
 
   /**
@@ -281,13 +394,13 @@ export class SkillIndex {
    * @returns The sum of the counts.
    */
   walkPostings(query: string): number {
-    const { start, counts } = this.#postings;
+    const { start, counts } = this.#p.postings;
     let sum = 0;
     for (const term of tokenize(query)) {
       const id = this.#termId(term);
       if (id === undefined) continue;
       for (let p = start[id]!, end = start[id + 1]!; p < end; p++) {
-        sum += counts[3 * p]! + counts[3 * p + 1]! + counts[3 * p + 2]!;
+        sum += counts[4 * p]! + counts[4 * p + 1]! + counts[4 * p + 2]! + counts[4 * p + 3]!;
       }
     }
     return sum;
@@ -295,16 +408,17 @@ export class SkillIndex {
 }
 
 /**
- * Build a BM25 index over skills: the name (boosted ×3), the description (in
- * the language asked for, where the skill has one) and, with `headings`, the
- * headings of its SKILL.md (×0.5). Terms come from {@linkcode tokenize}, then
+ * Build a BM25F index over skills: the name (×3, each word scaled by its
+ * rarity among the names), the description and its `description-<lang>`
+ * translations (×1), the headings of the SKILL.md (×0.5) and its body (the
+ * first 32 KiB, ×0.15). Terms come from {@linkcode tokenize}, then
  * {@linkcode stem} unless `stem: false`. The first skill of each name is
  * indexed; later ones are ignored.
  *
- * @param skills The skills: `{ name, description, metadata?, headings? }` or bundles.
- * @param options Headings, language, stemming and fixed statistics.
+ * @param skills The skills: `{ name, description, metadata?, headings?, body? }` or bundles.
+ * @param options Fields, language, stemming, typos, an embedder and fixed statistics.
  * @returns The index.
- * @throws {TypeError} When a skill has no string name and description.
+ * @throws {TypeError} When a skill has no string name and description, or `embed` is not a function.
  * @throws {RangeError} When `lang` is not a BCP 47 tag or `statistics` is not positive numbers.
  * @example
  * ```ts
@@ -314,34 +428,50 @@ export class SkillIndex {
  * const index = createSkillIndex([
  *   { name: "pdf", description: "Fill in PDF forms and check every field" },
  *   { name: "csv", description: "Clean, join and sort CSV tables" },
- *   { name: "xlsx", description: "Read spreadsheets; export to CSV or PDF" },
+ *   { name: "xlsx", description: "Read spreadsheets", body: "# Charts\nPlot a column." },
  * ]);
- * assert.deepEqual(searchSkills(index, "join two csv files").map((r) => r.name), ["csv", "xlsx"]);
- * assert.equal(searchSkills(index, "pdf")[0]!.name, "pdf");
+ * assert.deepEqual(searchSkills(index, "join two csv files").map((r) => r.name), ["csv"]);
+ * const [hit] = searchSkills(index, "plot the charts");
+ * assert.equal(hit!.name, "xlsx");
+ * assert.deepEqual(hit!.matched.map((m) => [m.term, m.fields]), [
+ *   ["plot", ["body"]],
+ *   ["charts", ["headings", "body"]],
+ * ]);
  * ```
  */
 export function createSkillIndex(
   skills: Iterable<IndexableSkill>,
   options: SkillIndexOptions = {},
 ): SkillIndex {
-  const headingsOn = options.headings === true;
-  const stemming = options.stem !== false;
   const lang = options.lang;
-  // A bad tag is refused even when no skill has localised descriptions.
-  localizedDescription({ description: "" }, lang);
+  if (lang !== undefined && !/^[A-Za-z]{1,8}(?:-[A-Za-z0-9]{1,8})*$/.test(lang)) {
+    throw new RangeError(`lang must be a BCP 47 language tag, got "${String(lang)}"`);
+  }
+  if (options.embed !== undefined && typeof options.embed !== "function") {
+    throw new TypeError("embed must be a function");
+  }
+  const stemming = options.stem !== false;
+  const headingsOn = options.headings !== false;
+  const bodyOn = options.body !== false;
   const names: string[] = [];
   const descriptions: string[] = [];
+  const embedTextsOf: string[] = [];
   const seenNames = new Set<string>();
   /** Term id by raw term (each raw term stemmed once), and by stem. */
   const rawIds = new Map<string, number>();
   const stemIds = new Map<string, number>();
-  // Pass 1: every skill's terms as ids, field by field, into one stream; per term its df.
-  let stream = new Int32Array(1 << 16);
-  let used = 0;
-  const lengths: number[] = [];
-  let df = new Int32Array(1024);
-  let last = new Int32Array(1024).fill(-1);
   let terms = 0;
+  // Per term: skills holding it; in a name; in a name, description or heading; scratch.
+  let df = new Int32Array(1024);
+  let nameDf = new Int32Array(1024);
+  let shownDf = new Int32Array(1024);
+  let mark = new Int32Array(1024);
+  let scratch = new Int32Array(4 * 1024);
+  const grow = (a: Int32Array, n: number): Int32Array<ArrayBuffer> => {
+    const b = new Int32Array(n);
+    b.set(a);
+    return b;
+  };
   const idOf = (term: string): number => {
     let id = rawIds.get(term);
     if (id !== undefined) return id;
@@ -351,113 +481,155 @@ export function createSkillIndex(
       id = terms++;
       stemIds.set(key, id);
       if (id >= df.length) {
-        const grownDf = new Int32Array(df.length * 2);
-        grownDf.set(df);
-        df = grownDf;
-        const grownLast = new Int32Array(last.length * 2).fill(-1);
-        grownLast.set(last);
-        last = grownLast;
+        const n = df.length * 2;
+        df = grow(df, n);
+        nameDf = grow(nameDf, n);
+        shownDf = grow(shownDf, n);
+        mark = grow(mark, n);
+        scratch = grow(scratch, 4 * n);
       }
     }
     rawIds.set(term, id);
     return id;
   };
-  const add = (list: readonly string[], skill: number): void => {
-    if (used + list.length > stream.length) {
-      const grown = new Int32Array(Math.max(stream.length * 2, used + list.length));
-      grown.set(stream.subarray(0, used));
-      stream = grown;
-    }
-    for (const term of list) {
-      const id = idOf(term);
-      stream[used++] = id;
-      if (last[id] !== skill) {
-        last[id] = skill;
-        df[id]!++;
+  // Postings in skill order: term, skill, 4 counts each.
+  let pTerm = new Int32Array(1 << 14);
+  let pSkill = new Int32Array(1 << 14);
+  let pCounts = new Uint16Array(4 << 14);
+  let postings = 0;
+  const lengths: number[] = [];
+  const local: number[] = [];
+  for (const input of skills) {
+    const s = readSkill(input, lang, headingsOn, bodyOn);
+    if (seenNames.has(s.name)) continue;
+    seenNames.add(s.name);
+    const d = names.length;
+    names.push(s.name);
+    descriptions.push(s.shown);
+    embedTextsOf.push(`${s.name}: ${s.descriptions[0]}`);
+    const fields: string[][] = [tokenize(s.name), [], [], tokenize(s.body)];
+    for (const text of s.descriptions) for (const t of tokenize(text)) fields[1]!.push(t);
+    for (const h of s.headings) for (const t of tokenize(h)) fields[2]!.push(t);
+    local.length = 0;
+    for (let f = 0; f < 4; f++) {
+      const list = fields[f]!;
+      lengths.push(list.length);
+      for (const term of list) {
+        const id = idOf(term);
+        if (mark[id] !== d + 1) {
+          mark[id] = d + 1;
+          local.push(id);
+        }
+        scratch[4 * id + f]!++;
       }
     }
-  };
-  for (const skill of skills) {
-    const { name, description, metadata, headings } = readSkill(skill, headingsOn);
-    if (seenNames.has(name)) continue;
-    seenNames.add(name);
-    const i = names.length;
-    const shown = localizedDescription({ description, ...(metadata ? { metadata } : {}) }, lang);
-    names.push(name);
-    descriptions.push(shown);
-    const nameTerms = tokenize(name);
-    const descriptionTerms = tokenize(shown);
-    const headingTerms: string[] = [];
-    for (const h of headings) for (const t of tokenize(h)) headingTerms.push(t);
-    add(nameTerms, i);
-    add(descriptionTerms, i);
-    add(headingTerms, i);
-    lengths.push(nameTerms.length, descriptionTerms.length, headingTerms.length);
+    if (postings + local.length > pTerm.length) {
+      const n = Math.max(pTerm.length * 2, postings + local.length);
+      pTerm = grow(pTerm, n);
+      pSkill = grow(pSkill, n);
+      const c = new Uint16Array(4 * n);
+      c.set(pCounts);
+      pCounts = c;
+    }
+    for (const id of local) {
+      pTerm[postings] = id;
+      pSkill[postings] = d;
+      for (let f = 0; f < 4; f++) {
+        pCounts[4 * postings + f] = Math.min(scratch[4 * id + f]!, 65535);
+        scratch[4 * id + f] = 0;
+      }
+      df[id]!++;
+      if (pCounts[4 * postings]! > 0) nameDf[id]!++;
+      if (pCounts[4 * postings]! + pCounts[4 * postings + 1]! + pCounts[4 * postings + 2]! > 0) {
+        shownDf[id]!++;
+      }
+      postings++;
+    }
   }
+  const n = names.length;
   const statistics = options.statistics === undefined
-    ? measured(names.length, lengths)
-    : checkStatistics(options.statistics);
-  // Pass 2: the postings, term by term in one array each, filled skill by skill.
+    ? measured(n, lengths)
+    : checkStatistics(options.statistics, measured(n, lengths));
+  const avg = statistics.average_length;
+  const averages = [avg.name, avg.description, avg.headings, avg.body ?? 0];
+  // The postings, term by term (counting sort: each term's stay in skill order).
   const start = new Int32Array(terms + 1);
   for (let t = 0; t < terms; t++) start[t + 1] = start[t]! + df[t]!;
-  const total = start[terms]!;
-  const skill = new Int32Array(total);
-  const counts = new Int32Array(3 * total);
+  const skill = new Int32Array(postings);
+  const counts = new Uint16Array(4 * postings);
+  const weight = new Float32Array(postings);
   const cursor = start.slice(0, terms);
-  const at = last; // reused: where skill d's posting of term t is, while d is filled
-  at.fill(-1);
-  const { name: avgName, description: avgDescription, headings: avgHeadings } =
-    statistics.average_length;
-  const norm = new Float64Array(3);
-  const weight = new Float64Array(total);
-  let read = 0;
-  for (let d = 0; d < names.length; d++) {
-    const first = read;
-    for (let field = 0; field < 3; field++) {
-      const end = read + lengths[3 * d + field]!;
-      for (; read < end; read++) {
-        const id = stream[read]!;
-        let p = at[id]!;
-        if (p < 0 || skill[p] !== d) {
-          p = cursor[id]!++;
-          skill[p] = d;
-          at[id] = p;
-        }
-        counts[3 * p + field]!++;
+  const logN = Math.log(1 + Math.max(statistics.skills, 1));
+  const norm = new Float64Array(4);
+  let last = -1;
+  for (let q = 0; q < postings; q++) {
+    const d = pSkill[q]!, id = pTerm[q]!;
+    if (d !== last) {
+      last = d;
+      for (let f = 0; f < 4; f++) {
+        norm[f] = WEIGHT[f]! / (1 - B[f]! + B[f]! * lengths[4 * d + f]! / (averages[f] || 1));
       }
     }
-    norm[0] = BOOST_NAME / (1 - B + B * lengths[3 * d]! / (avgName || 1));
-    norm[1] = BOOST_DESCRIPTION / (1 - B + B * lengths[3 * d + 1]! / (avgDescription || 1));
-    norm[2] = BOOST_HEADINGS / (1 - B + B * lengths[3 * d + 2]! / (avgHeadings || 1));
-    // Each of this skill's postings gets its weight once.
-    for (let r = first; r < read; r++) {
-      const p = at[stream[r]!]!;
-      if (weight[p] !== 0) continue;
-      const tf = norm[0]! * counts[3 * p]! + norm[1]! * counts[3 * p + 1]! +
-        norm[2]! * counts[3 * p + 2]!;
-      weight[p] = tf / (K1 + tf);
+    const p = cursor[id]!++;
+    skill[p] = d;
+    let tf = 0;
+    for (let f = 0; f < 4; f++) {
+      const c = pCounts[4 * q + f]!;
+      counts[4 * p + f] = c;
+      tf += norm[f]! * c;
     }
+    if (pCounts[4 * q]! > 0) {
+      // The name's share, scaled by the word's rarity among the names.
+      const rarity = Math.log(1 + Math.max(statistics.skills, nameDf[id]!) / nameDf[id]!) / logN;
+      tf -= norm[0]! * pCounts[4 * q]! * (1 - rarity);
+    }
+    weight[p] = tf / (K1 + tf);
   }
-  return new SkillIndex(
-    Object.freeze(names),
-    Object.freeze(descriptions),
+  return new SkillIndex({
+    names: Object.freeze(names),
+    descriptions: Object.freeze(descriptions),
     rawIds,
-    stemming ? stemIds : undefined,
-    { start, skill, weight, counts },
+    stemIds: stemming ? stemIds : undefined,
+    postings: { start, skill, weight, counts },
     statistics,
-  );
+    typos: options.typos === false ? undefined : typoVocabulary(rawIds, shownDf, n),
+    embed: options.embed,
+    vectors: options.embed === undefined ? undefined : embedTexts(options.embed, embedTextsOf),
+  });
+}
+
+/** The typo candidates: words of the names, descriptions and headings of enough skills. */
+function typoVocabulary(
+  rawIds: ReadonlyMap<string, number>,
+  shownDf: Int32Array,
+  n: number,
+): TypoVocabulary {
+  const least = n < 50 ? 1 : 2;
+  const groups: number[][] = [];
+  const words: string[] = [], ids: number[] = [], masks: number[] = [];
+  for (const [word, id] of rawIds) {
+    if (shownDf[id]! < least || word.length < 3 || word.length > 34) continue;
+    if (!/^[a-z]+$/.test(word)) continue;
+    (groups[groupOf(word.length, word)] ??= []).push(words.length);
+    words.push(word);
+    ids.push(id);
+    masks.push(letterMask(word));
+  }
+  return { groups, words, ids, masks, df: shownDf };
 }
 
 /**
  * The skills that best match a query, best first: a skill whose name is the
  * query comes first (then one whose name is the query lower-cased and
- * trimmed); the rest by BM25 score, ties by name (code-unit order). Skills
- * sharing no term with the query are not returned.
+ * trimmed); the rest by BM25F score (fused with the vector ranking when the
+ * index has an embedder), ties by name (code-unit order). Skills sharing no
+ * term with the query (and, with an embedder, not near it) are not returned.
+ * Each result lists the query terms it matched and in which fields.
  *
  * @param index The index.
  * @param query Words of the task, or a skill's name.
  * @param options The most results (default 10).
- * @returns Frozen `{ name, description, score }` results.
+ * @returns Frozen `{ name, description, score, matched, similarity? }` results.
  * @throws {RangeError} When `limit` is not a whole number of at least 1.
  * @example
  * ```ts
@@ -471,6 +643,7 @@ export function createSkillIndex(
  * assert.equal(searchSkills(index, "forms")[0]!.name, "forms");
  * assert.equal(searchSkills(index, "forms", { limit: 1 }).length, 1);
  * assert.deepEqual(searchSkills(index, "nothing matches"), []);
+ * assert.equal(searchSkills(index, "froms")[0]!.matched[0]!.typo_of, "forms");
  * ```
  */
 export function searchSkills(
@@ -491,83 +664,33 @@ function fold(name: string): string {
   return name.trim().toLowerCase();
 }
 
-function readSkill(
-  skill: IndexableSkill,
-  headingsOn: boolean,
-): {
-  name: string;
-  description: string;
-  metadata: Readonly<Record<string, string>> | ReadonlyMap<string, string> | undefined;
-  headings: readonly string[];
-} {
-  if (typeof skill === "object" && skill !== null && typeof skill.name === "string") {
-    if ("frontmatter" in skill && typeof skill.frontmatter?.description === "string") {
-      return {
-        name: skill.name,
-        description: skill.frontmatter.description,
-        metadata: skill.frontmatter.metadata,
-        headings: headingsOn && typeof skill.instructions === "string"
-          ? markdownHeadings(skill.instructions)
-          : [],
-      };
-    }
-    if ("description" in skill && typeof skill.description === "string") {
-      const headings = headingsOn && Array.isArray(skill.headings)
-        ? skill.headings.filter((h) => typeof h === "string")
-        : [];
-      return {
-        name: skill.name,
-        description: skill.description,
-        metadata: skill.metadata,
-        headings,
-      };
-    }
-  }
-  throw new TypeError("Each skill must have a string name and description (or be a bundle)");
-}
-
-/** The text of each ATX heading (`# …` to `###### …`) outside fenced code blocks. */
-function markdownHeadings(markdown: string): string[] {
-  const out: string[] = [];
-  let fence: string | undefined;
-  for (const line of markdown.split(/\r?\n/)) {
-    const f = /^ {0,3}(`{3,}|~{3,})/.exec(line)?.[1];
-    if (f !== undefined) {
-      if (fence === undefined) fence = f[0]!.repeat(f.length);
-      else if (f.startsWith(fence)) fence = undefined;
-      continue;
-    }
-    if (fence !== undefined) continue;
-    const h = /^ {0,3}#{1,6}(?:[ \t]+(.*?))?[ \t]*#*[ \t]*$/.exec(line);
-    if (h !== null && h[1] !== undefined && h[1] !== "") out.push(h[1]);
-  }
-  return out;
-}
-
 function measured(skills: number, lengths: readonly number[]): SkillIndexStatistics {
-  let name = 0, description = 0, headings = 0;
-  for (let i = 0; i < lengths.length; i += 3) {
-    name += lengths[i]!;
-    description += lengths[i + 1]!;
-    headings += lengths[i + 2]!;
-  }
+  const sum = [0, 0, 0, 0];
+  for (let i = 0; i < lengths.length; i++) sum[i % 4]! += lengths[i]!;
   const n = Math.max(skills, 1);
   return Object.freeze({
     skills,
     average_length: Object.freeze({
-      name: name / n,
-      description: description / n,
-      headings: headings / n,
+      name: sum[0]! / n,
+      description: sum[1]! / n,
+      headings: sum[2]! / n,
+      body: sum[3]! / n,
     }),
   });
 }
 
-function checkStatistics(s: SkillIndexStatistics): SkillIndexStatistics {
+function checkStatistics(
+  s: SkillIndexStatistics,
+  own: SkillIndexStatistics,
+): SkillIndexStatistics {
   const a = s?.average_length;
   const ok = (v: unknown): boolean => typeof v === "number" && Number.isFinite(v) && v >= 0;
-  if (!ok(s?.skills) || !ok(a?.name) || !ok(a?.description) || !ok(a?.headings)) {
+  if (
+    !ok(s?.skills) || !ok(a?.name) || !ok(a?.description) || !ok(a?.headings) ||
+    (a?.body !== undefined && !ok(a.body))
+  ) {
     throw new RangeError(
-      "statistics must be { skills, average_length: { name, description, headings } } of finite numbers of at least 0",
+      "statistics must be { skills, average_length: { name, description, headings, body? } } of finite numbers of at least 0",
     );
   }
   return Object.freeze({
@@ -576,6 +699,7 @@ function checkStatistics(s: SkillIndexStatistics): SkillIndexStatistics {
       name: a.name,
       description: a.description,
       headings: a.headings,
+      body: a.body ?? own.average_length.body!,
     }),
   });
 }
