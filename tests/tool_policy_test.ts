@@ -537,7 +537,7 @@ describe("decideToolCall and compileToolPolicy", () => {
 /** Which property names fail for a policy. */
 function failing(decide: ToolPolicyUnderTest): ToolPolicyProperty[] {
   try {
-    assertToolPolicyInvariants(decide, { seed, ...runs(300) });
+    assertToolPolicyInvariants(decide, { seed, ...runs(600) });
   } catch (e) {
     assert.ok(e instanceof InvariantViolationError, String(e));
     return e.failures.map((f) => f.property as ToolPolicyProperty);
