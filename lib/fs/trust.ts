@@ -267,7 +267,8 @@ async function entryOf(
 ): Promise<{ entry: LockEntry; manifest: SkillManifest; bundle: LoadedSkill } | TrustError> {
   const source = recordedPath(base, skill.path);
   try {
-    const bundle = discovery.bundle(skill.name)!;
+    // Loaded now, hashed, then used: never a bundle read before this check.
+    const bundle = discovery.loadBundle(skill.name)!;
     const manifest = await skillManifest(bundle);
     return { entry: lockEntry(manifest, { scope: skill.scope, source }), manifest, bundle };
   } catch (e) {
@@ -520,14 +521,18 @@ export async function trustDiscovery(
   const bundles = new Map<string, LoadedSkill>();
   const skipped = [...discovery.skipped];
   for (const s of standings) {
-    if (s.loaded) {
-      if (s.bundle !== null) bundles.set(s.skill.name, s.bundle);
-      skills.push(
-        s.diagnostics.length === 0 ? s.skill : Object.freeze({
-          ...s.skill,
-          diagnostics: Object.freeze([...s.skill.diagnostics, ...s.diagnostics]),
-        }),
-      );
+    if (s.loaded && s.bundle !== null) {
+      bundles.set(s.skill.name, s.bundle);
+      // The description a model sees comes from the bytes that were checked,
+      // not from what discovery read before the check.
+      skills.push(Object.freeze({
+        ...s.skill,
+        description: s.bundle.frontmatter.description,
+        frontmatter: s.bundle.frontmatter,
+        diagnostics: s.diagnostics.length === 0
+          ? s.skill.diagnostics
+          : Object.freeze([...s.skill.diagnostics, ...s.diagnostics]),
+      }));
     } else {
       skipped.push(Object.freeze({
         scope: s.skill.scope,
@@ -579,7 +584,7 @@ export async function approveSkills(
   });
   const out: ApprovalRecord[] = [];
   for (const skill of chosen) {
-    const manifest = await skillManifest(discovery.bundle(skill.name)!);
+    const manifest = await skillManifest(discovery.loadBundle(skill.name)!);
     const record = approvalRecord(FILE_ORIGIN, skill.path, manifest);
     await store.put(record);
     out.push(record);
