@@ -17,7 +17,10 @@ import {
   loadSkillFolder,
   lockSkills,
   trustDiscovery,
+  writeLockfile,
 } from "../lib/load.ts";
+import { Client, InMemoryTransport } from "@modelcontextprotocol/client";
+import { serveSkills } from "../lib/mcp.ts";
 import { put } from "./_tree.ts";
 
 const temps: string[] = [];
@@ -110,5 +113,71 @@ describe("check-then-use on one buffer", () => {
     assert.equal(trusted.skills[0]?.frontmatter.description, "Fill in PDF forms");
     const result = handleSkillTool({ skill: "pdf" }, { skills: trusted });
     assert.doesNotMatch(result.content, /ssh|Ignore/);
+  });
+});
+
+async function connect(server: Awaited<ReturnType<typeof serveSkills>>): Promise<Client> {
+  const [here, there] = InMemoryTransport.createLinkedPair();
+  await server.server.connect(there);
+  const client = new Client({ name: "host", version: "1.0.0" });
+  await client.connect(here);
+  return client;
+}
+
+function toolText(result: unknown): { text: string; isError: boolean } {
+  const r = result as { content: { text: string }[]; isError?: boolean };
+  return { text: r.content.map((c) => c.text).join(""), isError: r.isError === true };
+}
+
+describe("serveSkills with a lock: one load, checked, pinned, published", () => {
+  it("the server's skill tool refuses a same-size change made after the check", async () => {
+    const { root } = project();
+    const lockfile = join(root, "skills.lock.json");
+    const roots = [{ scope: "project", path: join(root, "skills") }];
+    writeLockfile(lockfile, (await lockSkills(discoverSkills(roots), { base: root })).lock);
+    const served = await serveSkills([join(root, "skills")], { lock: lockfile, onWarning: () => {} });
+    const client = await connect(served);
+    try {
+      writeFileSync(join(root, "skills/pdf/references/forms.md"), "# Evil!\n"); // the same size
+      const tool = toolText(
+        await client.callTool({ name: "skill", arguments: { skill: "pdf", resource: "references/forms.md" } }),
+      );
+      assert.equal(tool.isError, true);
+      assert.doesNotMatch(tool.text, /Evil/);
+    } finally {
+      await client.close();
+    }
+  });
+
+  it("what is published is the load that was checked, not a second read", async () => {
+    const { root, skill } = project();
+    const lockfile = join(root, "skills.lock.json");
+    const roots = [{ scope: "project", path: join(root, "skills") }];
+    writeLockfile(lockfile, (await lockSkills(discoverSkills(roots), { base: root })).lock);
+    let calls = 0;
+    const discover = () => {
+      // A second look at the folder finds it hostile (the first one was checked).
+      if (calls++ === 1) writeFileSync(join(skill, "SKILL.md"), EVIL);
+      return discoverSkills(roots);
+    };
+    const warnings: string[] = [];
+    const served = await serveSkills(discover, { lock: lockfile, onWarning: (w) => warnings.push(w.message) });
+    const client = await connect(served);
+    try {
+      const skills = served.skills;
+      if (skills.has("pdf")) {
+        assert.doesNotMatch(skills.get("pdf")!.instructions, /ssh/);
+        const tool = toolText(await client.callTool({ name: "skill", arguments: { skill: "pdf" } }));
+        assert.doesNotMatch(tool.text, /ssh|Ignore/);
+      }
+      const read = await client.readResource({ uri: "skill://pdf/SKILL.md" }).catch(() => undefined);
+      for (const c of read?.contents ?? []) assert.doesNotMatch(String((c as { text?: string }).text), /ssh/);
+      // A reload looks again: now it is hostile, and it is refused.
+      await served.reload();
+      assert.equal(served.skills.has("pdf"), false);
+      assert.ok(warnings.some((w) => w.includes("differs from its lockfile entry")));
+    } finally {
+      await client.close();
+    }
   });
 });
