@@ -50,7 +50,10 @@ describe("check-then-use on one buffer", () => {
     const result = await handleLockedSkillTool({ skill: "pdf" }, { skills: [hostile], lock });
     assert.equal(result.is_error, true);
     assert.doesNotMatch(result.content, /ssh/);
-    assert.equal(result.content, 'Skill "pdf" differs from its lockfile entry: "SKILL.md" changed, frontmatter changed');
+    assert.equal(
+      result.content,
+      'Skill "pdf" differs from its lockfile entry: "SKILL.md" changed, frontmatter changed',
+    );
   });
 
   it("handleLockedSkillTool asks a loader once: the answer is the bundle that was hashed", async () => {
@@ -135,12 +138,18 @@ describe("serveSkills with a lock: one load, checked, pinned, published", () => 
     const lockfile = join(root, "skills.lock.json");
     const roots = [{ scope: "project", path: join(root, "skills") }];
     writeLockfile(lockfile, (await lockSkills(discoverSkills(roots), { base: root })).lock);
-    const served = await serveSkills([join(root, "skills")], { lock: lockfile, onWarning: () => {} });
+    const served = await serveSkills([join(root, "skills")], {
+      lock: lockfile,
+      onWarning: () => {},
+    });
     const client = await connect(served);
     try {
       writeFileSync(join(root, "skills/pdf/references/forms.md"), "# Evil!\n"); // the same size
       const tool = toolText(
-        await client.callTool({ name: "skill", arguments: { skill: "pdf", resource: "references/forms.md" } }),
+        await client.callTool({
+          name: "skill",
+          arguments: { skill: "pdf", resource: "references/forms.md" },
+        }),
       );
       assert.equal(tool.isError, true);
       assert.doesNotMatch(tool.text, /Evil/);
@@ -161,17 +170,26 @@ describe("serveSkills with a lock: one load, checked, pinned, published", () => 
       return discoverSkills(roots);
     };
     const warnings: string[] = [];
-    const served = await serveSkills(discover, { lock: lockfile, onWarning: (w) => warnings.push(w.message) });
+    const served = await serveSkills(discover, {
+      lock: lockfile,
+      onWarning: (w) => warnings.push(w.message),
+    });
     const client = await connect(served);
     try {
       const skills = served.skills;
       if (skills.has("pdf")) {
         assert.doesNotMatch(skills.get("pdf")!.instructions, /ssh/);
-        const tool = toolText(await client.callTool({ name: "skill", arguments: { skill: "pdf" } }));
+        const tool = toolText(
+          await client.callTool({ name: "skill", arguments: { skill: "pdf" } }),
+        );
         assert.doesNotMatch(tool.text, /ssh|Ignore/);
       }
-      const read = await client.readResource({ uri: "skill://pdf/SKILL.md" }).catch(() => undefined);
-      for (const c of read?.contents ?? []) assert.doesNotMatch(String((c as { text?: string }).text), /ssh/);
+      const read = await client.readResource({ uri: "skill://pdf/SKILL.md" }).catch(() =>
+        undefined
+      );
+      for (const c of read?.contents ?? []) {
+        assert.doesNotMatch(String((c as { text?: string }).text), /ssh/);
+      }
       // A reload looks again: now it is hostile, and it is refused.
       await served.reload();
       assert.equal(served.skills.has("pdf"), false);
