@@ -9,18 +9,21 @@ import { dirname, resolve } from "node:path";
 import { escapeControls as esc } from "../core/_text.ts";
 import { type ArgSpec, parseArgs, UsageError } from "./_args.ts";
 import { type LockDifference, LOCKFILE_NAME } from "../core/trust/lockfile.ts";
-import { describeChanges } from "../core/trust/trust_file.ts";
 import {
-  APPROVALS_NAME,
   approveSkills,
-  JsonFileApprovalStore,
+  describeDifference as describeChanged,
   lockSkills,
-  readLockfile,
   trustStandings,
   verifySkills,
-  writeLockfile,
 } from "../fs/trust.ts";
-import { discoveryFlags, listDiscovery } from "./_discovery.ts";
+import {
+  APPROVALS_NAME,
+  JsonFileApprovalStore,
+  readLockfile,
+  writeLockfile,
+} from "../fs/trust_files.ts";
+import { discoveryFlags, listDiscovery, rootOf } from "./_discovery.ts";
+import { rootsHoldSkills } from "./_roots.ts";
 import type { CliIO } from "./_io.ts";
 import { listCommand } from "./_list.ts";
 
@@ -41,17 +44,32 @@ export async function runTrustCli(
 ): Promise<number> {
   const [command = "", ...rest] = argv;
   const args = parseArgs(command, spec, rest);
-  const rootFlags = args.repeated.get("--root") ?? [];
+  let rootFlags = args.repeated.get("--root") ?? [];
   const load = discoveryFlags(args);
+  const allowEmpty = args.switches.has("--allow-empty");
   // The same roots and discovery as `list`.
   const discover = (folders: readonly string[] = []) => listDiscovery(folders, rootFlags, load);
   const out = (value: unknown): void => io.stdout(`${JSON.stringify(value, null, 2)}\n`);
   switch (command) {
     case "lock": {
       const file = resolve(args.flags.get("--lockfile") ?? LOCKFILE_NAME);
-      const { lock, errors } = await lockSkills(discover().discovery, { base: dirname(file) });
+      const { roots, discovery } = discover();
+      if (!rootsHoldSkills(roots, discovery, rootFlags.length > 0, allowEmpty, io)) return 1;
+      const { lock, errors } = await lockSkills(discovery, {
+        base: dirname(file),
+        ...rootFlags.length > 0 ? { roots } : {},
+      });
       for (const e of errors) io.stderr(`skillset: error: ${esc(e.name)}: ${esc(e.message)}\n`);
       if (errors.length > 0) return 1;
+      for (const s of lock.skills) {
+        for (const e of s.entries ?? []) {
+          io.stderr(
+            `skillset: note: ${esc(s.name)}: "${
+              esc(e.path)
+            }" (${e.kind}) is locked but no reader serves it\n`,
+          );
+        }
+      }
       writeLockfile(file, lock);
       if (args.json) {
         out({
@@ -74,7 +92,26 @@ export async function runTrustCli(
       const file = resolve(args.flags.get("--lockfile") ?? LOCKFILE_NAME);
       const lock = readLockfile(file);
       const frozen = args.switches.has("--frozen");
-      const result = await verifySkills(discover().discovery, lock, {
+      // The lockfile's own roots, unless others are given (and then they must be the same).
+      const locked = (lock.roots ?? []).map((r) => `${r.scope}=${resolve(dirname(file), r.path)}`);
+      if (rootFlags.length === 0) rootFlags = locked;
+      else if (lock.roots !== undefined) {
+        const given = rootFlags.map((f) => {
+          const r = rootOf(f);
+          return `${r.scope}=${resolve(r.path)}`;
+        });
+        if (given.join("\n") !== locked.join("\n")) {
+          io.stderr(
+            `skillset: error: the roots differ from the lockfile's: given ${
+              esc(given.join(", "))
+            }; locked ${esc(locked.join(", ") || "(none)")}\n`,
+          );
+          return 1;
+        }
+      }
+      const { roots, discovery } = discover();
+      if (!rootsHoldSkills(roots, discovery, rootFlags.length > 0, allowEmpty, io)) return 1;
+      const result = await verifySkills(discovery, lock, {
         base: dirname(file),
         frozen,
       });
@@ -92,6 +129,12 @@ export async function runTrustCli(
             } verified\n`
             : "FAILED: the skills differ from the lockfile\n",
         );
+        const removed = result.differences.filter((d) => d.kind === "removed").length;
+        if (lock.roots === undefined && lock.skills.length > 0 && removed === lock.skills.length) {
+          io.stdout(
+            "hint: no locked skill was found; the lockfile records no roots: pass the --root flags it was made with\n",
+          );
+        }
       }
       return result.ok ? 0 : 1;
     }
@@ -147,7 +190,7 @@ function describeDifference(d: LockDifference, frozen: boolean): string {
     case "removed":
       return `removed ${who}: locked but not found`;
     default:
-      return `changed ${who}: ${esc(describeChanges(d.files, d.frontmatter_changed))}${
+      return `changed ${who}: ${esc(describeChanged(d))}${
         d.inconsistent ? " (the lock entry's digest does not match its own files)" : ""
       }`;
   }

@@ -35,21 +35,26 @@ const TRUST_COMMANDS: Readonly<Record<string, FlagSpec>> = {
   lock: {
     values: ["--root", "--lockfile"],
     repeated: ["--root"],
+    switches: ["--allow-empty"],
     positional: [0, 0],
-    usage: "skillset lock [--root scope=path]... [--lockfile FILE] [--json]",
+    usage: "skillset lock [--root scope=path]... [--lockfile FILE] [--allow-empty] [--json]",
     help: "Write the lockfile (default skills.lock.json): every discovered skill's name, scope,\n" +
-      "folder (relative to the lockfile), skill digest and files with their sha256 digests.\n" +
-      "Roots as for list.",
+      "folder (relative to the lockfile), skill digest and files with their sha256 digests, and\n" +
+      "every other entry of its folder (links, pipes, devices, files no reader serves) by kind.\n" +
+      "Roots as for list, recorded in the lockfile; a root that does not exist or holds no skill\n" +
+      "is an error unless --allow-empty.",
   },
   verify: {
     values: ["--root", "--lockfile"],
     repeated: ["--root"],
-    switches: ["--frozen"],
+    switches: ["--frozen", "--allow-empty"],
     positional: [0, 0],
-    usage: "skillset verify [--root scope=path]... [--lockfile FILE] [--frozen] [--json]",
+    usage:
+      "skillset verify [--root scope=path]... [--lockfile FILE] [--frozen] [--allow-empty] [--json]",
     help:
       "Recompute every discovered skill and compare with the lockfile: each added, removed or\n" +
-      "changed skill and file. Exits 1 on any change; --frozen also fails on skills not locked.",
+      "changed skill, file and other entry. Exits 1 on any change; --frozen also fails on skills\n" +
+      "not locked. Without --root, the lockfile's roots; roots other than those are an error.",
   },
   approve: {
     values: ["--root", "--approvals"],

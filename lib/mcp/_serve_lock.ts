@@ -14,6 +14,7 @@ import type { SkillWarning } from "@modelcontextprotocol/server/ext/skills";
 import { skillManifest } from "../core/trust/manifest.ts";
 import { pinBundle } from "../core/trust/pin.ts";
 import type { LoadedSkill } from "../fs/skill_folder.ts";
+import { otherEntries } from "../fs/_trust_entries.ts";
 import { type LoadedLock, loadLock, lockMismatch } from "../fs/trust.ts";
 import type { ServeSkillsOptions } from "./_serve_options.ts";
 
@@ -59,7 +60,15 @@ export function loadServeLock(
         });
         return undefined;
       }
-      const mismatch = await lockMismatch(lock, folder, manifest);
+      let others;
+      try {
+        others = otherEntries(skill);
+      } catch {
+        others = undefined;
+      }
+      const mismatch = others === undefined
+        ? { message: `Skill ${JSON.stringify(skill.name)} could not be walked` }
+        : await lockMismatch(lock, folder, manifest, others);
       if (mismatch !== null) {
         warn({ path: folder, message: `${mismatch.message}${enforce ? "; not served" : ""}` });
         if (enforce) return undefined;

@@ -76,8 +76,12 @@ export async function handleLockedSkillTool(
     const manifest = await skillManifest(bundle);
     checked = pinBundle(bundle, manifest);
     const entries = context.lock.skills.filter((e) => e.name === bundle.name);
+    // The files a reader serves and the frontmatter (a folder's other entries serve nothing).
     const match = entries.some((e) =>
-      e.digest === manifest.digest && e.frontmatter_digest === manifest.frontmatter_digest
+      e.frontmatter_digest === manifest.frontmatter_digest &&
+      (e.entries === undefined || e.entries.length === 0
+        ? e.digest === manifest.digest
+        : diffFiles(e.files, manifest.files).length === 0)
     );
     problem = match
       ? null
