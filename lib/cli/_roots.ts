@@ -29,7 +29,7 @@ export function rootsHoldSkills(
   discovery: Discovery,
   given: boolean,
   allowEmpty: boolean,
-  io: CliIO,
+  io: Pick<CliIO, "stderr">,
 ): boolean {
   if (allowEmpty) return true;
   const found = [...discovery.skills, ...discovery.shadowed, ...discovery.skipped].map((s) =>

@@ -63,6 +63,7 @@ function colorDiagnostic(d: Diagnostic, io: CliIO): string {
  * @param load The class mapping and switches.
  * @param json Whether to print JSON.
  * @param io Where to write.
+ * @param checked The skill already loaded and checked (`--lockfile`, `--approvals`), else loaded here.
  * @returns The exit code.
  * @throws {UsageError} For a bad flag value.
  * @throws {AgentSkillError} For a folder that is not a usable skill.
@@ -73,10 +74,11 @@ export function activateCommand(
   load: DiscoveryFlags,
   json: boolean,
   io: CliIO,
+  checked?: LoadedSkill,
 ): number {
   const offset = count(flags, "--offset", 0);
   const maxEntries = count(flags, "--max-entries", 1);
-  const skill = loadSkillFolder(dir, { lenient: true, ...load });
+  const skill = checked ?? loadSkillFolder(dir, { lenient: true, ...load });
   warnAbout(skill, io, dir);
   const activation = activateSkill(skill, {
     ...safetyFlags(flags),
@@ -102,6 +104,7 @@ export function activateCommand(
  * @param load The class mapping and switches.
  * @param json Whether to print JSON.
  * @param io Where to write.
+ * @param checked The skill already loaded and checked (`--lockfile`, `--approvals`), else loaded here.
  * @returns The exit code.
  * @throws {UsageError} For a bad flag value.
  * @throws {InvalidResourcePathError} For a path the gate refuses.
@@ -114,12 +117,13 @@ export function readCommand(
   load: DiscoveryFlags,
   json: boolean,
   io: CliIO,
+  checked?: LoadedSkill,
 ): number {
   const lineByte = flags.get("--offset")?.match(/^\d+\+\d+$/)?.[0];
   const offset = lineByte ?? count(flags, "--offset", 0);
   const limit = count(flags, "--limit", 1);
   const maxPageBytes = count(flags, "--max-page-bytes", MIN_PAGE_BYTES);
-  const skill = loadSkillFolder(dir, { lenient: true, ...load });
+  const skill = checked ?? loadSkillFolder(dir, { lenient: true, ...load });
   printDiagnostics(skill.diagnostics, io, shownAsTyped(["", dir]));
   const page = readResource(skill, path, {
     ...safetyFlags(flags),

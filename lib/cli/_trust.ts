@@ -1,31 +1,45 @@
 /**
  * The trust commands of the `skillset` CLI: `lock`, `verify [--frozen]`,
- * `approve <name>...|--all` and `list --approvals FILE`. Asynchronous
+ * `approve <name>...|--all`, and `activate`, `read`, `to-prompt`, `list`
+ * and `search` with `--lockfile FILE` and `--approvals FILE` (only trusted
+ * skills are used; each refused one is named on stderr with why). Asynchronous
  * (hashing uses WebCrypto), so `mainAsync` runs them.
  *
  * @module
  */
 import { dirname, resolve } from "node:path";
 import { escapeControls as esc } from "../core/_text.ts";
-import { type ArgSpec, parseArgs, UsageError } from "./_args.ts";
+import { type Args, type ArgSpec, count, parseArgs, toolList, UsageError } from "./_args.ts";
+import { decideApproval } from "../core/trust/approval.ts";
+import { skillManifest } from "../core/trust/manifest.ts";
+import { pinBundle } from "../core/trust/pin.ts";
+import { describeChanges } from "../core/trust/trust_file.ts";
+import type { Discovery } from "../fs/discovery.ts";
+import { loadSkillFolder } from "../fs/skill_folder.ts";
+import { otherEntries } from "../fs/_trust_entries.ts";
+import { activateCommand, readCommand } from "./_skill.ts";
 import { type LockDifference, LOCKFILE_NAME } from "../core/trust/lockfile.ts";
 import {
   approveSkills,
   describeDifference as describeChanged,
+  loadLock,
+  lockMismatch,
   lockSkills,
+  trustDiscovery,
   trustStandings,
   verifySkills,
 } from "../fs/trust.ts";
 import {
   APPROVALS_NAME,
+  FILE_ORIGIN,
   JsonFileApprovalStore,
   readLockfile,
   writeLockfile,
 } from "../fs/trust_files.ts";
-import { discoveryFlags, listDiscovery, rootOf } from "./_discovery.ts";
+import { type DiscoveryFlags, discoveryFlags, listDiscovery, rootOf } from "./_discovery.ts";
 import { rootsHoldSkills } from "./_roots.ts";
 import type { CliIO } from "./_io.ts";
-import { listCommand } from "./_list.ts";
+import { listCommand, searchCommand, toPromptCommand, toPromptDiscovery } from "./_list.ts";
 
 /**
  * Run one trust command.
@@ -164,10 +178,49 @@ export async function runTrustCli(
       }
       return 0;
     }
+    case "activate":
+    case "read":
+      return await trustedFolderCommand(command, args, load, io);
+    case "to-prompt":
+    case "search": {
+      const discovery = command === "to-prompt"
+        ? toPromptDiscovery(args.positional, load, toolList(args.flags.get("--tools")))
+        : listDiscovery([], rootFlags, load).discovery;
+      const trusted = await narrowed(discovery, args, io);
+      return command === "to-prompt"
+        ? toPromptCommand(
+          args.positional,
+          count(args.flags, "--budget", 0),
+          load,
+          args.json,
+          io,
+          toolList(args.flags.get("--tools")),
+          trusted,
+        )
+        : searchCommand(
+          args.positional.join(" "),
+          rootFlags,
+          { limit: count(args.flags, "--limit", 1), lang: args.flags.get("--lang") },
+          args.json,
+          io,
+          trusted,
+        );
+    }
     default: {
-      // list --approvals FILE
-      const store = new JsonFileApprovalStore(args.flags.get("--approvals")!);
-      const { roots, discovery } = discover(args.positional);
+      // list --approvals FILE [--lockfile FILE]
+      const lockfile = args.flags.get("--lockfile");
+      const approvalsFile = args.flags.get("--approvals");
+      const found = discover(args.positional);
+      const roots = found.roots;
+      let discovery = found.discovery;
+      if (lockfile !== undefined) {
+        discovery = await trustDiscovery(discovery, { lock: resolve(lockfile) });
+        refusals(discovery, io);
+      }
+      if (approvalsFile === undefined) {
+        return listCommand(args.positional, rootFlags, load, args.json, io, { roots, discovery });
+      }
+      const store = new JsonFileApprovalStore(approvalsFile);
       const standings = await trustStandings(discovery, { approvals: store });
       const approvals = new Map(standings.map((s) => [s.skill.path, {
         approval: s.approval?.status ?? "unreadable",
@@ -180,6 +233,74 @@ export async function runTrustCli(
       });
     }
   }
+}
+
+/** The trust options of `--lockfile` and `--approvals`. */
+function trustOptions(args: Args): { lock?: string; approvals?: JsonFileApprovalStore } {
+  const lockfile = args.flags.get("--lockfile");
+  const approvals = args.flags.get("--approvals");
+  return {
+    ...lockfile === undefined ? {} : { lock: resolve(lockfile) },
+    ...approvals === undefined ? {} : { approvals: new JsonFileApprovalStore(approvals) },
+  };
+}
+
+/** A discovery narrowed by `--lockfile` and `--approvals`, each refused skill named on stderr. */
+async function narrowed(discovery: Discovery, args: Args, io: CliIO): Promise<Discovery> {
+  const trusted = await trustDiscovery(discovery, trustOptions(args));
+  refusals(trusted, io);
+  return trusted;
+}
+
+const REFUSED = new Set(["LOCK_MISMATCH", "NOT_LOCKED", "NEEDS_APPROVAL"]);
+
+function refusals(discovery: Discovery, io: CliIO): void {
+  for (const s of discovery.skipped) {
+    for (const d of s.diagnostics) {
+      if (REFUSED.has(d.code)) io.stderr(`skillset: refused: ${esc(s.path)}: ${esc(d.message)}\n`);
+    }
+  }
+}
+
+/**
+ * `activate` and `read` of one folder under `--lockfile`/`--approvals`: the
+ * folder is loaded once, hashed, compared with its lock entry and approval,
+ * and the command runs on that very bundle, pinned to what was hashed.
+ */
+async function trustedFolderCommand(
+  command: "activate" | "read",
+  args: Args,
+  load: DiscoveryFlags,
+  io: CliIO,
+): Promise<number> {
+  const [dir = "", path = ""] = args.positional;
+  const options = trustOptions(args);
+  const skill = loadSkillFolder(dir, { lenient: true, ...load });
+  const manifest = await skillManifest(skill);
+  const problems: string[] = [];
+  if (options.lock !== undefined) {
+    const mismatch = await lockMismatch(loadLock(options.lock), dir, manifest, otherEntries(skill));
+    if (mismatch !== null) problems.push(mismatch.message);
+  }
+  if (options.approvals !== undefined) {
+    const decision = await decideApproval(options.approvals, FILE_ORIGIN, dir, manifest);
+    if (decision.status === "needs_approval") problems.push(`Skill "${skill.name}" needs approval`);
+    else if (decision.status !== "approved") {
+      problems.push(
+        `Skill "${skill.name}" changed since it was approved: ${
+          describeChanges(decision.changes, decision.frontmatter_changed)
+        }`,
+      );
+    }
+  }
+  if (problems.length > 0) {
+    for (const p of problems) io.stderr(`skillset: refused: ${esc(dir)}: ${esc(p)}\n`);
+    return 1;
+  }
+  const checked = pinBundle(skill, manifest);
+  return command === "activate"
+    ? activateCommand(dir, args.flags, load, args.json, io, checked)
+    : readCommand(dir, path, args.flags, load, args.json, io, checked);
 }
 
 function describeDifference(d: LockDifference, frozen: boolean): string {

@@ -67,10 +67,18 @@ const TRUST_COMMANDS: Readonly<Record<string, FlagSpec>> = {
   },
 };
 
-/** Whether the command line is one of the trust commands (run by lib/cli/_trust.ts). */
+/** The commands that take `--lockfile FILE` and `--approvals FILE` to use only trusted skills. */
+const TRUSTED = ["activate", "read", "to-prompt", "list", "search"];
+const TRUST_HELP =
+  "--lockfile FILE uses only skills that match their entry of the lockfile, --approvals FILE only\n" +
+  "skills approved at their digest; each refused skill is named on stderr with why.";
+
+/** Whether the command line is one of the trust commands, or takes a lockfile or approvals (run by lib/cli/_trust.ts). */
 function isTrustCommand(argv: readonly string[]): boolean {
   return Object.hasOwn(TRUST_COMMANDS, argv[0] ?? "") ||
-    (argv[0] === "list" && argv.some((a) => /^--approvals(?:=|$)/.test(a)));
+    (TRUSTED.includes(argv[0] ?? "") &&
+      argv.some((a) => /^--(?:approvals|lockfile)(?:=|$)/.test(a)) &&
+      !argv.some((a) => /^--mcp-(?:stdio|url)(?:=|$)/.test(a)));
 }
 
 // ---- MCP (issue 13): `serve`, and `--mcp-stdio`/`--mcp-url` sources, in lib/cli/_mcp.ts ----
@@ -144,15 +152,24 @@ const COMMANDS: Readonly<Record<string, FlagSpec>> = {
       "first name is a scope/name skill is read as one.\n" + CLASS_HELP,
   },
   activate: {
-    values: ["--global-safety", "--skill-safety", "--offset", "--max-entries", "--class"],
+    values: [
+      "--global-safety",
+      "--skill-safety",
+      "--offset",
+      "--max-entries",
+      "--class",
+      "--lockfile",
+      "--approvals",
+    ],
     repeated: ["--class"],
     positional: [1, 1],
     usage:
-      `skillset activate <skill-dir> [--offset N] [--max-entries N] ${CLASS} ${SAFETY} [--json]`,
+      `skillset activate <skill-dir> [--offset N] [--max-entries N] ${CLASS} ${SAFETY} [--lockfile FILE] [--approvals FILE] [--json]`,
     help:
       "Print a skill's instructions and the manifest of its bundled files, grouped by class.\n" +
       "Non-standard folders are listed only when both safety switches are false (each defaults to true).\n" +
-      "At most --max-entries files per class are listed (default 500); --offset N lists from entry N.",
+      "At most --max-entries files per class are listed (default 500); --offset N lists from entry N." +
+      "\n" + TRUST_HELP,
   },
   read: {
     values: [
@@ -162,23 +179,34 @@ const COMMANDS: Readonly<Record<string, FlagSpec>> = {
       "--global-safety",
       "--skill-safety",
       "--class",
+      "--lockfile",
+      "--approvals",
     ],
     repeated: ["--class"],
     positional: [2, 2],
     usage:
-      `skillset read <skill-dir> <path> [--offset N|L+B] [--limit N] [--max-page-bytes N] ${CLASS} ${SAFETY} [--json]`,
+      `skillset read <skill-dir> <path> [--offset N|L+B] [--limit N] [--max-page-bytes N] ${CLASS} ${SAFETY} [--lockfile FILE] [--approvals FILE] [--json]`,
     help: "Read one page of a bundled file in the [SKILL_RESOURCE_READ] envelope: text by lines\n" +
       "(default 2000), anything else as base64 by bytes (default 49152). Non-standard folders are\n" +
       "readable only when both safety switches are false (each defaults to true). No page holds\n" +
       "more than --max-page-bytes of content (default 262144); a longer line comes in pieces,\n" +
-      "continued with --offset L+B (byte B of line L, as next_offset says).",
+      "continued with --offset L+B (byte B of line L, as next_offset says)." +
+      "\n" + TRUST_HELP,
   },
   "to-prompt": {
-    values: ["--budget", "--tools", "--class", "--global-safety", "--skill-safety"],
+    values: [
+      "--budget",
+      "--tools",
+      "--class",
+      "--global-safety",
+      "--skill-safety",
+      "--lockfile",
+      "--approvals",
+    ],
     repeated: ["--class"],
     positional: [1, Infinity],
     usage:
-      `skillset to-prompt <skill-dir>... [--budget N] [--tools a,b,c] ${CLASS} ${SAFETY} [--json]`,
+      `skillset to-prompt <skill-dir>... [--budget N] [--tools a,b,c] ${CLASS} ${SAFETY} [--lockfile FILE] [--approvals FILE] [--json]`,
     help:
       "Print the <available_skills> block for a system prompt. Each argument is a skill folder or\n" +
       "a folder scanned for them; an earlier argument wins a name clash.\n" + DISCOVERY_HELP +
@@ -188,30 +216,34 @@ const COMMANDS: Readonly<Record<string, FlagSpec>> = {
       "SKILL.md are warnings on stderr; only a SKILL.md that cannot be parsed is skipped.\n" +
       "--tools a,b,c names the tools the runtime offers: a skill whose metadata requires-tools (all)\n" +
       "or requires-any-tools (one of) it cannot meet is left out, with a warning naming what it misses.\n" +
-      CLASS_HELP,
+      CLASS_HELP +
+      "\n" + TRUST_HELP,
   },
   list: {
-    values: ["--root", "--class", "--global-safety", "--skill-safety", "--approvals"],
+    values: ["--root", "--class", "--global-safety", "--skill-safety", "--approvals", "--lockfile"],
     repeated: ["--root", "--class"],
     positional: [0, Infinity],
     usage:
-      `skillset list [folder]... [--root scope=path]... ${CLASS} ${SAFETY} [--approvals FILE] [--json]`,
+      `skillset list [folder]... [--root scope=path]... ${CLASS} ${SAFETY} [--lockfile FILE] [--approvals FILE] [--json]`,
     help: "List the skills discovered under the roots, highest precedence first: scope, status\n" +
       "(loaded, shadowed or skipped), name, folder, and diagnostics. Each folder argument is a\n" +
       "root of its own scope (named by the folder), before the --root ones. Without either:\n" +
       "project .agents/skills, project .claude/skills, user ~/.agents/skills, user ~/.claude/skills.\n" +
-      DISCOVERY_HELP + "\n" + CLASS_HELP,
+      DISCOVERY_HELP + "\n" + CLASS_HELP +
+      "\n" + TRUST_HELP,
   },
   search: {
-    values: ["--root", "--limit", "--lang"],
+    values: ["--root", "--limit", "--lang", "--lockfile", "--approvals"],
     repeated: ["--root"],
     positional: [1, Infinity],
-    usage: "skillset search <words>... [--root scope=path]... [--limit N] [--lang TAG] [--json]",
+    usage:
+      "skillset search <words>... [--root scope=path]... [--limit N] [--lang TAG] [--lockfile FILE] [--approvals FILE] [--json]",
     help:
       "Find skills by what they do: the discovered skills (roots as in list) ranked by BM25 over\n" +
       "name and description, best first (a skill whose name is the query comes first). --limit N\n" +
       "results (default 10); --lang TAG searches description-<TAG> metadata where a skill has it.\n" +
-      "Exits 1 when no skill matches.",
+      "Exits 1 when no skill matches." +
+      "\n" + TRUST_HELP,
   },
   serve: MCP_SERVE,
   ...TRUST_COMMANDS,

@@ -1,6 +1,7 @@
 /**
- * The lock check of a server: in the one load a server publishes, each
- * loaded skill is hashed and compared with its lockfile entry, then pinned
+ * The lock and approval check of a server: in the one load a server
+ * publishes, each loaded skill is hashed and compared with its lockfile
+ * entry and its approval, then pinned
  * to what was hashed ({@linkcode pinBundle}). One that differs or has none is
  * kept out of the catalog (or, in `"warn"` mode, served with the warning).
  * The bundle that was checked is the bundle that is published: SKILL.md is
@@ -11,7 +12,10 @@
  * @module
  */
 import type { SkillWarning } from "@modelcontextprotocol/server/ext/skills";
+import { decideApproval } from "../core/trust/approval.ts";
 import { skillManifest } from "../core/trust/manifest.ts";
+import { describeChanges } from "../core/trust/trust_file.ts";
+import { FILE_ORIGIN } from "../fs/trust_files.ts";
 import { pinBundle } from "../core/trust/pin.ts";
 import type { LoadedSkill } from "../fs/skill_folder.ts";
 import { otherEntries } from "../fs/_trust_entries.ts";
@@ -32,9 +36,10 @@ export interface LoadLock {
 
 /**
  * The lock of one load: the lockfile read now (a path is read again on every
- * load, so a reload sees a new lockfile), or `undefined` without a lock.
+ * load, so a reload sees a new lockfile) and the approvals, or `undefined`
+ * without either.
  *
- * @param options The server's options: `lock`, `lockMode`, `lockBase`.
+ * @param options The server's options: `lock`, `lockMode`, `lockBase`, `approvals`.
  * @param warn Where each mismatch is reported.
  * @returns The check, or `undefined`.
  * @throws {TrustFileError} When the lock names a missing or malformed lockfile.
@@ -43,8 +48,11 @@ export function loadServeLock(
   options: ServeSkillsOptions,
   warn: (warning: SkillWarning) => void,
 ): LoadLock | undefined {
-  if (options.lock === undefined) return undefined;
-  const lock: LoadedLock = loadLock(options.lock, options.lockBase);
+  if (options.lock === undefined && options.approvals === undefined) return undefined;
+  const lock: LoadedLock | undefined = options.lock === undefined
+    ? undefined
+    : loadLock(options.lock, options.lockBase);
+  const approvals = options.approvals;
   const enforce = options.lockMode !== "warn";
   return {
     async check(folder: string, skill: LoadedSkill): Promise<LoadedSkill | undefined> {
@@ -60,18 +68,34 @@ export function loadServeLock(
         });
         return undefined;
       }
-      let others;
-      try {
-        others = otherEntries(skill);
-      } catch {
-        others = undefined;
+      if (lock !== undefined) {
+        let others;
+        try {
+          others = otherEntries(skill);
+        } catch {
+          others = undefined;
+        }
+        const mismatch = others === undefined
+          ? { message: `Skill ${JSON.stringify(skill.name)} could not be walked` }
+          : await lockMismatch(lock, folder, manifest, others);
+        if (mismatch !== null) {
+          warn({ path: folder, message: `${mismatch.message}${enforce ? "; not served" : ""}` });
+          if (enforce) return undefined;
+        }
       }
-      const mismatch = others === undefined
-        ? { message: `Skill ${JSON.stringify(skill.name)} could not be walked` }
-        : await lockMismatch(lock, folder, manifest, others);
-      if (mismatch !== null) {
-        warn({ path: folder, message: `${mismatch.message}${enforce ? "; not served" : ""}` });
-        if (enforce) return undefined;
+      if (approvals !== undefined) {
+        const decision = await decideApproval(approvals, FILE_ORIGIN, folder, manifest);
+        if (decision.status !== "approved") {
+          warn({
+            path: folder,
+            message: decision.status === "needs_approval"
+              ? `Skill ${JSON.stringify(skill.name)} needs approval; not served`
+              : `Skill ${JSON.stringify(skill.name)} changed since it was approved: ${
+                describeChanges(decision.changes, decision.frontmatter_changed)
+              }; not served`,
+          });
+          return undefined;
+        }
       }
       return pinBundle(skill, manifest);
     },
