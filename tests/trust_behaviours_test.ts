@@ -44,7 +44,10 @@ describe("the manifest's visible view", () => {
       "references/leak.md",
       "references/plain.md",
     ]);
-    assert.deepEqual(manifest.visible.files.map((f) => f.path), ["SKILL.md", "references/plain.md"]);
+    assert.deepEqual(manifest.visible.files.map((f) => f.path), [
+      "SKILL.md",
+      "references/plain.md",
+    ]);
     const open = await skillManifest(loadSkillFolder(join(dir, "pdf")), {
       global_safety: false,
       skill_safety: false,
