@@ -3,7 +3,11 @@
  * only the files of the manifest are listed, and every open of one hashes
  * it (once per version of the opened file) and refuses content that is not
  * the checked content — as SEP-2640 asks a host to verify each read against
- * the digests it approved.
+ * the digests it approved. A file up to 8 MiB is read once, hashed, and the
+ * very bytes hashed are what its reads return; they are kept in a cache
+ * shared by all pinned bundles (least recently used out past 64 MiB), which
+ * serves a later open only while the opened file's version is the one
+ * verified — so a server of pinned skills reads each file from disk once.
  *
  * @module
  */
@@ -60,10 +64,31 @@ export function pinBundle<B extends SkillBundle>(bundle: B, manifest: SkillManif
 
 function pinnedFile(file: ResourceFile, entry: FileDigest): ResourceFile {
   let verified: string | null = null;
+  const key = {};
   const open = (): ResourceHandle => {
     const handle = openResource(file);
     try {
       if (handle.size !== entry.size) throw differs(entry.path);
+      const held = VERIFIED.get(key, handle.version);
+      if (held !== undefined) return servedFrom(handle, held);
+      if (handle.size <= HOLD_BYTES) {
+        // Read once, hash, compare, then serve these very bytes (and keep them, by version).
+        const bytes = new Uint8Array(handle.size);
+        for (let at = 0; at < handle.size;) {
+          const page = handle.read(at, Math.min(HASH_PAGE_BYTES, handle.size - at));
+          if (page.length === 0) throw differs(entry.path);
+          bytes.set(page, at);
+          at += page.length;
+        }
+        const hash = new Sha256();
+        hash.update(bytes);
+        const now = typeof handle.versionNow === "function" ? handle.versionNow() : handle.version;
+        if (hexDigest(hash.digest()) !== entry.digest || now !== handle.version) {
+          throw differs(entry.path);
+        }
+        if (!racy(handle)) VERIFIED.set(key, handle.version, bytes);
+        return servedFrom(handle, bytes);
+      }
       if (verified === null || verified !== handle.version) {
         const hash = new Sha256();
         for (let at = 0; at < handle.size;) {
@@ -87,6 +112,105 @@ function pinnedFile(file: ResourceFile, entry: FileDigest): ResourceFile {
     }
   };
   return handleFile(file.path, entry.size, file.real_path, open);
+}
+
+/** A handle whose reads are served from verified bytes; it keeps the opened file for its version. */
+function servedFrom(handle: ResourceHandle, bytes: Uint8Array): ResourceHandle {
+  return Object.freeze({
+    size: handle.size,
+    version: handle.version,
+    ...(handle.real_path === undefined ? {} : { real_path: handle.real_path }),
+    ...(handle.mtime_ms === undefined ? {} : { mtime_ms: handle.mtime_ms }),
+    read: (position: number, length: number): Uint8Array =>
+      bytes.subarray(Math.min(position, bytes.length), Math.min(position + length, bytes.length)),
+    ...(typeof handle.versionNow === "function" ? { versionNow: () => handle.versionNow!() } : {}),
+    close: () => handle.close(),
+  });
+}
+
+/** Files up to this size are held whole once verified: the bytes served are the bytes hashed. */
+const HOLD_BYTES = 8 * 1024 * 1024;
+
+/** The default budget of the verified-bytes cache: 64 MiB. */
+export const VERIFIED_CACHE_BYTES = 64 * 1024 * 1024;
+
+/**
+ * Verified bytes of pinned files, least recently used first out, at most a
+ * budget of bytes in all; an entry serves only the version of the opened file
+ * it was verified at (every open still opens and checks the file, and a new
+ * version is hashed again).
+ */
+class VerifiedCache {
+  #budget = VERIFIED_CACHE_BYTES;
+  #bytes = 0;
+  readonly #entries = new Map<object, { version: string; bytes: Uint8Array }>();
+
+  get(key: object, version: string): Uint8Array | undefined {
+    const entry = this.#entries.get(key);
+    if (entry === undefined) return undefined;
+    this.#entries.delete(key);
+    if (entry.version !== version) {
+      this.#bytes -= entry.bytes.length;
+      return undefined;
+    }
+    this.#entries.set(key, entry);
+    return entry.bytes;
+  }
+
+  set(key: object, version: string, bytes: Uint8Array): void {
+    const old = this.#entries.get(key);
+    if (old !== undefined) {
+      this.#entries.delete(key);
+      this.#bytes -= old.bytes.length;
+    }
+    if (bytes.length > this.#budget) return;
+    this.#entries.set(key, { version, bytes });
+    this.#bytes += bytes.length;
+    this.#evict();
+  }
+
+  budget(bytes: number): void {
+    this.#budget = bytes;
+    this.#evict();
+  }
+
+  get size(): number {
+    return this.#bytes;
+  }
+
+  #evict(): void {
+    for (const [key, entry] of this.#entries) {
+      if (this.#bytes <= this.#budget) break;
+      this.#entries.delete(key);
+      this.#bytes -= entry.bytes.length;
+    }
+  }
+}
+
+const VERIFIED = new VerifiedCache();
+
+/**
+ * Set the budget of the verified-bytes cache shared by every pinned bundle
+ * (default {@linkcode VERIFIED_CACHE_BYTES}); 0 keeps nothing.
+ *
+ * @param bytes The most bytes held.
+ * @returns The bytes held now.
+ * @throws {RangeError} When `bytes` is not a whole number >= 0.
+ * @example
+ * ```ts
+ * import { setVerifiedCacheBytes, VERIFIED_CACHE_BYTES } from "./pin.ts";
+ * import { assert } from "../_assert.ts";
+ *
+ * assert.equal(setVerifiedCacheBytes(0), 0);
+ * setVerifiedCacheBytes(VERIFIED_CACHE_BYTES);
+ * ```
+ */
+export function setVerifiedCacheBytes(bytes: number): number {
+  if (!Number.isSafeInteger(bytes) || bytes < 0) {
+    throw new RangeError(`The cache budget must be a whole number >= 0, got ${String(bytes)}`);
+  }
+  VERIFIED.budget(bytes);
+  return VERIFIED.size;
 }
 
 function differs(path: string): ResourceReadError {
