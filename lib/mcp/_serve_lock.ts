@@ -13,10 +13,9 @@
  */
 import type { SkillWarning } from "@modelcontextprotocol/server/ext/skills";
 import { decideApproval } from "../core/trust/approval.ts";
-import { skillManifest } from "../core/trust/manifest.ts";
 import { describeChanges } from "../core/trust/trust_file.ts";
 import { FILE_ORIGIN } from "../fs/trust_files.ts";
-import { pinBundle } from "../core/trust/pin.ts";
+import { hashAndPin } from "../core/trust/pin.ts";
 import type { LoadedSkill } from "../fs/skill_folder.ts";
 import { otherEntries } from "../fs/_trust_entries.ts";
 import { type LoadedLock, loadLock, lockMismatch } from "../fs/trust.ts";
@@ -57,8 +56,10 @@ export function loadServeLock(
   return {
     async check(folder: string, skill: LoadedSkill): Promise<LoadedSkill | undefined> {
       let manifest;
+      let pinned: LoadedSkill;
       try {
-        manifest = await skillManifest(skill);
+        // One pass: hashed, and the hashed bytes kept to serve the first reads.
+        ({ manifest, pinned } = await hashAndPin(skill));
       } catch (e) {
         warn({
           path: folder,
@@ -97,7 +98,7 @@ export function loadServeLock(
           return undefined;
         }
       }
-      return pinBundle(skill, manifest);
+      return pinned;
     },
   };
 }

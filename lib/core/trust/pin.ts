@@ -21,7 +21,12 @@ import {
 import { ResourceReadError } from "../errors.ts";
 import type { FileDigest } from "./digest.ts";
 import { hexDigest } from "./digest.ts";
-import { HASH_PAGE_BYTES, type SkillManifest } from "./manifest.ts";
+import {
+  HASH_PAGE_BYTES,
+  manifestHolding,
+  type SkillManifest,
+  type SkillManifestOptions,
+} from "./manifest.ts";
 import { Sha256 } from "./_sha256.ts";
 
 /**
@@ -54,17 +59,74 @@ import { Sha256 } from "./_sha256.ts";
  * ```
  */
 export function pinBundle<B extends SkillBundle>(bundle: B, manifest: SkillManifest): B {
+  return pinHeld(bundle, manifest, new Map());
+}
+
+/**
+ * Hash a bundle and pin it in one pass: the bytes each file was hashed from
+ * (up to 8 MiB a file) seed the verified-bytes cache, so the first read of a
+ * checked file serves the very bytes the check hashed, without reading the
+ * disk again (while the opened file's version is the one hashed).
+ *
+ * @param bundle A plain bundle.
+ * @param options The gate's switches for the manifest's `visible` view.
+ * @returns The manifest and the pinned bundle.
+ * @throws {ResourceReadError} As {@linkcode skillManifest}.
+ * @example
+ * ```ts
+ * import { hashAndPin } from "./pin.ts";
+ * import { createBundle } from "../bundle.ts";
+ * import { readResource } from "../read.ts";
+ * import { assert } from "../_assert.ts";
+ *
+ * const bundle = createBundle({ frontmatter: { name: "x", description: "x" }, instructions: "", files: { "a.md": "a" } });
+ * const { manifest, pinned } = await hashAndPin(bundle);
+ * assert.equal(manifest.files.length, 1);
+ * assert.equal(readResource(pinned, "a.md").content, "a");
+ * ```
+ */
+export async function hashAndPin<B extends SkillBundle>(
+  bundle: B,
+  options: SkillManifestOptions = {},
+): Promise<{ readonly manifest: SkillManifest; readonly pinned: B }> {
+  const held = new Map<string, { version: string; bytes: Uint8Array }>();
+  let budget = VERIFIED_BUDGET_PER_CHECK;
+  const manifest = await manifestHolding(bundle, options, (path, handle, bytes) => {
+    if (bytes.length > HOLD_BYTES || bytes.length > budget || racy(handle)) return;
+    if (handle.version === "") return; // content that cannot change needs no cache
+    budget -= bytes.length;
+    held.set(path, { version: handle.version, bytes });
+  });
+  return Object.freeze({ manifest, pinned: pinHeld(bundle, manifest, held) });
+}
+
+function pinHeld<B extends SkillBundle>(
+  bundle: B,
+  manifest: SkillManifest,
+  held: ReadonlyMap<string, { version: string; bytes: Uint8Array }>,
+): B {
   const files = new Map<string, ResourceFile>();
   for (const entry of manifest.files) {
     const file = bundle.files.get(entry.path);
-    if (file !== undefined) files.set(entry.path, pinnedFile(file, entry));
+    if (file !== undefined) files.set(entry.path, pinnedFile(file, entry, held.get(entry.path)));
   }
   return Object.freeze({ ...bundle, files });
 }
 
-function pinnedFile(file: ResourceFile, entry: FileDigest): ResourceFile {
+/** The most bytes one check hands to the cache (the cache's own budget bounds the rest). */
+const VERIFIED_BUDGET_PER_CHECK = 16 * 1024 * 1024;
+
+function pinnedFile(
+  file: ResourceFile,
+  entry: FileDigest,
+  held: { version: string; bytes: Uint8Array } | undefined,
+): ResourceFile {
   let verified: string | null = null;
   const key = {};
+  // The bytes the check hashed (to the entry's digest), for the version they were read at.
+  if (held !== undefined && held.bytes.length === entry.size) {
+    VERIFIED.set(key, held.version, held.bytes);
+  }
   const open = (): ResourceHandle => {
     const handle = openResource(file);
     try {
