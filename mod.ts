@@ -270,7 +270,7 @@ export {
   renderApprovals,
 } from "./lib/core/trust/approval.ts";
 export type { ApprovalDecision, ApprovalRecord, ApprovalStore } from "./lib/core/trust/approval.ts";
-export { pinBundle } from "./lib/core/trust/pin.ts";
+export { pinBundle, setVerifiedCacheBytes, VERIFIED_CACHE_BYTES } from "./lib/core/trust/pin.ts";
 export { handleLockedSkillTool } from "./lib/core/trust/locked_tool.ts";
 export type {
   LockedSkillToolContext,
