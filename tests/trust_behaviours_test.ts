@@ -10,7 +10,15 @@ import { spawnSync } from "node:child_process";
 import { mkdtempSync, realpathSync, rmSync, utimesSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { approvalRecord, pinBundle, readResource, sha256Digest, skillManifest } from "../mod.ts";
+import {
+  approvalRecord,
+  parseApprovals,
+  parseLockfile,
+  pinBundle,
+  readResource,
+  sha256Digest,
+  skillManifest,
+} from "../mod.ts";
 import { hexDigest } from "../lib/core/trust/digest.ts";
 import { Sha256 } from "../lib/core/trust/_sha256.ts";
 import { JsonFileApprovalStore, loadSkillFolder } from "../lib/load.ts";
@@ -148,5 +156,25 @@ describe("two approval stores on one file", () => {
     const fresh = new JsonFileApprovalStore(path);
     assert.deepEqual(fresh.records().map((r) => r.name).sort(), ["a", "b"]);
     assert.equal(fresh.get("file", join(dir, "a"))?.digest, a.digest);
+  });
+});
+
+describe("bounded nesting", () => {
+  it("a lockfile or approval file nested deeper than 64 levels is refused at the 65th bracket", () => {
+    const deep = "[".repeat(8_000_000);
+    assert.throws(() => parseLockfile(deep, "skills.lock.json"), {
+      name: "TrustFileError",
+      code: "INVALID_JSON",
+      message: "skills.lock.json:1:65: Not valid JSON: Nested deeper than 64 levels",
+    });
+    const objects = `{"version":1,"approvals":${'[{"a":'.repeat(40)}`;
+    assert.throws(() => parseApprovals(objects, "a.json"), {
+      name: "TrustFileError",
+      code: "INVALID_JSON",
+    });
+    // 64 levels are read (and then refused for their shape, not their depth).
+    assert.throws(() => parseLockfile(`${"[".repeat(64)}${"]".repeat(64)}`, "l"), {
+      code: "INVALID_FIELD",
+    });
   });
 });
