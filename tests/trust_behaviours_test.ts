@@ -16,9 +16,12 @@ import {
   parseLockfile,
   pinBundle,
   readResource,
+  setVerifiedCacheBytes,
   sha256Digest,
   skillManifest,
+  VERIFIED_CACHE_BYTES,
 } from "../mod.ts";
+import { hashAndPin } from "../lib/core/trust/pin.ts";
 import { hexDigest } from "../lib/core/trust/digest.ts";
 import { Sha256 } from "../lib/core/trust/_sha256.ts";
 import { JsonFileApprovalStore, loadSkillFolder } from "../lib/load.ts";
@@ -176,5 +179,26 @@ describe("bounded nesting", () => {
     assert.throws(() => parseLockfile(`${"[".repeat(64)}${"]".repeat(64)}`, "l"), {
       code: "INVALID_FIELD",
     });
+  });
+});
+
+describe("the verified-bytes cache", () => {
+  it("holds what pinned reads verified, within its budget, and serves it only at the verified version", async () => {
+    const dir = temp();
+    put(dir, "pdf/SKILL.md", MD);
+    const file = join(dir, "pdf/references/forms.md");
+    put(dir, "pdf/references/forms.md", "# Forms\n");
+    const old = new Date(Date.now() - 3_600_000);
+    utimesSync(file, old, old);
+    const bundle = loadSkillFolder(join(dir, "pdf"));
+    const { manifest, pinned } = await hashAndPin(bundle);
+    assert.equal(manifest.files.length, 2);
+    const before = setVerifiedCacheBytes(VERIFIED_CACHE_BYTES);
+    assert.ok(before >= 8, `${before} bytes held`); // the check's own bytes
+    assert.equal(readResource(pinned, "references/forms.md").content, "# Forms\n");
+    assert.equal(setVerifiedCacheBytes(0), 0); // a budget of 0 keeps nothing
+    assert.equal(readResource(pinned, "references/forms.md").content, "# Forms\n");
+    assert.equal(setVerifiedCacheBytes(VERIFIED_CACHE_BYTES), 0);
+    assert.throws(() => setVerifiedCacheBytes(-1), RangeError);
   });
 });

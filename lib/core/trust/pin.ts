@@ -148,7 +148,8 @@ function pinnedFile(
         if (hexDigest(hash.digest()) !== entry.digest || now !== handle.version) {
           throw differs(entry.path);
         }
-        if (!racy(handle)) VERIFIED.set(key, handle.version, bytes);
+        // Content that cannot change (version "") is held by its bundle already.
+        if (!racy(handle) && handle.version !== "") VERIFIED.set(key, handle.version, bytes);
         return servedFrom(handle, bytes);
       }
       if (verified === null || verified !== handle.version) {
