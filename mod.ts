@@ -259,7 +259,10 @@ export type {
   LockDifference,
   LockEntry,
   Lockfile,
+  LockRoot,
 } from "./lib/core/trust/lockfile.ts";
+export type { EntryKind, OtherEntry } from "./lib/core/trust/entries.ts";
+export type { FileChange } from "./lib/core/trust/trust_file.ts";
 export {
   approvalRecord,
   APPROVALS_VERSION,
