@@ -270,7 +270,9 @@ export type {
   LockDifference,
   LockEntry,
   Lockfile,
+  LockRoot,
 } from "./lib/core/trust/lockfile.ts";
+export type { EntryKind, OtherEntry } from "./lib/core/trust/entries.ts";
 export {
   approvalRecord,
   APPROVALS_VERSION,
@@ -281,7 +283,7 @@ export {
   renderApprovals,
 } from "./lib/core/trust/approval.ts";
 export type { ApprovalDecision, ApprovalRecord, ApprovalStore } from "./lib/core/trust/approval.ts";
-export { pinBundle } from "./lib/core/trust/pin.ts";
+export { pinBundle, setVerifiedCacheBytes, VERIFIED_CACHE_BYTES } from "./lib/core/trust/pin.ts";
 export { handleLockedSkillTool } from "./lib/core/trust/locked_tool.ts";
 export type {
   LockedSkillToolContext,

@@ -6,7 +6,9 @@
  * answers `rss` on stdin with its RSS and used heap after a collection (and
  * a settle of half a second), `cpu` with the microseconds of CPU it has used.
  *
- * Run: `tsx bench/_serve_child.ts skillset|sdk <folder>`.
+ * `locked` is `skillset` serving the folder under a lockfile made at start.
+ *
+ * Run: `tsx bench/_serve_child.ts skillset|sdk|locked <folder>`.
  *
  * @module
  */
@@ -16,23 +18,34 @@ import process from "node:process";
 import { createMcpHandler, McpServer } from "@modelcontextprotocol/server";
 import { SkillsExtension } from "@modelcontextprotocol/server/ext/skills";
 import { nodeSkillFiles } from "@modelcontextprotocol/server/ext/skills/node";
-import { discoverSkills } from "../lib/load.ts";
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { discoverSkills, lockSkills, writeLockfile } from "../lib/load.ts";
 import { listenHttp, serveSkills } from "../lib/mcp.ts";
 
 const [mode, folder] = process.argv.slice(2);
-if (folder === undefined || (mode !== "skillset" && mode !== "sdk")) {
-  throw new Error("usage: _serve_child.ts skillset|sdk <folder>");
+if (folder === undefined || (mode !== "skillset" && mode !== "sdk" && mode !== "locked")) {
+  throw new Error("usage: _serve_child.ts skillset|sdk|locked <folder>");
 }
 
 /** How long the memory reading waits after a collection for freed pages to be returned. */
 const SETTLE_MS = 500;
 
 let url: string;
-if (mode === "skillset") {
-  const served = await serveSkills(
-    discoverSkills([{ scope: "bench", path: folder }], { maxFolders: 1_000_000 }),
-    { onWarning: () => {} },
-  );
+if (mode === "skillset" || mode === "locked") {
+  const discovery = discoverSkills([{ scope: "bench", path: folder }], { maxFolders: 1_000_000 });
+  let lock: string | undefined;
+  if (mode === "locked") {
+    // Locked before the server starts (as `skillset lock` would), then served with --lockfile.
+    lock = join(mkdtempSync(join(tmpdir(), "skillset-serve-lock-")), "skills.lock.json");
+    writeLockfile(lock, (await lockSkills(discovery, { base: dirname(lock) })).lock);
+  }
+  const served = await serveSkills(discovery, {
+    onWarning: () => {},
+    ...(lock === undefined ? {} : { lock }),
+  });
+  if (served.skills.size !== discovery.skills.length) throw new Error("a skill was not served");
   const listener = await listenHttp(served.createServer, { host: "127.0.0.1", port: 0 });
   url = listener.url;
 } else {

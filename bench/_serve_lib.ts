@@ -52,8 +52,11 @@ function command(script: string, args: readonly string[]): [string, string[]] {
   return [process.execPath, ["--expose-gc", "--import", "tsx", script, ...args]];
 }
 
-/** Start `bench/_serve_child.ts <mode> <folder>` and wait until it listens. */
-export async function startServer(mode: "skillset" | "sdk", folder: string): Promise<ServerChild> {
+/** Start `bench/_serve_child.ts <mode> <folder>` (`locked`: served under a lockfile) and wait until it listens. */
+export async function startServer(
+  mode: "skillset" | "sdk" | "locked",
+  folder: string,
+): Promise<ServerChild> {
   const script = new URL("./_serve_child.ts", import.meta.url).pathname;
   const [cmd, args] = command(script, [mode, folder]);
   const started = performance.now();

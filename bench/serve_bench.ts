@@ -25,12 +25,17 @@ import {
   SERVE_READ_32,
 } from "./_report.ts";
 
+/** This project's server under a lockfile made at start (`serve --lockfile`): every read checked. */
+const SERVE_LOCKED = "skillset serve --lockfile";
+
 const SKILLS = QUICK ? 1000 : 10_000;
 // Many short rounds, alternating which server goes first, so a drift of the machine
 // (or of the client process) falls on both servers alike.
 const ROUND_MS = QUICK ? 500 : 1000;
 const ROUNDS = QUICK ? 2 : 5;
 const folder = syntheticSkills(SKILLS);
+
+type Mode = "sdk" | "skillset" | "locked";
 
 async function clients(url: string, n: number): Promise<Client[]> {
   return await Promise.all(
@@ -106,28 +111,33 @@ try {
   row(SERVE_COLD, SERVE_PEER, coldPeer, null, null, 2);
   row(SERVE_COLD, SERVE_OURS, median(cold.skillset) * 1e6, null, coldPeer, 2);
 
-  const servers: Record<"sdk" | "skillset", ServerChild> = {
+  const servers: Record<Mode, ServerChild> = {
     sdk: await startServer("sdk", folder),
     skillset: await startServer("skillset", folder),
+    locked: await startServer("locked", folder),
   };
   try {
     for (const [workload, n] of [[SERVE_READ_1, 1], [SERVE_READ_32, 32]] as const) {
       const pool = {
         sdk: await clients(servers.sdk.url, n),
         skillset: await clients(servers.skillset.url, n),
+        locked: await clients(servers.locked.url, n),
       };
       const got = {
         sdk: { reads: 0, ms: 0, cpu: 0, lat: [] as number[] },
         skillset: { reads: 0, ms: 0, cpu: 0, lat: [] as number[] },
+        locked: { reads: 0, ms: 0, cpu: 0, lat: [] as number[] },
       };
       await readFor(pool.sdk, 300);
       await readFor(pool.skillset, 300);
+      await readFor(pool.locked, 300);
+      const orders: readonly (readonly Mode[])[] = [
+        ["sdk", "skillset", "locked"],
+        ["locked", "skillset", "sdk"],
+        ["skillset", "locked", "sdk"],
+      ];
       for (let round = 0; round < ROUNDS; round++) {
-        for (
-          const mode of round % 2 === 0
-            ? ["sdk", "skillset"] as const
-            : ["skillset", "sdk"] as const
-        ) {
+        for (const mode of orders[round % orders.length]!) {
           const cpu0 = await servers[mode].cpu();
           const lat = await readFor(pool[mode], ROUND_MS);
           got[mode].cpu += await servers[mode].cpu() - cpu0;
@@ -136,26 +146,31 @@ try {
           got[mode].lat.push(...lat);
         }
       }
-      const per = (m: "sdk" | "skillset") => (got[m].ms * 1e6) / got[m].reads;
-      const p99 = (m: "sdk" | "skillset") => quantile(got[m].lat.sort((a, b) => a - b), 0.99) * 1e6;
+      const per = (m: Mode) => (got[m].ms * 1e6) / got[m].reads;
+      const p99 = (m: Mode) => quantile(got[m].lat.sort((a, b) => a - b), 0.99) * 1e6;
       row(workload, SERVE_PEER, per("sdk"), p99("sdk"), null, got.sdk.reads);
       row(workload, SERVE_OURS, per("skillset"), p99("skillset"), per("sdk"), got.skillset.reads);
+      row(workload, SERVE_LOCKED, per("locked"), p99("locked"), per("sdk"), got.locked.reads);
       // The server's own CPU per read: what the server spends, whatever the client costs.
-      const cpu = (m: "sdk" | "skillset") => (got[m].cpu * 1e3) / got[m].reads;
+      const cpu = (m: Mode) => (got[m].cpu * 1e3) / got[m].reads;
       const cpuWorkload = SERVE_CPU[workload]!;
       row(cpuWorkload, SERVE_PEER, cpu("sdk"), null, null, got.sdk.reads);
       row(cpuWorkload, SERVE_OURS, cpu("skillset"), null, cpu("sdk"), got.skillset.reads);
+      row(cpuWorkload, SERVE_LOCKED, cpu("locked"), null, cpu("sdk"), got.locked.reads);
       console.log(
-        `  ${workload}: ${(1e9 / per("skillset")).toFixed(0)} vs ${
-          (1e9 / per("sdk")).toFixed(0)
-        } reads/s; ` +
-          `p99 ${(p99("skillset") / 1e6).toFixed(1)} vs ${(p99("sdk") / 1e6).toFixed(1)} ms`,
+        `  ${workload}: ${(1e9 / per("skillset")).toFixed(0)} (locked ${
+          (1e9 / per("locked")).toFixed(0)
+        }) vs ${(1e9 / per("sdk")).toFixed(0)} reads/s; ` +
+          `p99 ${(p99("skillset") / 1e6).toFixed(1)} (locked ${
+            (p99("locked") / 1e6).toFixed(1)
+          }) vs ${(p99("sdk") / 1e6).toFixed(1)} ms`,
       );
-      for (const c of [...pool.sdk, ...pool.skillset]) await c.close();
+      for (const c of [...pool.sdk, ...pool.skillset, ...pool.locked]) await c.close();
     }
   } finally {
     await servers.sdk.stop();
     await servers.skillset.stop();
+    await servers.locked.stop();
   }
 } finally {
   rmSync(folder, { recursive: true, force: true });

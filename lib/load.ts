@@ -63,20 +63,22 @@ export type { SkillDiagnostic, SkillDiagnosticCode } from "./fs/skill_diagnostic
 export { validateFrontmatterLeniently } from "./fs/lenient_frontmatter.ts";
 export type { FrontmatterProblem, LenientFrontmatter } from "./fs/lenient_frontmatter.ts";
 export {
-  APPROVALS_NAME,
   approveSkills,
-  FILE_ORIGIN,
-  JsonFileApprovalStore,
   lockSkills,
-  readLockfile,
-  readTrustFile,
-  recordedPath,
   trustDiscovery,
   trustStandings,
   verifySkills,
+} from "./fs/trust.ts";
+export {
+  APPROVALS_NAME,
+  FILE_ORIGIN,
+  JsonFileApprovalStore,
+  readLockfile,
+  readTrustFile,
+  recordedPath,
   writeFileAtomically,
   writeLockfile,
-} from "./fs/trust.ts";
+} from "./fs/trust_files.ts";
 export type { LockOptions, TrustError, TrustOptions, TrustStanding } from "./fs/trust.ts";
 export { DEFAULT_SCRIPT_LIMITS, runSkillScript } from "./fs/run_script.ts";
 export type { RunScriptOptions, ScriptGrants, ScriptRun } from "./fs/run_script.ts";

@@ -331,6 +331,9 @@ describe("serve's messages", () => {
     const r = cli(["serve", t("nonexistent")], temp);
     assert.equal(r.code, 1);
     assert.ok(!r.stderr.includes(".: no skills found"), r.stderr);
-    assert.ok(r.stderr.includes(`error: ${t("nonexistent")}: no such folder`), r.stderr);
+    assert.ok(
+      r.stderr.includes(`error: root "${t("nonexistent")}" does not exist (or give --allow-empty)`),
+      r.stderr,
+    );
   });
 });

@@ -190,7 +190,7 @@ describe("skillset on bad input", () => {
     }
     assert.equal(
       cli(["read", PDF]).stderr,
-      "skillset: read: expected 2 arguments, got 1\nusage: skillset read <skill-dir> <path> [--offset N|L+B] [--limit N] [--max-page-bytes N] [--class NAME=references|assets|scripts]... [--global-safety true|false] [--skill-safety true|false] [--json]\n",
+      "skillset: read: expected 2 arguments, got 1\nusage: skillset read <skill-dir> <path> [--offset N|L+B] [--limit N] [--max-page-bytes N] [--class NAME=references|assets|scripts]... [--global-safety true|false] [--skill-safety true|false] [--lockfile FILE] [--approvals FILE] [--json]\n",
     );
   });
 

@@ -21,7 +21,13 @@ import {
   skillManifest,
 } from "../mod.ts";
 import { fc, runs } from "./_fc.ts";
-import { FILE_ORIGIN, loadSkillFolder, recordedPath } from "../lib/load.ts";
+import {
+  discoverSkills,
+  FILE_ORIGIN,
+  loadSkillFolder,
+  lockSkills,
+  recordedPath,
+} from "../lib/load.ts";
 import { _setSandboxTools, sandboxTools } from "../lib/fs/_sandbox.ts";
 import { type RunScriptOptions, runSkillScript } from "../lib/fs/run_script.ts";
 import { ScriptRunError } from "../lib/fs/script_run_error.ts";
@@ -201,6 +207,24 @@ describe("runSkillScript: bound to the approved bytes", () => {
         e instanceof ScriptRunError && e.code === "LOCK_MISMATCH" &&
         e.message.includes("scripts/a.sh"),
     );
+  });
+
+  it("runs a locked skill whose folder holds entries no reader serves (the lock records them)", async () => {
+    const dir = skill({ "scripts/a.sh": "echo locked\n" });
+    const outside = temp();
+    put(outside, "x.sh", "echo outside\n");
+    link(join(outside, "x.sh"), join(dir, "scripts", "out.sh"));
+    const base = join(dir, "..");
+    const { lock } = await lockSkills(discoverSkills([{ scope: "project", path: dir }]), { base });
+    assert.equal(lock.skills[0]?.entries?.[0]?.kind, "link");
+    const run = runSkillScript(loadSkillFolder(dir), "scripts/a.sh", [], { lock, lockBase: base });
+    if (NO_BWRAP === false) assert.equal((await run).stdout, "locked\n");
+    else {
+      await assert.rejects(
+        run,
+        (e: unknown) => e instanceof ScriptRunError && e.code === "SANDBOX_UNAVAILABLE",
+      );
+    }
   });
 
   it("runs exactly the bytes it checked, even when the file changes after the check", async () => {

@@ -228,3 +228,92 @@ describe("skillset approve and list --approvals", () => {
     assert.match(help.out, /usage: skillset approve/);
   });
 });
+
+describe("the command line enforces locks and approvals", () => {
+  it("activate and read with --lockfile refuse a changed skill, naming it; an unchanged one runs", async () => {
+    const dir = project();
+    assert.equal((await run(dir, "lock", ...ROOT)).code, 0);
+    const ok = await run(dir, "activate", "skills/one", "--lockfile", "skills.lock.json");
+    assert.equal(ok.code, 0, ok.err);
+    appendFileSync(join(dir, "skills/one/references/r.md"), "evil\n");
+    const refused = await run(
+      dir,
+      "read",
+      "skills/one",
+      "references/r.md",
+      "--lockfile",
+      "skills.lock.json",
+    );
+    assert.equal(refused.code, 1);
+    assert.equal(refused.out, "");
+    assert.equal(
+      refused.err,
+      'skillset: refused: skills/one: Skill "one" differs from its lockfile entry: "references/r.md" changed\n',
+    );
+    const activated = await run(dir, "activate", "skills/one", "--lockfile", "skills.lock.json");
+    assert.equal(activated.code, 1);
+  });
+
+  it("to-prompt, search and list with --approvals use only approved skills, naming the others", async () => {
+    const dir = project();
+    assert.equal((await run(dir, "approve", "one", ...ROOT, "--approvals", "a.json")).code, 0);
+    const prompt = await run(dir, "to-prompt", "skills", "--approvals", "a.json");
+    assert.match(prompt.out, /<name>one<\/name>/);
+    assert.doesNotMatch(prompt.out, /<name>two<\/name>/);
+    assert.match(prompt.err, /refused: .*two: Skill "two" needs approval/);
+    const search = await run(dir, "search", "two", ...ROOT, "--approvals", "a.json");
+    assert.doesNotMatch(search.out, /two/);
+    const listed = await run(dir, "list", ...ROOT, "--lockfile", "missing.lock.json");
+    assert.equal(listed.code, 1);
+    assert.match(listed.err, /No lockfile here/);
+  });
+
+  it("serve --lockfile serves only skills that match the lock, and names the others", async () => {
+    const dir = project();
+    assert.equal((await run(dir, "lock", ...ROOT)).code, 0);
+    appendFileSync(join(dir, "skills/two/references/r.md"), "evil\n");
+    const { cliCommand } = await import("./_mcp.ts");
+    const { StdioClientTransport } = await import("@modelcontextprotocol/client/stdio");
+    const { Client } = await import("@modelcontextprotocol/client");
+    const transport = new StdioClientTransport({
+      ...cliCommand(["serve", join(dir, "skills"), "--lockfile", join(dir, "skills.lock.json")]),
+      cwd: dir,
+      stderr: "pipe",
+    });
+    let stderr = "";
+    transport.stderr?.on("data", (d: Uint8Array) => (stderr += new TextDecoder().decode(d)));
+    const client = new Client({ name: "t", version: "1" });
+    await client.connect(transport);
+    try {
+      const tool = await client.callTool({ name: "skill", arguments: { skill: "two" } });
+      assert.equal((tool as { isError?: boolean }).isError, true);
+      const one = await client.callTool({ name: "skill", arguments: { skill: "one" } });
+      assert.notEqual((one as { isError?: boolean }).isError, true);
+      assert.match(
+        stderr,
+        /Skill "two" differs from its lockfile entry: "references\/r\.md" changed; not served/,
+      );
+    } finally {
+      await client.close();
+    }
+  });
+
+  it("serve refuses a root that does not exist unless --allow-empty", () => {
+    const dir = project();
+    const r = cli(["serve", "--root", "p=nowhere"], dir);
+    assert.equal(r.code, 1);
+    assert.match(r.stderr, /root "p=nowhere" does not exist/);
+  });
+
+  it("an MCP source with --approvals uses only approved skills", async () => {
+    const dir = project();
+    const { cliCommand, commandLine } = await import("./_mcp.ts");
+    const server = commandLine(cliCommand(["serve", join(dir, "skills")]));
+    const r = cli(
+      ["activate", "--mcp-stdio", server, "one", "--approvals", join(dir, "none.json")],
+      dir,
+    );
+    assert.equal(r.code, 1, r.stdout);
+    assert.match(r.stderr, /refused: mcp:one: needs approval/);
+  });
+});

@@ -530,7 +530,7 @@ describe("lockfile and approval file: bad input", () => {
       [
         valid.replace(`"version": 1`, `"version": "1"`),
         "UNSUPPORTED_VERSION",
-        `skills.lock.json:2:14: Unsupported version a string: this library reads version 1`,
+        `skills.lock.json:2:14: Unsupported version a string: this library reads version 1 and 2`,
       ],
       [
         valid.replace(`"scope": "project",`, `"scope": "project", "extra": 1,`),

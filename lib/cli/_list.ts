@@ -47,14 +47,14 @@ export function listCommand(
   trust?: {
     readonly roots: readonly SkillRoot[];
     readonly discovery: Discovery;
-    readonly approvals: ReadonlyMap<
+    readonly approvals?: ReadonlyMap<
       string,
       { readonly approval: string; readonly changes: readonly unknown[] }
     >;
   },
 ): number {
   const { roots, discovery } = trust ?? listDiscovery(folders, rootFlags, load);
-  const approvalOf = (path: string) => trust?.approvals.get(path);
+  const approvalOf = (path: string) => trust?.approvals?.get(path);
   const rows = [
     ...discovery.skills.map((s) => ({ status: "loaded", ...s, ...approvalOf(s.path) })),
     ...discovery.shadowed.map((s) => ({ status: "shadowed", ...s })),
@@ -85,12 +85,12 @@ export function listCommand(
   const typedRelative = roots.every((r) => !isAbsolute(r.path));
   const shown = (p: string): string => typedRelative && isAbsolute(p) ? relative(".", p) || "." : p;
   const approvalColumn = (r: object): string[] =>
-    trust === undefined
+    trust?.approvals === undefined
       ? []
       : [((r as { approval?: string }).approval ?? "-").replaceAll("_", " ")];
   const lines = [
     ...table([
-      ["scope", "status", ...(trust === undefined ? [] : ["approval"]), "name", "path"],
+      ["scope", "status", ...(trust?.approvals === undefined ? [] : ["approval"]), "name", "path"],
       ...rows.map((r) =>
         [r.scope, r.status, ...approvalColumn(r), r.name ?? "-", shown(r.path)].map(visible)
       ),
@@ -161,6 +161,7 @@ function denied(discovery: Discovery): boolean {
  * @param options `--limit` and `--lang`.
  * @param json Whether to print JSON.
  * @param io Where to write.
+ * @param checked The discovery already narrowed by `--lockfile`/`--approvals`, else made here.
  * @returns The exit code: 1 when no skill matches.
  * @throws {UsageError} For a bad `--root` or `--lang` value.
  */
@@ -170,13 +171,14 @@ export function searchCommand(
   options: { limit: number | undefined; lang: string | undefined },
   json: boolean,
   io: CliIO,
+  checked?: Discovery,
 ): number {
   const roots = rootFlags.length === 0 ? defaultRoots() : rootFlags.map(rootOf);
   if (options.lang !== undefined && !/^[A-Za-z]{1,8}(?:-[A-Za-z0-9]{1,8})*$/.test(options.lang)) {
     throw new UsageError(`--lang takes a BCP 47 language tag, got "${esc(options.lang)}"`);
   }
   // As in list: the default roots are the conventional folders themselves.
-  const discovery = discoverSkills(roots, { conventionalRoots: rootFlags.length > 0 });
+  const discovery = checked ?? discoverSkills(roots, { conventionalRoots: rootFlags.length > 0 });
   const bySkill = new Map(discovery.skills.map((s) => [s.name, s]));
   // Each SKILL.md body is indexed too; a folder that cannot be loaded now is found by
   // name and description (one bad folder never fails the search of the others).
@@ -229,6 +231,26 @@ export function searchCommand(
 }
 
 /**
+ * The discovery of `to-prompt`: each argument a root of its own scope.
+ *
+ * @param paths The folder arguments.
+ * @param load The class mapping and switches.
+ * @param tools The tools the runtime offers, when given.
+ * @returns The discovery.
+ */
+export function toPromptDiscovery(
+  paths: readonly string[],
+  load: DiscoveryFlags,
+  tools?: readonly string[],
+): Discovery {
+  return discoverSkills(paths.map((path) => ({ scope: path, path })), {
+    conventionalRoots: true,
+    ...load,
+    ...(tools === undefined ? {} : { availableTools: tools }),
+  });
+}
+
+/**
  * `to-prompt <skill-dir>...`: the `<available_skills>` block for a system prompt, fitted into
  * a budget, with what discovery noticed on stderr.
  *
@@ -239,7 +261,8 @@ export function searchCommand(
  * @param io Where to write.
  * @param tools The tools the runtime offers, when given: skills needing others are left out.
  * @param options `--rank` (the order a budget keeps skills in: `position`, as found, or `name`)
- *   and the verbosity of what discovery noticed.
+ *   and the verbosity of what discovery noticed; `checked`, the discovery already narrowed by
+ *   `--lockfile`/`--approvals` (else made here).
  * @returns The exit code: 1 when a folder is missing, unreadable, or holds a skipped skill.
  * @throws {AgentSkillError} When no usable skill is found at all.
  */
@@ -250,14 +273,14 @@ export function toPromptCommand(
   json: boolean,
   io: CliIO,
   tools?: readonly string[],
-  options: { readonly rank?: Rank; readonly verbosity?: Verbosity } = {},
+  options: {
+    readonly rank?: Rank;
+    readonly verbosity?: Verbosity;
+    readonly checked?: Discovery;
+  } = {},
 ): number {
   const report = new Report(io, options.verbosity ?? "normal");
-  const discovery = discoverSkills(paths.map((path) => ({ scope: path, path })), {
-    conventionalRoots: true,
-    ...load,
-    ...(tools === undefined ? {} : { availableTools: tools }),
-  });
+  const discovery = options.checked ?? toPromptDiscovery(paths, load, tools);
   // Named as typed: relative when every argument was.
   const shown = paths.every((p) => isAbsolute(p))
     ? (p: string) => p

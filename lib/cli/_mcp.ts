@@ -37,6 +37,10 @@ import { serveSkills } from "../mcp/_serve.ts";
 import { STDIO_MESSAGE_BYTES } from "../mcp/_serve_options.ts";
 import { watchSkills } from "../mcp/_watch.ts";
 import { discoverSkills, type SkillRoot } from "../fs/discover.ts";
+import { JsonFileApprovalStore, readLockfile } from "../fs/trust_files.ts";
+import { trustedMcpSkills } from "../mcp/_trust.ts";
+import { rootsHoldSkills } from "./_roots.ts";
+import { resolve } from "node:path";
 import type { Discovery } from "../fs/discovery.ts";
 import { renderResourceRead } from "../core/read.ts";
 
@@ -44,8 +48,9 @@ import { renderResourceRead } from "../core/read.ts";
 type McpCliIO = Omit<CliIO, "color">;
 
 const SAFETY = "[--global-safety true|false] [--skill-safety true|false]";
-const SOURCE = '(--mcp-stdio "<command>" | --mcp-url <url>) [--origin <label>]';
-const SOURCE_FLAGS = ["--mcp-stdio", "--mcp-url", "--origin"];
+const SOURCE =
+  '(--mcp-stdio "<command>" | --mcp-url <url>) [--origin <label>] [--lockfile FILE] [--approvals FILE]';
+const SOURCE_FLAGS = ["--mcp-stdio", "--mcp-url", "--origin", "--lockfile", "--approvals"];
 
 const SPECS: Readonly<Record<string, ArgSpec>> = {
   serve: {
@@ -61,15 +66,18 @@ const SPECS: Readonly<Record<string, ArgSpec>> = {
       "--max-buffered-bytes",
       "--class",
       "--tool-budget",
+      "--lockfile",
+      "--approvals",
       ...RUN_VALUE_FLAGS,
     ],
     repeated: ["--root", "--class", ...RUN_REPEATED_FLAGS],
-    switches: ["--watch", "--allow-remote", "--allow-scripts", ...RUN_SWITCHES],
+    switches: ["--watch", "--allow-remote", "--allow-empty", "--allow-scripts", ...RUN_SWITCHES],
     positional: [0, Infinity],
     usage:
       `skillset serve <folder>... [--root scope=path]... [--http 127.0.0.1:PORT [--allow-remote]] ` +
       `[--watch] [--prefix <p>] [--page-size N] [--tool-budget N] ` +
-      `[--class NAME=references|assets|scripts]... ${SAFETY} [--allow-scripts [run's flags]]`,
+      `[--class NAME=references|assets|scripts]... ${SAFETY} ` +
+      `[--lockfile FILE] [--approvals FILE] [--allow-empty] [--allow-scripts [run's flags]]`,
   },
   activate: {
     values: [...SOURCE_FLAGS, "--global-safety", "--skill-safety"],
@@ -180,6 +188,21 @@ async function serve(args: Args, io: McpCliIO): Promise<number> {
   const log = (text: string) => io.stderr(`skillset serve: ${text}\n`);
   const resourceClasses = classFlags(args.repeated.get("--class") ?? []);
   const safety = safetyFlags(args.flags);
+  // No silent empties: a root that does not exist or holds no skill is an error.
+  const allowEmpty = args.switches.has("--allow-empty");
+  if (
+    !rootsHoldSkills(
+      roots,
+      discoverSkills(roots, { conventionalRoots: true, resourceClasses, safety }),
+      true,
+      allowEmpty,
+      io,
+    )
+  ) {
+    return 1;
+  }
+  const lockfile = args.flags.get("--lockfile");
+  const approvalsFile = args.flags.get("--approvals");
   let first = true;
   const discover = (): Discovery => {
     // A folder argument that is a project root is scanned with its client folders, as in list.
@@ -218,13 +241,16 @@ async function serve(args: Args, io: McpCliIO): Promise<number> {
     ...(address === undefined ? { maxMessageBytes: STDIO_MESSAGE_BYTES } : {}),
     ...(toolBudget === undefined ? {} : { toolBudget }),
     ...scriptsOption(args, log),
+    // Each refused skill is a warning naming it and why (`not served`).
+    ...(lockfile === undefined ? {} : { lock: resolve(lockfile) }),
+    ...(approvalsFile === undefined ? {} : { approvals: new JsonFileApprovalStore(approvalsFile) }),
   });
   const watching = args.switches.has("--watch");
-  if (served.skills.size === 0 && !watching) {
+  if (served.skills.size === 0 && !watching && !allowEmpty) {
     log(
       `error: no skill can be served from ${
         esc(roots.map((r) => r.path).join(", "))
-      } (a skill is a folder containing SKILL.md)`,
+      } (a skill is a folder containing SKILL.md; the warnings above say why each was refused)`,
     );
     return 1;
   }
@@ -321,7 +347,10 @@ function hostPort(value: string): { host: string; port: number } {
 
 // ---- consume ----------------------------------------------------------------
 
-async function connect(args: Args, io: McpCliIO): Promise<{ client: Client; skills: McpSkills }> {
+/** What the consuming commands use: a server's skills, all of them or only the trusted ones. */
+type Skills = Pick<McpSkills, "origin" | "bundles" | "activate" | "read">;
+
+async function connect(args: Args, io: McpCliIO): Promise<{ client: Client; skills: Skills }> {
   const stdio = args.flags.get("--mcp-stdio");
   const url = args.flags.get("--mcp-url");
   if ((stdio === undefined) === (url === undefined)) {
@@ -357,13 +386,37 @@ async function connect(args: Args, io: McpCliIO): Promise<{ client: Client; skil
     await client.connect(new StreamableHTTPClientTransport(endpoint, { fetch: cappedFetch() }));
   }
   try {
-    const skills = await mcpSkillBundles(client, {
+    const options = {
       origin,
       // The SDK's stdio transport carries at most 10 MiB a message.
       ...(stdio === undefined ? {} : { maxMessageBytes: STDIO_MESSAGE_BYTES }),
+    };
+    const lockfile = args.flags.get("--lockfile");
+    const approvals = args.flags.get("--approvals");
+    if (lockfile === undefined && approvals === undefined) {
+      const skills = await mcpSkillBundles(client, options);
+      warn(skills, io);
+      return { client, skills };
+    }
+    // Only the skills approved or locked as listed; each refused one named.
+    const trusted = await trustedMcpSkills(client, {
+      ...options,
+      ...(lockfile === undefined ? {} : { lock: readLockfile(resolve(lockfile)) }),
+      ...(approvals === undefined ? {} : { approvals: new JsonFileApprovalStore(approvals) }),
     });
-    warn(skills, io);
-    return { client, skills };
+    warn(trusted.all, io);
+    for (const [name, s] of trusted.standings) {
+      if (s.shown) continue;
+      const why = s.lock === "not_locked"
+        ? "not in the lockfile"
+        : s.lock === "changed"
+        ? "differs from its lockfile entry"
+        : s.approval?.status === "changed_since_approval"
+        ? "changed since it was approved"
+        : "needs approval";
+      io.stderr(`skillset: refused: ${esc(name)}: ${why}\n`);
+    }
+    return { client, skills: trusted };
   } catch (e) {
     await client.close();
     throw e;
@@ -377,7 +430,7 @@ function warn(skills: McpSkills, io: McpCliIO): void {
 async function consume(
   command: string,
   args: Args,
-  skills: McpSkills,
+  skills: Skills,
   io: McpCliIO,
 ): Promise<number> {
   const flags = safetyFlags(args.flags);
@@ -435,7 +488,7 @@ async function consume(
 }
 
 /** `origin:path` as given, or a bare skill path within the origin. */
-function skillName(skills: McpSkills, given: string): string {
+function skillName(skills: Skills, given: string): string {
   if (skills.bundles.has(given)) return given;
   const within = `${skills.origin}:${given}`;
   if (skills.bundles.has(within)) return within;

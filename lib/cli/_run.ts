@@ -14,7 +14,7 @@ import { discoveryFlags, listDiscovery } from "./_discovery.ts";
 import type { CliIO } from "./_io.ts";
 import { type RunScriptOptions, runSkillScript, type ScriptRun } from "../fs/run_script.ts";
 import { loadSkillFolder } from "../fs/skill_folder.ts";
-import { JsonFileApprovalStore } from "../fs/trust.ts";
+import { JsonFileApprovalStore } from "../fs/trust_files.ts";
 
 /** The flags that grant and limit a run, for `run` and `serve --allow-scripts`. */
 export const RUN_VALUE_FLAGS: readonly string[] = [

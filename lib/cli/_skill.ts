@@ -78,6 +78,7 @@ function colorDiagnostic(d: Diagnostic, io: CliIO): string {
  * @param json Whether to print JSON.
  * @param io Where to write.
  * @param verbosity Which of the skill's rule breaks are printed (default: a summary line).
+ * @param checked The skill already loaded and checked (`--lockfile`, `--approvals`), else loaded here.
  * @returns The exit code.
  * @throws {UsageError} For a bad flag value.
  * @throws {AgentSkillError} For a folder that is not a usable skill.
@@ -89,10 +90,11 @@ export function activateCommand(
   json: boolean,
   io: CliIO,
   verbosity: Verbosity = "normal",
+  checked?: LoadedSkill,
 ): number {
   const offset = count(flags, "--offset", 0);
   const maxEntries = count(flags, "--max-entries", 1);
-  const skill = loadNamed(dir, load);
+  const skill = checked ?? loadNamed(dir, load);
   const report = new Report(io, verbosity);
   warnAbout(skill, io, dir, report);
   report.summary("skillset", "skillset validate or --verbose shows each");
@@ -121,6 +123,7 @@ export function activateCommand(
  * @param json Whether to print JSON.
  * @param io Where to write.
  * @param verbosity Which of the skill's rule breaks are printed (default: a summary line).
+ * @param checked The skill already loaded and checked (`--lockfile`, `--approvals`), else loaded here.
  * @returns The exit code.
  * @throws {UsageError} For a bad flag value.
  * @throws {InvalidResourcePathError} For a path the gate refuses.
@@ -134,12 +137,13 @@ export function readCommand(
   json: boolean,
   io: CliIO,
   verbosity: Verbosity = "normal",
+  checked?: LoadedSkill,
 ): number {
   const lineByte = flags.get("--offset")?.match(/^\d+\+\d+$/)?.[0];
   const offset = lineByte ?? count(flags, "--offset", 0);
   const limit = count(flags, "--limit", 1);
   const maxPageBytes = count(flags, "--max-page-bytes", MIN_PAGE_BYTES);
-  const skill = loadNamed(dir, load);
+  const skill = checked ?? loadNamed(dir, load);
   const report = new Report(io, verbosity);
   printDiagnostics(skill.diagnostics, io, shownAsTyped(["", dir]), report);
   report.summary("skillset", "skillset validate or --verbose shows each");

@@ -1,28 +1,45 @@
 /**
  * The trust commands of the `skillset` CLI: `lock`, `verify [--frozen]`,
- * `approve <name>...|--all` and `list --approvals FILE`. Asynchronous
+ * `approve <name>...|--all`, and `activate`, `read`, `to-prompt`, `list`
+ * and `search` with `--lockfile FILE` and `--approvals FILE` (only trusted
+ * skills are used; each refused one is named on stderr with why). Asynchronous
  * (hashing uses WebCrypto), so `mainAsync` runs them.
  *
  * @module
  */
 import { dirname, resolve } from "node:path";
 import { escapeControls as esc } from "../core/_text.ts";
-import { type ArgSpec, parseArgs, UsageError } from "./_args.ts";
-import { type LockDifference, LOCKFILE_NAME } from "../core/trust/lockfile.ts";
+import { type Args, type ArgSpec, count, parseArgs, toolList, UsageError } from "./_args.ts";
+import { decideApproval } from "../core/trust/approval.ts";
+import { skillManifest } from "../core/trust/manifest.ts";
+import { pinBundle } from "../core/trust/pin.ts";
 import { describeChanges } from "../core/trust/trust_file.ts";
+import type { Discovery } from "../fs/discovery.ts";
+import { loadSkillFolder } from "../fs/skill_folder.ts";
+import { otherEntries } from "../fs/_trust_entries.ts";
+import { activateCommand, readCommand } from "./_skill.ts";
+import { type LockDifference, LOCKFILE_NAME } from "../core/trust/lockfile.ts";
 import {
-  APPROVALS_NAME,
   approveSkills,
-  JsonFileApprovalStore,
+  describeDifference as describeChanged,
+  loadLock,
+  lockMismatch,
   lockSkills,
-  readLockfile,
+  trustDiscovery,
   trustStandings,
   verifySkills,
-  writeLockfile,
 } from "../fs/trust.ts";
-import { discoveryFlags, listDiscovery } from "./_discovery.ts";
+import {
+  APPROVALS_NAME,
+  FILE_ORIGIN,
+  JsonFileApprovalStore,
+  readLockfile,
+  writeLockfile,
+} from "../fs/trust_files.ts";
+import { type DiscoveryFlags, discoveryFlags, listDiscovery, rootOf } from "./_discovery.ts";
+import { rootsHoldSkills } from "./_roots.ts";
 import type { CliIO } from "./_io.ts";
-import { listCommand } from "./_list.ts";
+import { listCommand, rankOf, searchCommand, toPromptCommand, toPromptDiscovery } from "./_list.ts";
 
 /**
  * Run one trust command.
@@ -41,17 +58,32 @@ export async function runTrustCli(
 ): Promise<number> {
   const [command = "", ...rest] = argv;
   const args = parseArgs(command, spec, rest);
-  const rootFlags = args.repeated.get("--root") ?? [];
+  let rootFlags = args.repeated.get("--root") ?? [];
   const load = discoveryFlags(args);
+  const allowEmpty = args.switches.has("--allow-empty");
   // The same roots and discovery as `list`.
   const discover = (folders: readonly string[] = []) => listDiscovery(folders, rootFlags, load);
   const out = (value: unknown): void => io.stdout(`${JSON.stringify(value, null, 2)}\n`);
   switch (command) {
     case "lock": {
       const file = resolve(args.flags.get("--lockfile") ?? LOCKFILE_NAME);
-      const { lock, errors } = await lockSkills(discover().discovery, { base: dirname(file) });
+      const { roots, discovery } = discover();
+      if (!rootsHoldSkills(roots, discovery, rootFlags.length > 0, allowEmpty, io)) return 1;
+      const { lock, errors } = await lockSkills(discovery, {
+        base: dirname(file),
+        ...rootFlags.length > 0 ? { roots } : {},
+      });
       for (const e of errors) io.stderr(`skillset: error: ${esc(e.name)}: ${esc(e.message)}\n`);
       if (errors.length > 0) return 1;
+      for (const s of lock.skills) {
+        for (const e of s.entries ?? []) {
+          io.stderr(
+            `skillset: note: ${esc(s.name)}: "${
+              esc(e.path)
+            }" (${e.kind}) is locked but no reader serves it\n`,
+          );
+        }
+      }
       writeLockfile(file, lock);
       if (args.json) {
         out({
@@ -74,7 +106,26 @@ export async function runTrustCli(
       const file = resolve(args.flags.get("--lockfile") ?? LOCKFILE_NAME);
       const lock = readLockfile(file);
       const frozen = args.switches.has("--frozen");
-      const result = await verifySkills(discover().discovery, lock, {
+      // The lockfile's own roots, unless others are given (and then they must be the same).
+      const locked = (lock.roots ?? []).map((r) => `${r.scope}=${resolve(dirname(file), r.path)}`);
+      if (rootFlags.length === 0) rootFlags = locked;
+      else if (lock.roots !== undefined) {
+        const given = rootFlags.map((f) => {
+          const r = rootOf(f);
+          return `${r.scope}=${resolve(r.path)}`;
+        });
+        if (given.join("\n") !== locked.join("\n")) {
+          io.stderr(
+            `skillset: error: the roots differ from the lockfile's: given ${
+              esc(given.join(", "))
+            }; locked ${esc(locked.join(", ") || "(none)")}\n`,
+          );
+          return 1;
+        }
+      }
+      const { roots, discovery } = discover();
+      if (!rootsHoldSkills(roots, discovery, rootFlags.length > 0, allowEmpty, io)) return 1;
+      const result = await verifySkills(discovery, lock, {
         base: dirname(file),
         frozen,
       });
@@ -92,6 +143,12 @@ export async function runTrustCli(
             } verified\n`
             : "FAILED: the skills differ from the lockfile\n",
         );
+        const removed = result.differences.filter((d) => d.kind === "removed").length;
+        if (lock.roots === undefined && lock.skills.length > 0 && removed === lock.skills.length) {
+          io.stdout(
+            "hint: no locked skill was found; the lockfile records no roots: pass the --root flags it was made with\n",
+          );
+        }
       }
       return result.ok ? 0 : 1;
     }
@@ -121,10 +178,49 @@ export async function runTrustCli(
       }
       return 0;
     }
+    case "activate":
+    case "read":
+      return await trustedFolderCommand(command, args, load, io);
+    case "to-prompt":
+    case "search": {
+      const discovery = command === "to-prompt"
+        ? toPromptDiscovery(args.positional, load, toolList(args.flags.get("--tools")))
+        : listDiscovery([], rootFlags, load).discovery;
+      const trusted = await narrowed(discovery, args, io);
+      return command === "to-prompt"
+        ? toPromptCommand(
+          args.positional,
+          count(args.flags, "--budget", 0),
+          load,
+          args.json,
+          io,
+          toolList(args.flags.get("--tools")),
+          { rank: rankOf(args.flags.get("--rank")), verbosity: args.verbosity, checked: trusted },
+        )
+        : searchCommand(
+          args.positional.join(" "),
+          rootFlags,
+          { limit: count(args.flags, "--limit", 1), lang: args.flags.get("--lang") },
+          args.json,
+          io,
+          trusted,
+        );
+    }
     default: {
-      // list --approvals FILE
-      const store = new JsonFileApprovalStore(args.flags.get("--approvals")!);
-      const { roots, discovery } = discover(args.positional);
+      // list --approvals FILE [--lockfile FILE]
+      const lockfile = args.flags.get("--lockfile");
+      const approvalsFile = args.flags.get("--approvals");
+      const found = discover(args.positional);
+      const roots = found.roots;
+      let discovery = found.discovery;
+      if (lockfile !== undefined) {
+        discovery = await trustDiscovery(discovery, { lock: resolve(lockfile) });
+        refusals(discovery, io);
+      }
+      if (approvalsFile === undefined) {
+        return listCommand(args.positional, rootFlags, load, args.json, io, { roots, discovery });
+      }
+      const store = new JsonFileApprovalStore(approvalsFile);
       const standings = await trustStandings(discovery, { approvals: store });
       const approvals = new Map(standings.map((s) => [s.skill.path, {
         approval: s.approval?.status ?? "unreadable",
@@ -139,6 +235,74 @@ export async function runTrustCli(
   }
 }
 
+/** The trust options of `--lockfile` and `--approvals`. */
+function trustOptions(args: Args): { lock?: string; approvals?: JsonFileApprovalStore } {
+  const lockfile = args.flags.get("--lockfile");
+  const approvals = args.flags.get("--approvals");
+  return {
+    ...lockfile === undefined ? {} : { lock: resolve(lockfile) },
+    ...approvals === undefined ? {} : { approvals: new JsonFileApprovalStore(approvals) },
+  };
+}
+
+/** A discovery narrowed by `--lockfile` and `--approvals`, each refused skill named on stderr. */
+async function narrowed(discovery: Discovery, args: Args, io: CliIO): Promise<Discovery> {
+  const trusted = await trustDiscovery(discovery, trustOptions(args));
+  refusals(trusted, io);
+  return trusted;
+}
+
+const REFUSED = new Set(["LOCK_MISMATCH", "NOT_LOCKED", "NEEDS_APPROVAL"]);
+
+function refusals(discovery: Discovery, io: CliIO): void {
+  for (const s of discovery.skipped) {
+    for (const d of s.diagnostics) {
+      if (REFUSED.has(d.code)) io.stderr(`skillset: refused: ${esc(s.path)}: ${esc(d.message)}\n`);
+    }
+  }
+}
+
+/**
+ * `activate` and `read` of one folder under `--lockfile`/`--approvals`: the
+ * folder is loaded once, hashed, compared with its lock entry and approval,
+ * and the command runs on that very bundle, pinned to what was hashed.
+ */
+async function trustedFolderCommand(
+  command: "activate" | "read",
+  args: Args,
+  load: DiscoveryFlags,
+  io: CliIO,
+): Promise<number> {
+  const [dir = "", path = ""] = args.positional;
+  const options = trustOptions(args);
+  const skill = loadSkillFolder(dir, { lenient: true, ...load });
+  const manifest = await skillManifest(skill);
+  const problems: string[] = [];
+  if (options.lock !== undefined) {
+    const mismatch = await lockMismatch(loadLock(options.lock), dir, manifest, otherEntries(skill));
+    if (mismatch !== null) problems.push(mismatch.message);
+  }
+  if (options.approvals !== undefined) {
+    const decision = await decideApproval(options.approvals, FILE_ORIGIN, dir, manifest);
+    if (decision.status === "needs_approval") problems.push(`Skill "${skill.name}" needs approval`);
+    else if (decision.status !== "approved") {
+      problems.push(
+        `Skill "${skill.name}" changed since it was approved: ${
+          describeChanges(decision.changes, decision.frontmatter_changed)
+        }`,
+      );
+    }
+  }
+  if (problems.length > 0) {
+    for (const p of problems) io.stderr(`skillset: refused: ${esc(dir)}: ${esc(p)}\n`);
+    return 1;
+  }
+  const checked = pinBundle(skill, manifest);
+  return command === "activate"
+    ? activateCommand(dir, args.flags, load, args.json, io, args.verbosity, checked)
+    : readCommand(dir, path, args.flags, load, args.json, io, args.verbosity, checked);
+}
+
 function describeDifference(d: LockDifference, frozen: boolean): string {
   const who = `${esc(d.key)} (${esc(d.name)})`;
   switch (d.kind) {
@@ -147,7 +311,7 @@ function describeDifference(d: LockDifference, frozen: boolean): string {
     case "removed":
       return `removed ${who}: locked but not found`;
     default:
-      return `changed ${who}: ${esc(describeChanges(d.files, d.frontmatter_changed))}${
+      return `changed ${who}: ${esc(describeChanged(d))}${
         d.inconsistent ? " (the lock entry's digest does not match its own files)" : ""
       }`;
   }

@@ -37,21 +37,26 @@ const TRUST_COMMANDS: Readonly<Record<string, FlagSpec>> = {
   lock: {
     values: ["--root", "--lockfile"],
     repeated: ["--root"],
+    switches: ["--allow-empty"],
     positional: [0, 0],
-    usage: "skillset lock [--root scope=path]... [--lockfile FILE] [--json]",
+    usage: "skillset lock [--root scope=path]... [--lockfile FILE] [--allow-empty] [--json]",
     help: "Write the lockfile (default skills.lock.json): every discovered skill's name, scope,\n" +
-      "folder (relative to the lockfile), skill digest and files with their sha256 digests.\n" +
-      "Roots as for list.",
+      "folder (relative to the lockfile), skill digest and files with their sha256 digests, and\n" +
+      "every other entry of its folder (links, pipes, devices, files no reader serves) by kind.\n" +
+      "Roots as for list, recorded in the lockfile; a root that does not exist or holds no skill\n" +
+      "is an error unless --allow-empty.",
   },
   verify: {
     values: ["--root", "--lockfile"],
     repeated: ["--root"],
-    switches: ["--frozen"],
+    switches: ["--frozen", "--allow-empty"],
     positional: [0, 0],
-    usage: "skillset verify [--root scope=path]... [--lockfile FILE] [--frozen] [--json]",
+    usage:
+      "skillset verify [--root scope=path]... [--lockfile FILE] [--frozen] [--allow-empty] [--json]",
     help:
       "Recompute every discovered skill and compare with the lockfile: each added, removed or\n" +
-      "changed skill and file. Exits 1 on any change; --frozen also fails on skills not locked.",
+      "changed skill, file and other entry. Exits 1 on any change; --frozen also fails on skills\n" +
+      "not locked. Without --root, the lockfile's roots; roots other than those are an error.",
   },
   approve: {
     values: ["--root", "--approvals"],
@@ -109,10 +114,18 @@ const RUN_COMMAND: FlagSpec = {
     "--dangerously-run-unsandboxed runs it with your own rights.",
 };
 
-/** Whether the command line is one of the trust commands (run by lib/cli/_trust.ts). */
+/** The commands that take `--lockfile FILE` and `--approvals FILE` to use only trusted skills. */
+const TRUSTED = ["activate", "read", "to-prompt", "list", "search"];
+const TRUST_HELP =
+  "--lockfile FILE uses only skills that match their entry of the lockfile, --approvals FILE only\n" +
+  "skills approved at their digest; each refused skill is named on stderr with why.";
+
+/** Whether the command line is one of the trust commands, or takes a lockfile or approvals (run by lib/cli/_trust.ts). */
 function isTrustCommand(argv: readonly string[]): boolean {
   return Object.hasOwn(TRUST_COMMANDS, argv[0] ?? "") ||
-    (argv[0] === "list" && argv.some((a) => /^--approvals(?:=|$)/.test(a)));
+    (TRUSTED.includes(argv[0] ?? "") &&
+      argv.some((a) => /^--(?:approvals|lockfile)(?:=|$)/.test(a)) &&
+      !argv.some((a) => /^--mcp-(?:stdio|url)(?:=|$)/.test(a)));
 }
 
 // ---- MCP (issue 13): `serve`, and `--mcp-stdio`/`--mcp-url` sources, in lib/cli/_mcp.ts ----
@@ -191,15 +204,24 @@ const COMMANDS: Readonly<Record<string, FlagSpec>> = {
       "first name is a scope/name skill is read as one.\n" + CLASS_HELP,
   },
   activate: {
-    values: ["--global-safety", "--skill-safety", "--offset", "--max-entries", "--class"],
+    values: [
+      "--global-safety",
+      "--skill-safety",
+      "--offset",
+      "--max-entries",
+      "--class",
+      "--lockfile",
+      "--approvals",
+    ],
     repeated: ["--class"],
     positional: [1, 1],
     usage:
-      `skillset activate <skill-dir> [--offset N] [--max-entries N] ${CLASS} ${SAFETY} [--json]`,
+      `skillset activate <skill-dir> [--offset N] [--max-entries N] ${CLASS} ${SAFETY} [--lockfile FILE] [--approvals FILE] [--json]`,
     help:
       "Print a skill's instructions and the manifest of its bundled files, grouped by class.\n" +
       "Non-standard folders are listed only when both safety switches are false (each defaults to true).\n" +
-      "At most --max-entries files per class are listed (default 500); --offset N lists from entry N.",
+      "At most --max-entries files per class are listed (default 500); --offset N lists from entry N." +
+      "\n" + TRUST_HELP,
   },
   read: {
     values: [
@@ -209,23 +231,35 @@ const COMMANDS: Readonly<Record<string, FlagSpec>> = {
       "--global-safety",
       "--skill-safety",
       "--class",
+      "--lockfile",
+      "--approvals",
     ],
     repeated: ["--class"],
     positional: [2, 2],
     usage:
-      `skillset read <skill-dir> <path> [--offset N|L+B] [--limit N] [--max-page-bytes N] ${CLASS} ${SAFETY} [--json]`,
+      `skillset read <skill-dir> <path> [--offset N|L+B] [--limit N] [--max-page-bytes N] ${CLASS} ${SAFETY} [--lockfile FILE] [--approvals FILE] [--json]`,
     help: "Read one page of a bundled file in the [SKILL_RESOURCE_READ] envelope: text by lines\n" +
       "(default 2000), anything else as base64 by bytes (default 49152). Non-standard folders are\n" +
       "readable only when both safety switches are false (each defaults to true). No page holds\n" +
       "more than --max-page-bytes of content (default 262144); a longer line comes in pieces,\n" +
-      "continued with --offset L+B (byte B of line L, as next_offset says).",
+      "continued with --offset L+B (byte B of line L, as next_offset says)." +
+      "\n" + TRUST_HELP,
   },
   "to-prompt": {
-    values: ["--budget", "--rank", "--tools", "--class", "--global-safety", "--skill-safety"],
+    values: [
+      "--budget",
+      "--rank",
+      "--tools",
+      "--class",
+      "--global-safety",
+      "--skill-safety",
+      "--lockfile",
+      "--approvals",
+    ],
     repeated: ["--class"],
     positional: [1, Infinity],
     usage:
-      `skillset to-prompt <skill-dir>... [--budget N] [--rank position|name] [--tools a,b,c] ${CLASS} ${SAFETY} [--json]`,
+      `skillset to-prompt <skill-dir>... [--budget N] [--rank position|name] [--tools a,b,c] ${CLASS} ${SAFETY} [--lockfile FILE] [--approvals FILE] [--json]`,
     help:
       "Print the <available_skills> block for a system prompt. Each argument is a skill folder or\n" +
       "a folder scanned for them; an earlier argument wins a name clash.\n" + DISCOVERY_HELP +
@@ -237,31 +271,34 @@ const COMMANDS: Readonly<Record<string, FlagSpec>> = {
       "SKILL.md that cannot be parsed is skipped.\n" +
       "--tools a,b,c names the tools the runtime offers: a skill whose metadata requires-tools (all)\n" +
       "or requires-any-tools (one of) it cannot meet is left out, with a warning naming what it misses.\n" +
-      CLASS_HELP,
+      CLASS_HELP +
+      "\n" + TRUST_HELP,
   },
   list: {
-    values: ["--root", "--class", "--global-safety", "--skill-safety", "--approvals"],
+    values: ["--root", "--class", "--global-safety", "--skill-safety", "--approvals", "--lockfile"],
     repeated: ["--root", "--class"],
     positional: [0, Infinity],
     usage:
-      `skillset list [folder]... [--root scope=path]... ${CLASS} ${SAFETY} [--approvals FILE] [--json]`,
+      `skillset list [folder]... [--root scope=path]... ${CLASS} ${SAFETY} [--lockfile FILE] [--approvals FILE] [--json]`,
     help: "List the skills discovered under the roots, highest precedence first: scope, status\n" +
       "(loaded, shadowed or skipped), name, folder, and diagnostics. Each folder argument is a\n" +
       "root of its own scope (named by the folder), before the --root ones. Without either:\n" +
       "project .agents/skills, project .claude/skills, user ~/.agents/skills, user ~/.claude/skills.\n" +
-      DISCOVERY_HELP + "\n" + CLASS_HELP,
+      DISCOVERY_HELP + "\n" + CLASS_HELP +
+      "\n" + TRUST_HELP,
   },
   search: {
-    values: ["--root", "--limit", "--lang"],
+    values: ["--root", "--limit", "--lang", "--lockfile", "--approvals"],
     repeated: ["--root"],
     positional: [1, Infinity],
-    usage: "skillset search <words>... [--root scope=path]... [--limit N] [--lang TAG] [--json]",
+    usage:
+      "skillset search <words>... [--root scope=path]... [--limit N] [--lang TAG] [--lockfile FILE] [--approvals FILE] [--json]",
     help:
       "Find skills by what they do: the discovered skills (roots as in list) ranked by BM25F over\n" +
       "name, description, headings and SKILL.md body, best first (a skill whose name is the query\n" +
       "comes first), each with the words that matched and where. --limit N results (default 10);\n" +
       "--lang TAG shows description-<TAG> metadata where a skill has it. Exits 1 when no skill\n" +
-      "matches.",
+      "matches.\n" + TRUST_HELP,
   },
   serve: MCP_SERVE,
   ...TRUST_COMMANDS,

@@ -149,6 +149,7 @@ export const nodeDiscoveryFileSystem: DiscoveryFileSystem = Object.freeze({
  * | `skill(name)` | O(1) |
  * | `bundle(name)`, first call | one `realpath` before and after listing the skill folder |
  * | `bundle(name)`, later calls | O(1) (cached) |
+ * | `loadBundle(name)` | as the first `bundle(name)`, every call |
  *
  * @example
  * ```ts
@@ -248,6 +249,25 @@ export class Discovery {
   bundle(name: string): LoadedSkill | undefined {
     const cached = this.#bundles.get(name);
     if (cached !== undefined) return cached;
+    const loaded = this.loadBundle(name);
+    if (loaded !== undefined) this.#bundles.set(name, loaded);
+    return loaded;
+  }
+
+  /**
+   * The skill's bundle loaded now, from the folder discovery found, and not
+   * cached: what a check (a lock, an approval) reads once, hashes and then
+   * hands out, so nothing read before the check is used after it. SKILL.md
+   * is read once: the bundle's frontmatter, instructions and `SKILL.md` file
+   * are those bytes.
+   *
+   * @param name A skill name.
+   * @returns The bundle, or `undefined` for a name discovery did not find.
+   * @throws {AgentSkillError} As {@linkcode Discovery.bundle}.
+   * @throws {SkillFolderError} As {@linkcode Discovery.bundle}.
+   * @throws {ResourceReadError} As {@linkcode Discovery.bundle}.
+   */
+  loadBundle(name: string): LoadedSkill | undefined {
     const skill = this.#byName.get(name);
     if (skill === undefined) return undefined;
     this.#checkPlace(skill);
@@ -265,7 +285,6 @@ export class Discovery {
         { file: skill.skill_md },
       );
     }
-    this.#bundles.set(name, loaded);
     return loaded;
   }
 

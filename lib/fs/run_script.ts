@@ -53,7 +53,9 @@ import {
   systemProgram,
 } from "./_sandbox.ts";
 import { ScriptRunError } from "./script_run_error.ts";
-import { FILE_ORIGIN, loadLock, lockMismatch } from "./trust.ts";
+import { loadLock, lockMismatch } from "./trust.ts";
+import { otherEntries } from "./_trust_entries.ts";
+import { FILE_ORIGIN } from "./trust_files.ts";
 
 /** The defaults of {@linkcode RunScriptOptions}' limits. */
 export const DEFAULT_SCRIPT_LIMITS: Readonly<{
@@ -534,7 +536,9 @@ async function checkTrust(
   if (options.lock !== undefined) {
     const lock = loadLock(options.lock, options.lockBase);
     if (from.location !== undefined) {
-      const mismatch = await lockMismatch(lock, from.location, manifest);
+      // The lock records the folder's other entries (links, pipes …) too: compare them as well.
+      const others = otherEntries({ ...skill, location: from.location });
+      const mismatch = await lockMismatch(lock, from.location, manifest, others);
       if (mismatch !== null) throw refuse("LOCK_MISMATCH", mismatch.message);
     } else {
       const entry = lock.entries.get(lockKey({ origin: from.origin, uri: from.uri }));

@@ -9,7 +9,12 @@
  */
 import { type Dirent, readdirSync } from "node:fs";
 import { basename, join, resolve } from "node:path";
-import type { SkillBundle } from "../core/bundle.ts";
+import {
+  handleFile,
+  type ResourceFile,
+  type ResourceHandle,
+  type SkillBundle,
+} from "../core/bundle.ts";
 import { AgentSkillError, SkillFolderError } from "../core/errors.ts";
 import type { SafetyFlags } from "../core/gate.ts";
 import { effectiveClass, type ResourceClassMap, resourceClassMap } from "../core/resource_path.ts";
@@ -207,7 +212,7 @@ function loadListed(
   options: LoadSkillFolderOptions,
   classes: ResourceClassMap,
 ): LoadedSkill {
-  const { files, warnings } = listFiles(root, top);
+  let { files, warnings } = listFiles(root, top);
   const name = SKILL_MD_NAMES.find((n) => files.has(n));
   if (name === undefined) {
     throw new AgentSkillError("", "no SKILL.md in the folder", { file: location });
@@ -249,6 +254,11 @@ function loadListed(
   } finally {
     handle.close();
   }
+  // SKILL.md is what was read, once: hashing it, reading it and the
+  // instructions and description all come from these bytes, never from a
+  // later look at the disk (a file put back after the load is not believed).
+  const realPath = handle.real_path;
+  files = files.with(name, heldFile(name, bytes, realPath));
   const text = UTF8.decode(bytes);
   const md = parseSkillMd(text, {
     file: skillMdPath,
@@ -284,6 +294,19 @@ function loadListed(
     diagnostics: gated.length === 0 ? md.diagnostics : Object.freeze([...md.diagnostics, ...gated]),
     ...(classes.size === 0 ? {} : { resource_classes: classes }),
   });
+}
+
+/** A file held as the bytes read at load, reached (when a link) through `realPath`. */
+function heldFile(path: string, bytes: Uint8Array, realPath: string | undefined): ResourceFile {
+  const handle: ResourceHandle = Object.freeze({
+    size: bytes.length,
+    version: "",
+    ...(realPath === undefined ? {} : { real_path: realPath }),
+    read: (position: number, length: number): Uint8Array =>
+      bytes.subarray(Math.min(position, bytes.length), Math.min(position + length, bytes.length)),
+    close: () => {},
+  });
+  return handleFile(path, bytes.length, realPath, () => handle);
 }
 
 /**

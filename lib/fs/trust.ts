@@ -1,252 +1,48 @@
 /**
- * Trust on disk: the lockfile (`skills.lock.json`) and the JSON approval
- * file, read through one bounded, non-blocking open and written whole to a
- * temporary file that is then renamed over the old one (so no reader ever
- * sees half a file); locking, verifying and approving discovered skills;
- * and a discovery narrowed to the skills that match their lock and are
- * approved.
+ * Trust on disk: locking, verifying and approving discovered skills, and a
+ * discovery narrowed to the skills that match their lock and are approved.
+ * The files themselves are read and written by `trust_files.ts`; every
+ * entry of a skill folder is walked by `_trust_entries.ts`.
  *
  * @module
  */
-import {
-  closeSync,
-  fstatSync,
-  fsyncSync,
-  openSync,
-  renameSync,
-  unlinkSync,
-  writeSync,
-} from "node:fs";
-import { dirname, isAbsolute, relative, resolve, sep } from "node:path";
+import { dirname, resolve } from "node:path";
 import {
   type ApprovalDecision,
   type ApprovalRecord,
   approvalRecord,
   type ApprovalStore,
   decideApproval,
-  MemoryApprovalStore,
-  parseApprovals,
-  renderApprovals,
 } from "../core/trust/approval.ts";
 import {
   compareLock,
   createLockfile,
   type LockComparison,
+  type LockDifference,
   type LockEntry,
   lockEntry,
   type Lockfile,
   lockKey,
-  parseLockfile,
-  renderLockfile,
+  type LockRoot,
+  withEntries,
 } from "../core/trust/lockfile.ts";
+import type { OtherEntry } from "../core/trust/entries.ts";
 import { type SkillManifest, skillManifest } from "../core/trust/manifest.ts";
-import { describeChanges, MAX_TRUST_FILE_BYTES, TrustFileError } from "../core/trust/trust_file.ts";
-import { READ_FLAGS, readFully } from "./_safe_open.ts";
+import { pinBundle } from "../core/trust/pin.ts";
+import { describeChanges } from "../core/trust/trust_file.ts";
+import { otherEntries } from "./_trust_entries.ts";
 import type { DiscoveredSkill, Discovery } from "./discovery.ts";
 import { Discovery as DiscoveryClass } from "./discovery.ts";
 import { diagnostic, type SkillDiagnostic } from "./skill_diagnostic.ts";
 import type { LoadedSkill } from "./skill_folder.ts";
-import { pinBundle } from "../core/trust/pin.ts";
-
-/** The origin of skills found on disk, in approvals. */
-export const FILE_ORIGIN = "file";
-
-/** The conventional approval file name. */
-export const APPROVALS_NAME = "skills.approvals.json";
-
-const STRICT_UTF8 = new TextDecoder("utf-8", { fatal: true });
-
-/**
- * Read a lockfile or approval file: one open that never blocks (a named
- * pipe is refused, not waited on), a regular file only, at most 16 MiB.
- *
- * @param path The file.
- * @returns Its text, or `null` when there is no such file.
- * @throws {TrustFileError} `TOO_LARGE`; `UNREADABLE` when it is not a regular
- *   file, cannot be read or grew while read; `INVALID_JSON` when it is not UTF-8.
- */
-export function readTrustFile(path: string): string | null {
-  let fd: number;
-  try {
-    fd = openSync(path, READ_FLAGS);
-  } catch (e) {
-    const code = (e as { code?: unknown }).code;
-    if (code === "ENOENT") return null;
-    throw new TrustFileError(
-      "UNREADABLE",
-      path,
-      `The file cannot be read${typeof code === "string" ? ` (${code})` : ""}`,
-    );
-  }
-  try {
-    const stat = fstatSync(fd);
-    if (!stat.isFile()) throw new TrustFileError("UNREADABLE", path, "Not a regular file");
-    const tooLarge = () =>
-      new TrustFileError("TOO_LARGE", path, `The file is over ${MAX_TRUST_FILE_BYTES} bytes`);
-    if (stat.size > MAX_TRUST_FILE_BYTES) throw tooLarge();
-    const buffer = new Uint8Array(Math.min(stat.size, MAX_TRUST_FILE_BYTES) + 1);
-    const filled = readFully(fd, buffer);
-    if (filled > stat.size) {
-      throw new TrustFileError("UNREADABLE", path, "The file grew while it was being read");
-    }
-    if (filled > MAX_TRUST_FILE_BYTES) throw tooLarge();
-    let text: string;
-    try {
-      text = STRICT_UTF8.decode(buffer.subarray(0, filled));
-    } catch {
-      throw new TrustFileError("INVALID_JSON", path, "The file is not valid UTF-8");
-    }
-    return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
-  } finally {
-    closeSync(fd);
-  }
-}
-
-/**
- * Write a file whole: to a new temporary file beside it (created
- * exclusively), flushed, then renamed over `path`. A reader sees the old
- * file or the new one, never part of either; of concurrent writers, the
- * last rename wins.
- *
- * @param path The file.
- * @param text Its new text.
- * @throws {Error} The file system's error when the folder cannot be written.
- */
-export function writeFileAtomically(path: string, text: string): void {
-  const random = crypto.getRandomValues(new Uint8Array(6));
-  const tag = Array.from(random, (b) => b.toString(16).padStart(2, "0")).join("");
-  const temp = `${path}.${tag}.tmp`;
-  const fd = openSync(temp, "wx", 0o644);
-  let done = false;
-  try {
-    const bytes = new TextEncoder().encode(text);
-    let written = 0;
-    while (written < bytes.length) written += writeSync(fd, bytes, written, bytes.length - written);
-    fsyncSync(fd);
-    closeSync(fd);
-    renameSync(temp, path);
-    done = true;
-  } finally {
-    if (!done) {
-      try {
-        closeSync(fd);
-      } catch {
-        // Already closed.
-      }
-      try {
-        unlinkSync(temp);
-      } catch {
-        // Already gone.
-      }
-    }
-  }
-}
-
-/**
- * Read and check a lockfile.
- *
- * @param path The lockfile.
- * @returns The lockfile.
- * @throws {TrustFileError} `NOT_FOUND` when there is none, or as {@linkcode parseLockfile}.
- */
-export function readLockfile(path: string): Lockfile {
-  const text = readTrustFile(path);
-  if (text === null) {
-    throw new TrustFileError("NOT_FOUND", path, "No lockfile here: run `skillset lock` first");
-  }
-  return parseLockfile(text, path);
-}
-
-/**
- * Write a lockfile atomically (see {@linkcode writeFileAtomically}).
- *
- * @param path The lockfile.
- * @param lock Its content.
- */
-export function writeLockfile(path: string, lock: Lockfile): void {
-  writeFileAtomically(path, renderLockfile(lock));
-}
-
-/** A skill folder's path as a lockfile or approval file beside `base` records it: relative, `/`-separated. */
-export function recordedPath(base: string, folder: string): string {
-  const rel = relative(resolve(base), resolve(folder));
-  const path = rel === "" ? "." : rel;
-  return sep === "/" ? path : path.split(sep).join("/");
-}
-
-/**
- * Approvals in a JSON file (`{ "version": 1, "approvals": [...] }`). Folders
- * are recorded relative to the file's folder, so the file can be kept with
- * a project. The file is read when the store is made (a missing file is no
- * approval, a malformed one a {@linkcode TrustFileError}); each `put` reads
- * it again, merges, and writes it atomically.
- *
- * | operation | cost |
- * |---|---|
- * | `get` | O(1) |
- * | `put` | one read and one atomic write of the file |
- */
-export class JsonFileApprovalStore implements ApprovalStore {
-  /** The file. */
-  readonly path: string;
-  #store: MemoryApprovalStore;
-
-  /**
-   * Open an approval file (reading it now).
-   *
-   * @param path The approval file (created by the first `put`).
-   * @throws {TrustFileError} When the file exists but is malformed, too large or unreadable.
-   */
-  constructor(path: string) {
-    this.path = resolve(path);
-    this.#store = this.#read();
-  }
-
-  /**
-   * The approval recorded for a skill.
-   *
-   * @param origin `file` or a server label.
-   * @param path The skill's folder (absolute, or relative to the working folder) or URI.
-   * @returns The approval, or `undefined`.
-   */
-  get(origin: string, path: string): ApprovalRecord | undefined {
-    return this.#store.get(origin, this.#key(origin, path));
-  }
-
-  /**
-   * Record an approval: read the file again, merge, write it atomically.
-   *
-   * @param record The approval.
-   * @throws {TrustFileError} When the file became malformed since.
-   */
-  put(record: ApprovalRecord): void {
-    const store = this.#read();
-    store.put({ ...record, path: this.#key(record.origin, record.path) });
-    writeFileAtomically(this.path, renderApprovals(store.records()));
-    this.#store = store;
-  }
-
-  /** Every approval, as recorded in the file (folders relative to it). */
-  records(): readonly ApprovalRecord[] {
-    return this.#store.records();
-  }
-
-  #key(origin: string, path: string): string {
-    return origin === FILE_ORIGIN && (isAbsolute(path) || !path.includes("://"))
-      ? recordedPath(dirname(this.path), path)
-      : path;
-  }
-
-  #read(): MemoryApprovalStore {
-    const text = readTrustFile(this.path);
-    return new MemoryApprovalStore(text === null ? [] : parseApprovals(text, this.path));
-  }
-}
+import { FILE_ORIGIN, readLockfile, recordedPath } from "./trust_files.ts";
 
 /** Options of {@linkcode lockSkills} and {@linkcode verifySkills}. */
 export interface LockOptions {
   /** The folder source paths are recorded relative to (the lockfile's). Default: the working folder. */
   readonly base?: string;
+  /** The discovery roots, recorded in the lockfile relative to `base` (version 2). */
+  readonly roots?: readonly { readonly scope: string; readonly path: string }[];
 }
 
 /** A skill that could not be hashed, and why. */
@@ -264,12 +60,22 @@ async function entryOf(
   discovery: Discovery,
   skill: DiscoveredSkill,
   base: string,
-): Promise<{ entry: LockEntry; manifest: SkillManifest; bundle: LoadedSkill } | TrustError> {
+): Promise<
+  {
+    entry: LockEntry;
+    manifest: SkillManifest;
+    bundle: LoadedSkill;
+    others: readonly OtherEntry[];
+  } | TrustError
+> {
   const source = recordedPath(base, skill.path);
   try {
-    const bundle = discovery.bundle(skill.name)!;
+    // Loaded now, hashed, then used: never a bundle read before this check.
+    const bundle = discovery.loadBundle(skill.name)!;
     const manifest = await skillManifest(bundle);
-    return { entry: lockEntry(manifest, { scope: skill.scope, source }), manifest, bundle };
+    const others = otherEntries(bundle);
+    const entry = await withEntries(lockEntry(manifest, { scope: skill.scope, source }), others);
+    return { entry, manifest, bundle, others };
   } catch (e) {
     return Object.freeze({
       key: lockKey({ source }),
@@ -299,7 +105,11 @@ export async function lockSkills(
     if ("entry" in got) entries.push(got.entry);
     else errors.push(got);
   }
-  return Object.freeze({ lock: createLockfile(entries), errors: Object.freeze(errors) });
+  const roots: LockRoot[] | undefined = options.roots?.map((r) => ({
+    scope: r.scope,
+    path: recordedPath(base, r.path),
+  }));
+  return Object.freeze({ lock: createLockfile(entries, roots), errors: Object.freeze(errors) });
 }
 
 /**
@@ -392,22 +202,31 @@ export async function lockMismatch(
   lock: LoadedLock,
   folder: string,
   manifest: SkillManifest,
+  others: readonly OtherEntry[] = [],
 ): Promise<{ readonly code: "LOCK_MISMATCH" | "NOT_LOCKED"; readonly message: string } | null> {
   const source = recordedPath(lock.base, folder);
   const entry = lock.entries.get(lockKey({ source }));
   if (entry === undefined) {
     return { code: "NOT_LOCKED", message: `Skill "${manifest.name}" is not in the lockfile` };
   }
-  const now = lockEntry(manifest, { scope: entry.scope ?? "", source });
+  const now = await withEntries(lockEntry(manifest, { scope: entry.scope ?? "", source }), others);
   const { differences } = await compareLock(createLockfile([entry]), [now]);
   const d = differences[0];
   if (d === undefined) return null;
   return {
     code: "LOCK_MISMATCH",
-    message: `Skill "${manifest.name}" differs from its lockfile entry: ${
-      describeChanges(d.files, d.frontmatter_changed)
-    }`,
+    message: `Skill "${manifest.name}" differs from its lockfile entry: ${describeDifference(d)}`,
   };
+}
+
+/**
+ * What differs in a changed skill, for messages: its files, its other entries, its frontmatter.
+ *
+ * @param d A `changed` difference.
+ * @returns `"a.md" changed, "x" (fifo) added, frontmatter changed`.
+ */
+export function describeDifference(d: LockDifference): string {
+  return describeChanges([...d.files, ...d.entries], d.frontmatter_changed);
 }
 
 /**
@@ -453,7 +272,7 @@ export async function trustStandings(
     }
     let loaded = true;
     if (lock !== undefined) {
-      const mismatch = await lockMismatch(lock, skill.path, got.manifest);
+      const mismatch = await lockMismatch(lock, skill.path, got.manifest, got.others);
       if (mismatch !== null) {
         diagnostics.push(
           diagnostic(warnOnly ? "warning" : "error", mismatch.code, skill.path, mismatch.message),
@@ -520,14 +339,18 @@ export async function trustDiscovery(
   const bundles = new Map<string, LoadedSkill>();
   const skipped = [...discovery.skipped];
   for (const s of standings) {
-    if (s.loaded) {
-      if (s.bundle !== null) bundles.set(s.skill.name, s.bundle);
-      skills.push(
-        s.diagnostics.length === 0 ? s.skill : Object.freeze({
-          ...s.skill,
-          diagnostics: Object.freeze([...s.skill.diagnostics, ...s.diagnostics]),
-        }),
-      );
+    if (s.loaded && s.bundle !== null) {
+      bundles.set(s.skill.name, s.bundle);
+      // The description a model sees comes from the bytes that were checked,
+      // not from what discovery read before the check.
+      skills.push(Object.freeze({
+        ...s.skill,
+        description: s.bundle.frontmatter.description,
+        frontmatter: s.bundle.frontmatter,
+        diagnostics: s.diagnostics.length === 0
+          ? s.skill.diagnostics
+          : Object.freeze([...s.skill.diagnostics, ...s.diagnostics]),
+      }));
     } else {
       skipped.push(Object.freeze({
         scope: s.skill.scope,
@@ -579,7 +402,7 @@ export async function approveSkills(
   });
   const out: ApprovalRecord[] = [];
   for (const skill of chosen) {
-    const manifest = await skillManifest(discovery.bundle(skill.name)!);
+    const manifest = await skillManifest(discovery.loadBundle(skill.name)!);
     const record = approvalRecord(FILE_ORIGIN, skill.path, manifest);
     await store.put(record);
     out.push(record);

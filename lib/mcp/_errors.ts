@@ -24,7 +24,9 @@ export type McpSkillErrorCode =
   /** The server answered a request with an error (its text quoted, escaped and cut to 200 characters). */
   | "SERVER_ERROR"
   /** A file too large for one message of the transport (the SDK's stdio transport: 10 MiB). */
-  | "FILE_TOO_LARGE";
+  | "FILE_TOO_LARGE"
+  /** A listing with more entries or files than the host accepts. */
+  | "LISTING_TOO_LARGE";
 
 /**
  * An error of the MCP side: serving (a duplicate skill name) or consuming (a

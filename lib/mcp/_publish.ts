@@ -21,6 +21,7 @@ import { mayAccess, type SafetyFlags } from "../core/gate.ts";
 import { effectiveClass, type ResourceClassMap } from "../core/resource_path.ts";
 import { type LoadedSkill, loadSkillFolder } from "../fs/skill_folder.ts";
 import { McpSkillError } from "./_errors.ts";
+import { type LoadLock, loadServeLock } from "./_serve_lock.ts";
 import { type ServeSkillsOptions, skillSafety } from "./_serve_options.ts";
 import { fitsOneMessage, type Published, readPublished, unchanged } from "./_serve_reads.ts";
 import { skillFolders, type Source } from "./_serve_source.ts";
@@ -75,8 +76,6 @@ export class LoaderFiles implements SkillFiles {
   #current: Snapshot = { skills: new Map(), served: new Map(), files: new Map(), dirs: new Map() };
   #pending: Snapshot | undefined;
   #prepared: Snapshot | undefined;
-  /** Skill folders the lock keeps out (issue 20). */
-  #refused: ReadonlySet<string> = new Set<string>();
 
   /**
    * @param source Where the skills come from (folders resolved, as `sourceOf` gives them).
@@ -94,18 +93,12 @@ export class LoaderFiles implements SkillFiles {
   }
 
   /**
-   * Keep these skill folders out of every load from now on (the lock's
-   * refusals, `lockRefusals`).
-   *
-   * @param folders Resolved skill folders.
+   * Load the skills now (checked against the lock and pinned, when there is
+   * one), so the loader's own errors reach the caller unwrapped; the next
+   * walk of the SDK publishes exactly this load.
    */
-  refuse(folders: ReadonlySet<string>): void {
-    this.#refused = folders;
-  }
-
-  /** Load the skills now, so the loader's own errors reach the caller unwrapped. */
-  prepare(): void {
-    this.#prepared = this.#load();
+  async prepare(): Promise<void> {
+    this.#prepared = await this.#load();
   }
 
   /**
@@ -127,14 +120,14 @@ export class LoaderFiles implements SkillFiles {
     this.#prepared = undefined;
   }
 
-  list(dir: string): Promise<SkillFileEntry[]> {
+  async list(dir: string): Promise<SkillFileEntry[]> {
     if (dir === "") {
-      this.#pending = this.#prepared ?? this.#load();
+      this.#pending = this.#prepared ?? await this.#load();
       this.#prepared = undefined;
     }
     const children = (this.#pending ?? this.#current).dirs.get(dir);
-    if (children === undefined) return Promise.reject(new Error(`No such folder "${dir}"`));
-    return Promise.resolve([...children.values()]);
+    if (children === undefined) throw new Error(`No such folder "${dir}"`);
+    return [...children.values()];
   }
 
   read(path: string): Promise<Uint8Array> {
@@ -147,13 +140,16 @@ export class LoaderFiles implements SkillFiles {
     }
   }
 
-  #load(): Snapshot {
+  /** One load: every skill read once, checked against the lock (when there is one), pinned, published. */
+  async #load(): Promise<Snapshot> {
     const served = new Map<string, ServedSkill>();
     const files = new Map<string, Published>();
+    const lock = loadServeLock(this.#options, this.#warn);
     if (this.#source.kind === "folders") {
       for (const folder of skillFolders(this.#source.folders)) {
-        if (this.#refused.has(folder)) continue;
-        const skill = loadSkillFolder(folder, this.#classes());
+        let skill: LoadedSkill | undefined = loadSkillFolder(folder, this.#classes());
+        if (lock !== undefined) skill = await lock.check(folder, skill);
+        if (skill === undefined) continue;
         const previous = served.get(skill.name);
         if (previous !== undefined) {
           throw new McpSkillError(
@@ -166,7 +162,7 @@ export class LoaderFiles implements SkillFiles {
         this.#add(skill, served, files);
       }
     } else {
-      this.#discover(served, files);
+      await this.#discover(served, files, lock);
     }
     return snapshotOf(served, files);
   }
@@ -175,7 +171,11 @@ export class LoaderFiles implements SkillFiles {
    * Discovery's winners, each loaded leniently; a skill that no longer loads
    * keeps its last good version when its folder is still there.
    */
-  #discover(served: Map<string, ServedSkill>, files: Map<string, Published>): void {
+  async #discover(
+    served: Map<string, ServedSkill>,
+    files: Map<string, Published>,
+    lock: LoadLock | undefined,
+  ): Promise<void> {
     const discovery = this.#source.kind === "discovery" ? this.#source.discover() : undefined;
     if (discovery === undefined) return;
     const last = this.#current.served;
@@ -209,8 +209,7 @@ export class LoaderFiles implements SkillFiles {
     for (const found of discovery.skills) {
       // An alias (a SKILL.md linked to another folder's) is served from its real folder, once.
       const folder = found.alias ? found.real_path : found.path;
-      if (this.#refused.has(resolve(folder))) continue;
-      let skill: LoadedSkill;
+      let skill: LoadedSkill | undefined;
       try {
         skill = loadSkillFolder(folder, { lenient: true, ...this.#classes() });
       } catch (e) {
@@ -220,6 +219,11 @@ export class LoaderFiles implements SkillFiles {
       if (skill.name !== found.name) {
         keep(found.name, folder, `its name is now ${JSON.stringify(skill.name)}`);
         continue;
+      }
+      if (lock !== undefined) {
+        skill = await lock.check(resolve(found.path), skill);
+        // Kept out by the lock: never its last good version either.
+        if (skill === undefined) continue;
       }
       this.#add(skill, served, files);
     }

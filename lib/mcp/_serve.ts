@@ -5,7 +5,7 @@
  * paging, `reload()`); this file builds it over the `SkillFiles` adapter of
  * `_publish.ts`, so what is published is exactly what the gate lets a model
  * see, and keeps the servers it made in step on reload. The parts are steps
- * of their own: the lock check (`_serve_lock.ts`), publishing
+ * of their own: publishing, with the lock check of each load (`_serve_lock.ts`),
  * (`_publish.ts`), reads (`_serve_reads.ts`), the tools (`_serve_tools.ts`);
  * watching folders is `_watch.ts`.
  *
@@ -22,7 +22,6 @@ import { skillToolDefinition } from "../core/skill_tool_definition.ts";
 import type { Discovery } from "../fs/discovery.ts";
 import { McpSkillError } from "./_errors.ts";
 import { LoaderFiles } from "./_publish.ts";
-import { lockRefusals } from "./_serve_lock.ts";
 import type { ServeSkillsOptions, SkillServer } from "./_serve_options.ts";
 import { sourceOf } from "./_serve_source.ts";
 import { registerSkillTool, syncSearchTool } from "./_serve_tools.ts";
@@ -82,12 +81,8 @@ export async function serveSkills(
   if (options.toolBudget !== undefined) skillToolDefinition(["x"], { budget: options.toolBudget });
   const source = sourceOf(folders);
   const files = new LoaderFiles(source, options, warn);
-  const checkLock = async (): Promise<void> => {
-    const refused = await lockRefusals(source, options, warn);
-    if (refused !== undefined) files.refuse(refused);
-  };
-  await checkLock();
-  files.prepare();
+  // One load: checked against the lock, pinned, then published (and the same on each reload).
+  await files.prepare();
   // Not strict: a skill the SDK refuses is skipped with a warning naming it, the rest serve.
   const catalog = await sdkCatalog(() =>
     SkillCatalog.load(files, {
@@ -125,8 +120,7 @@ export async function serveSkills(
   const reload = (): Promise<SkillCatalogChanges> => {
     const run = queue.then(async () => {
       try {
-        await checkLock();
-        files.prepare();
+        await files.prepare();
         const changes = await sdkCatalog(() => catalog.reload());
         files.commit(catalog.entries);
         notify(servers, { skill: tools, search: searchTools }, files, changes, options);

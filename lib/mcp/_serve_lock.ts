@@ -1,55 +1,104 @@
 /**
- * The lock check of a server (issue 20): before each load, every skill
- * folder is hashed and compared with its lockfile entry; one that differs or
- * has none is kept out of the catalog (or, in `"warn"` mode, served with the
- * warning). A step before publishing: the publisher only learns which
- * folders to leave out.
+ * The lock and approval check of a server: in the one load a server
+ * publishes, each loaded skill is hashed and compared with its lockfile
+ * entry and its approval, then pinned
+ * to what was hashed ({@linkcode pinBundle}). One that differs or has none is
+ * kept out of the catalog (or, in `"warn"` mode, served with the warning).
+ * The bundle that was checked is the bundle that is published: SKILL.md is
+ * the buffer read at load, and every other file is verified against the
+ * compared digest when it is read, so a change after the check is refused
+ * (`RESOURCE_CHANGED`), never served.
  *
  * @module
  */
 import type { SkillWarning } from "@modelcontextprotocol/server/ext/skills";
-import { skillManifest } from "../core/trust/manifest.ts";
-import { type LoadedSkill, loadSkillFolder } from "../fs/skill_folder.ts";
-import { loadLock, lockMismatch } from "../fs/trust.ts";
+import { decideApproval } from "../core/trust/approval.ts";
+import { describeChanges } from "../core/trust/trust_file.ts";
+import { FILE_ORIGIN } from "../fs/trust_files.ts";
+import { hashAndPin } from "../core/trust/pin.ts";
+import type { LoadedSkill } from "../fs/skill_folder.ts";
+import { otherEntries } from "../fs/_trust_entries.ts";
+import { type LoadedLock, loadLock, lockMismatch } from "../fs/trust.ts";
 import type { ServeSkillsOptions } from "./_serve_options.ts";
-import { type Source, sourceFolders } from "./_serve_source.ts";
+
+/** A lock read for one load: checks a loaded skill and pins it. */
+export interface LoadLock {
+  /**
+   * Check a loaded skill against its entry.
+   *
+   * @param folder The folder it was found at (as the lockfile records it, relative to the base).
+   * @param skill The skill as loaded.
+   * @returns The skill pinned to what was hashed, or `undefined` when it is kept out.
+   */
+  check(folder: string, skill: LoadedSkill): Promise<LoadedSkill | undefined>;
+}
 
 /**
- * With a lock: hash every skill folder and keep out (or only warn about)
- * each one that differs from its lock entry or has none. A discovered
- * skill that cannot be loaded is left to the load, which reports it.
+ * The lock of one load: the lockfile read now (a path is read again on every
+ * load, so a reload sees a new lockfile) and the approvals, or `undefined`
+ * without either.
  *
- * @param source Where the skills come from.
- * @param options The server's options: `lock`, `lockMode`, `lockBase`, `resourceClasses`.
+ * @param options The server's options: `lock`, `lockMode`, `lockBase`, `approvals`.
  * @param warn Where each mismatch is reported.
- * @returns The skill folders to keep out; `undefined` without a lock.
- * @throws {AgentSkillError} When a skill folder given as a path cannot be loaded.
+ * @returns The check, or `undefined`.
+ * @throws {TrustFileError} When the lock names a missing or malformed lockfile.
  */
-export async function lockRefusals(
-  source: Source,
+export function loadServeLock(
   options: ServeSkillsOptions,
   warn: (warning: SkillWarning) => void,
-): Promise<ReadonlySet<string> | undefined> {
-  if (options.lock === undefined) return undefined;
-  const lock = loadLock(options.lock, options.lockBase);
-  const refused = new Set<string>();
-  const lenient = source.kind === "discovery";
-  const classes = options.resourceClasses === undefined
-    ? {}
-    : { resourceClasses: options.resourceClasses };
-  for (const folder of sourceFolders(source)) {
-    let skill: LoadedSkill;
-    try {
-      skill = loadSkillFolder(folder, { lenient, ...classes });
-    } catch (e) {
-      if (lenient) continue;
-      throw e;
-    }
-    const mismatch = await lockMismatch(lock, folder, await skillManifest(skill));
-    if (mismatch === null) continue;
-    const enforce = options.lockMode !== "warn";
-    warn({ path: folder, message: `${mismatch.message}${enforce ? "; not served" : ""}` });
-    if (enforce) refused.add(folder);
-  }
-  return refused;
+): LoadLock | undefined {
+  if (options.lock === undefined && options.approvals === undefined) return undefined;
+  const lock: LoadedLock | undefined = options.lock === undefined
+    ? undefined
+    : loadLock(options.lock, options.lockBase);
+  const approvals = options.approvals;
+  const enforce = options.lockMode !== "warn";
+  return {
+    async check(folder: string, skill: LoadedSkill): Promise<LoadedSkill | undefined> {
+      let manifest;
+      let pinned: LoadedSkill;
+      try {
+        // One pass: hashed, and the hashed bytes kept to serve the first reads.
+        ({ manifest, pinned } = await hashAndPin(skill));
+      } catch (e) {
+        warn({
+          path: folder,
+          message: `Skill ${JSON.stringify(skill.name)} could not be hashed: ${
+            e instanceof Error ? e.message : String(e)
+          }; not served`,
+        });
+        return undefined;
+      }
+      if (lock !== undefined) {
+        let others;
+        try {
+          others = otherEntries(skill);
+        } catch {
+          others = undefined;
+        }
+        const mismatch = others === undefined
+          ? { message: `Skill ${JSON.stringify(skill.name)} could not be walked` }
+          : await lockMismatch(lock, folder, manifest, others);
+        if (mismatch !== null) {
+          warn({ path: folder, message: `${mismatch.message}${enforce ? "; not served" : ""}` });
+          if (enforce) return undefined;
+        }
+      }
+      if (approvals !== undefined) {
+        const decision = await decideApproval(approvals, FILE_ORIGIN, folder, manifest);
+        if (decision.status !== "approved") {
+          warn({
+            path: folder,
+            message: decision.status === "needs_approval"
+              ? `Skill ${JSON.stringify(skill.name)} needs approval; not served`
+              : `Skill ${JSON.stringify(skill.name)} changed since it was approved: ${
+                describeChanges(decision.changes, decision.frontmatter_changed)
+              }; not served`,
+          });
+          return undefined;
+        }
+      }
+      return pinned;
+    },
+  };
 }

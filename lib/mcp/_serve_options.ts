@@ -14,6 +14,7 @@ import type {
   SkillWarning,
 } from "@modelcontextprotocol/server/ext/skills";
 import type { ResourceClassMap } from "../core/resource_path.ts";
+import type { ApprovalStore } from "../core/trust/approval.ts";
 import type { Lockfile } from "../core/trust/lockfile.ts";
 import type { RunScriptOptions } from "../fs/run_script.ts";
 import type { LoadedSkill } from "../fs/skill_folder.ts";
@@ -104,6 +105,12 @@ export interface ServeSkillsOptions {
    * offered; nothing served is ever run.
    */
   readonly scripts?: RunScriptOptions;
+  /**
+   * Approvals (origin `file`, keyed by folder): a skill not approved at its
+   * digest is not served (a warning names it), checked in the same load as
+   * the lock, at start and at each reload.
+   */
+  readonly approvals?: ApprovalStore;
 }
 
 /**

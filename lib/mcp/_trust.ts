@@ -83,6 +83,12 @@ export function mcpSkillManifest(bundle: McpSkillBundle): Promise<SkillManifest>
   return manifestFromEntries(bundle.name, entry.frontmatter, files);
 }
 
+/** The most entries one listing may hold (every page together), by default. */
+export const MAX_LISTING_ENTRIES = 10_000;
+
+/** The most files all entries of one listing may list together, by default. */
+export const MAX_LISTING_FILES = 200_000;
+
 /** Options of {@linkcode trustedMcpSkills}. */
 export interface TrustedMcpSkillsOptions extends McpSkillBundlesOptions {
   /** Approvals (keyed by the origin and the skill's `SKILL.md` URI): an unapproved skill is kept out. */
@@ -93,10 +99,17 @@ export interface TrustedMcpSkillsOptions extends McpSkillBundlesOptions {
   readonly lockMode?: "enforce" | "warn";
   /**
    * Re-list and re-check on each `notifications/resources/list_changed`
-   * from the server (this replaces any handler the client has for it). Default false:
-   * call {@linkcode TrustedMcpSkills.refresh} yourself.
+   * from the server (this replaces any handler the client has for it).
+   * Notifications are merged: at most one re-listing runs, and at most one
+   * more waits. Default false: call {@linkcode TrustedMcpSkills.refresh} yourself.
    */
   readonly watch?: boolean;
+  /**
+   * The most entries (default {@linkcode MAX_LISTING_ENTRIES}) and files of
+   * all entries together (default {@linkcode MAX_LISTING_FILES}) one listing
+   * may hold; a larger listing is `LISTING_TOO_LARGE` and changes nothing.
+   */
+  readonly maxListing?: { readonly entries?: number; readonly files?: number };
 }
 
 /** One listed skill's standing. */
@@ -111,15 +124,26 @@ export interface McpSkillStanding {
   readonly shown: boolean;
 }
 
+/** A shown skill: the very entry that was checked, and the listing that serves it. */
+interface Checked {
+  readonly bundle: McpSkillBundle;
+  readonly listing: McpSkills;
+}
+
 /**
  * A server's skills narrowed to those approved at their current digest and
  * matching the lock: `bundles`, the skill tool, `activate` and `read` see
- * only those. Defaults unchanged: with neither approvals nor a lock, every
- * listed skill is shown.
+ * only those, and serve exactly the entry that was checked (its files and
+ * digests and frontmatter): every fetched byte is verified against that
+ * entry, and an entry replaced since (a new listing, `all.refresh(name)`) is
+ * checked again before anything of it is served. A new listing is swapped in
+ * whole once every skill of it is checked, or not at all. Defaults
+ * unchanged: with neither approvals nor a lock, every listed skill is shown.
  *
  * | operation | requests |
  * |---|---|
- * | `refresh()` | `skills/list` (every page) |
+ * | `refresh()` | `skills/list` (every page); merged with one already running |
+ * | `refresh(name)` | `skills/get` |
  * | `approve(name)` | none |
  * | `activate`, `read`, `handleSkillTool` | as {@linkcode McpSkills} |
  */
@@ -128,7 +152,10 @@ export class TrustedMcpSkills {
   readonly #options: TrustedMcpSkillsOptions;
   #skills!: McpSkills;
   #standings = new Map<string, McpSkillStanding>();
-  #shown = new Map<string, McpSkillBundle>();
+  #shown = new Map<string, Checked>();
+  #bundles = new Map<string, McpSkillBundle>();
+  #running: Promise<void> | undefined;
+  #waiting: Promise<void> | undefined;
 
   private constructor(client: SdkClient, options: TrustedMcpSkillsOptions) {
     this.#client = client;
@@ -164,7 +191,7 @@ export class TrustedMcpSkills {
 
   /** The skills shown: approved at their current digest and matching the lock. */
   get bundles(): ReadonlyMap<string, McpSkillBundle> {
-    return this.#shown;
+    return this.#bundles;
   }
 
   /** Every listed skill's standing, shown or not. */
@@ -180,41 +207,119 @@ export class TrustedMcpSkills {
   /**
    * List again (`skills/list`) and check every skill against its approval
    * and lock entry again: a skill whose file list changed is hidden until
-   * it is approved again.
+   * it is approved again. The new listing replaces the old one whole, once
+   * every skill is checked. Calls are merged: while one listing runs, every
+   * further call shares one more listing that starts when it ends.
+   *
+   * With a name: fetch that skill's entry again (`skills/get`, the recovery
+   * a `VERIFICATION_FAILED` error advises) and check it the same way; it is
+   * shown only when the new entry passes.
+   *
+   * @param name A listed skill's name, to fetch only its entry again.
+   * @throws {McpSkillError} `LISTING_TOO_LARGE` when the listing is over `maxListing`;
+   *   with a name, as {@linkcode McpSkills.refresh}.
    */
-  async refresh(): Promise<void> {
+  refresh(name?: string): Promise<void> {
+    if (name !== undefined) return this.#refreshOne(name);
+    if (this.#running === undefined) return this.#start();
+    // One listing runs: every call until it ends shares the one that follows it.
+    this.#waiting ??= this.#running.then(() => {}, () => {}).then(() => {
+      this.#waiting = undefined;
+      return this.#start();
+    });
+    return this.#waiting;
+  }
+
+  #start(): Promise<void> {
+    const run = this.#relist().finally(() => {
+      if (this.#running === run) this.#running = undefined;
+    });
+    this.#running = run;
+    return run;
+  }
+
+  async #relist(): Promise<void> {
     const skills = await mcpSkillBundles(this.#client, this.#options);
-    const locked = new Map((this.#options.lock?.skills ?? []).map((s) => [lockKey(s), s]));
+    this.#checkSize(skills);
     const standings = new Map<string, McpSkillStanding>();
-    const shown = new Map<string, McpSkillBundle>();
+    const shown = new Map<string, Checked>();
     for (const [name, bundle] of skills.bundles) {
-      const manifest = await mcpSkillManifest(bundle);
-      const approval = this.#options.approvals === undefined
-        ? null
-        : await decideApproval(this.#options.approvals, this.origin, bundle.uri, manifest);
-      let lock: McpSkillStanding["lock"] = null;
-      if (this.#options.lock !== undefined) {
-        const now = this.#entry(manifest, bundle);
-        const was = locked.get(lockKey(now));
-        lock = was === undefined
-          ? "not_locked"
-          : (await compareLock(createLockfile([was]), [now])).ok
-          ? "locked"
-          : "changed";
-      }
-      const lockOk = lock === null || lock === "locked" || this.#options.lockMode === "warn";
-      const ok = lockOk && (approval === null || approval.status === "approved");
-      standings.set(name, Object.freeze({ manifest, approval, lock, shown: ok }));
-      if (ok) shown.set(name, bundle);
+      const standing = await this.#standing(bundle);
+      standings.set(name, standing);
+      if (standing.shown) shown.set(name, { bundle, listing: skills });
     }
+    // Swapped whole: nothing of the new listing is served before all of it is checked.
     this.#skills = skills;
     this.#standings = standings;
+    this.#setShown(shown);
+  }
+
+  async #refreshOne(name: string): Promise<void> {
+    const listing = this.#skills;
+    const bundle = await listing.refresh(name);
+    await this.#recheck(name, listing, bundle);
+  }
+
+  /** Check one entry again and show it (or hide it), unless a newer listing replaced its own. */
+  async #recheck(name: string, listing: McpSkills, bundle: McpSkillBundle): Promise<boolean> {
+    const standing = await this.#standing(bundle);
+    if (this.#skills !== listing || listing.get(name) !== bundle) return false;
+    const standings = new Map(this.#standings);
+    standings.set(name, standing);
+    this.#standings = standings;
+    const shown = new Map(this.#shown);
+    if (standing.shown) shown.set(name, { bundle, listing });
+    else shown.delete(name);
+    this.#setShown(shown);
+    return standing.shown;
+  }
+
+  #setShown(shown: Map<string, Checked>): void {
     this.#shown = shown;
+    this.#bundles = new Map([...shown].map(([name, c]) => [name, c.bundle]));
+  }
+
+  #checkSize(skills: McpSkills): void {
+    const maxEntries = this.#options.maxListing?.entries ?? MAX_LISTING_ENTRIES;
+    const maxFiles = this.#options.maxListing?.files ?? MAX_LISTING_FILES;
+    const entries = skills.bundles.size + skills.warnings.length;
+    let files = 0;
+    for (const bundle of skills.bundles.values()) files += bundle.files.size;
+    if (entries > maxEntries || files > maxFiles) {
+      throw new McpSkillError(
+        "LISTING_TOO_LARGE",
+        `The listing of origin ${
+          JSON.stringify(this.origin)
+        } holds ${entries} entries and ${files} files; the limit is ${maxEntries} entries and ${maxFiles} files`,
+      );
+    }
+  }
+
+  async #standing(bundle: McpSkillBundle): Promise<McpSkillStanding> {
+    const manifest = await mcpSkillManifest(bundle);
+    const approval = this.#options.approvals === undefined
+      ? null
+      : await decideApproval(this.#options.approvals, this.origin, bundle.uri, manifest);
+    let lock: McpSkillStanding["lock"] = null;
+    if (this.#options.lock !== undefined) {
+      const now = this.#entry(manifest, bundle);
+      const was = this.#options.lock.skills.find((s) => lockKey(s) === lockKey(now));
+      lock = was === undefined
+        ? "not_locked"
+        : (await compareLock(createLockfile([was]), [now])).ok
+        ? "locked"
+        : "changed";
+    }
+    const lockOk = lock === null || lock === "locked" || this.#options.lockMode === "warn";
+    const ok = lockOk && (approval === null || approval.status === "approved");
+    return Object.freeze({ manifest, approval, lock, shown: ok });
   }
 
   /**
    * Approve a listed skill as the listing shows it now (its digest over
-   * every file's URI and digest), and show it.
+   * every file's URI and digest), and show it — if, once the approval is
+   * stored, the listing still holds that very entry (or a new one the
+   * store approves); a listing that changed meanwhile is checked as it is.
    *
    * @param name A listed skill's name.
    * @returns The record stored.
@@ -224,8 +329,9 @@ export class TrustedMcpSkills {
   async approve(name: string): Promise<ApprovalRecord> {
     const store = this.#options.approvals;
     if (store === undefined) throw new TypeError("No approval store was given");
+    const listing = this.#skills;
     const standing = this.#standings.get(name);
-    const bundle = this.#skills.get(name);
+    const bundle = listing.get(name);
     if (standing === undefined || bundle === undefined) {
       throw new McpSkillError(
         "UNKNOWN_SKILL",
@@ -233,15 +339,9 @@ export class TrustedMcpSkills {
       );
     }
     const record = await approve(store, this.origin, bundle.uri, standing.manifest);
-    const approval: ApprovalDecision = Object.freeze({
-      status: "approved",
-      changes: Object.freeze([]),
-      frontmatter_changed: false,
-    });
-    const lockOk = standing.lock === null || standing.lock === "locked" ||
-      this.#options.lockMode === "warn";
-    this.#standings.set(name, Object.freeze({ ...standing, approval, shown: lockOk }));
-    if (lockOk) this.#shown.set(name, bundle);
+    // Whatever the listing holds now is checked against the store as it is now.
+    const current = this.#skills.get(name);
+    if (current !== undefined) await this.#recheck(name, this.#skills, current);
     return record;
   }
 
@@ -265,8 +365,8 @@ export class TrustedMcpSkills {
    * @throws {McpSkillError} `UNKNOWN_SKILL` for a skill not shown (unapproved too).
    */
   async activate(name: string, options: ActivateOptions = {}): Promise<Activation> {
-    this.#require(name);
-    return await this.#skills.activate(name, options);
+    const checked = await this.#require(name);
+    return await checked.listing.activate(name, options);
   }
 
   /**
@@ -279,8 +379,8 @@ export class TrustedMcpSkills {
    * @throws {McpSkillError} `UNKNOWN_SKILL` for a skill not shown.
    */
   async read(name: string, path: string, options: ReadOptions = {}): Promise<ResourceRead> {
-    this.#require(name);
-    return await this.#skills.read(name, path, options);
+    const checked = await this.#require(name);
+    return await checked.listing.read(name, path, options);
   }
 
   /**
@@ -291,26 +391,44 @@ export class TrustedMcpSkills {
    * @param context The host's switches.
    * @returns The tool result.
    */
-  handleSkillTool(
+  async handleSkillTool(
     input: unknown,
     context: Omit<SkillToolContext, "skills"> = {},
   ): Promise<SkillToolResult> {
     const name = (input as { skill?: unknown } | null)?.skill;
     if (typeof name === "string" && this.#shown.has(name)) {
-      return this.#skills.handleSkillTool(input, context);
+      let checked: Checked;
+      try {
+        checked = await this.#require(name);
+      } catch {
+        return handleSkillTool(input, { ...context, skills: this.#bundles });
+      }
+      return await checked.listing.handleSkillTool(input, context);
     }
-    return Promise.resolve(handleSkillTool(input, { ...context, skills: this.#shown }));
+    return handleSkillTool(input, { ...context, skills: this.#bundles });
   }
 
-  #require(name: string): void {
-    if (!this.#shown.has(name)) {
-      throw new McpSkillError(
-        "UNKNOWN_SKILL",
-        `Skill ${JSON.stringify(name)} from origin ${
-          JSON.stringify(this.origin)
-        } is not approved or not listed`,
-      );
+  /**
+   * The checked entry of a shown skill, served through its listing. When the
+   * listing's entry was replaced since the check (`all.refresh(name)`), the
+   * new entry is checked first, and served only when it passes.
+   */
+  async #require(name: string): Promise<Checked> {
+    const checked = this.#shown.get(name);
+    if (checked !== undefined && checked.listing.get(name) !== checked.bundle) {
+      const now = checked.listing.get(name);
+      if (now !== undefined) await this.#recheck(name, checked.listing, now);
+      const again = this.#shown.get(name);
+      if (again !== undefined && again.listing.get(name) === again.bundle) return again;
+    } else if (checked !== undefined) {
+      return checked;
     }
+    throw new McpSkillError(
+      "UNKNOWN_SKILL",
+      `Skill ${JSON.stringify(name)} from origin ${
+        JSON.stringify(this.origin)
+      } is not approved or not listed`,
+    );
   }
 
   #entry(manifest: SkillManifest, bundle: McpSkillBundle): LockEntry {

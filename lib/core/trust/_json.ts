@@ -2,8 +2,10 @@
  * A JSON parser that keeps where each value starts, so a hand-edited
  * lockfile or approval file is refused with the line and column of what is
  * wrong (the runtimes' `JSON.parse` messages differ and some give no
- * position). No recursion: nesting is kept on an explicit stack; a key
- * given twice in one object is an error, not a silent overwrite.
+ * position). No recursion: nesting is kept on an explicit stack, at most
+ * {@linkcode MAX_JSON_DEPTH} deep (deeper text is refused at the first
+ * bracket past it, in time linear in what was read); a key given twice in
+ * one object is an error, not a silent overwrite.
  *
  * @module
  */
@@ -39,6 +41,9 @@ export class JsonSyntaxError extends SkillsetError {
     this.offset = offset;
   }
 }
+
+/** The deepest nesting of objects and arrays read: a lockfile needs 4. */
+export const MAX_JSON_DEPTH = 64;
 
 const NUMBER = /-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?/y;
 // A string's body: plain characters or valid escapes, up to the closing quote.
@@ -130,6 +135,9 @@ export function parseJsonNodes(text: string): JsonNode {
       node = top.node;
     } else {
       const c = text[i];
+      if ((c === "{" || c === "[") && stack.length >= MAX_JSON_DEPTH) {
+        throw new JsonSyntaxError(i, `Nested deeper than ${MAX_JSON_DEPTH} levels`);
+      }
       if (c === "{") {
         i++;
         const object = {

@@ -8,7 +8,9 @@ import { findSkillBundle, handleSkillTool, type SkillToolContext } from "../skil
 import { parseSkillToolInput } from "../skill_tool_input.ts";
 import type { SkillToolResult } from "../tool_format.ts";
 import type { Lockfile } from "./lockfile.ts";
+import type { SkillBundle } from "../bundle.ts";
 import { skillManifest } from "./manifest.ts";
+import { pinBundle } from "./pin.ts";
 import { describeChanges, diffFiles } from "./trust_file.ts";
 
 /** The context of {@linkcode handleLockedSkillTool}. */
@@ -32,7 +34,11 @@ export interface LockedSkillToolResult extends SkillToolResult {
  * its name. A skill that differs, or is not locked, is refused with an error
  * text naming the files that differ (or used, with `lock_warning`, under
  * `lockMode: "warn"`). Every call hashes the skill again: a change between
- * calls is caught. For bundles whose bytes are at hand (on disk or in
+ * calls is caught. The answer is built from the bundle that was hashed —
+ * the loader is not asked twice — with its files pinned to the digests that
+ * were compared, so a file changed after the check is refused
+ * (`RESOURCE_CHANGED`); a bundle loaded from disk holds its SKILL.md as the
+ * bytes its instructions were parsed from, so those are what is hashed. For bundles whose bytes are at hand (on disk or in
  * memory); for skills consumed over MCP use `trustedMcpSkills`.
  *
  * @param input What the model sent.
@@ -65,11 +71,17 @@ export async function handleLockedSkillTool(
   }
   if (bundle === undefined) return handleSkillTool(input, context);
   let problem: string | null;
+  let checked: SkillBundle = bundle;
   try {
     const manifest = await skillManifest(bundle);
+    checked = pinBundle(bundle, manifest);
     const entries = context.lock.skills.filter((e) => e.name === bundle.name);
+    // The files a reader serves and the frontmatter (a folder's other entries serve nothing).
     const match = entries.some((e) =>
-      e.digest === manifest.digest && e.frontmatter_digest === manifest.frontmatter_digest
+      e.frontmatter_digest === manifest.frontmatter_digest &&
+      (e.entries === undefined || e.entries.length === 0
+        ? e.digest === manifest.digest
+        : diffFiles(e.files, manifest.files).length === 0)
     );
     problem = match
       ? null
@@ -86,7 +98,12 @@ export async function handleLockedSkillTool(
       e instanceof Error ? e.message : String(e)
     }`;
   }
-  if (problem === null) return handleSkillTool(input, context);
+  // The answer is built from the very bundle that was hashed (a loader is not asked
+  // again), its files pinned to the digests that were compared.
+  if (problem === null) return handleSkillTool(input, { ...context, skills: [checked] });
   if (context.lockMode !== "warn") return Object.freeze({ content: problem, is_error: true });
-  return Object.freeze({ ...handleSkillTool(input, context), lock_warning: problem });
+  return Object.freeze({
+    ...handleSkillTool(input, { ...context, skills: [bundle] }),
+    lock_warning: problem,
+  });
 }

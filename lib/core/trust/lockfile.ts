@@ -7,12 +7,25 @@
  *
  * @module
  */
-import { compareCodeUnits, type FileDigest, skillDigest } from "./digest.ts";
+import { compareCodeUnits, type FileDigest, isDigest } from "./digest.ts";
+import {
+  diffEntries,
+  ENTRY_KINDS,
+  type EntryKind,
+  fullSkillDigest,
+  type OtherEntry,
+  sortEntries,
+  unescapeName,
+} from "./entries.ts";
 import type { SkillManifest } from "./manifest.ts";
 import { diffFiles, FieldReader, type FileChange, renderFiles } from "./trust_file.ts";
 
-/** The lockfile format this library writes and reads. */
-export const LOCKFILE_VERSION = 1;
+/**
+ * The newest lockfile format this library writes and reads: version 2 adds
+ * a skill's other entries (`entries`) and the discovery roots (`roots`);
+ * version 1 (neither) is still read, and written when there is neither.
+ */
+export const LOCKFILE_VERSION = 2;
 
 /** The conventional lockfile name. */
 export const LOCKFILE_NAME = "skills.lock.json";
@@ -35,14 +48,26 @@ export interface LockEntry {
   readonly frontmatter_digest: string;
   /** Every file, in code-unit order of path. */
   readonly files: readonly FileDigest[];
+  /** Every other entry of its folder (links, pipes, devices, files no reader serves); absent when none. */
+  readonly entries?: readonly OtherEntry[];
+}
+
+/** A discovery root a lockfile was made from. */
+export interface LockRoot {
+  /** Its scope. */
+  readonly scope: string;
+  /** Its path, `/`-separated, relative to the lockfile's folder. */
+  readonly path: string;
 }
 
 /** A parsed lockfile. */
 export interface Lockfile {
-  /** Always {@linkcode LOCKFILE_VERSION}. */
-  readonly version: 1;
+  /** 1, or 2 when it records roots or other entries. */
+  readonly version: 1 | 2;
   /** The skills, in order of {@linkcode lockKey}. */
   readonly skills: readonly LockEntry[];
+  /** The roots it was made from (version 2), in order. */
+  readonly roots?: readonly LockRoot[];
 }
 
 /**
@@ -97,20 +122,51 @@ export function lockEntry(
 }
 
 /**
+ * A lock entry with every other entry of the skill's folder: its digest
+ * then covers every regular file ({@linkcode fullSkillDigest}).
+ *
+ * @param entry An entry of {@linkcode lockEntry}.
+ * @param others The folder's other entries.
+ * @returns The entry (itself when there are none).
+ */
+export async function withEntries(
+  entry: LockEntry,
+  others: readonly OtherEntry[],
+): Promise<LockEntry> {
+  if (others.length === 0) return entry;
+  const entries = sortEntries(others);
+  return Object.freeze({
+    ...entry,
+    digest: await fullSkillDigest(entry.files, entries),
+    entries,
+  });
+}
+
+/**
  * A lockfile of entries: sorted by {@linkcode lockKey}, one entry per key.
  *
  * @param entries The entries (any order).
  * @returns The frozen lockfile.
  * @throws {TypeError} When two entries have one key.
  */
-export function createLockfile(entries: readonly LockEntry[]): Lockfile {
+export function createLockfile(
+  entries: readonly LockEntry[],
+  roots?: readonly LockRoot[],
+): Lockfile {
   const sorted = [...entries].sort((a, b) => compareCodeUnits(lockKey(a), lockKey(b)));
   for (let i = 1; i < sorted.length; i++) {
     if (lockKey(sorted[i]!) === lockKey(sorted[i - 1]!)) {
       throw new TypeError(`Two lock entries for ${JSON.stringify(lockKey(sorted[i]!))}`);
     }
   }
-  return Object.freeze({ version: 1, skills: Object.freeze(sorted) });
+  const v2 = roots !== undefined || sorted.some((e) => (e.entries?.length ?? 0) > 0);
+  return Object.freeze({
+    version: v2 ? 2 : 1,
+    skills: Object.freeze(sorted),
+    ...roots === undefined
+      ? {}
+      : { roots: Object.freeze(roots.map((r) => Object.freeze({ scope: r.scope, path: r.path }))) },
+  });
 }
 
 /**
@@ -131,7 +187,8 @@ export function createLockfile(entries: readonly LockEntry[]): Lockfile {
  * ```
  */
 export function renderLockfile(lock: Lockfile): string {
-  const skills = createLockfile(lock.skills).skills.map((s) => {
+  const made = createLockfile(lock.skills, lock.roots);
+  const skills = made.skills.map((s) => {
     const lines = [`      "name": ${JSON.stringify(s.name)}`];
     if (s.source !== undefined) {
       lines.push(
@@ -149,10 +206,29 @@ export function renderLockfile(lock: Lockfile): string {
       `      "frontmatter_digest": ${JSON.stringify(s.frontmatter_digest)}`,
       `      "files": ${renderFiles(s.files, "      ")}`,
     );
+    if (s.entries !== undefined && s.entries.length > 0) {
+      const rows = s.entries.map((e) =>
+        `        { "path": ${JSON.stringify(e.path)}, "kind": ${JSON.stringify(e.kind)}${
+          e.size === undefined ? "" : `, "size": ${e.size}`
+        }${e.digest === undefined ? "" : `, "digest": ${JSON.stringify(e.digest)}`} }`
+      );
+      lines.push(`      "entries": [\n${rows.join(",\n")}\n      ]`);
+    }
     return `    {\n${lines.join(",\n")}\n    }`;
   });
   const body = skills.length === 0 ? "[]" : `[\n${skills.join(",\n")}\n  ]`;
-  return `{\n  "version": 1,\n  "skills": ${body}\n}\n`;
+  const roots = made.roots === undefined
+    ? ""
+    : `  "roots": ${
+      made.roots.length === 0
+        ? "[]"
+        : `[\n${
+          made.roots.map((r) =>
+            `    { "scope": ${JSON.stringify(r.scope)}, "path": ${JSON.stringify(r.path)} }`
+          ).join(",\n")
+        }\n  ]`
+    },\n`;
+  return `{\n  "version": ${made.version},\n${roots}  "skills": ${body}\n}\n`;
 }
 
 /**
@@ -171,16 +247,34 @@ export function renderLockfile(lock: Lockfile): string {
  * import { assert } from "../_assert.ts";
  *
  * assert.deepEqual(parseLockfile('{ "version": 1, "skills": [] }', "skills.lock.json").skills, []);
- * assert.throws(() => parseLockfile('{ "version": 2, "skills": [] }', "skills.lock.json"), {
+ * assert.throws(() => parseLockfile('{ "version": 3, "skills": [] }', "skills.lock.json"), {
  *   name: "TrustFileError",
- *   message: "skills.lock.json:1:14: Unsupported version 2: this library reads version 1",
+ *   message: "skills.lock.json:1:14: Unsupported version 3: this library reads version 1 and 2",
  * });
  * ```
  */
 export function parseLockfile(text: string, file: string): Lockfile {
   const r = new FieldReader(text, file);
-  const root = r.object(r.root(), "the lockfile", ["version", "skills"]);
-  r.version(root);
+  const root = r.object(r.root(), "the lockfile", ["version", "roots", "skills"]);
+  const version = r.version(root, [1, 2]);
+  if (version === 1 && root.entries.has("roots")) {
+    throw r.error(
+      "INVALID_FIELD",
+      root.entries.get("roots")!.keyOffset,
+      'Field "roots" needs version 2',
+    );
+  }
+  let roots: LockRoot[] | undefined;
+  if (root.entries.has("roots")) {
+    roots = [];
+    for (const item of r.array(root, "roots", "the lockfile")) {
+      const o = r.object(item, "a root", ["scope", "path"]);
+      roots.push({
+        scope: r.string(o, "scope", "a root")!.value,
+        path: r.string(o, "path", "a root")!.value,
+      });
+    }
+  }
   const entries: LockEntry[] = [];
   const seen = new Set<string>();
   for (const item of r.array(root, "skills", "the lockfile")) {
@@ -193,7 +287,15 @@ export function parseLockfile(text: string, file: string): Lockfile {
       "digest",
       "frontmatter_digest",
       "files",
+      "entries",
     ]);
+    if (version === 1 && o.entries.has("entries")) {
+      throw r.error(
+        "INVALID_FIELD",
+        o.entries.get("entries")!.keyOffset,
+        'Field "entries" needs version 2',
+      );
+    }
     const name = r.string(o, "name", "a skill entry")!.value;
     const what = `skill ${JSON.stringify(name)}`;
     const source = r.string(o, "source", what, true);
@@ -231,9 +333,77 @@ export function parseLockfile(text: string, file: string): Lockfile {
       digest: r.digest(o, "digest", what),
       frontmatter_digest: r.digest(o, "frontmatter_digest", what),
       files: r.files(o, what),
+      ...o.entries.has("entries") ? { entries: otherEntriesOf(r, o, what) } : {},
     }));
   }
-  return createLockfile(entries);
+  return createLockfile(entries, roots);
+}
+
+/** The `entries` of a skill entry: each `{ path, kind, size?, digest? }`, paths escaped, each once. */
+function otherEntriesOf(
+  r: FieldReader,
+  o: Extract<ReturnType<FieldReader["root"]>, { kind: "object" }>,
+  what: string,
+): readonly OtherEntry[] {
+  const out: OtherEntry[] = [];
+  const seen = new Set<string>();
+  for (const item of r.array(o, "entries", what)) {
+    const e = r.object(item, `an entry of ${what}`, ["path", "kind", "size", "digest"]);
+    const path = r.string(e, "path", `an entry of ${what}`)!;
+    try {
+      unescapeName(path.value);
+    } catch {
+      throw r.error(
+        "INVALID_FIELD",
+        path.offset,
+        `Entry path ${JSON.stringify(path.value)} is not escaped`,
+      );
+    }
+    if (seen.has(path.value)) {
+      throw r.error(
+        "DUPLICATE_ENTRY",
+        path.offset,
+        `Entry ${JSON.stringify(path.value)} is listed twice in ${what}`,
+      );
+    }
+    seen.add(path.value);
+    const kind = r.string(e, "kind", `entry ${JSON.stringify(path.value)}`)!;
+    if (!(ENTRY_KINDS as readonly string[]).includes(kind.value)) {
+      throw r.error(
+        "INVALID_FIELD",
+        kind.offset,
+        `Unknown entry kind ${JSON.stringify(kind.value)}`,
+      );
+    }
+    const size = e.entries.get("size")?.node;
+    if (
+      size !== undefined &&
+      (size.kind !== "number" || !Number.isSafeInteger(size.value) || size.value < 0)
+    ) {
+      throw r.error(
+        "INVALID_FIELD",
+        size.offset,
+        `Field "size" of entry ${JSON.stringify(path.value)} must be a whole number >= 0`,
+      );
+    }
+    const digest = e.entries.has("digest")
+      ? r.digest(e, "digest", `entry ${JSON.stringify(path.value)}`)
+      : undefined;
+    if (kind.value === "file" && (size === undefined || digest === undefined)) {
+      throw r.error(
+        "INVALID_FIELD",
+        e.offset,
+        `Entry ${JSON.stringify(path.value)} of kind "file" needs "size" and "digest"`,
+      );
+    }
+    out.push({
+      path: path.value,
+      kind: kind.value as EntryKind,
+      ...size === undefined ? {} : { size: (size as { value: number }).value },
+      ...digest === undefined || !isDigest(digest) ? {} : { digest },
+    });
+  }
+  return sortEntries(out);
 }
 
 /** One difference between a lockfile and what is there now. */
@@ -249,6 +419,8 @@ export interface LockDifference {
   readonly name: string;
   /** For `changed`: each file that differs (an empty list means only the digest or frontmatter differ). */
   readonly files: readonly FileChange[];
+  /** For `changed`: each other entry (link, pipe, device, unserved file) that differs, by escaped path. */
+  readonly entries: readonly { readonly path: string; readonly change: string }[];
   /** For `changed`: whether the frontmatter differs. */
   readonly frontmatter_changed: boolean;
   /** For `changed`: the locked entry's digest does not match its own files (hand-edited). */
@@ -300,14 +472,15 @@ export async function compareLock(
       continue;
     }
     const files = diffFiles(was.files, now.files);
-    const inconsistent = (await skillDigest(was.files)) !== was.digest;
+    const entries = diffEntries(was.entries ?? [], now.entries ?? []);
+    const inconsistent = (await fullSkillDigest(was.files, was.entries ?? [])) !== was.digest;
     const frontmatter = was.frontmatter_digest !== now.frontmatter_digest;
     if (
-      files.length > 0 || inconsistent || frontmatter || was.digest !== now.digest ||
-      was.name !== now.name
+      files.length > 0 || entries.length > 0 || inconsistent || frontmatter ||
+      was.digest !== now.digest || was.name !== now.name
     ) {
       ok = false;
-      out.push(difference("changed", key, now.name, files, frontmatter, inconsistent));
+      out.push(difference("changed", key, now.name, files, frontmatter, inconsistent, entries));
     }
   }
   for (const [key, was] of locked) {
@@ -325,6 +498,15 @@ function difference(
   files: readonly FileChange[],
   frontmatter: boolean,
   inconsistent: boolean,
+  entries: LockDifference["entries"] = [],
 ): LockDifference {
-  return Object.freeze({ kind, key, name, files, frontmatter_changed: frontmatter, inconsistent });
+  return Object.freeze({
+    kind,
+    key,
+    name,
+    files,
+    entries,
+    frontmatter_changed: frontmatter,
+    inconsistent,
+  });
 }

@@ -5,7 +5,12 @@
  *
  * @module
  */
-import { openResource, type ResourceFile, type SkillBundle } from "../bundle.ts";
+import {
+  openResource,
+  type ResourceFile,
+  type ResourceHandle,
+  type SkillBundle,
+} from "../bundle.ts";
 import { ResourceReadError } from "../errors.ts";
 import { mayAccess, type SafetyFlags } from "../gate.ts";
 import { effectiveClass } from "../resource_path.ts";
@@ -121,11 +126,13 @@ export async function hashResource(file: ResourceFile): Promise<FileDigest> {
  */
 function readAndHash(
   file: ResourceFile,
+  hold?: HoldBytes,
 ): { size: number; realPath: string | undefined; digest: Promise<string> } {
   const handle = openResource(file);
   try {
     const size = handle.size;
     let digest: Promise<string>;
+    let held: Uint8Array | undefined;
     if (size <= wholeBytes) {
       let bytes: Uint8Array;
       if (size <= HASH_PAGE_BYTES) {
@@ -141,6 +148,7 @@ function readAndHash(
         }
       }
       digest = sha256Digest(bytes);
+      held = bytes;
     } else {
       const hash = new Sha256();
       for (let filled = 0; filled < size;) {
@@ -155,6 +163,7 @@ function readAndHash(
     if (typeof handle.versionNow === "function" && handle.versionNow() !== handle.version) {
       throw changedWhileHashed(file.path);
     }
+    if (hold !== undefined && held !== undefined) hold(file.path, handle, held);
     return { size, realPath: handle.real_path ?? file.real_path, digest };
   } finally {
     handle.close();
@@ -198,9 +207,34 @@ function changedWhileHashed(path: string): ResourceReadError {
  * assert.equal(open.visible.digest, closed.digest);
  * ```
  */
-export async function skillManifest(
+export function skillManifest(
   skill: SkillBundle,
   options: SkillManifestOptions = {},
+): Promise<SkillManifest> {
+  return manifestHolding(skill, options);
+}
+
+/**
+ * Told each file's bytes as hashed, with the handle they were read through
+ * (for `pin.ts`: the bytes a check hashed are the bytes its reads serve).
+ *
+ * @internal
+ */
+export type HoldBytes = (path: string, handle: ResourceHandle, bytes: Uint8Array) => void;
+
+/**
+ * {@linkcode skillManifest}, telling `hold` the bytes of each file read whole.
+ *
+ * @param skill A bundle.
+ * @param options The gate's switches.
+ * @param hold Told each file's bytes.
+ * @returns The manifest.
+ * @internal
+ */
+export async function manifestHolding(
+  skill: SkillBundle,
+  options: SkillManifestOptions = {},
+  hold?: HoldBytes,
 ): Promise<SkillManifest> {
   const concurrency = options.concurrency ?? 4;
   if (!Number.isSafeInteger(concurrency) || concurrency < 1) {
@@ -214,7 +248,7 @@ export async function skillManifest(
     const file = skill.files.get(path)!;
     if (file.outside_root === true) continue;
     // Read in order, on this thread; hash up to `concurrency` files at once.
-    const { size, realPath, digest } = readAndHash(file);
+    const { size, realPath, digest } = readAndHash(file, hold);
     const shown = mayAccess(effectiveClass(path, realPath, skill.resource_classes), options);
     const slot = files.length;
     files.push(undefined as unknown as FileDigest);

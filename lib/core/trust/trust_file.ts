@@ -308,21 +308,24 @@ export class FieldReader {
   }
 
   /**
-   * The `version` member, which must be 1.
+   * The `version` member, which must be one of `versions`.
    *
    * @param node The root object.
+   * @param versions The versions read (default: 1).
+   * @returns The version.
    */
-  version(node: Extract<JsonNode, { kind: "object" }>): void {
+  version(node: Extract<JsonNode, { kind: "object" }>, versions: readonly number[] = [1]): number {
     const member = this.#required(node, "version", "the file");
-    if (member.kind !== "number" || member.value !== 1) {
+    if (member.kind !== "number" || !versions.includes(member.value)) {
       throw this.error(
         "UNSUPPORTED_VERSION",
         member.offset,
         `Unsupported version ${
           member.kind === "number" ? member.value : kindName(member)
-        }: this library reads version 1`,
+        }: this library reads version ${versions.join(" and ")}`,
       );
     }
+    return member.value;
   }
 
   #required(node: Extract<JsonNode, { kind: "object" }>, key: string, what: string): JsonNode {
