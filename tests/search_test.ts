@@ -407,7 +407,12 @@ describe("issue 30: bodies, word forms, families, languages, typos, hybrid", () 
       fc.property(fc.stringMatching(/^[aeiouy]{0,3}[a-z]{0,60}$/), (t) => {
         const s = stem(t);
         assert.equal(typeof s, "string");
-        assert.ok(s.length <= t.length + 1);
+        // At most one letter more (Porter's restored "e"), or a short form's long form
+        // ("db" → "databas", "repo" → "repositori": at most 6 more; FC_SEED 1961012487 found "db").
+        assert.ok(
+          s.length <= t.length + 1 || (t.length <= 4 && s.length <= t.length + 6),
+          `${t} → ${s}`,
+        );
       }),
       runs(500),
     );
