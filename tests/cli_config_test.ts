@@ -75,7 +75,10 @@ describe("skillset.json", () => {
     write(t("other", "x", "SKILL.md"), skill("x"));
     const other = cli(["verify", "--root", `o=${t("other")}`], t("proj"));
     assert.equal(other.code, 1);
-    assert.match(other.stderr, /the roots differ from the lockfile's: given o=.*other; locked project=/);
+    assert.match(
+      other.stderr,
+      /the roots differ from the lockfile's: given o=.*other; locked project=/,
+    );
   });
 
   it("is searched upwards, but not beyond a repository's root", () => {
