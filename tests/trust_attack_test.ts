@@ -1,0 +1,61 @@
+/**
+ * Attacks on the trust promises of docs/trust.md from outside (issue 28): a
+ * hostile skill author who controls the folder between the check and the
+ * use. Each case failed before its defence.
+ */
+import { after, describe, it } from "node:test";
+import assert from "node:assert/strict";
+import { closeSync, mkdtempSync, openSync, realpathSync, rmSync, writeSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { openResource, pinBundle, skillManifest } from "../mod.ts";
+import { loadSkillFolder } from "../lib/load.ts";
+import { put } from "./_tree.ts";
+
+const temps: string[] = [];
+after(() => {
+  for (const t of temps) rmSync(t, { recursive: true, force: true });
+});
+
+const GOOD = "---\nname: big\ndescription: A big reference\n---\nRead references/big.md.\n";
+
+function skill(): string {
+  const root = realpathSync(mkdtempSync(join(tmpdir(), "skillset-attack-")));
+  temps.push(root);
+  put(root, "big/SKILL.md", GOOD);
+  // Past the 8 MiB a pinned file is held whole: its reads go to the disk.
+  put(root, "big/references/big.md", "a".repeat(9 * 1024 * 1024));
+  return join(root, "big");
+}
+
+/** Rewrite a file in place (same inode, same size). */
+function rewrite(path: string, text: string): void {
+  const fd = openSync(path, "r+");
+  try {
+    writeSync(fd, text, 0);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+describe("a large pinned file rewritten after its check", () => {
+  it("is refused, never read from the disk unchecked", async () => {
+    const folder = skill();
+    const manifest = await skillManifest(loadSkillFolder(folder));
+    const pinned = pinBundle(loadSkillFolder(folder), manifest);
+    const handle = openResource(pinned.files.get("references/big.md")!);
+    try {
+      // The open hashed the file; the author writes before the first read.
+      rewrite(join(folder, "references/big.md"), "EVIL");
+      let page: Uint8Array | undefined;
+      try {
+        page = handle.read(0, 4);
+      } catch (e) {
+        assert.equal((e as { code?: unknown }).code, "RESOURCE_CHANGED");
+      }
+      if (page !== undefined) assert.equal(new TextDecoder().decode(page), "aaaa");
+    } finally {
+      handle.close();
+    }
+  });
+});
