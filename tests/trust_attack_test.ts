@@ -11,6 +11,8 @@ import { join } from "node:path";
 import { openResource, pinBundle, skillManifest } from "../mod.ts";
 import { loadSkillFolder } from "../lib/load.ts";
 import { put } from "./_tree.ts";
+import { trustedMcpSkills } from "../lib/mcp.ts";
+import { entryOf, hostileClient } from "./_mcp.ts";
 
 const temps: string[] = [];
 after(() => {
@@ -56,6 +58,33 @@ describe("a large pinned file rewritten after its check", () => {
       if (page !== undefined) assert.equal(new TextDecoder().decode(page), "aaaa");
     } finally {
       handle.close();
+    }
+  });
+});
+
+describe("a hostile MCP server", () => {
+  it("cannot pass the listing's file cap through an entry fetched again by name", async () => {
+    const fm = { name: "pdf", description: "Fill in PDF forms" };
+    const small = await entryOf("skill://pdf", fm, { "SKILL.md": "---\nname: pdf\n---\n" });
+    const files: Record<string, string> = { "SKILL.md": "x" };
+    for (let i = 0; i < 50; i++) files[`references/r${i}.md`] = "r";
+    const huge = await entryOf("skill://pdf", fm, files);
+    let now = small;
+    const { client } = await hostileClient({
+      list: () => [now],
+      get: () => now,
+      read: () => undefined,
+    });
+    try {
+      const trusted = await trustedMcpSkills(client, { origin: "h", maxListing: { files: 10 } });
+      now = huge;
+      await assert.rejects(trusted.refresh("h:pdf"), {
+        name: "McpSkillError",
+        code: "LISTING_TOO_LARGE",
+      });
+      await assert.rejects(trusted.refresh(), { code: "LISTING_TOO_LARGE" });
+    } finally {
+      await client.close();
     }
   });
 });
