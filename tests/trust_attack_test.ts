@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import { closeSync, mkdtempSync, openSync, realpathSync, rmSync, writeSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { openResource, pinBundle, skillManifest } from "../mod.ts";
+import { openResource, parseApprovals, parseLockfile, pinBundle, skillManifest } from "../mod.ts";
 import { loadSkillFolder } from "../lib/load.ts";
 import { put } from "./_tree.ts";
 import { trustedMcpSkills } from "../lib/mcp.ts";
@@ -86,5 +86,31 @@ describe("a hostile MCP server", () => {
     } finally {
       await client.close();
     }
+  });
+});
+
+describe("the bounded trust-file parsers", () => {
+  // A backtracking regular expression over a string of a few MiB overflowed the stack (a
+  // RangeError, not a typed error).
+  const long = [
+    '{"version":1,"skills":[{"name":"' + "a".repeat(15 * 1024 * 1024) + '"}]}',
+    '{"version":1,"skills":[{"name":"' + "\\u0041".repeat(2 * 1024 * 1024) + '"}]}',
+  ];
+  for (const [i, text] of long.entries()) {
+    it(`a long string (${i}) is read, then refused with a TrustFileError`, () => {
+      assert.throws(() => parseLockfile(text, "skills.lock.json"), { name: "TrustFileError" });
+      assert.throws(() => parseApprovals(text, "a.json"), { name: "TrustFileError" });
+    });
+  }
+  it("string errors keep their positions", () => {
+    assert.throws(() => parseLockfile('{"a\\q":1}', "f"), {
+      message: /f:1:4: Not valid JSON: An invalid escape inside a string/,
+    });
+    assert.throws(() => parseLockfile('{"a\u0001":1}', "f"), {
+      message: /f:1:4: Not valid JSON: A control character inside a string/,
+    });
+    assert.throws(() => parseLockfile('{"abc', "f"), {
+      message: /f:1:2: Not valid JSON: A string that is never closed/,
+    });
   });
 });
