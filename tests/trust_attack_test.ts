@@ -9,7 +9,9 @@ import { closeSync, mkdtempSync, openSync, realpathSync, rmSync, writeSync } fro
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { openResource, parseApprovals, parseLockfile, pinBundle, skillManifest } from "../mod.ts";
-import { loadSkillFolder } from "../lib/load.ts";
+import { discoverSkills, loadSkillFolder, lockSkills, verifySkills } from "../lib/load.ts";
+import { execFileSync } from "node:child_process";
+import { compareLock, createLockfile } from "../lib/core/trust/lockfile.ts";
 import { put } from "./_tree.ts";
 import { trustedMcpSkills } from "../lib/mcp.ts";
 import { entryOf, hostileClient } from "./_mcp.ts";
@@ -112,5 +114,39 @@ describe("the bounded trust-file parsers", () => {
     assert.throws(() => parseLockfile('{"abc', "f"), {
       message: /f:1:2: Not valid JSON: A string that is never closed/,
     });
+  });
+});
+
+describe("an entry whose content cannot be read", () => {
+  it("is never verified as unchanged (its content cannot be compared)", async () => {
+    const entry = {
+      name: "x",
+      scope: "project",
+      source: "skills/x",
+      digest: `sha256:${"0".repeat(64)}`,
+      frontmatter_digest: `sha256:${"1".repeat(64)}`,
+      files: [],
+      entries: [{ path: "hidden", kind: "unreadable" as const }],
+    };
+    const result = await compareLock(createLockfile([entry]), [entry]);
+    assert.equal(result.ok, false);
+    assert.deepEqual(result.differences[0]?.entries, [
+      { path: "hidden", change: "(unreadable) cannot be checked" },
+    ]);
+  });
+
+  it("a file whose name is not UTF-8 changed after the lock fails verify on every runtime", async () => {
+    const root = realpathSync(mkdtempSync(join(tmpdir(), "skillset-attack-")));
+    temps.push(root);
+    put(root, "skills/x/SKILL.md", "---\nname: x\ndescription: d\n---\nRun scripts/run.py.\n");
+    // Made by the shell: a runtime whose file names are strings cannot name these bytes.
+    const sh = (script: string) =>
+      execFileSync("sh", ["-c", script], { cwd: join(root, "skills/x") });
+    sh(`printf 'print(1)' > "$(printf 'u\\377')"`);
+    const roots = [{ scope: "project", path: join(root, "skills") }];
+    const { lock } = await lockSkills(discoverSkills(roots), { base: root });
+    sh(`printf 'evil()!' > "$(printf 'u\\377')"`);
+    const result = await verifySkills(discoverSkills(roots), lock, { base: root });
+    assert.equal(result.ok, false);
   });
 });
