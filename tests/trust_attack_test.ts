@@ -5,15 +5,29 @@
  */
 import { after, describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { closeSync, mkdtempSync, openSync, realpathSync, rmSync, writeSync } from "node:fs";
+import {
+  closeSync,
+  mkdtempSync,
+  openSync,
+  realpathSync,
+  rmSync,
+  writeFileSync,
+  writeSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { openResource, parseApprovals, parseLockfile, pinBundle, skillManifest } from "../mod.ts";
-import { discoverSkills, loadSkillFolder, lockSkills, verifySkills } from "../lib/load.ts";
+import {
+  discoverSkills,
+  loadSkillFolder,
+  lockSkills,
+  verifySkills,
+  writeLockfile,
+} from "../lib/load.ts";
 import { execFileSync } from "node:child_process";
 import { compareLock, createLockfile } from "../lib/core/trust/lockfile.ts";
 import { put } from "./_tree.ts";
-import { trustedMcpSkills } from "../lib/mcp.ts";
+import { serveSkills, trustedMcpSkills } from "../lib/mcp.ts";
 import { entryOf, hostileClient } from "./_mcp.ts";
 
 const temps: string[] = [];
@@ -148,5 +162,33 @@ describe("an entry whose content cannot be read", () => {
     sh(`printf 'evil()!' > "$(printf 'u\\377')"`);
     const result = await verifySkills(discoverSkills(roots), lock, { base: root });
     assert.equal(result.ok, false);
+  });
+});
+
+describe("a locked server reloading", () => {
+  it("does not keep serving a last good version the lockfile no longer holds", async () => {
+    const root = realpathSync(mkdtempSync(join(tmpdir(), "skillset-attack-")));
+    temps.push(root);
+    const md = (name: string) => `---\nname: ${name}\ndescription: The ${name} skill\n---\nBody.\n`;
+    put(root, "skills/alpha/SKILL.md", md("alpha"));
+    put(root, "skills/beta/SKILL.md", md("beta"));
+    const roots = [{ scope: "project", path: join(root, "skills") }];
+    const lockPath = join(root, "skills.lock.json");
+    const { lock } = await lockSkills(discoverSkills(roots), { base: root });
+    writeLockfile(lockPath, lock);
+    const warnings: string[] = [];
+    const served = await serveSkills(() => discoverSkills(roots), {
+      lock: lockPath,
+      onWarning: (w) => warnings.push(w.message),
+    });
+    assert.deepEqual([...served.skills.keys()].sort(), ["alpha", "beta"]);
+    // The owner takes beta out of the lock; its folder is broken at the same time.
+    writeLockfile(
+      lockPath,
+      createLockfile(lock.skills.filter((s) => s.name !== "beta"), lock.roots),
+    );
+    writeFileSync(join(root, "skills/beta/SKILL.md"), "---\nname: beta\n---\nno description\n");
+    await served.reload();
+    assert.deepEqual([...served.skills.keys()], ["alpha"], warnings.join("\n"));
   });
 });
