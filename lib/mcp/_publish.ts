@@ -181,7 +181,12 @@ export class LoaderFiles implements SkillFiles {
     const last = this.#current.served;
     const keep = (name: string, folder: string, reason: string): void => {
       const good = last.get(name);
-      if (good === undefined || good.skill.location !== resolve(folder) || served.has(name)) {
+      // Under a lock, what is served is what this load checked: a last good version was
+      // checked against an earlier lockfile, which may no longer hold it.
+      if (
+        lock !== undefined || good === undefined || good.skill.location !== resolve(folder) ||
+        served.has(name)
+      ) {
         this.#warn({ path: folder, message: `not served: ${reason}` });
         return;
       }

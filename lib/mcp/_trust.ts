@@ -262,6 +262,8 @@ export class TrustedMcpSkills {
 
   /** Check one entry again and show it (or hide it), unless a newer listing replaced its own. */
   async #recheck(name: string, listing: McpSkills, bundle: McpSkillBundle): Promise<boolean> {
+    // An entry fetched again (`skills/get`) is held to the listing's caps too.
+    this.#checkSize(listing);
     const standing = await this.#standing(bundle);
     if (this.#skills !== listing || listing.get(name) !== bundle) return false;
     const standings = new Map(this.#standings);

@@ -46,9 +46,8 @@ export class JsonSyntaxError extends SkillsetError {
 export const MAX_JSON_DEPTH = 64;
 
 const NUMBER = /-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?/y;
-// A string's body: plain characters or valid escapes, up to the closing quote.
-// deno-lint-ignore no-control-regex
-const STRING = /"(?:[^"\\\u0000-\u001f]|\\(?:["\\/bfnrt]|u[0-9a-fA-F]{4}))*"/y;
+/** What may follow a backslash inside a string. */
+const ESCAPE = /^(?:["\\/bfnrt]|u[0-9a-fA-F]{4})/;
 
 type Frame =
   | {
@@ -78,26 +77,24 @@ export function parseJsonNodes(text: string): JsonNode {
     }
   };
   const describe = (): string => i >= n ? "the text ends" : `unexpected ${JSON.stringify(text[i])}`;
+  // A loop, not a regular expression: a backtracking match of a long string overflows the stack.
   const readString = (): string => {
-    STRING.lastIndex = i;
-    const m = STRING.exec(text);
-    if (m === null) {
-      // Find what is wrong inside for a precise position.
-      let j = i + 1;
-      while (j < n && text[j] !== '"') {
-        const c = text.charCodeAt(j);
-        if (c < 0x20) throw new JsonSyntaxError(j, "A control character inside a string");
-        if (text[j] === "\\") {
-          if (!/^(?:["\\/bfnrt]|u[0-9a-fA-F]{4})/.test(text.slice(j + 1, j + 6))) {
-            throw new JsonSyntaxError(j, "An invalid escape inside a string");
-          }
-          j += text[j + 1] === "u" ? 6 : 2;
-        } else j++;
-      }
-      throw new JsonSyntaxError(i, "A string that is never closed");
+    let j = i + 1;
+    for (;;) {
+      if (j >= n) throw new JsonSyntaxError(i, "A string that is never closed");
+      const c = text.charCodeAt(j);
+      if (c === 0x22) break;
+      if (c < 0x20) throw new JsonSyntaxError(j, "A control character inside a string");
+      if (c === 0x5c) {
+        if (!ESCAPE.test(text.slice(j + 1, j + 6))) {
+          throw new JsonSyntaxError(j, "An invalid escape inside a string");
+        }
+        j += text.charCodeAt(j + 1) === 0x75 ? 6 : 2;
+      } else j++;
     }
-    i += m[0].length;
-    return JSON.parse(m[0]) as string;
+    const raw = text.slice(i, j + 1);
+    i = j + 1;
+    return JSON.parse(raw) as string;
   };
   let root: JsonNode | undefined;
   // Expecting a value (true) or what follows one (false).

@@ -241,7 +241,8 @@ export function sortEntries(entries: readonly OtherEntry[]): readonly OtherEntry
 }
 
 /**
- * The entries that differ between two lists, each as `"<path>" (<kind>) added|removed|changed`.
+ * The entries that differ between two lists, each as `"<path>" (<kind>) added|removed|changed`;
+ * an `unreadable` entry found again is `(unreadable) cannot be checked`.
  *
  * @param before The older list.
  * @param after The newer list.
@@ -257,7 +258,11 @@ export function diffEntries(
   for (const e of after) {
     const was = old.get(e.path);
     if (was === undefined) out.push({ path: e.path, change: `(${e.kind}) added` });
-    else if (key(was) !== key(e)) out.push({ path: e.path, change: `(${e.kind}) changed` });
+    // Content that could not be read cannot be shown unchanged (a folder or file the walk may
+    // not open, a name this runtime cannot give back to the file system).
+    else if (e.kind === "unreadable") {
+      out.push({ path: e.path, change: "(unreadable) cannot be checked" });
+    } else if (key(was) !== key(e)) out.push({ path: e.path, change: `(${e.kind}) changed` });
     old.delete(e.path);
   }
   for (const [path, e] of old) out.push({ path, change: `(${e.kind}) removed` });

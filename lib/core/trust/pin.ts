@@ -121,7 +121,7 @@ function pinnedFile(
   entry: FileDigest,
   held: { version: string; bytes: Uint8Array } | undefined,
 ): ResourceFile {
-  let verified: string | null = null;
+  let verified: { version: string; pages: readonly string[] } | null = null;
   const key = {};
   // The bytes the check hashed (to the entry's digest), for the version they were read at.
   if (held !== undefined && held.bytes.length === entry.size) {
@@ -152,12 +152,17 @@ function pinnedFile(
         if (!racy(handle) && handle.version !== "") VERIFIED.set(key, handle.version, bytes);
         return servedFrom(handle, bytes);
       }
-      if (verified === null || verified !== handle.version) {
+      if (verified === null || verified.version !== handle.version) {
+        // One pass: the whole file's digest, and one digest per page of it.
         const hash = new Sha256();
+        const pages: string[] = [];
         for (let at = 0; at < handle.size;) {
           const page = handle.read(at, Math.min(HASH_PAGE_BYTES, handle.size - at));
           if (page.length === 0) throw differs(entry.path);
           hash.update(page);
+          for (let p = 0; p < page.length; p += CHECK_PAGE_BYTES) {
+            pages.push(sha256Hex(page.subarray(p, p + CHECK_PAGE_BYTES)));
+          }
           at += page.length;
         }
         const now = typeof handle.versionNow === "function" ? handle.versionNow() : handle.version;
@@ -166,9 +171,10 @@ function pinnedFile(
         }
         // Git's "racy clean" rule: a file modified within the clock's granularity of this
         // check could be rewritten with the same size and timestamps, so it is hashed again.
-        verified = racy(handle) ? null : handle.version;
+        verified = racy(handle) ? null : { version: handle.version, pages };
+        return checkedPages(handle, pages, entry.path);
       }
-      return handle;
+      return checkedPages(handle, verified.pages, entry.path);
     } catch (e) {
       handle.close();
       throw e;
@@ -189,6 +195,60 @@ function servedFrom(handle: ResourceHandle, bytes: Uint8Array): ResourceHandle {
     ...(typeof handle.versionNow === "function" ? { versionNow: () => handle.versionNow!() } : {}),
     close: () => handle.close(),
   });
+}
+
+/**
+ * A handle over a file too large to hold, whose reads go to the disk: each
+ * page a read touches is read whole and hashed against the digest that page
+ * had in the pass that matched the entry, so the bytes served are bytes that
+ * were checked even when the file is rewritten after the open (in place, in
+ * the same clock tick).
+ */
+function checkedPages(
+  handle: ResourceHandle,
+  pages: readonly string[],
+  path: string,
+): ResourceHandle {
+  return Object.freeze({
+    size: handle.size,
+    version: handle.version,
+    ...(handle.real_path === undefined ? {} : { real_path: handle.real_path }),
+    ...(handle.mtime_ms === undefined ? {} : { mtime_ms: handle.mtime_ms }),
+    read: (position: number, length: number): Uint8Array => {
+      const start = Math.min(Math.max(0, position), handle.size);
+      const end = Math.min(start + Math.max(0, length), handle.size);
+      if (end <= start) return new Uint8Array(0);
+      const first = Math.floor(start / CHECK_PAGE_BYTES);
+      const last = Math.floor((end - 1) / CHECK_PAGE_BYTES);
+      const from = first * CHECK_PAGE_BYTES;
+      const to = Math.min((last + 1) * CHECK_PAGE_BYTES, handle.size);
+      const bytes = new Uint8Array(to - from);
+      for (let at = 0; at < bytes.length;) {
+        const page = handle.read(from + at, bytes.length - at);
+        if (page.length === 0) throw differs(path);
+        bytes.set(page, at);
+        at += page.length;
+      }
+      for (let p = first; p <= last; p++) {
+        const off = (p - first) * CHECK_PAGE_BYTES;
+        if (sha256Hex(bytes.subarray(off, off + CHECK_PAGE_BYTES)) !== pages[p]) {
+          throw differs(path);
+        }
+      }
+      return bytes.subarray(start - from, end - from);
+    },
+    ...(typeof handle.versionNow === "function" ? { versionNow: () => handle.versionNow!() } : {}),
+    close: () => handle.close(),
+  });
+}
+
+/** The page a large file's reads are checked by (its digest taken in the verifying pass). */
+const CHECK_PAGE_BYTES = 256 * 1024;
+
+function sha256Hex(bytes: Uint8Array): string {
+  const hash = new Sha256();
+  hash.update(bytes);
+  return hexDigest(hash.digest());
 }
 
 /** Files up to this size are held whole once verified: the bytes served are the bytes hashed. */
