@@ -10,10 +10,10 @@ import { localizedDescription } from "../skill_catalog.ts";
 /** The most UTF-16 units of a SKILL.md body the index reads (the first 32 KiB). */
 export const MAX_BODY = 32 * 1024;
 
-/** The fields of the index, in the order of their counts. */
-export const FIELDS = ["name", "description", "headings", "body"] as const;
 /** A field of the index. */
-export type SkillField = typeof FIELDS[number];
+export type SkillField = "name" | "description" | "headings" | "body";
+/** The fields of the index, in the order of their counts. */
+export const FIELDS: readonly SkillField[] = ["name", "description", "headings", "body"];
 
 /** A skill's texts as the index reads them. */
 export interface SkillTexts {
