@@ -22,7 +22,8 @@ import {
   UsageError,
 } from "./_args.ts";
 import { reportDiscovery, rootOf } from "./_discovery.ts";
-import { RUN_REPEATED_FLAGS, RUN_SWITCHES, RUN_VALUE_FLAGS, runOptions } from "./_run.ts";
+import { runOptions } from "./_run.ts";
+import { RUN_REPEATED_FLAGS, RUN_SWITCHES, RUN_VALUE_FLAGS } from "./_run_flags.ts";
 import type { RunScriptOptions } from "../fs/run_script.ts";
 import { Report } from "./_report.ts";
 import { nearest } from "./_suggest.ts";

@@ -16,24 +16,6 @@ import { type RunScriptOptions, runSkillScript, type ScriptRun } from "../fs/run
 import { loadSkillFolder } from "../fs/skill_folder.ts";
 import { JsonFileApprovalStore } from "../fs/trust_files.ts";
 
-/** The flags that grant and limit a run, for `run` and `serve --allow-scripts`. */
-export const RUN_VALUE_FLAGS: readonly string[] = [
-  "--cwd",
-  "--allow-read",
-  "--allow-write",
-  "--env",
-  "--timeout-ms",
-  "--cpu-seconds",
-  "--memory-bytes",
-  "--processes",
-  "--file-bytes",
-  "--max-output-chars",
-  "--sandbox",
-];
-/** The run flags that may be given more than once. */
-export const RUN_REPEATED_FLAGS: readonly string[] = ["--allow-read", "--allow-write", "--env"];
-/** The run switches. */
-export const RUN_SWITCHES: readonly string[] = ["--allow-net", "--dangerously-run-unsandboxed"];
 
 /**
  * The run options of the grant and limit flags.

@@ -10,6 +10,7 @@
  *
  * @module
  */
+import { RUN_REPEATED_FLAGS, RUN_SWITCHES, RUN_VALUE_FLAGS } from "./_run_flags.ts";
 import { realpathSync } from "node:fs";
 import process from "node:process";
 import { fileURLToPath } from "node:url";
@@ -80,20 +81,10 @@ const RUN_COMMAND: FlagSpec = {
     "--class",
     "--global-safety",
     "--skill-safety",
-    "--cwd",
-    "--allow-read",
-    "--allow-write",
-    "--env",
-    "--timeout-ms",
-    "--cpu-seconds",
-    "--memory-bytes",
-    "--processes",
-    "--file-bytes",
-    "--max-output-chars",
-    "--sandbox",
+    ...RUN_VALUE_FLAGS,
   ],
-  repeated: ["--root", "--class", "--allow-read", "--allow-write", "--env"],
-  switches: ["--allow-net", "--dangerously-run-unsandboxed"],
+  repeated: ["--root", "--class", ...RUN_REPEATED_FLAGS],
+  switches: [...RUN_SWITCHES],
   positional: [2, 2],
   usage: "skillset run <skill-dir> | --root scope=path <name> <scripts/path> [--lockfile FILE] " +
     "[--approvals FILE] [--cwd DIR] [--allow-net] [--allow-read PATH]... [--allow-write PATH]... " +
