@@ -16,7 +16,6 @@ import { type RunScriptOptions, runSkillScript, type ScriptRun } from "../fs/run
 import { loadSkillFolder } from "../fs/skill_folder.ts";
 import { JsonFileApprovalStore } from "../fs/trust_files.ts";
 
-
 /**
  * The run options of the grant and limit flags.
  *
