@@ -1,0 +1,109 @@
+// Attacks on the tool policy from outside (issue 29 review): commands that
+// `decideToolCall` allowed in restrict mode from a broad pattern and that make
+// the approved program run code of the caller's choosing. Each was checked
+// against the real program (git 2.39, npm 11, GNU find) before it went here.
+import { describe, it } from "node:test";
+import assert from "node:assert/strict";
+import { codeRunningOptions, decideToolCall } from "../mod.ts";
+
+const restrict = (allowed: string, command: string, name = "Bash") =>
+  decideToolCall({
+    call: { name, input: { command } },
+    active: [{ name: "s", allowed_tools: allowed }],
+    mode: "restrict",
+    trusted: true,
+  }).verdict;
+
+describe("tool policy attacks", () => {
+  it("git clone's own -c/--config sets core.sshCommand before it fetches", () => {
+    for (
+      const command of [
+        "git clone -c core.sshCommand=id ssh://x/y",
+        "git clone -qc core.sshCommand=id ssh://x/y",
+        "git clone --config core.sshCommand=id ssh://x/y",
+        "git clone --config=core.sshCommand=id ssh://x/y",
+        "git clone --conf core.sshCommand=id ssh://x/y",
+      ]
+    ) {
+      assert.equal(restrict("Bash(git:*)", command), "deny", command);
+      assert.ok(codeRunningOptions(command.split(" ")).length > 0, command);
+    }
+    assert.equal(restrict("Bash(git clone -c:*)", "git clone -c a=b ssh://x/y"), "allow");
+    assert.equal(restrict("Bash(git:*)", "git clone ssh://x/y"), "allow");
+    assert.equal(restrict("Bash(git:*)", "git switch -c topic"), "allow");
+  });
+
+  it("git's internal and server commands that run a given command", () => {
+    for (
+      const command of [
+        "git submodule--helper foreach id",
+        "git instaweb --httpd=id",
+        "git daemon --access-hook=id",
+        "git daemon --access-h=id",
+      ]
+    ) {
+      assert.equal(restrict("Bash(git:*)", command), "deny", command);
+    }
+    assert.equal(restrict("Bash(git:*)", "git daemon --export-all"), "allow");
+  });
+
+  it("npm reads a long option with one dash, and with underscores", () => {
+    for (
+      const command of [
+        "npm run build -script-shell=/tmp/x",
+        "npm run build -script-shell /tmp/x",
+        "npm run build --script_shell=/tmp/x",
+        "npm run build -node-options=--require=/tmp/x",
+        "npm run build --node_options=--require=/tmp/x",
+        "npx -script-shell=/tmp/x foo",
+        "npx --script_shell=/tmp/x foo",
+      ]
+    ) {
+      assert.equal(restrict(`Bash(${command.split(" ")[0]}:*)`, command), "deny", command);
+    }
+    // npm's own options may take the next word: the subcommand is not known, `-c` counts anywhere.
+    for (
+      const command of [
+        "npm --loglevel silent exec -c id",
+        "npm --prefix . x -c id",
+        "npm -w a exec --call id",
+      ]
+    ) {
+      assert.equal(restrict("Bash(npm:*)", command), "deny", command);
+    }
+    assert.equal(restrict("Bash(npm:*)", "npm run build -s"), "allow");
+    assert.equal(restrict("Bash(npm:*)", "npm run build --silent"), "allow");
+    assert.equal(restrict("Bash(npm run build)", "npm run build"), "allow");
+  });
+
+  it("find's -fprintf and kin write a file the caller names, with content it chooses", () => {
+    for (
+      const command of [
+        "find . -maxdepth 0 -fprintf /home/u/.bashrc id",
+        "find . -fprint /tmp/x",
+        "find . -fprint0 /tmp/x",
+        "find . -fls /tmp/x",
+      ]
+    ) {
+      assert.equal(restrict("Bash(find:*)", command), "deny", command);
+    }
+    assert.equal(restrict("Bash(find:*)", "find . -name '*.ts' -print"), "allow");
+    assert.equal(restrict("Bash(find -fls:*)", "find -fls /tmp/x"), "allow");
+  });
+
+  it("tool names differ by case, in either order of calls (held)", () => {
+    for (const [granted, called] of [["Bash", "bash"], ["bash", "Bash"], ["Bash", "BASH"]]) {
+      const policyOf = () => [{ name: "s", allowed_tools: `${granted}(git:*)` }];
+      const call = (name: string) =>
+        decideToolCall({
+          call: { name, input: { command: "git status" } },
+          active: policyOf(),
+          mode: "restrict",
+          trusted: true,
+        }).verdict;
+      assert.equal(call(granted), "allow");
+      assert.equal(call(called), "deny");
+      assert.equal(call(granted), "allow");
+    }
+  });
+});
