@@ -38,6 +38,7 @@ describe("tool policy attacks", () => {
       const command of [
         "git submodule--helper foreach id",
         "git instaweb --httpd=id",
+        "git remote-ext origin id",
         "git daemon --access-hook=id",
         "git daemon --access-h=id",
       ]

@@ -66,6 +66,7 @@ export const CODE_RUNNING_OPTIONS: ReadonlyMap<string, readonly string[]> = new 
       "grep -O",
       "submodule--helper",
       "instaweb",
+      "remote-ext",
       "daemon --access-hook",
     ]],
     // npm's own options may take the next word (`npm --prefix . exec -c sh`): `-c` counts anywhere.
