@@ -48,6 +48,20 @@ describe("tool policy attacks", () => {
     assert.equal(restrict("Bash(git:*)", "git daemon --export-all"), "allow");
   });
 
+  it("git log --output writes .git/config, which the next git status runs (core.fsmonitor)", () => {
+    for (
+      const command of [
+        "git log -1 --format=[core]%n%x09fsmonitor=id --output=.git/config",
+        "git diff --output .git/config",
+        "git log --outp=.git/config",
+      ]
+    ) {
+      assert.equal(restrict("Bash(git:*)", command), "deny", command);
+    }
+    assert.equal(restrict("Bash(git:*)", "git diff --output-indicator-new=+"), "allow");
+    assert.equal(restrict("Bash(git log --output:*)", "git log --output x"), "allow");
+  });
+
   it("npm reads a long option with one dash, and with underscores", () => {
     for (
       const command of [

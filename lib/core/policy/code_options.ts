@@ -51,6 +51,8 @@ export const CODE_RUNNING_OPTIONS: ReadonlyMap<string, readonly string[]> = new 
       "--exec",
       "--extcmd",
       "--open-files-in-pager",
+      // `git log --format=… --output=.git/config` writes the repository's configuration.
+      "--output",
       "config",
       "filter-branch",
       "send-email",
