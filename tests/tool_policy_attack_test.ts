@@ -62,6 +62,20 @@ describe("tool policy attacks", () => {
     assert.equal(restrict("Bash(git log --output:*)", "git log --output x"), "allow");
   });
 
+  it("a documented limit: Bash(git:*) approves each step of writing a hook and running it", () => {
+    // Checked on git 2.39: the commit runs CMD. docs/tool-policy.md says so ("The limits").
+    for (
+      const command of [
+        "git notes add -m '#!/bin/sh' -m 'CMD'",
+        "git update-index --add --cacheinfo 100755,4e1d98d6165dc1a75c199cb4bae12b1fc6b2cd0e,pre-commit",
+        "git checkout-index --prefix=.git/hooks/ -f pre-commit",
+        "git commit -m x",
+      ]
+    ) {
+      assert.equal(restrict("Bash(git:*)", command), "allow", command);
+    }
+  });
+
   it("npm reads a long option with one dash, and with underscores", () => {
     for (
       const command of [
