@@ -4,7 +4,7 @@
 // against the real program (git 2.39, npm 11, GNU find) before it went here.
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { codeRunningOptions, decideToolCall } from "../mod.ts";
+import { codeRunningOptions, compileToolPolicy, decideToolCall } from "../mod.ts";
 
 const restrict = (allowed: string, command: string, name = "Bash") =>
   decideToolCall({
@@ -120,19 +120,26 @@ describe("tool policy attacks", () => {
     assert.equal(restrict("Bash(find -fls:*)", "find -fls /tmp/x"), "allow");
   });
 
-  it("tool names differ by case, in either order of calls (held)", () => {
-    for (const [granted, called] of [["Bash", "bash"], ["bash", "Bash"], ["Bash", "BASH"]]) {
-      const policyOf = () => [{ name: "s", allowed_tools: `${granted}(git:*)` }];
-      const call = (name: string) =>
-        decideToolCall({
-          call: { name, input: { command: "git status" } },
-          active: policyOf(),
+  it("tool names differ by case, in either order of calls, the cache included (held)", () => {
+    const pairs: readonly (readonly [string, string])[] = [
+      ["Bash", "bash"],
+      ["bash", "Bash"],
+      ["Bash", "BASH"],
+    ];
+    for (const [granted, called] of pairs) {
+      for (const calledFirst of [false, true]) {
+        const policy = compileToolPolicy({
+          active: [{ name: "s", allowed_tools: `${granted}(git:*)` }],
           mode: "restrict",
           trusted: true,
-        }).verdict;
-      assert.equal(call(granted), "allow");
-      assert.equal(call(called), "deny");
-      assert.equal(call(granted), "allow");
+        });
+        const call = (name: string) =>
+          policy.decide({ name, input: { command: "git status" } }).verdict;
+        if (calledFirst) assert.equal(call(called), "deny");
+        assert.equal(call(granted), "allow");
+        assert.equal(call(called), "deny");
+        assert.equal(call(granted), "allow");
+      }
     }
   });
 });
