@@ -62,6 +62,22 @@ describe("tool policy attacks", () => {
     assert.equal(restrict("Bash(git log --output:*)", "git log --output x"), "allow");
   });
 
+  it("man runs the browser -H/--html names, and the pager -P names (man-db's --help)", () => {
+    for (
+      const command of [
+        "man --html=id ls",
+        "man -Hid ls",
+        "man -P id ls",
+        "man --pager=id ls",
+        "man -C ./man.conf ls",
+      ]
+    ) {
+      assert.equal(restrict("Bash(man:*)", command), "deny", command);
+    }
+    assert.equal(restrict("Bash(man:*)", "man -k printf"), "allow");
+    assert.equal(restrict("Bash(man:*)", "man 3 printf"), "allow");
+  });
+
   it("a documented limit: Bash(git:*) approves each step of writing a hook and running it", () => {
     // Checked on git 2.39: the commit runs CMD. docs/tool-policy.md says so ("The limits").
     for (

@@ -76,6 +76,8 @@ export const CODE_RUNNING_OPTIONS: ReadonlyMap<string, readonly string[]> = new 
     ["npx", ["--script-shell", "--node-options", "-c", "--call"]],
     // find's -fprint* and -fls write a file the caller names (-fprintf: with the content it chooses).
     ["find", ["-exec", "-execdir", "-ok", "-okdir", "-fprint", "-fprint0", "-fprintf", "-fls"]],
+    // man -H runs a browser of the caller's choosing (no terminal needed); -P a pager (with one).
+    ["man", ["-H", "--html", "-P", "--pager", "-C", "--config-file"]],
     ["rsync", ["-e", "--rsh", "--rsync-path"]],
     ["tar", [
       "-I",
