@@ -5,6 +5,7 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { codeRunningOptions, compileToolPolicy, decideToolCall } from "../mod.ts";
+import { referenceShellWords } from "../lib/testing.ts";
 
 const restrict = (allowed: string, command: string, name = "Bash") =>
   decideToolCall({
@@ -76,6 +77,13 @@ describe("tool policy attacks", () => {
     }
     assert.equal(restrict("Bash(man:*)", "man -k printf"), "allow");
     assert.equal(restrict("Bash(man:*)", "man 3 printf"), "allow");
+  });
+
+  it("the kit's reference grammar reads a long word that fails at its end in linear time", () => {
+    // A run of runs backtracked exponentially: 24 letters took 0.6 s, 40 would take hours.
+    assert.equal(referenceShellWords("git " + "a".repeat(5000) + "$"), undefined);
+    assert.equal(referenceShellWords("git 'b'" + "a".repeat(5000) + "$", true), undefined);
+    assert.deepEqual(referenceShellWords("git a'b'c\"d\" e"), ["git", "abcd", "e"]);
   });
 
   it("a documented limit: Bash(git:*) approves each step of writing a hook and running it", () => {
