@@ -7,9 +7,13 @@
 import { codeRunningOptions } from "../core/policy/code_options.ts";
 import { isShellKeyword, PLAIN_BUILTINS } from "../core/policy/shell_words.ts";
 
-/** One piece of a word: unquoted characters, a single-quoted or a double-quoted string. */
-const PIECE =
-  String.raw`(?:[A-Za-z0-9_\-./:,+@%=STAR]|(?![\x00-\x7f])[\p{L}\p{M}\p{N}\p{P}\p{S}])+` +
+/**
+ * One piece of a word: an unquoted character, a single-quoted or a
+ * double-quoted string. One character, not a run: a word is a run of pieces,
+ * and a run of runs backtracks exponentially on a line that does not match
+ * (`git aaaaaaaaaaaaaaaaaaaaaaaa$`).
+ */
+const PIECE = String.raw`[A-Za-z0-9_\-./:,+@%=STAR]|(?![\x00-\x7f])[\p{L}\p{M}\p{N}\p{P}\p{S}]` +
   String.raw`|'(?:[\t\x20-\x26\x28-\x7e]|(?![\x00-\x7f])[\p{L}\p{M}\p{N}\p{P}\p{S}])*'` +
   String
     .raw`|"(?:[\t\x20\x23\x25-\x5b\x5d-\x5f\x61-\x7e]|(?![\x00-\x7f])[\p{L}\p{M}\p{N}\p{P}\p{S}])*"`;

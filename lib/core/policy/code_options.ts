@@ -51,21 +51,33 @@ export const CODE_RUNNING_OPTIONS: ReadonlyMap<string, readonly string[]> = new 
       "--exec",
       "--extcmd",
       "--open-files-in-pager",
+      // `git log --format=… --output=.git/config` writes the repository's configuration.
+      "--output",
       "config",
       "filter-branch",
       "send-email",
       "bisect run",
       "submodule foreach",
       "clone -u",
+      "clone -c",
+      "clone --config",
       "clone --template",
       "init --template",
       "rebase -x",
       "difftool -x",
       "grep -O",
+      "submodule--helper",
+      "instaweb",
+      "remote-ext",
+      "daemon --access-hook",
     ]],
-    ["npm", ["--script-shell", "--node-options", "exec -c", "exec --call", "x -c", "x --call"]],
+    // npm's own options may take the next word (`npm --prefix . exec -c sh`): `-c` counts anywhere.
+    ["npm", ["--script-shell", "--node-options", "-c", "--call"]],
     ["npx", ["--script-shell", "--node-options", "-c", "--call"]],
-    ["find", ["-exec", "-execdir", "-ok", "-okdir"]],
+    // find's -fprint* and -fls write a file the caller names (-fprintf: with the content it chooses).
+    ["find", ["-exec", "-execdir", "-ok", "-okdir", "-fprint", "-fprint0", "-fprintf", "-fls"]],
+    // man -H runs a browser of the caller's choosing (no terminal needed); -P a pager (with one).
+    ["man", ["-H", "--html", "-P", "--pager", "-C", "--config-file"]],
     ["rsync", ["-e", "--rsh", "--rsync-path"]],
     ["tar", [
       "-I",
@@ -97,6 +109,12 @@ const GIT_VALUE_OPTIONS: ReadonlySet<string> = new Set([
 /** tar's first word may be a cluster of options without a dash (`tar xIf prog …`). */
 const BUNDLED_FIRST: ReadonlySet<string> = new Set(["tar"]);
 
+/**
+ * npm reads a long option with one dash too (`-script-shell=sh`, as nopt does)
+ * and with `_` for `-` (`--script_shell=sh`).
+ */
+const LOOSE_LONG: ReadonlySet<string> = new Set(["npm", "npx"]);
+
 /** One option of the table, compiled: how a word uses it, and the entry it reports. */
 interface Option {
   readonly entry: string;
@@ -105,6 +123,8 @@ interface Option {
   /** `--name` (abbreviations, `=value`), `-x` (a letter in a cluster), or an exact word. */
   readonly kind: "long" | "short" | "word";
   readonly name: string;
+  /** A long option also written with one dash, or with `_` for `-` (npm). */
+  readonly loose: boolean;
 }
 
 /** A program's table, by where each option counts. */
@@ -121,6 +141,8 @@ interface ProgramOptions {
   readonly git: boolean;
   /** Whether the first word may bundle letters without a dash (tar). */
   readonly bundled: boolean;
+  /** Whether long options may be written loosely (npm): no quick look, every word is checked. */
+  readonly loose: boolean;
 }
 
 const COMPILED: ReadonlyMap<string, ProgramOptions> = new Map(
@@ -142,6 +164,7 @@ const COMPILED: ReadonlyMap<string, ProgramOptions> = new Map(
           : raw.length === 2 && raw[0] === "-"
           ? raw[1]!
           : raw,
+        loose: LOOSE_LONG.has(program) && raw.startsWith("--"),
       };
       if (space > 0) {
         const sub = text.slice(0, space);
@@ -159,6 +182,7 @@ const COMPILED: ReadonlyMap<string, ProgramOptions> = new Map(
       subcommandList: [...subcommands.values()],
       git: program === "git",
       bundled: BUNDLED_FIRST.has(program),
+      loose: LOOSE_LONG.has(program),
     }];
   }),
 );
@@ -256,7 +280,7 @@ export function optionStarts(program: string): OptionStarts | null {
     wordFirst[word.charCodeAt(0)] = 1;
     for (const o of options) mark(o);
   }
-  return { long, short, dashed, words, wordFirst, bundled: table.bundled };
+  return { long, short, dashed, words, wordFirst, bundled: table.bundled || table.loose };
 }
 
 /**
@@ -336,6 +360,7 @@ function add(used: Option[] | undefined, o: Option): Option[] {
 const NONE: readonly string[] = Object.freeze([]);
 const DASH = 0x2d;
 const EQUALS = 0x3d;
+const UNDERSCORE = 0x5f;
 const NUL = "\u0000";
 
 function isGitValueOption(text: string, start: number, end: number): boolean {
@@ -372,14 +397,22 @@ function uses(text: string, start: number, end: number, o: Option): boolean {
   const name = o.name;
   switch (o.kind) {
     case "long": {
-      if (text.charCodeAt(start) !== DASH || text.charCodeAt(start + 1) !== DASH) return false;
+      if (text.charCodeAt(start) !== DASH) return false;
+      // npm: `-script-shell` too, but not a one-letter `-s` (a short option).
+      const from = text.charCodeAt(start + 1) === DASH ? start + 2 : o.loose ? start + 1 : -1;
+      if (from < 0) return false;
       // The name, or an abbreviation of it (a non-empty prefix), up to the end or an `=`.
-      let k = start + 2;
+      let k = from;
       for (; k < end && text.charCodeAt(k) !== EQUALS; k++) {
-        const at = k - start - 2;
-        if (at >= name.length || text.charCodeAt(k) !== name.charCodeAt(at)) return false;
+        const at = k - from;
+        const c = text.charCodeAt(k);
+        if (
+          at >= name.length ||
+          (c !== name.charCodeAt(at) &&
+            !(o.loose && c === UNDERSCORE && name.charCodeAt(at) === DASH))
+        ) return false;
       }
-      return k > start + 2;
+      return k - from >= (from === start + 1 ? 2 : 1);
     }
     case "short":
       return end - start >= 2 && text.charCodeAt(start) === DASH &&
