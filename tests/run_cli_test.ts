@@ -1,9 +1,8 @@
-import { after, describe, it } from "node:test";
+import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { chmodSync, cpSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { cpSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { cli, ROOT } from "./_cli.ts";
+import { cli } from "./_cli.ts";
 import { put } from "./_tree.ts";
 import {
   FILE_ORIGIN,
@@ -12,35 +11,13 @@ import {
   runSkillScript,
 } from "../lib/load.ts";
 import { approvalRecord, skillManifest } from "../mod.ts";
+import { copySkillCreator, SKILL_CREATOR, tempFolders } from "./_run.ts";
 
-const SKILL_CREATOR = join(
-  ROOT,
-  "tests",
-  "fixtures",
-  "scripts",
-  "anthropics+skills",
-  "skill-creator",
-);
 const SCRIPT = "scripts/aggregate_benchmark.py";
 
-const temps: string[] = [];
-after(() => {
-  for (const t of temps) rmSync(t, { recursive: true, force: true });
-});
-
-function temp(): string {
-  const dir = mkdtempSync(join(tmpdir(), "skillset-run-cli-"));
-  chmodSync(dir, 0o777);
-  temps.push(dir);
-  return dir;
-}
-
+const temp = tempFolders("skillset-run-cli-", 0o777);
 /** skill-creator (anthropics/skills) copied where the sandbox's user can read it. */
-function skillCreator(): string {
-  const dir = join(temp(), "skill-creator");
-  cpSync(SKILL_CREATOR, dir, { recursive: true });
-  return dir;
-}
+const skillCreator = (): string => copySkillCreator(temp());
 
 const probe = await runSkillScript(loadSkillFolder(skillCreator()), SCRIPT, ["--help"])
   .then((r) => (r.exit_code === 0 ? false : `the sandbox does not run here: ${r.stderr.trim()}`))

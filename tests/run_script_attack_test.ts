@@ -3,18 +3,10 @@
  * script) and a hostile MCP peer, each against a promise of docs/scripts.md.
  * Each test failed before its defence.
  */
-import { after, describe, it } from "node:test";
+import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import {
-  chmodSync,
-  closeSync,
-  existsSync,
-  mkdtempSync,
-  openSync,
-  readFileSync,
-  rmSync,
-} from "node:fs";
+import { chmodSync, closeSync, existsSync, openSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import process from "node:process";
@@ -30,27 +22,12 @@ import { ScriptRunError } from "../lib/fs/script_run_error.ts";
 import { loadSkillFolder } from "../lib/load.ts";
 import { _setSandboxTools, sandboxTools } from "../lib/fs/_sandbox.ts";
 import { type RunScriptOptions, runSkillScript } from "../lib/fs/run_script.ts";
+import { sandboxMissing, skillFolder, tempFolders } from "./_run.ts";
 
-const temps: string[] = [];
-after(() => {
-  for (const t of temps) rmSync(t, { recursive: true, force: true });
-});
-
-/** A fresh temp folder, removed after the file's tests; open to the sandbox's user. */
-function temp(): string {
-  const dir = mkdtempSync(join(tmpdir(), "skillset-run-attack-"));
-  chmodSync(dir, 0o755);
-  temps.push(dir);
-  return dir;
-}
-
+const temp = tempFolders("skillset-run-attack-", 0o755);
 /** A skill folder with these files (SKILL.md added). */
-function skill(files: Readonly<Record<string, string>>, name = "hostile"): string {
-  const dir = join(temp(), name);
-  put(dir, "SKILL.md", `---\nname: ${name}\ndescription: Attacks the runner\n---\nRun it.\n`);
-  for (const [path, text] of Object.entries(files)) put(dir, path, text);
-  return dir;
-}
+const skill = (files: Readonly<Record<string, string>>, name = "hostile"): string =>
+  skillFolder(temp(), files, name, "Attacks the runner");
 
 async function runIn(
   files: Readonly<Record<string, string>>,
@@ -61,21 +38,7 @@ async function runIn(
   return await runSkillScript(loadSkillFolder(skill(files)), path, args, options);
 }
 
-/** Why the bubblewrap tests cannot run here, or `false` when they can. */
-async function sandboxMissing(): Promise<string | false> {
-  const tools = sandboxTools();
-  if (tools.bwrap === null) return "bwrap is not installed (the refusal path is tested instead)";
-  if (tools.prlimit === null) return "prlimit is not installed";
-  try {
-    const run = await runIn({ "scripts/ok.sh": "echo ok\n" }, "scripts/ok.sh");
-    if (run.stdout !== "ok\n") return `bubblewrap does not work here: ${run.stderr.trim()}`;
-  } catch (e) {
-    return `bubblewrap does not work here: ${(e as Error).message}`;
-  }
-  return false;
-}
-
-const NO_BWRAP = await sandboxMissing();
+const NO_BWRAP = await sandboxMissing(temp());
 const DENO = join(ROOT, "node_modules", "deno", "deno");
 const NO_DENO = existsSync(DENO) ? false : "no deno binary in node_modules";
 const NO_PROC = existsSync("/proc/self/fd") ? false : "no /proc/self/fd here";

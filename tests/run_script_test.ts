@@ -1,8 +1,7 @@
-import { after, describe, it } from "node:test";
+import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, readFileSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:net";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import process from "node:process";
 import {
@@ -28,51 +27,19 @@ import {
   lockSkills,
   recordedPath,
 } from "../lib/load.ts";
-import { _setSandboxTools, sandboxTools } from "../lib/fs/_sandbox.ts";
+import { _setSandboxTools } from "../lib/fs/_sandbox.ts";
 import { type RunScriptOptions, runSkillScript } from "../lib/fs/run_script.ts";
 import { ScriptRunError } from "../lib/fs/script_run_error.ts";
 import { link, put } from "./_tree.ts";
+import { sandboxMissing, skillFolder, tempFolders } from "./_run.ts";
 
 const ROOT = join(import.meta.dirname ?? ".", "..");
-const temps: string[] = [];
-after(() => {
-  for (const t of temps) rmSync(t, { recursive: true, force: true });
-});
 
-/** A fresh temp folder, removed after the file's tests; open to the sandbox's user. */
-function temp(): string {
-  const dir = mkdtempSync(join(tmpdir(), "skillset-run-test-"));
-  chmodSync(dir, 0o755);
-  temps.push(dir);
-  return dir;
-}
-
+const temp = tempFolders("skillset-run-test-", 0o755);
 /** A skill folder with these files (SKILL.md added). */
-function skill(files: Readonly<Record<string, string>>, name = "runner"): string {
-  const dir = join(temp(), name);
-  put(dir, "SKILL.md", `---\nname: ${name}\ndescription: Runs scripts in tests\n---\nRun them.\n`);
-  for (const [path, text] of Object.entries(files)) put(dir, path, text);
-  return dir;
-}
-
-/** Why the bubblewrap tests cannot run here, or `false` when they can. */
-async function sandboxMissing(): Promise<string | false> {
-  const tools = sandboxTools();
-  if (tools.bwrap === null) return "bwrap is not installed (the refusal path is tested instead)";
-  if (tools.prlimit === null) return "prlimit is not installed";
-  try {
-    const run = await runSkillScript(
-      loadSkillFolder(skill({ "scripts/ok.sh": "echo ok\n" })),
-      "scripts/ok.sh",
-    );
-    if (run.stdout !== "ok\n") return `bubblewrap does not work here: ${run.stderr.trim()}`;
-  } catch (e) {
-    return `bubblewrap does not work here: ${(e as Error).message}`;
-  }
-  return false;
-}
-
-const NO_BWRAP = await sandboxMissing();
+const skill = (files: Readonly<Record<string, string>>, name = "runner"): string =>
+  skillFolder(temp(), files, name, "Runs scripts in tests");
+const NO_BWRAP = await sandboxMissing(temp());
 const DENO = join(ROOT, "node_modules", "deno", "deno");
 const NO_DENO = existsSync(DENO) ? false : "no deno binary in node_modules";
 

@@ -1,44 +1,18 @@
-import { after, describe, it } from "node:test";
+import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { chmodSync, cpSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { chmodSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { Client, InMemoryTransport } from "@modelcontextprotocol/client";
 import type { McpServer } from "@modelcontextprotocol/server";
 import { serveSkills } from "../lib/mcp.ts";
 import { loadSkillFolder, runSkillScript } from "../lib/load.ts";
 import { put } from "./_tree.ts";
-
-const ROOT = join(import.meta.dirname ?? ".", "..");
+import { copySkillCreator, tempFolders } from "./_run.ts";
 /** skill-creator from anthropics/skills, with its stdlib-only scripts/aggregate_benchmark.py. */
-const SKILL_CREATOR = join(
-  ROOT,
-  "tests",
-  "fixtures",
-  "scripts",
-  "anthropics+skills",
-  "skill-creator",
-);
 
-const temps: string[] = [];
-after(() => {
-  for (const t of temps) rmSync(t, { recursive: true, force: true });
-});
-
-/** A temp folder the sandbox's user may use. */
-function temp(): string {
-  const dir = mkdtempSync(join(tmpdir(), "skillset-run-tool-"));
-  chmodSync(dir, 0o777);
-  temps.push(dir);
-  return dir;
-}
-
-/** The skill copied where the sandbox's user can read it (a checkout may sit in a private home). */
-function skillCreator(): string {
-  const dir = join(temp(), "skill-creator");
-  cpSync(SKILL_CREATOR, dir, { recursive: true });
-  return dir;
-}
+const temp = tempFolders("skillset-run-tool-", 0o777);
+/** skill-creator (anthropics/skills) copied where the sandbox's user can read it. */
+const skillCreator = (): string => copySkillCreator(temp());
 
 /** A benchmark folder as skill-creator's iterations write it: one eval, two configurations. */
 function benchmark(): string {
