@@ -759,7 +759,7 @@ function searchEvaluation(files: readonly ResultsFile[]): string[] {
   const out = [
     `## Skill search evaluation (${file.runtime}; deterministic, the same on every runtime)`,
     "",
-    "929 skills of four collections (tests/fixtures/skill_collections), queries in bench/search_queries.json, one expected skill each. The tune split decided the parameters (stemming on: it raised the tune split's MRR); the eval split is never used for tuning.",
+    "929 skills of four collections (tests/fixtures/skill_collections), queries in bench/search_queries.json, one expected skill each; these queries paraphrase the skills' own descriptions, so they measure little (see the user-phrased evaluation). The tune split decided the parameters (stemming on: it raised the tune split's MRR); the eval split is never used for tuning.",
     "",
     "| ranker | split | queries | recall@1 | recall@5 | MRR |",
     "|---|---|---|---|---|---|",
