@@ -120,7 +120,8 @@ for (const shell of ["bash", "dash"] as const satisfies readonly ShellName[]) {
         const message = failsWith(() =>
           assertToolPolicyAgreesWithShell(tablelessPolicy, { shell, seed, numRuns: 6, batch: 300 })
         );
-        assert.match(message, /it uses git|it uses find|it uses tar/);
+        // Whatever program the seed picks, the failure is a code-running option the table names.
+        assert.match(message, /: it uses \S+ \S/);
       },
     );
   });
