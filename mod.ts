@@ -274,7 +274,9 @@ export type {
 } from "./lib/core/trust/lockfile.ts";
 export type { EntryKind, OtherEntry } from "./lib/core/trust/entries.ts";
 export {
+  approvalChanges,
   approvalRecord,
+  approvalRecordWithEntries,
   APPROVALS_VERSION,
   approve,
   decideApproval,

@@ -63,6 +63,7 @@ export type { SkillDiagnostic, SkillDiagnosticCode } from "./fs/skill_diagnostic
 export { validateFrontmatterLeniently } from "./fs/lenient_frontmatter.ts";
 export type { FrontmatterProblem, LenientFrontmatter } from "./fs/lenient_frontmatter.ts";
 export {
+  approveSkillFolder,
   approveSkills,
   lockSkills,
   trustDiscovery,

@@ -21,6 +21,7 @@ import {
 } from "../mod.ts";
 import { fc, runs } from "./_fc.ts";
 import {
+  approveSkillFolder,
   discoverSkills,
   FILE_ORIGIN,
   loadSkillFolder,
@@ -408,9 +409,8 @@ describe("runSkillScript: the sandbox", { skip: NO_BWRAP }, () => {
     link(join(outside, "secret.txt"), join(dir, "scripts", "data.txt"));
     const loaded = loadSkillFolder(dir);
     // With approvals every file is read (to hash the skill whole); still only the shown ones are copied.
-    const approvals = new MemoryApprovalStore([
-      approvalRecord(FILE_ORIGIN, dir, await skillManifest(loaded)),
-    ]);
+    const approvals = new MemoryApprovalStore();
+    await approveSkillFolder(approvals, loaded);
     const run = await runSkillScript(loaded, "scripts/l.sh", [], { approvals });
     assert.ok(
       run.stdout.startsWith("/skill:\nSKILL.md\nscripts\n\n/skill/scripts:\nl.sh\n"),

@@ -4,7 +4,8 @@
  * added to a locked skill fails `verify --frozen`; the skill digest still
  * equals the documented `sha256sum` recipe over hostile names; a root that
  * does not exist or holds no skill is an error, and the lockfile keeps its
- * roots.
+ * roots. An approval covers the same entries: each added to an approved
+ * skill lapses its approval wherever approvals are checked.
  */
 import { after, describe, it } from "node:test";
 import assert from "node:assert/strict";
@@ -24,7 +25,10 @@ import { join } from "node:path";
 import process from "node:process";
 import { mainAsync } from "../lib/cli.ts";
 import { escapeName, unescapeName } from "../lib/core/trust/entries.ts";
-import { parseLockfile, renderLockfile } from "../mod.ts";
+import { parseApprovals, parseLockfile, renderApprovals, renderLockfile } from "../mod.ts";
+import { loadSkillFolder } from "../lib/fs/skill_folder.ts";
+import { JsonFileApprovalStore } from "../lib/fs/trust_files.ts";
+import { loadServeLock } from "../lib/mcp/_serve_lock.ts";
 import { fc, runs } from "./_fc.ts";
 import { put } from "./_tree.ts";
 import { RUNTIME } from "./_cli.ts";
@@ -137,6 +141,91 @@ describe("verify --frozen sees every entry of a locked skill", () => {
     const verified = await run(dir, "verify");
     assert.equal(verified.code, 1);
     assert.match(verified.out, /"scripts\/json\.py" \(link\) changed/);
+  });
+});
+
+describe("an approval covers every entry of the folder", () => {
+  /** Every place that checks an approval of a folder, each answering whether the skill may be used. */
+  const checks: [string, (dir: string) => Promise<{ ok: boolean; said: string }>][] = [
+    ["list --approvals", async (dir) => {
+      const r = await run(dir, "list", ...ROOT, "--approvals", "a.json");
+      return { ok: / approved /.test(r.out), said: r.out };
+    }],
+    ["to-prompt --approvals", async (dir) => {
+      const r = await run(dir, "to-prompt", "skills", "--approvals", "a.json");
+      return { ok: /<name>tool<\/name>/.test(r.out), said: r.err };
+    }],
+    ["activate <folder> --approvals", async (dir) => {
+      const r = await run(dir, "activate", "skills/tool", "--approvals", "a.json");
+      return { ok: r.code === 0, said: r.err };
+    }],
+    ["run --approvals (checked before any sandbox)", async (dir) => {
+      const r = await run(dir, "run", "skills/tool", "scripts/run.py", "--approvals", "a.json");
+      return { ok: !/approv/.test(r.err), said: r.err };
+    }],
+    ["serve --approvals", async (dir) => {
+      const warnings: string[] = [];
+      const lock = loadServeLock(
+        { approvals: new JsonFileApprovalStore(join(dir, "a.json")) },
+        (w) => warnings.push(w.message),
+      )!;
+      const folder = join(dir, "skills/tool");
+      const served = await lock.check(folder, loadSkillFolder(folder));
+      return { ok: served !== undefined, said: warnings.join("\n") };
+    }],
+  ];
+
+  for (const [where, check] of checks) {
+    it(`${where}: a link added after approval lapses it, naming the link`, async () => {
+      const dir = project();
+      assert.equal((await run(dir, "approve", "tool", ...ROOT, "--approvals", "a.json")).code, 0);
+      assert.equal((await check(dir)).ok, true, "approved as it was");
+      symlinkSync("../../../outside/json.py", join(dir, "skills/tool/scripts/json.py"));
+      const now = await check(dir);
+      assert.equal(now.ok, false, "still approved after a link was added");
+      if (where !== "list --approvals") {
+        assert.match(now.said, /changed since it was approved: "scripts\/json\.py" \(link\) added/);
+      }
+    });
+  }
+
+  it("a folder approved with a link stays approved; retargeting or removing the link lapses it", async () => {
+    const dir = project();
+    const link = join(dir, "skills/tool/scripts/json.py");
+    symlinkSync("../../../outside/json.py", link);
+    assert.equal((await run(dir, "approve", "tool", ...ROOT, "--approvals", "a.json")).code, 0);
+    const file = parseApprovals(readFileSync(join(dir, "a.json"), "utf8"), "a.json");
+    assert.deepEqual(file[0]!.entries?.map((e) => [e.path, e.kind]), [["scripts/json.py", "link"]]);
+    const listed = async () => (await run(dir, "list", ...ROOT, "--approvals", "a.json")).out;
+    assert.match(await listed(), / approved /);
+    rmSync(link);
+    symlinkSync("../../../outside/other.py", link);
+    assert.match(await listed(), /changed since approval/);
+    rmSync(link);
+    assert.match(await listed(), /changed since approval/);
+  });
+
+  it("an approval file with entries renders and parses back the same; version 1 cannot hold them", () => {
+    const d = `sha256:${"1".repeat(64)}`;
+    const record = {
+      origin: "file",
+      path: "skills/x",
+      name: "x",
+      digest: d,
+      frontmatter_digest: d,
+      files: [],
+      entries: [{ path: "a\\x1b", kind: "fifo" as const }, { path: "b", kind: "link" as const }],
+    };
+    const text = renderApprovals([record]);
+    assert.match(text, /"version": 2/);
+    assert.deepEqual(parseApprovals(text, "a"), [record]);
+    assert.equal(renderApprovals(parseApprovals(text, "a")), text);
+    assert.throws(() => parseApprovals(text.replace('"version": 2', '"version": 1'), "a"), {
+      code: "INVALID_FIELD",
+      message: /Field "entries" needs version 2/,
+    });
+    // Without entries the file stays version 1, as older versions of this library wrote it.
+    assert.match(renderApprovals([{ ...record, entries: [] }]), /"version": 1/);
   });
 });
 

@@ -839,6 +839,7 @@ describe("approvals", () => {
         change: "added",
       }],
       frontmatter_changed: true,
+      entry_changes: [],
     });
   });
 });

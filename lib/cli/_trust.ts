@@ -10,10 +10,9 @@
 import { dirname, resolve } from "node:path";
 import { escapeControls as esc } from "../core/_text.ts";
 import { type Args, type ArgSpec, count, parseArgs, toolList, UsageError } from "./_args.ts";
-import { decideApproval } from "../core/trust/approval.ts";
+import { approvalChanges, decideApproval } from "../core/trust/approval.ts";
 import { skillManifest } from "../core/trust/manifest.ts";
 import { pinBundle } from "../core/trust/pin.ts";
-import { describeChanges } from "../core/trust/trust_file.ts";
 import type { Discovery } from "../fs/discovery.ts";
 import { loadSkillFolder } from "../fs/skill_folder.ts";
 import { otherEntries } from "../fs/_trust_entries.ts";
@@ -278,18 +277,17 @@ async function trustedFolderCommand(
   const skill = loadSkillFolder(dir, { lenient: true, ...load });
   const manifest = await skillManifest(skill);
   const problems: string[] = [];
+  const others = otherEntries(skill);
   if (options.lock !== undefined) {
-    const mismatch = await lockMismatch(loadLock(options.lock), dir, manifest, otherEntries(skill));
+    const mismatch = await lockMismatch(loadLock(options.lock), dir, manifest, others);
     if (mismatch !== null) problems.push(mismatch.message);
   }
   if (options.approvals !== undefined) {
-    const decision = await decideApproval(options.approvals, FILE_ORIGIN, dir, manifest);
+    const decision = await decideApproval(options.approvals, FILE_ORIGIN, dir, manifest, others);
     if (decision.status === "needs_approval") problems.push(`Skill "${skill.name}" needs approval`);
     else if (decision.status !== "approved") {
       problems.push(
-        `Skill "${skill.name}" changed since it was approved: ${
-          describeChanges(decision.changes, decision.frontmatter_changed)
-        }`,
+        `Skill "${skill.name}" changed since it was approved: ${approvalChanges(decision)}`,
       );
     }
   }

@@ -28,11 +28,10 @@ import { assertAccess, type SafetyFlags } from "../core/gate.ts";
 import { classifyResource, normalizeResourcePath } from "../core/resource_path.ts";
 import { type ScriptInterpreter, scriptInterpreter } from "../core/script_kind.ts";
 import type { ApprovalStore } from "../core/trust/approval.ts";
-import { decideApproval } from "../core/trust/approval.ts";
+import { approvalChanges, decideApproval } from "../core/trust/approval.ts";
 import { sha256Digest } from "../core/trust/digest.ts";
 import { type Lockfile, lockKey } from "../core/trust/lockfile.ts";
 import type { SkillManifest } from "../core/trust/manifest.ts";
-import { describeChanges } from "../core/trust/trust_file.ts";
 import { cappedSpawn } from "./_capped_spawn.ts";
 import { manifestOf, readSkill, writeSnapshot } from "./_skill_snapshot.ts";
 import {
@@ -533,11 +532,13 @@ async function checkTrust(
   refuse: (code: "NOT_APPROVED" | "LOCK_MISMATCH", message: string) => ScriptRunError,
   from: { readonly location: string | undefined; readonly origin: string; readonly uri: string },
 ): Promise<void> {
+  // A lock and an approval of a folder cover its other entries (links, pipes …) too.
+  const others = from.location === undefined || (options.lock ?? options.approvals) === undefined
+    ? []
+    : otherEntries({ ...skill, location: from.location });
   if (options.lock !== undefined) {
     const lock = loadLock(options.lock, options.lockBase);
     if (from.location !== undefined) {
-      // The lock records the folder's other entries (links, pipes …) too: compare them as well.
-      const others = otherEntries({ ...skill, location: from.location });
       const mismatch = await lockMismatch(lock, from.location, manifest, others);
       if (mismatch !== null) throw refuse("LOCK_MISMATCH", mismatch.message);
     } else {
@@ -554,14 +555,14 @@ async function checkTrust(
   }
   if (options.approvals !== undefined) {
     const key = from.location ?? from.uri;
-    const decision = await decideApproval(options.approvals, from.origin, key, manifest);
+    const decision = await decideApproval(options.approvals, from.origin, key, manifest, others);
     if (decision.status !== "approved") {
       throw refuse(
         "NOT_APPROVED",
         decision.status === "needs_approval"
           ? `Skill ${JSON.stringify(skill.name)} needs approval before its scripts run`
           : `Skill ${JSON.stringify(skill.name)} changed since it was approved: ${
-            describeChanges(decision.changes, decision.frontmatter_changed)
+            approvalChanges(decision)
           }`,
       );
     }

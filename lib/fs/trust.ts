@@ -8,9 +8,10 @@
  */
 import { dirname, resolve } from "node:path";
 import {
+  approvalChanges,
   type ApprovalDecision,
   type ApprovalRecord,
-  approvalRecord,
+  approvalRecordWithEntries,
   type ApprovalStore,
   decideApproval,
 } from "../core/trust/approval.ts";
@@ -282,7 +283,13 @@ export async function trustStandings(
     }
     let approval: ApprovalDecision | null = null;
     if (options.approvals !== undefined) {
-      approval = await decideApproval(options.approvals, FILE_ORIGIN, skill.path, got.manifest);
+      approval = await decideApproval(
+        options.approvals,
+        FILE_ORIGIN,
+        skill.path,
+        got.manifest,
+        got.others,
+      );
       if (approval.status !== "approved") {
         diagnostics.push(diagnostic(
           "error",
@@ -290,9 +297,7 @@ export async function trustStandings(
           skill.path,
           approval.status === "needs_approval"
             ? `Skill "${skill.name}" needs approval`
-            : `Skill "${skill.name}" changed since it was approved: ${
-              describeChanges(approval.changes, approval.frontmatter_changed)
-            }`,
+            : `Skill "${skill.name}" changed since it was approved: ${approvalChanges(approval)}`,
         ));
         loaded = false;
       }
@@ -379,6 +384,30 @@ export async function trustDiscovery(
 }
 
 /**
+ * Approve one loaded skill folder as it is now: its files and its other
+ * entries (links, pipes, files no reader serves), keyed by its location.
+ *
+ * @param store The approvals.
+ * @param skill The folder as loaded (by `loadSkillFolder`).
+ * @returns The record stored.
+ * @throws {ResourceReadError} When a file cannot be hashed.
+ */
+export async function approveSkillFolder(
+  store: ApprovalStore,
+  skill: LoadedSkill,
+): Promise<ApprovalRecord> {
+  const manifest = await skillManifest(skill);
+  const record = await approvalRecordWithEntries(
+    FILE_ORIGIN,
+    skill.location,
+    manifest,
+    otherEntries(skill),
+  );
+  await store.put(record);
+  return record;
+}
+
+/**
  * Approve discovered skills as they are now.
  *
  * @param discovery What {@linkcode discoverSkills} found.
@@ -402,8 +431,14 @@ export async function approveSkills(
   });
   const out: ApprovalRecord[] = [];
   for (const skill of chosen) {
-    const manifest = await skillManifest(discovery.loadBundle(skill.name)!);
-    const record = approvalRecord(FILE_ORIGIN, skill.path, manifest);
+    const bundle = discovery.loadBundle(skill.name)!;
+    const manifest = await skillManifest(bundle);
+    const record = await approvalRecordWithEntries(
+      FILE_ORIGIN,
+      skill.path,
+      manifest,
+      otherEntries(bundle),
+    );
     await store.put(record);
     out.push(record);
   }

@@ -12,8 +12,7 @@
  * @module
  */
 import type { SkillWarning } from "@modelcontextprotocol/server/ext/skills";
-import { decideApproval } from "../core/trust/approval.ts";
-import { describeChanges } from "../core/trust/trust_file.ts";
+import { approvalChanges, decideApproval } from "../core/trust/approval.ts";
 import { FILE_ORIGIN } from "../fs/trust_files.ts";
 import { hashAndPin } from "../core/trust/pin.ts";
 import type { LoadedSkill } from "../fs/skill_folder.ts";
@@ -69,13 +68,14 @@ export function loadServeLock(
         });
         return undefined;
       }
+      // A lock and an approval of a folder cover its other entries (links, pipes …) too.
+      let others;
+      try {
+        others = otherEntries(skill);
+      } catch {
+        others = undefined;
+      }
       if (lock !== undefined) {
-        let others;
-        try {
-          others = otherEntries(skill);
-        } catch {
-          others = undefined;
-        }
         const mismatch = others === undefined
           ? { message: `Skill ${JSON.stringify(skill.name)} could not be walked` }
           : await lockMismatch(lock, folder, manifest, others);
@@ -85,14 +85,21 @@ export function loadServeLock(
         }
       }
       if (approvals !== undefined) {
-        const decision = await decideApproval(approvals, FILE_ORIGIN, folder, manifest);
+        if (others === undefined) {
+          warn({
+            path: folder,
+            message: `Skill ${JSON.stringify(skill.name)} could not be walked; not served`,
+          });
+          return undefined;
+        }
+        const decision = await decideApproval(approvals, FILE_ORIGIN, folder, manifest, others);
         if (decision.status !== "approved") {
           warn({
             path: folder,
             message: decision.status === "needs_approval"
               ? `Skill ${JSON.stringify(skill.name)} needs approval; not served`
               : `Skill ${JSON.stringify(skill.name)} changed since it was approved: ${
-                describeChanges(decision.changes, decision.frontmatter_changed)
+                approvalChanges(decision)
               }; not served`,
           });
           return undefined;

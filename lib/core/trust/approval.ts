@@ -1,14 +1,24 @@
 /**
  * Approvals bound to a skill's content, as SEP-2640 asks of hosts: an
- * approval records the skill digest (over every file's path and digest) at
- * the moment of approval, and any later difference — a file rotated, added
- * or removed — means the skill needs approval again.
+ * approval records the skill digest (over every file's path and digest, and
+ * for a folder over its other entries too: links, pipes, files no reader
+ * serves) at the moment of approval, and any later difference — a file
+ * rotated, added or removed, a link added — means the skill needs approval
+ * again.
  *
  * @module
  */
 import { compareCodeUnits, type FileDigest } from "./digest.ts";
+import { diffEntries, fullSkillDigest, type OtherEntry, sortEntries } from "./entries.ts";
 import type { SkillManifest } from "./manifest.ts";
-import { diffFiles, FieldReader, type FileChange, renderFiles } from "./trust_file.ts";
+import {
+  describeChanges,
+  diffFiles,
+  FieldReader,
+  type FileChange,
+  renderFiles,
+  renderOtherEntries,
+} from "./trust_file.ts";
 
 /** One recorded approval. */
 export interface ApprovalRecord {
@@ -18,12 +28,14 @@ export interface ApprovalRecord {
   readonly path: string;
   /** The skill's name when it was approved. */
   readonly name: string;
-  /** The skill digest that was approved. */
+  /** The skill digest that was approved (over `files`, and `entries` when there are any). */
   readonly digest: string;
   /** The frontmatter digest that was approved. */
   readonly frontmatter_digest: string;
   /** The files that were approved (so what changed since can be told). */
   readonly files: readonly FileDigest[];
+  /** A folder's other entries when it was approved, sorted; absent when none. */
+  readonly entries?: readonly OtherEntry[];
 }
 
 /**
@@ -123,6 +135,9 @@ function freezeRecord(record: ApprovalRecord): ApprovalRecord {
       record.files.map((f) => Object.freeze({ path: f.path, size: f.size, digest: f.digest }))
         .sort((a, b) => compareCodeUnits(a.path, b.path)),
     ),
+    ...record.entries === undefined || record.entries.length === 0
+      ? {}
+      : { entries: Object.freeze(sortEntries(record.entries).map((e) => Object.freeze({ ...e }))) },
   });
 }
 
@@ -149,6 +164,33 @@ export function approvalRecord(
   });
 }
 
+/**
+ * The approval record of a folder's skill as it is now, with the folder's
+ * other entries: its digest then covers them ({@linkcode fullSkillDigest}),
+ * as a lock entry's does.
+ *
+ * @param origin `file`.
+ * @param path The skill's folder.
+ * @param manifest Its manifest.
+ * @param others The folder's other entries (links, pipes, files no reader serves).
+ * @returns The frozen record (the same as {@linkcode approvalRecord}'s when there are none).
+ */
+export async function approvalRecordWithEntries(
+  origin: string,
+  path: string,
+  manifest: SkillManifest,
+  others: readonly OtherEntry[],
+): Promise<ApprovalRecord> {
+  const record = approvalRecord(origin, path, manifest);
+  if (others.length === 0) return record;
+  const entries = sortEntries(others);
+  return freezeRecord({
+    ...record,
+    digest: await fullSkillDigest(manifest.files, entries),
+    entries,
+  });
+}
+
 /** Whether a skill may be shown, and what changed since it was approved. */
 export interface ApprovalDecision {
   /**
@@ -160,16 +202,37 @@ export interface ApprovalDecision {
   readonly changes: readonly FileChange[];
   /** For `changed_since_approval`: whether the frontmatter differs. */
   readonly frontmatter_changed: boolean;
+  /** For `changed_since_approval`: the folder's other entries that differ (`(link) added`, …). */
+  readonly entry_changes: readonly { readonly path: string; readonly change: string }[];
+}
+
+/**
+ * What changed since a skill was approved, for a message: its files, its
+ * other entries, its frontmatter.
+ *
+ * @param decision A `changed_since_approval` decision.
+ * @returns The changes, e.g. `"SKILL.md" changed, "scripts/x.py" (link) added`.
+ */
+export function approvalChanges(decision: ApprovalDecision): string {
+  return describeChanges(
+    [...decision.changes, ...decision.entry_changes],
+    decision.frontmatter_changed,
+  );
 }
 
 /**
  * Decide whether a skill is approved: it is exactly when the store holds an
- * approval of that origin and path with the same skill digest.
+ * approval of that origin and path with the same skill digest — for a
+ * folder, over its served files and its other regular files — and, for a
+ * folder, the same other entries (links, pipes, devices: kind, and a link's
+ * target), so a link added after approval lapses it.
  *
  * @param store The approvals.
  * @param origin `file` or a server label.
  * @param path The skill's folder or URI.
  * @param manifest The skill as it is now.
+ * @param others For a folder: its other entries as they are now (links, pipes,
+ *   files no reader serves). Default none.
  * @returns The decision.
  * @example
  * ```ts
@@ -192,28 +255,40 @@ export async function decideApproval(
   origin: string,
   path: string,
   manifest: SkillManifest,
+  others: readonly OtherEntry[] = [],
 ): Promise<ApprovalDecision> {
+  const none = Object.freeze([]);
   const record = await store.get(origin, path);
   if (record === undefined) {
     return Object.freeze({
       status: "needs_approval",
-      changes: Object.freeze([]),
+      changes: none,
       frontmatter_changed: false,
+      entry_changes: none,
     });
   }
+  const entries = sortEntries(others);
+  // The digest covers every regular file; links, pipes and the like are compared as entries.
+  const digest = entries.length === 0
+    ? manifest.digest
+    : await fullSkillDigest(manifest.files, entries);
+  const entryChanges = diffEntries(record.entries ?? [], entries);
   if (
-    record.digest === manifest.digest && record.frontmatter_digest === manifest.frontmatter_digest
+    record.digest === digest && record.frontmatter_digest === manifest.frontmatter_digest &&
+    entryChanges.length === 0
   ) {
     return Object.freeze({
       status: "approved",
-      changes: Object.freeze([]),
+      changes: none,
       frontmatter_changed: false,
+      entry_changes: none,
     });
   }
   return Object.freeze({
     status: "changed_since_approval",
     changes: diffFiles(record.files, manifest.files),
     frontmatter_changed: record.frontmatter_digest !== manifest.frontmatter_digest,
+    entry_changes: entryChanges,
   });
 }
 
@@ -224,6 +299,7 @@ export async function decideApproval(
  * @param origin `file` or a server label.
  * @param path The skill's folder or URI.
  * @param manifest The skill as it is now.
+ * @param others For a folder: its other entries (default none).
  * @returns The record stored.
  */
 export async function approve(
@@ -231,18 +307,24 @@ export async function approve(
   origin: string,
   path: string,
   manifest: SkillManifest,
+  others: readonly OtherEntry[] = [],
 ): Promise<ApprovalRecord> {
-  const record = approvalRecord(origin, path, manifest);
+  const record = await approvalRecordWithEntries(origin, path, manifest, others);
   await store.put(record);
   return record;
 }
 
-/** The approval file format this library writes and reads. */
-export const APPROVALS_VERSION = 1;
+/**
+ * The newest approval file format this library writes and reads: version 2
+ * adds a folder's other entries (`entries`); version 1 (none) is still read,
+ * and written when no approval has any.
+ */
+export const APPROVALS_VERSION = 2;
 
 /**
  * An approval file's text: `{ "version": 1, "approvals": [...] }`, sorted by
- * origin then path, one file entry per line.
+ * origin then path, one file entry per line; version 2 when an approval
+ * records a folder's other entries.
  *
  * @param records The approvals.
  * @returns The JSON text, ending with a line feed.
@@ -266,10 +348,14 @@ export function renderApprovals(records: readonly ApprovalRecord[]): string {
       `      "digest": ${JSON.stringify(r.digest)}`,
       `      "frontmatter_digest": ${JSON.stringify(r.frontmatter_digest)}`,
       `      "files": ${renderFiles(r.files, "      ")}`,
+      ...r.entries === undefined
+        ? []
+        : [`      "entries": ${renderOtherEntries(r.entries, "      ")}`],
     ].join(",\n")
   ).map((body) => `    {\n${body}\n    }`);
   const body = items.length === 0 ? "[]" : `[\n${items.join(",\n")}\n  ]`;
-  return `{\n  "version": 1,\n  "approvals": ${body}\n}\n`;
+  const version = sorted.some((r) => r.entries !== undefined) ? 2 : 1;
+  return `{\n  "version": ${version},\n  "approvals": ${body}\n}\n`;
 }
 
 /**
@@ -294,7 +380,7 @@ export function renderApprovals(records: readonly ApprovalRecord[]): string {
 export function parseApprovals(text: string, file: string): readonly ApprovalRecord[] {
   const r = new FieldReader(text, file);
   const root = r.object(r.root(), "the approval file", ["version", "approvals"]);
-  r.version(root);
+  const version = r.version(root, [1, 2]);
   const records: ApprovalRecord[] = [];
   const seen = new Set<string>();
   for (const item of r.array(root, "approvals", "the approval file")) {
@@ -305,7 +391,15 @@ export function parseApprovals(text: string, file: string): readonly ApprovalRec
       "digest",
       "frontmatter_digest",
       "files",
+      "entries",
     ]);
+    if (version === 1 && o.entries.has("entries")) {
+      throw r.error(
+        "INVALID_FIELD",
+        o.entries.get("entries")!.keyOffset,
+        'Field "entries" needs version 2',
+      );
+    }
     const origin = r.string(o, "origin", "an approval")!.value;
     const path = r.string(o, "path", "an approval")!.value;
     const what = `the approval of ${JSON.stringify(path)}`;
@@ -325,6 +419,7 @@ export function parseApprovals(text: string, file: string): readonly ApprovalRec
       digest: r.digest(o, "digest", what),
       frontmatter_digest: r.digest(o, "frontmatter_digest", what),
       files: r.files(o, what),
+      ...o.entries.has("entries") ? { entries: r.otherEntries(o, what) } : {},
     }));
   }
   return new MemoryApprovalStore(records).records();

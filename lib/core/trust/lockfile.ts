@@ -7,18 +7,16 @@
  *
  * @module
  */
-import { compareCodeUnits, type FileDigest, isDigest } from "./digest.ts";
-import {
-  diffEntries,
-  ENTRY_KINDS,
-  type EntryKind,
-  fullSkillDigest,
-  type OtherEntry,
-  sortEntries,
-  unescapeName,
-} from "./entries.ts";
+import { compareCodeUnits, type FileDigest } from "./digest.ts";
+import { diffEntries, fullSkillDigest, type OtherEntry, sortEntries } from "./entries.ts";
 import type { SkillManifest } from "./manifest.ts";
-import { diffFiles, FieldReader, type FileChange, renderFiles } from "./trust_file.ts";
+import {
+  diffFiles,
+  FieldReader,
+  type FileChange,
+  renderFiles,
+  renderOtherEntries,
+} from "./trust_file.ts";
 
 /**
  * The newest lockfile format this library writes and reads: version 2 adds
@@ -207,12 +205,7 @@ export function renderLockfile(lock: Lockfile): string {
       `      "files": ${renderFiles(s.files, "      ")}`,
     );
     if (s.entries !== undefined && s.entries.length > 0) {
-      const rows = s.entries.map((e) =>
-        `        { "path": ${JSON.stringify(e.path)}, "kind": ${JSON.stringify(e.kind)}${
-          e.size === undefined ? "" : `, "size": ${e.size}`
-        }${e.digest === undefined ? "" : `, "digest": ${JSON.stringify(e.digest)}`} }`
-      );
-      lines.push(`      "entries": [\n${rows.join(",\n")}\n      ]`);
+      lines.push(`      "entries": ${renderOtherEntries(s.entries, "      ")}`);
     }
     return `    {\n${lines.join(",\n")}\n    }`;
   });
@@ -333,77 +326,10 @@ export function parseLockfile(text: string, file: string): Lockfile {
       digest: r.digest(o, "digest", what),
       frontmatter_digest: r.digest(o, "frontmatter_digest", what),
       files: r.files(o, what),
-      ...o.entries.has("entries") ? { entries: otherEntriesOf(r, o, what) } : {},
+      ...o.entries.has("entries") ? { entries: r.otherEntries(o, what) } : {},
     }));
   }
   return createLockfile(entries, roots);
-}
-
-/** The `entries` of a skill entry: each `{ path, kind, size?, digest? }`, paths escaped, each once. */
-function otherEntriesOf(
-  r: FieldReader,
-  o: Extract<ReturnType<FieldReader["root"]>, { kind: "object" }>,
-  what: string,
-): readonly OtherEntry[] {
-  const out: OtherEntry[] = [];
-  const seen = new Set<string>();
-  for (const item of r.array(o, "entries", what)) {
-    const e = r.object(item, `an entry of ${what}`, ["path", "kind", "size", "digest"]);
-    const path = r.string(e, "path", `an entry of ${what}`)!;
-    try {
-      unescapeName(path.value);
-    } catch {
-      throw r.error(
-        "INVALID_FIELD",
-        path.offset,
-        `Entry path ${JSON.stringify(path.value)} is not escaped`,
-      );
-    }
-    if (seen.has(path.value)) {
-      throw r.error(
-        "DUPLICATE_ENTRY",
-        path.offset,
-        `Entry ${JSON.stringify(path.value)} is listed twice in ${what}`,
-      );
-    }
-    seen.add(path.value);
-    const kind = r.string(e, "kind", `entry ${JSON.stringify(path.value)}`)!;
-    if (!(ENTRY_KINDS as readonly string[]).includes(kind.value)) {
-      throw r.error(
-        "INVALID_FIELD",
-        kind.offset,
-        `Unknown entry kind ${JSON.stringify(kind.value)}`,
-      );
-    }
-    const size = e.entries.get("size")?.node;
-    if (
-      size !== undefined &&
-      (size.kind !== "number" || !Number.isSafeInteger(size.value) || size.value < 0)
-    ) {
-      throw r.error(
-        "INVALID_FIELD",
-        size.offset,
-        `Field "size" of entry ${JSON.stringify(path.value)} must be a whole number >= 0`,
-      );
-    }
-    const digest = e.entries.has("digest")
-      ? r.digest(e, "digest", `entry ${JSON.stringify(path.value)}`)
-      : undefined;
-    if (kind.value === "file" && (size === undefined || digest === undefined)) {
-      throw r.error(
-        "INVALID_FIELD",
-        e.offset,
-        `Entry ${JSON.stringify(path.value)} of kind "file" needs "size" and "digest"`,
-      );
-    }
-    out.push({
-      path: path.value,
-      kind: kind.value as EntryKind,
-      ...size === undefined ? {} : { size: (size as { value: number }).value },
-      ...digest === undefined || !isDigest(digest) ? {} : { digest },
-    });
-  }
-  return sortEntries(out);
 }
 
 /** One difference between a lockfile and what is there now. */

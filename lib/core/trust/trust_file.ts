@@ -1,14 +1,21 @@
 /**
  * What the lockfile and the approval file share: their typed error, the
- * size cap, and the checks of a file entry list read from JSON, each
- * failure naming the file, line and column.
+ * size cap, and the checks of a file list and of a folder's other entries
+ * read from JSON, each failure naming the file, line and column.
  *
  * @module
  */
 import { SkillsetError } from "../errors.ts";
 import { InvalidResourcePathError } from "../errors.ts";
 import { normalizeResourcePath } from "../resource_path.ts";
-import { compareCodeUnits, DIGEST_PATTERN, type FileDigest } from "./digest.ts";
+import { compareCodeUnits, DIGEST_PATTERN, type FileDigest, isDigest } from "./digest.ts";
+import {
+  ENTRY_KINDS,
+  type EntryKind,
+  type OtherEntry,
+  sortEntries,
+  unescapeName,
+} from "./entries.ts";
 import { type JsonNode, JsonSyntaxError, lineColumn, parseJsonNodes } from "./_json.ts";
 
 /** The largest lockfile or approval file read: 16 MiB. */
@@ -308,6 +315,76 @@ export class FieldReader {
   }
 
   /**
+   * The `entries` of a skill (a folder's other entries): each `{ path, kind, size?, digest? }`,
+   * paths escaped, each once.
+   *
+   * @param o The object holding `entries`.
+   * @param what What it is, for messages.
+   * @returns The entries, sorted by path.
+   */
+  otherEntries(o: Extract<JsonNode, { kind: "object" }>, what: string): readonly OtherEntry[] {
+    const out: OtherEntry[] = [];
+    const seen = new Set<string>();
+    for (const item of this.array(o, "entries", what)) {
+      const e = this.object(item, `an entry of ${what}`, ["path", "kind", "size", "digest"]);
+      const path = this.string(e, "path", `an entry of ${what}`)!;
+      try {
+        unescapeName(path.value);
+      } catch {
+        throw this.error(
+          "INVALID_FIELD",
+          path.offset,
+          `Entry path ${JSON.stringify(path.value)} is not escaped`,
+        );
+      }
+      if (seen.has(path.value)) {
+        throw this.error(
+          "DUPLICATE_ENTRY",
+          path.offset,
+          `Entry ${JSON.stringify(path.value)} is listed twice in ${what}`,
+        );
+      }
+      seen.add(path.value);
+      const kind = this.string(e, "kind", `entry ${JSON.stringify(path.value)}`)!;
+      if (!(ENTRY_KINDS as readonly string[]).includes(kind.value)) {
+        throw this.error(
+          "INVALID_FIELD",
+          kind.offset,
+          `Unknown entry kind ${JSON.stringify(kind.value)}`,
+        );
+      }
+      const size = e.entries.get("size")?.node;
+      if (
+        size !== undefined &&
+        (size.kind !== "number" || !Number.isSafeInteger(size.value) || size.value < 0)
+      ) {
+        throw this.error(
+          "INVALID_FIELD",
+          size.offset,
+          `Field "size" of entry ${JSON.stringify(path.value)} must be a whole number >= 0`,
+        );
+      }
+      const digest = e.entries.has("digest")
+        ? this.digest(e, "digest", `entry ${JSON.stringify(path.value)}`)
+        : undefined;
+      if (kind.value === "file" && (size === undefined || digest === undefined)) {
+        throw this.error(
+          "INVALID_FIELD",
+          e.offset,
+          `Entry ${JSON.stringify(path.value)} of kind "file" needs "size" and "digest"`,
+        );
+      }
+      out.push({
+        path: path.value,
+        kind: kind.value as EntryKind,
+        ...size === undefined ? {} : { size: (size as { value: number }).value },
+        ...digest === undefined || !isDigest(digest) ? {} : { digest },
+      });
+    }
+    return sortEntries(out);
+  }
+
+  /**
    * The `version` member, which must be one of `versions`.
    *
    * @param node The root object.
@@ -378,6 +455,22 @@ export function renderFiles(files: readonly FileDigest[], indent: string): strin
     } }`
   );
   return `[\n${lines.join(",\n")}\n${indent}]`;
+}
+
+/**
+ * A folder's other entries as lines of a JSON file, one entry per line.
+ *
+ * @param entries The entries, sorted.
+ * @param indent The indentation of the field holding them.
+ * @returns The JSON text of the array.
+ */
+export function renderOtherEntries(entries: readonly OtherEntry[], indent: string): string {
+  const rows = entries.map((e) =>
+    `${indent}  { "path": ${JSON.stringify(e.path)}, "kind": ${JSON.stringify(e.kind)}${
+      e.size === undefined ? "" : `, "size": ${e.size}`
+    }${e.digest === undefined ? "" : `, "digest": ${JSON.stringify(e.digest)}`} }`
+  );
+  return `[\n${rows.join(",\n")}\n${indent}]`;
 }
 
 /** How one file differs between two lists. */
