@@ -351,7 +351,7 @@ describe("signing and verifying", () => {
     assert.equal(await refuse(""), `The signing key ${fp} is not in signers`);
     assert.equal(
       await refuse(`a@b cert-authority ${pub}\n`),
-      `The signing key ${fp} is not in signers (ignored: line 1, cert-authority: skillset checks no certificates)`,
+      `The signing key ${fp} is not in signers: signers:1 is ignored (cert-authority: skillset checks no certificates)`,
     );
     assert.equal(
       await refuse(`a@b ${pub}\n`, "c@d"),
@@ -369,6 +369,9 @@ describe("signing and verifying", () => {
       await refuse(`a@b valid-before="202512312359Z" ${pub}\n`),
       `The signing key ${fp} is not allowed: signers:1 allowed the key only until 2025-12-31T23:59:00.000Z`,
     );
+    // Many refusing lines: the first five are named.
+    const many = await refuse(`a@b namespaces="git" ${pub}\n`.repeat(7));
+    assert.ok(many.endsWith('signers:5 allows the key only in namespaces "git"; and 2 more'), many);
     // Another line with the same key may allow it.
     await verifySshsig(
       text("x"),
@@ -713,8 +716,12 @@ describe("parsing allowed_signers", () => {
     );
     assert.equal(signers.signers[1]?.validAfter, new Date(2024, 0, 1).getTime()); // local time, as ssh-keygen
     assert.deepEqual(signers.ignored, [
-      { line: 5, reason: "cert-authority: skillset checks no certificates" },
-      { line: 6, reason: 'key type "ssh-rsa": skillset checks ssh-ed25519 only' },
+      {
+        line: 5,
+        reason: "cert-authority: skillset checks no certificates",
+        key: signers.signers[0]?.key.base64,
+      },
+      { line: 6, reason: 'key type "ssh-rsa": skillset checks ssh-ed25519 only', key: undefined },
     ]);
     assert.ok(Object.isFrozen(signers) && Object.isFrozen(signers.signers[0]));
   });

@@ -33,6 +33,8 @@ export interface IgnoredSigner {
   readonly line: number;
   /** Why: another key type, or `cert-authority` (skillset checks no certificates). */
   readonly reason: string;
+  /** The line's key as {@linkcode SshPublicKey}'s `base64`, when it is an `ssh-ed25519` key. */
+  readonly key: string | undefined;
 }
 
 /** An allowed signers file, read. */
@@ -109,19 +111,21 @@ export function parseAllowedSigners(text: string, file = "allowed_signers"): All
     }
     const base64 = words.next("key");
     const parsed = parseOptions(options, fail);
-    if (parsed.certAuthority) {
-      ignored.push({ line: i + 1, reason: "cert-authority: skillset checks no certificates" });
-    } else if (type !== "ssh-ed25519") {
-      ignored.push({ line: i + 1, reason: `key type "${type}": skillset checks ssh-ed25519 only` });
-    } else {
-      let key: SshPublicKey;
-      try {
-        key = parseSshPublicKey(`${type} ${base64}`);
-      } catch (e) {
-        return fail((e as Error).message);
-      }
-      signers.push(Object.freeze({ line: i + 1, principals, key, ...parsed.fields }));
+    if (type !== "ssh-ed25519") {
+      const reason = `key type "${type}": skillset checks ssh-ed25519 only`;
+      ignored.push({ line: i + 1, reason, key: undefined });
+      continue;
     }
+    let key: SshPublicKey;
+    try {
+      key = parseSshPublicKey(`${type} ${base64}`);
+    } catch (e) {
+      return fail((e as Error).message);
+    }
+    if (parsed.certAuthority) {
+      const reason = "cert-authority: skillset checks no certificates";
+      ignored.push({ line: i + 1, reason, key: key.base64 });
+    } else signers.push(Object.freeze({ line: i + 1, principals, key, ...parsed.fields }));
   }
   return Object.freeze({
     file,

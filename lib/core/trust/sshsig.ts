@@ -301,17 +301,12 @@ export async function verifySshsig(
     now: (options.now ?? new Date()).getTime(),
   });
   if (allowed.length === 0) {
+    const ignored = signers.ignored.filter((i) => i.key === sig.publicKey.base64)
+      .map((i) => `${signers.file}:${i.line} is ignored (${i.reason})`);
     const why = refusals.length > 0
-      ? `: ${refusals.join("; ")}`
-      : ` is not in ${signers.file}${
-        signers.ignored.length > 0
-          ? ` (ignored: ${signers.ignored.map((i) => `line ${i.line}, ${i.reason}`).join("; ")})`
-          : ""
-      }`;
-    throw new SshSignatureError(
-      "UNKNOWN_SIGNER",
-      `The signing key ${fingerprint}${refusals.length > 0 ? " is not allowed" : ""}${why}`,
-    );
+      ? ` is not allowed: ${listed(refusals)}`
+      : ` is not in ${signers.file}${ignored.length > 0 ? `: ${listed(ignored)}` : ""}`;
+    throw new SshSignatureError("UNKNOWN_SIGNER", `The signing key ${fingerprint}${why}`);
   }
   return Object.freeze({
     key: sig.publicKey,
@@ -319,4 +314,10 @@ export async function verifySshsig(
     principals: Object.freeze(allowed.map((s) => s.principals)),
     namespace,
   });
+}
+
+/** Reasons joined, the first five of them. */
+function listed(reasons: readonly string[]): string {
+  const more = reasons.length - 5;
+  return `${reasons.slice(0, 5).join("; ")}${more > 0 ? `; and ${more} more` : ""}`;
 }
