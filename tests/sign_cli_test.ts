@@ -133,13 +133,21 @@ describe("skillset sign and verify --signers", () => {
       readFileSync(join(dir, "skills.lock.json.sig"), "utf8"),
       /^-----BEGIN SSH SIGNATURE-----\n/,
     );
+    const json = await run(dir, "sign", "--key", key, "--json");
+    assert.deepEqual(JSON.parse(json.out), {
+      lockfile: join(dir, "skills.lock.json"),
+      signature: join(dir, "skills.lock.json.sig"),
+      key: JSON.parse(json.out).key,
+      namespace: "skillset-lock",
+    });
+    assert.match(JSON.parse(json.out).key, /^SHA256:[A-Za-z0-9+/]{43}$/);
     const verified = await run(dir, "verify", "--signers", "allowed_signers");
     assert.equal(verified.code, 0, verified.err);
     assert.match(
       verified.out,
       /^Good signature of .*skills\.lock\.json by alice@example\.com \(SHA256:\S+\)\nOK: 2 locked skills verified\n$/,
     );
-    const json = await run(
+    const checked = await run(
       dir,
       "verify",
       "--signers",
@@ -148,8 +156,8 @@ describe("skillset sign and verify --signers", () => {
       "alice@example.com",
       "--json",
     );
-    const report = JSON.parse(json.out);
-    assert.deepEqual([json.code, report.ok, report.signature.principals], [0, true, [
+    const report = JSON.parse(checked.out);
+    assert.deepEqual([checked.code, report.ok, report.signature.principals], [0, true, [
       "alice@example.com",
     ]]);
     // A changed skill still fails verify after a good signature.

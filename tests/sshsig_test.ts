@@ -670,6 +670,13 @@ describe("parsing signatures", () => {
     );
     const short = wrap("SSH SIGNATURE", [...text("SSHSIG"), ...u32(1), ...u32(100), 1, 2]);
     assert.equal(await message(short), `${bad}it ends inside its public key`);
+    // A hand-made signature object with a field that is not base64 is misuse of the API.
+    const parsed = parseSshSignature(build());
+    assert.throws(() => renderSshSignature({ ...parsed, signature: "!" }), TypeError);
+    await assert.rejects(
+      () => verifySshsig(text("x"), { ...parsed, reserved: "!" }, parseAllowedSigners("")),
+      TypeError,
+    );
     // CR LF line ends (a checkout on Windows) are the same signature.
     assert.deepEqual(
       parseSshSignature(build().replaceAll("\n", "\r\n")),
