@@ -70,24 +70,11 @@ export async function signCommand(args: Args, io: CliIO): Promise<number> {
   writeFileAtomically(signatureFile, await signSshsig(bytes, key));
   const fingerprint = await sshFingerprint(key.publicKey), comment = key.publicKey.comment;
   if (args.json) {
-    io.stdout(`${
-      JSON.stringify(
-        {
-          lockfile: file,
-          signature: signatureFile,
-          key: fingerprint,
-          namespace: LOCK_SIGNATURE_NAMESPACE,
-        },
-        null,
-        2,
-      )
-    }\n`);
+    const report = { lockfile: file, signature: signatureFile, key: fingerprint };
+    io.stdout(`${JSON.stringify({ ...report, namespace: LOCK_SIGNATURE_NAMESPACE }, null, 2)}\n`);
   } else {
-    io.stdout(
-      `Signed ${esc(file)} with ${fingerprint}${comment === "" ? "" : ` (${esc(comment)})`} in ${
-        esc(signatureFile)
-      }\n`,
-    );
+    const who = comment === "" ? fingerprint : `${fingerprint} (${esc(comment)})`;
+    io.stdout(`Signed ${esc(file)} with ${who} in ${esc(signatureFile)}\n`);
   }
   return 0;
 }

@@ -1,6 +1,7 @@
 /**
  * The trust commands of the `skillset` CLI: `lock`, `verify [--frozen]
- * [--signers FILE]`, `sign` (in `_sign.ts`), `approve <name>...|--all`, and `activate`, `read`, `to-prompt`, `list`
+ * [--signers FILE]` and `sign` (their signature half in `_sign.ts`),
+ * `approve <name>...|--all`, and `activate`, `read`, `to-prompt`, `list`
  * and `search` with `--lockfile FILE` and `--approvals FILE` (only trusted
  * skills are used; each refused one is named on stderr with why). Asynchronous
  * (hashing uses WebCrypto), so `mainAsync` runs them.
