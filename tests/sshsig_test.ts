@@ -504,8 +504,9 @@ describe("parsing keys", () => {
       await message(blob("ssh-rsa", new Uint8Array(32))),
       'The public key is of type "ssh-rsa": skillset signs and verifies with ssh-ed25519 keys only',
     );
-    // Base64 with stray bits in its last character is not the key's canonical text.
     const good = blob("ssh-ed25519", new Uint8Array(32));
+    assert.equal(parseSshPublicKey(`${good} \t two words \t\r\n`).comment, "two words");
+    // Base64 with stray bits in its last character is not the key's canonical text.
     assert.equal(
       await message(`${good.slice(0, -2)}B=`),
       "The public key is malformed: its key is not base64",
@@ -513,6 +514,12 @@ describe("parsing keys", () => {
     assert.equal(
       await message(good.slice(0, -1)),
       "The public key is malformed: its key is not base64",
+    );
+    // A long run of blanks before a stray character: read in linear time (a backtracking
+    // regular expression took minutes on this line).
+    assert.equal(
+      await message(`ssh-ed25519 AAAA${" ".repeat(60_000)}\r\r`),
+      'The public key is malformed: it is not "type base64 [comment]" on one line',
     );
     assert.equal(
       await message("ssh-ed25519"),

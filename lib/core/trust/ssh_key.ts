@@ -154,9 +154,9 @@ export function blobOf(key: Uint8Array): Uint8Array {
  *
  * @param line The line (a final line break is allowed).
  * @returns The key, frozen.
- * @throws {SshSignatureError} `UNSUPPORTED_KEY` for another type; `INVALID_KEY`
- *   for bad base64, a blob whose type differs from the line's, a truncated
- *   blob, trailing bytes or a line over {@linkcode MAX_SSH_KEY_CHARS}.
+ * @throws {SshSignatureError} `UNSUPPORTED_KEY` for another type (on the line
+ *   or in the key); `INVALID_KEY` for bad base64, a truncated key, trailing
+ *   bytes, more than one line, or a line over {@linkcode MAX_SSH_KEY_CHARS}.
  * @example
  * ```ts
  * import { parseSshPublicKey, renderSshPublicKey } from "../../../mod.ts";
@@ -171,12 +171,33 @@ export function blobOf(key: Uint8Array): Uint8Array {
 export function parseSshPublicKey(line: string): SshPublicKey {
   const fail = failWith("INVALID_KEY", "The public key");
   if (line.length > MAX_SSH_KEY_CHARS) fail(`It is over ${MAX_SSH_KEY_CHARS} characters`);
-  const m = /^([^\s]+)[ \t]+([^\s]+)(?:[ \t]+([^\r\n]*?))?[ \t]*\r?\n?$/.exec(line);
-  if (m === null) return fail('It is not "type base64 [comment]" on one line');
-  unsupported(m[1]!, "The public key");
-  const blob = strictBase64(m[2]!) ?? fail("Its key is not base64");
+  // Split by hand: a regular expression with an optional comment backtracks on a long line.
+  const body = line.endsWith("\n") ? line.slice(0, line.endsWith("\r\n") ? -2 : -1) : line;
+  const type = word(body, 0);
+  const base64 = word(body, skipBlanks(body, type.length));
+  let end = body.length;
+  while (end > 0 && (body[end - 1] === " " || body[end - 1] === "\t")) end--;
+  const comment = body.slice(skipBlanks(body, skipBlanks(body, type.length) + base64.length), end);
+  if (type === "" || base64 === "" || /[\r\n]/.test(body)) {
+    fail('It is not "type base64 [comment]" on one line');
+  }
+  unsupported(type, "The public key");
+  const blob = strictBase64(base64) ?? fail("Its key is not base64");
   ed25519Blob(blob, "The public key", "INVALID_KEY");
-  return Object.freeze({ type: SSH_ED25519, base64: m[2]!, comment: m[3] ?? "" });
+  return Object.freeze({ type: SSH_ED25519, base64, comment });
+}
+
+/** The run of characters other than blanks and line breaks at `at`. */
+function word(text: string, at: number): string {
+  let end = at;
+  while (end < text.length && !" \t\r\n".includes(text[end]!)) end++;
+  return text.slice(at, end);
+}
+
+/** The first index at or after `at` that is not a space or a tab. */
+function skipBlanks(text: string, at: number): number {
+  while (text[at] === " " || text[at] === "\t") at++;
+  return at;
 }
 
 /**
