@@ -792,6 +792,89 @@ describe("parsing allowed_signers", () => {
     );
   });
 
+  it("reads back every line made from its parts, and hostile lines only give an SshSignatureError", async () => {
+    const keys = await Promise.all([1, 2, 3].map((i) => seededKey(i)));
+    const patterns = fc.array(fc.stringMatching(/^!?[a-z*?][a-z0-9@.*?-]{0,10}$/), {
+      minLength: 1,
+      maxLength: 3,
+    }).map((p) => p.join(","));
+    const time = fc.integer({ min: Date.UTC(1971, 0, 1), max: Date.UTC(2999, 0, 1) })
+      .map((ms) => Math.floor(ms / 1000) * 1000);
+    const stamp = (ms: number) => new Date(ms).toISOString().replace(/[-:T]|\.000/g, "");
+    const line = fc.record({
+      principals: patterns,
+      namespaces: fc.option(patterns, { nil: undefined }),
+      validAfter: fc.option(time, { nil: undefined }),
+      validBefore: fc.option(time, { nil: undefined }),
+      certAuthority: fc.boolean(),
+      key: fc.integer({ min: 0, max: 2 }),
+      comment: fc.stringMatching(/^[ -~]{0,12}$/),
+      indent: fc.stringMatching(/^[ \t]{0,2}$/),
+    });
+    await fc.assert(
+      fc.asyncProperty(fc.array(line, { maxLength: 5 }), async (lines) => {
+        const text = lines.map((l) => {
+          const options = [
+            ...l.certAuthority ? ["cert-authority"] : [],
+            ...l.namespaces === undefined ? [] : [`namespaces="${l.namespaces}"`],
+            ...l.validAfter === undefined ? [] : [`valid-after="${stamp(l.validAfter)}"`],
+            ...l.validBefore === undefined ? [] : [`valid-before="${stamp(l.validBefore)}"`],
+          ].join(",");
+          const key = renderSshPublicKey(keys[l.key]!.publicKey);
+          return `${l.indent}${l.principals} ${options} ${key} ${l.comment}`;
+        }).join("\n");
+        const parsed = parseAllowedSigners(text);
+        const expected = lines.flatMap((l, i) =>
+          l.certAuthority ? [] : [{
+            line: i + 1,
+            principals: l.principals,
+            key: keys[l.key]!.publicKey.base64,
+            namespaces: l.namespaces,
+            validAfter: l.validAfter,
+            validBefore: l.validBefore,
+          }]
+        );
+        assert.deepEqual(parsed.signers.map((s) => ({ ...s, key: s.key.base64 })), expected);
+        assert.deepEqual(
+          parsed.ignored.map((i) => i.line),
+          lines.flatMap((l, i) => l.certAuthority ? [i + 1] : []),
+        );
+      }),
+      runs(200),
+    );
+    const token = fc.constantFrom(
+      "a@b",
+      '"a@b,c@d"',
+      "cert-authority",
+      'namespaces="x"',
+      'valid-after="20240101"',
+      'valid-before="2024"',
+      ",",
+      '"',
+      "=",
+      "ssh-ed25519",
+      "ssh-rsa",
+      renderSshPublicKey(keys[0]!.publicKey).split(" ")[1]!,
+      "AAAA",
+      "#",
+      " ",
+      "\t",
+      "\n",
+      "\r\n",
+      "\u0000",
+    );
+    fc.assert(
+      fc.property(fc.array(token, { maxLength: 20 }), (tokens) => {
+        try {
+          parseAllowedSigners(tokens.join(""));
+        } catch (e) {
+          assert.ok(e instanceof SshSignatureError, String(e));
+        }
+      }),
+      runs(500),
+    );
+  });
+
   it("matches pattern lists as OpenSSH does: * and ?, a negated match wins", () => {
     /** A reference: each pattern as a regular expression. */
     const reference = (value: string, list: string) => {
