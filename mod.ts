@@ -20,8 +20,8 @@
  *   index and the `skill_search` tool.
  * - **Policy**: `allowed-tools` parsed and decided per call, tool
  *   requirements.
- * - **Trust**: the skill digest, lockfiles, approvals, pinned bundles and the
- *   locked skill tool.
+ * - **Trust**: the skill digest, lockfiles, approvals, pinned bundles, the
+ *   locked skill tool, and SSH signatures over a lockfile (`ssh-keygen -Y`).
  * - **Errors**: one family: every error extends `SkillsetError` and has a
  *   documented `code`.
  *
@@ -291,6 +291,40 @@ export type {
   LockedSkillToolContext,
   LockedSkillToolResult,
 } from "./lib/core/trust/locked_tool.ts";
+export {
+  MAX_SSH_KEY_CHARS,
+  parseSshPrivateKey,
+  parseSshPublicKey,
+  renderSshPublicKey,
+  SSH_ED25519,
+  sshFingerprint,
+  SshPrivateKey,
+  SshSignatureError,
+} from "./lib/core/trust/ssh_key.ts";
+export type { SshPublicKey, SshSignatureCode } from "./lib/core/trust/ssh_key.ts";
+export {
+  MAX_ALLOWED_SIGNERS_CHARS,
+  parseAllowedSigners,
+} from "./lib/core/trust/allowed_signers.ts";
+export type {
+  AllowedSigner,
+  AllowedSigners,
+  IgnoredSigner,
+} from "./lib/core/trust/allowed_signers.ts";
+export {
+  LOCK_SIGNATURE_NAMESPACE,
+  parseSshSignature,
+  renderSshSignature,
+  signSshsig,
+  verifySshsig,
+} from "./lib/core/trust/sshsig.ts";
+export type {
+  SignatureCheck,
+  SignSshsigOptions,
+  SshHashAlgorithm,
+  SshSignature,
+  VerifySshsigOptions,
+} from "./lib/core/trust/sshsig.ts";
 
 // ── Errors ────────────────────────────────────────────────────────────────────
 export {

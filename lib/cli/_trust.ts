@@ -1,5 +1,6 @@
 /**
- * The trust commands of the `skillset` CLI: `lock`, `verify [--frozen]`,
+ * The trust commands of the `skillset` CLI: `lock`, `verify [--frozen]
+ * [--signers FILE]` and `sign` (their signature half in `_sign.ts`),
  * `approve <name>...|--all`, and `activate`, `read`, `to-prompt`, `list`
  * and `search` with `--lockfile FILE` and `--approvals FILE` (only trusted
  * skills are used; each refused one is named on stderr with why). Asynchronous
@@ -39,6 +40,7 @@ import { type DiscoveryFlags, discoveryFlags, listDiscovery, rootOf } from "./_d
 import { rootsHoldSkills } from "./_roots.ts";
 import type { CliIO } from "./_io.ts";
 import { listCommand, rankOf, searchCommand, toPromptCommand, toPromptDiscovery } from "./_list.ts";
+import { checkSignature, signCommand } from "./_sign.ts";
 
 /**
  * Run one trust command.
@@ -101,9 +103,13 @@ export async function runTrustCli(
         );}
       return 0;
     }
+    case "sign":
+      return await signCommand(args, io);
     case "verify": {
       const file = resolve(args.flags.get("--lockfile") ?? LOCKFILE_NAME);
-      const lock = readLockfile(file);
+      // With --signers, the signature is checked first and the lockfile read from the checked bytes.
+      const signed = await checkSignature(file, args, io);
+      const lock = signed?.lock ?? readLockfile(file);
       const frozen = args.switches.has("--frozen");
       // The lockfile's own roots, unless others are given (and then they must be the same).
       const locked = (lock.roots ?? []).map((r) => `${r.scope}=${resolve(dirname(file), r.path)}`);
@@ -129,7 +135,18 @@ export async function runTrustCli(
         frozen,
       });
       if (args.json) {
-        out({ ok: result.ok, differences: result.differences, errors: result.errors });
+        out({
+          ok: result.ok,
+          ...signed === undefined ? {} : {
+            signature: {
+              file: signed.signature,
+              key: signed.check.fingerprint,
+              principals: signed.check.principals,
+            },
+          },
+          differences: result.differences,
+          errors: result.errors,
+        });
       } else {
         for (const d of result.differences) io.stdout(`${describeDifference(d, frozen)}\n`);
         for (const e of result.errors) {

@@ -48,16 +48,27 @@ const TRUST_COMMANDS: Readonly<Record<string, FlagSpec>> = {
       "is an error unless --allow-empty.",
   },
   verify: {
-    values: ["--root", "--lockfile"],
+    values: ["--root", "--lockfile", "--signers", "--signature", "--identity"],
     repeated: ["--root"],
     switches: ["--frozen", "--allow-empty"],
     positional: [0, 0],
-    usage:
-      "skillset verify [--root scope=path]... [--lockfile FILE] [--frozen] [--allow-empty] [--json]",
+    usage: "skillset verify [--root scope=path]... [--lockfile FILE] [--frozen] [--allow-empty] " +
+      "[--signers FILE [--signature FILE] [--identity PRINCIPAL]] [--json]",
     help:
       "Recompute every discovered skill and compare with the lockfile: each added, removed or\n" +
       "changed skill, file and other entry. Exits 1 on any change; --frozen also fails on skills\n" +
-      "not locked. Without --root, the lockfile's roots; roots other than those are an error.",
+      "not locked. Without --root, the lockfile's roots; roots other than those are an error.\n" +
+      "--signers FILE (an ssh-keygen allowed_signers file) first checks the lockfile's signature\n" +
+      "(--signature, default <lockfile>.sig; --identity: the signer's principal): exit 1 if missing,\n" +
+      "invalid, or not by an allowed signer.",
+  },
+  sign: {
+    values: ["--lockfile", "--key", "--signature"],
+    positional: [0, 0],
+    usage: "skillset sign [--lockfile FILE] --key FILE [--signature FILE] [--json]",
+    help: "Sign the lockfile with an unencrypted ssh-keygen -t ed25519 key: an SSH signature\n" +
+      "(namespace skillset-lock) written to <lockfile>.sig, or --signature FILE; ssh-keygen -Y\n" +
+      "verify checks it as verify --signers does.",
   },
   approve: {
     values: ["--root", "--approvals"],

@@ -45,6 +45,22 @@ const STRICT_UTF8 = new TextDecoder("utf-8", { fatal: true });
  *   file, cannot be read or grew while read; `INVALID_JSON` when it is not UTF-8.
  */
 export function readTrustFile(path: string): string | null {
+  const bytes = readTrustBytes(path);
+  return bytes === null ? null : trustFileText(bytes, path);
+}
+
+/**
+ * The bytes of a trust file (a lockfile, its signature, a key, a signers
+ * file), read as {@linkcode readTrustFile} reads: one open that never
+ * blocks, a regular file only, at most `maxBytes`.
+ *
+ * @param path The file.
+ * @param maxBytes The largest file read.
+ * @returns Its bytes, or `null` when there is no such file.
+ * @throws {TrustFileError} `TOO_LARGE`; `UNREADABLE` when it is not a regular
+ *   file, cannot be read or grew while read.
+ */
+export function readTrustBytes(path: string, maxBytes = MAX_TRUST_FILE_BYTES): Uint8Array | null {
   let fd: number;
   try {
     fd = openSync(path, READ_FLAGS);
@@ -61,24 +77,36 @@ export function readTrustFile(path: string): string | null {
     const stat = fstatSync(fd);
     if (!stat.isFile()) throw new TrustFileError("UNREADABLE", path, "Not a regular file");
     const tooLarge = () =>
-      new TrustFileError("TOO_LARGE", path, `The file is over ${MAX_TRUST_FILE_BYTES} bytes`);
-    if (stat.size > MAX_TRUST_FILE_BYTES) throw tooLarge();
-    const buffer = new Uint8Array(Math.min(stat.size, MAX_TRUST_FILE_BYTES) + 1);
+      new TrustFileError("TOO_LARGE", path, `The file is over ${maxBytes} bytes`);
+    if (stat.size > maxBytes) throw tooLarge();
+    const buffer = new Uint8Array(Math.min(stat.size, maxBytes) + 1);
     const filled = readFully(fd, buffer);
     if (filled > stat.size) {
       throw new TrustFileError("UNREADABLE", path, "The file grew while it was being read");
     }
-    if (filled > MAX_TRUST_FILE_BYTES) throw tooLarge();
-    let text: string;
-    try {
-      text = STRICT_UTF8.decode(buffer.subarray(0, filled));
-    } catch {
-      throw new TrustFileError("INVALID_JSON", path, "The file is not valid UTF-8");
-    }
-    return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+    if (filled > maxBytes) throw tooLarge();
+    return buffer.subarray(0, filled);
   } finally {
     closeSync(fd);
   }
+}
+
+/**
+ * The text of a trust file's bytes: strict UTF-8, a leading byte order mark dropped.
+ *
+ * @param bytes The file's bytes.
+ * @param path The file, for the error.
+ * @returns Its text.
+ * @throws {TrustFileError} `INVALID_JSON` when it is not UTF-8.
+ */
+export function trustFileText(bytes: Uint8Array, path: string): string {
+  let text: string;
+  try {
+    text = STRICT_UTF8.decode(bytes);
+  } catch {
+    throw new TrustFileError("INVALID_JSON", path, "The file is not valid UTF-8");
+  }
+  return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
 }
 
 /**

@@ -1,0 +1,105 @@
+/**
+ * Signed lockfiles: `skillset verify --signers` over 1,000 skills — the
+ * lockfile's SSH signature checked (SHA-512 of the lockfile, Ed25519 with
+ * WebCrypto, the allowed signers read), then the skills verified — against
+ * the same verify of the unsigned lockfile, in the same run; and the
+ * signature check alone against that verify. The skills are small (two files
+ * each), so hashing them does not hide the signature's cost. The cases are
+ * asynchronous, so they are timed here in interleaved rounds.
+ * Run: `npm run bench -- sign`.
+ *
+ * @module
+ */
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import {
+  parseAllowedSigners,
+  parseLockfile,
+  renderSshPublicKey,
+  signSshsig,
+  SshPrivateKey,
+  verifySshsig,
+} from "../mod.ts";
+import { discoverSkills, lockSkills, verifySkills, writeLockfile } from "../lib/load.ts";
+import { readTrustBytes, readTrustFile, trustFileText } from "../lib/fs/trust_files.ts";
+import { collectGarbage, QUICK, recordValue, type Row } from "./_harness.ts";
+
+const SKILLS = QUICK ? 100 : 1000;
+const WORKLOAD = "verify: 1,000 small skills, signed lockfile";
+const UNSIGNED = "verifySkills (unsigned lockfile)";
+const SIGNED = "verifySshsig + verifySkills (signed lockfile)";
+const SIGNATURE = "verifySshsig alone";
+
+const temp = mkdtempSync(join(tmpdir(), "skillset-sign-"));
+const root = join(temp, "skills");
+for (let i = 0; i < SKILLS; i++) {
+  const dir = join(root, `skill-${i}`);
+  mkdirSync(join(dir, "references"), { recursive: true });
+  writeFileSync(
+    join(dir, "SKILL.md"),
+    `---\nname: skill-${i}\ndescription: Skill number ${i}\n---\n# Skill ${i}\n`,
+  );
+  writeFileSync(join(dir, "references", "guide.md"), `# Guide ${i}\n`.repeat(20));
+}
+const roots = [{ scope: "project", path: root }];
+const lockfile = join(temp, "skills.lock.json");
+const { lock } = await lockSkills(discoverSkills(roots), { base: temp });
+writeLockfile(lockfile, lock);
+const key = await SshPrivateKey.fromSeed(crypto.getRandomValues(new Uint8Array(32)), "ci");
+const signature = await signSshsig(readTrustBytes(lockfile)!, key);
+const signersText = `ci@example.com ${renderSshPublicKey(key.publicKey)}\n`;
+
+async function check(): Promise<Uint8Array> {
+  const bytes = readTrustBytes(lockfile)!;
+  await verifySshsig(bytes, signature, parseAllowedSigners(signersText));
+  return bytes;
+}
+
+async function verify(text: string): Promise<void> {
+  const result = await verifySkills(discoverSkills(roots), parseLockfile(text, lockfile), {
+    base: temp,
+    frozen: true,
+  });
+  if (!result.ok) throw new Error("verify should be clean");
+}
+
+const cases: { name: string; fn: () => Promise<unknown> }[] = [
+  { name: UNSIGNED, fn: () => verify(readTrustFile(lockfile)!) },
+  { name: SIGNED, fn: async () => verify(trustFileText(await check(), lockfile)) },
+  { name: SIGNATURE, fn: check },
+];
+for (const c of cases) await c.fn(); // warm the page cache and the JIT
+const times = new Map<string, number[]>(cases.map((c) => [c.name, []]));
+const ROUNDS = QUICK ? 5 : 15;
+for (let round = 0; round < ROUNDS; round++) {
+  for (const c of round % 2 === 0 ? cases : [...cases].reverse()) {
+    collectGarbage();
+    const t0 = performance.now();
+    await c.fn();
+    times.get(c.name)!.push((performance.now() - t0) * 1e6);
+  }
+}
+const stats = (ts: number[]) => {
+  const s = [...ts].sort((a, b) => a - b);
+  const q = (p: number) => {
+    const at = p * (s.length - 1), lo = Math.floor(at), hi = Math.ceil(at);
+    return s[lo]! + (s[hi]! - s[lo]!) * (at - lo);
+  };
+  return { median: q(0.5), p75: q(0.75), p99: q(0.99), samples: s.length };
+};
+const base = stats(times.get(UNSIGNED)!).median;
+for (const c of cases) {
+  const m = stats(times.get(c.name)!);
+  const row: Row = {
+    bench: "sign",
+    workload: WORKLOAD,
+    size: SKILLS,
+    case: c.name,
+    ...m,
+    baseline: UNSIGNED,
+    ratio: m.median / base,
+  };
+  recordValue(row);
+}
+rmSync(temp, { recursive: true, force: true });

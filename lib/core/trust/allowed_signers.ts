@@ -1,0 +1,298 @@
+/**
+ * OpenSSH's `allowed_signers` file (ssh-keygen(1), ALLOWED SIGNERS): one
+ * signer a line, `principals [options] keytype base64-key [comment]`, read
+ * strictly, and the question a verifier asks it: which lines allow this key,
+ * for this identity and namespace, now. Web standards only.
+ *
+ * @module
+ */
+import { parseSshPublicKey, type SshPublicKey, SshSignatureError } from "./ssh_key.ts";
+
+/** The largest allowed signers file read, in characters: 1 MiB. */
+export const MAX_ALLOWED_SIGNERS_CHARS = 1024 * 1024;
+
+/** One line of an allowed signers file that skillset uses. */
+export interface AllowedSigner {
+  /** The 1-based line. */
+  readonly line: number;
+  /** The principals, a comma-separated pattern list (`*` and `?` wildcards, `!` negates). */
+  readonly principals: string;
+  /** The signer's key. */
+  readonly key: SshPublicKey;
+  /** The `namespaces="…"` pattern list the key may sign in, when the line restricts it. */
+  readonly namespaces: string | undefined;
+  /** `valid-after`, in milliseconds since the epoch, when given. */
+  readonly validAfter: number | undefined;
+  /** `valid-before`, in milliseconds since the epoch, when given. */
+  readonly validBefore: number | undefined;
+}
+
+/** A well-formed line that skillset does not use, and why. */
+export interface IgnoredSigner {
+  /** The 1-based line. */
+  readonly line: number;
+  /** Why: another key type, or `cert-authority` (skillset checks no certificates). */
+  readonly reason: string;
+  /** The line's key as {@linkcode SshPublicKey}'s `base64`, when it is an `ssh-ed25519` key. */
+  readonly key: string | undefined;
+}
+
+/** An allowed signers file, read. */
+export interface AllowedSigners {
+  /** The file, as the caller named it. */
+  readonly file: string;
+  /** The lines used, in file order. */
+  readonly signers: readonly AllowedSigner[];
+  /** The lines not used. */
+  readonly ignored: readonly IgnoredSigner[];
+}
+
+const KEY_TYPE =
+  /^(?:ssh-(?:ed25519|rsa|dss)|ecdsa-sha2-nistp\d+|sk-[\w.@-]+|rsa-sha2-\d+)(?:-cert-v01@openssh\.com)?$/;
+const TIME = /^(\d{4})(\d{2})(\d{2})(?:(\d{2})(\d{2})(\d{2})?)?(Z?)$/;
+
+/**
+ * Read an allowed signers file: comments (`#`) and empty lines skipped,
+ * every other line `principals [options] keytype base64-key [comment]`.
+ * Options: `namespaces="…"`, `valid-after="…"`, `valid-before="…"`
+ * (`YYYYMMDD[Z]` or `YYYYMMDDHHMM[SS][Z]`, local time without `Z`) and
+ * `cert-authority`. A line with another key type than `ssh-ed25519`, or
+ * marked `cert-authority`, is kept out of `signers` and listed in `ignored`
+ * with why.
+ *
+ * @param text The file's text.
+ * @param file Its name, for errors.
+ * @returns The signers, frozen.
+ * @throws {SshSignatureError} `INVALID_SIGNERS` naming the file and line: a
+ *   missing key, an unknown or repeated option, an unclosed quote, a bad
+ *   timestamp, a key that is not base64 or not what its type says; or the
+ *   file over {@linkcode MAX_ALLOWED_SIGNERS_CHARS}.
+ * @example
+ * ```ts
+ * import { parseAllowedSigners } from "../../../mod.ts";
+ * import { assert } from "../_assert.ts";
+ *
+ * const signers = parseAllowedSigners(
+ *   "# who may sign the lockfile\n" +
+ *     'alice@example.com,ci@example.com namespaces="skillset-lock" ssh-ed25519 ' +
+ *     "AAAAC3NzaC1lZDI1NTE5AAAAIGflI/oOqHPAYXKRGpcuyX68NYvbwsU4GeihmnblhxkM\n" +
+ *     "bob@example.com ssh-rsa AAAAB3NzaC1yc2EAAAADAQABAAAAgQC7\n",
+ * );
+ * assert.equal(signers.signers[0]?.namespaces, "skillset-lock");
+ * assert.equal(signers.ignored[0]?.line, 3);
+ * ```
+ */
+export function parseAllowedSigners(text: string, file = "allowed_signers"): AllowedSigners {
+  if (text.length > MAX_ALLOWED_SIGNERS_CHARS) {
+    throw new SshSignatureError(
+      "INVALID_SIGNERS",
+      `${file}: The file is over ${MAX_ALLOWED_SIGNERS_CHARS} characters`,
+    );
+  }
+  const signers: AllowedSigner[] = [];
+  const ignored: IgnoredSigner[] = [];
+  const lines = text.split("\n");
+  for (let i = 0; i < lines.length; i++) {
+    const raw = lines[i]!;
+    const line = (raw.endsWith("\r") ? raw.slice(0, -1) : raw).replace(/^[ \t]+/, "");
+    if (line === "" || line.startsWith("#")) continue;
+    const fail = (reason: string): never => {
+      throw new SshSignatureError("INVALID_SIGNERS", `${file}:${i + 1}: ${reason}`);
+    };
+    const words = new Words(line, fail);
+    const principals = words.next("principals");
+    if (principals === "") fail("The principals are empty");
+    let options = "";
+    let type = words.next("key type");
+    if (!KEY_TYPE.test(type)) {
+      options = type;
+      type = words.next("key type");
+      if (!KEY_TYPE.test(type)) fail(`Unknown key type "${type}"`);
+    }
+    const base64 = words.next("key");
+    const parsed = parseOptions(options, fail);
+    if (type !== "ssh-ed25519") {
+      const reason = `key type "${type}": skillset checks ssh-ed25519 only`;
+      ignored.push({ line: i + 1, reason, key: undefined });
+      continue;
+    }
+    let key: SshPublicKey;
+    try {
+      key = parseSshPublicKey(`${type} ${base64}`);
+    } catch (e) {
+      return fail((e as Error).message);
+    }
+    if (parsed.certAuthority) {
+      const reason = "cert-authority: skillset checks no certificates";
+      ignored.push({ line: i + 1, reason, key: key.base64 });
+    } else signers.push(Object.freeze({ line: i + 1, principals, key, ...parsed.fields }));
+  }
+  return Object.freeze({
+    file,
+    signers: Object.freeze(signers),
+    ignored: Object.freeze(ignored.map((s) => Object.freeze(s))),
+  });
+}
+
+/** The words of a line: runs of non-blanks, a double-quoted run kept whole with its quotes. */
+class Words {
+  readonly #line: string;
+  readonly #fail: (reason: string) => never;
+  #at = 0;
+
+  constructor(line: string, fail: (reason: string) => never) {
+    this.#line = line;
+    this.#fail = fail;
+  }
+
+  next(what: string): string {
+    const s = this.#line;
+    while (s[this.#at] === " " || s[this.#at] === "\t") this.#at++;
+    const start = this.#at;
+    let quoted = false;
+    for (; this.#at < s.length; this.#at++) {
+      const c = s[this.#at];
+      if (c === '"') quoted = !quoted;
+      else if (!quoted && (c === " " || c === "\t")) break;
+    }
+    if (quoted) this.#fail(`An unclosed quote before the ${what}`);
+    if (start === this.#at) this.#fail(`The ${what} is missing`);
+    const word = s.slice(start, this.#at);
+    // A quoted principals list (`"a@x,b@y"`) is that list.
+    return what === "principals" && /^"[^"]*"$/.test(word) ? word.slice(1, -1) : word;
+  }
+}
+
+interface ParsedOptions {
+  readonly certAuthority: boolean;
+  readonly fields: Pick<AllowedSigner, "namespaces" | "validAfter" | "validBefore">;
+}
+
+function parseOptions(text: string, fail: (reason: string) => never): ParsedOptions {
+  let certAuthority = false;
+  const values = new Map<string, string>();
+  let at = 0;
+  while (at < text.length) {
+    const name = /^[A-Za-z-]+/.exec(text.slice(at))?.[0] ?? "";
+    const lower = name.toLowerCase();
+    at += name.length;
+    if (values.has(lower) || (lower === "cert-authority" && certAuthority)) {
+      fail(`The option "${lower}" is given twice`);
+    }
+    if (lower === "cert-authority") certAuthority = true;
+    else if (lower === "namespaces" || lower === "valid-after" || lower === "valid-before") {
+      const m = /^="([^"]*)"/.exec(text.slice(at));
+      if (m === null) fail(`The option "${lower}" takes a quoted value: ${lower}="…"`);
+      values.set(lower, m![1]!);
+      at += m![0].length;
+    } else fail(`Unknown option "${text.slice(at - name.length).split(",")[0]}"`);
+    if (at < text.length && text[at++] !== ",") fail(`The options "${text}" are malformed`);
+    if (at === text.length && text.endsWith(",")) fail(`The options "${text}" end with a comma`);
+  }
+  const namespaces = values.get("namespaces");
+  if (namespaces === "") fail('The option "namespaces" is empty');
+  return {
+    certAuthority,
+    fields: {
+      namespaces,
+      validAfter: timestamp(values.get("valid-after"), fail),
+      validBefore: timestamp(values.get("valid-before"), fail),
+    },
+  };
+}
+
+function timestamp(text: string | undefined, fail: (reason: string) => never): number | undefined {
+  if (text === undefined) return undefined;
+  const m = TIME.exec(text);
+  if (m === null) return fail(`"${text}" is not a time: YYYYMMDD[Z] or YYYYMMDDHHMM[SS][Z]`);
+  const [y, mo, d, h, mi, s] = m.slice(1, 7).map((p) => Number(p ?? "0"));
+  const parts = [y!, mo! - 1, d!, h!, mi!, s!] as const;
+  const at = m[7] === "Z" ? new Date(Date.UTC(...parts)) : new Date(...parts);
+  const round = m[7] === "Z"
+    ? [at.getUTCFullYear(), at.getUTCMonth(), at.getUTCDate(), at.getUTCHours(), at.getUTCMinutes()]
+    : [at.getFullYear(), at.getMonth(), at.getDate(), at.getHours(), at.getMinutes()];
+  if (round.some((v, i) => v !== parts[i])) fail(`"${text}" is not a valid date and time`);
+  return at.getTime();
+}
+
+/**
+ * Whether a value matches an OpenSSH pattern list (ssh_config(5), PATTERNS):
+ * comma-separated patterns with `*` and `?`; a match of a `!pattern` is no
+ * match whatever else matches.
+ *
+ * @param value The identity or namespace.
+ * @param list The pattern list.
+ * @returns Whether it matches.
+ */
+export function matchPatternList(value: string, list: string): boolean {
+  let positive = false;
+  for (const item of list.split(",")) {
+    const negated = item.startsWith("!");
+    if (matchPattern(value, negated ? item.slice(1) : item)) {
+      if (negated) return false;
+      positive = true;
+    }
+  }
+  return positive;
+}
+
+/** A glob with `*` and `?`, matched without recursion (backtracking to the last `*`). */
+function matchPattern(value: string, pattern: string): boolean {
+  let v = 0, p = 0, star = -1, mark = 0;
+  while (v < value.length) {
+    if (p < pattern.length && (pattern[p] === "?" || pattern[p] === value[v])) {
+      v++;
+      p++;
+    } else if (p < pattern.length && pattern[p] === "*") {
+      star = p++;
+      mark = v;
+    } else if (star !== -1) {
+      p = star + 1;
+      v = ++mark;
+    } else return false;
+  }
+  while (pattern[p] === "*") p++;
+  return p === pattern.length;
+}
+
+/** What a verifier asks of the allowed signers. */
+export interface SignerQuestion {
+  /** The signature's namespace. */
+  readonly namespace: string;
+  /** The identity the signer must have, when one is required. */
+  readonly identity?: string | undefined;
+  /** The time of the check, in milliseconds since the epoch. */
+  readonly now: number;
+}
+
+/**
+ * The lines that allow a key: same key, the identity matching the
+ * principals, the namespace matching `namespaces`, `now` within the validity.
+ *
+ * @param signers The allowed signers.
+ * @param key The signing key.
+ * @param question The namespace, identity and time.
+ * @returns The allowing lines, or why none allows the key.
+ */
+export function signersOf(
+  signers: AllowedSigners,
+  key: SshPublicKey,
+  question: SignerQuestion,
+): { readonly allowed: readonly AllowedSigner[]; readonly refusals: readonly string[] } {
+  const allowed: AllowedSigner[] = [];
+  const refusals: string[] = [];
+  for (const s of signers.signers) {
+    if (s.key.base64 !== key.base64) continue;
+    const at = `${signers.file}:${s.line}`;
+    if (question.identity !== undefined && !matchPatternList(question.identity, s.principals)) {
+      refusals.push(`${at} lists the key for "${s.principals}", not "${question.identity}"`);
+    } else if (s.namespaces !== undefined && !matchPatternList(question.namespace, s.namespaces)) {
+      refusals.push(`${at} allows the key only in namespaces "${s.namespaces}"`);
+    } else if (s.validAfter !== undefined && question.now < s.validAfter) {
+      refusals.push(`${at} allows the key only from ${new Date(s.validAfter).toISOString()}`);
+    } else if (s.validBefore !== undefined && question.now > s.validBefore) {
+      refusals.push(`${at} allowed the key only until ${new Date(s.validBefore).toISOString()}`);
+    } else allowed.push(s);
+  }
+  return { allowed, refusals };
+}

@@ -1,0 +1,904 @@
+import { after, describe, it } from "node:test";
+import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import {
+  decodeBase64,
+  encodeBase64,
+  parseAllowedSigners,
+  parseSshPrivateKey,
+  parseSshPublicKey,
+  parseSshSignature,
+  renderSshPublicKey,
+  renderSshSignature,
+  signSshsig,
+  sshFingerprint,
+  SshPrivateKey,
+  SshSignatureError,
+  verifySshsig,
+} from "../mod.ts";
+import { matchPatternList } from "../lib/core/trust/allowed_signers.ts";
+import { fc, runs } from "./_fc.ts";
+
+const temps: string[] = [];
+after(() => {
+  for (const t of temps) rmSync(t, { recursive: true, force: true });
+});
+function tempDir(): string {
+  const dir = realpathSync(mkdtempSync(join(tmpdir(), "skillset-sshsig-")));
+  temps.push(dir);
+  return dir;
+}
+
+const HAS_SSH_KEYGEN = spawnSync("ssh-keygen", ["-?"], { stdio: "ignore" }).error === undefined;
+const NO_SSH_KEYGEN = HAS_SSH_KEYGEN ? false : "ssh-keygen is not installed (openssh-client)";
+
+function sshKeygen(args: string[], input?: Uint8Array | string): { code: number; out: string } {
+  const r = spawnSync("ssh-keygen", args, { input: input ?? "", encoding: "utf8" });
+  return { code: r.status ?? -1, out: `${r.stdout}${r.stderr}` };
+}
+
+/** A fresh ed25519 key made by ssh-keygen: the private key file's path. */
+function keygen(dir: string, name: string, extra: string[] = ["-N", ""]): string {
+  const path = join(dir, name);
+  const r = sshKeygen(["-q", "-t", "ed25519", "-C", `${name}@example.com`, "-f", path, ...extra]);
+  assert.equal(r.code, 0, r.out);
+  return path;
+}
+
+const text = (s: string) => new TextEncoder().encode(s);
+
+/** The error a promise or call rejects with, which must be an SshSignatureError. */
+async function sshError(f: () => unknown): Promise<SshSignatureError> {
+  try {
+    await f();
+  } catch (e) {
+    if (e instanceof SshSignatureError) return e;
+    throw new assert.AssertionError({ message: `not an SshSignatureError: ${e}` });
+  }
+  throw new assert.AssertionError({ message: "did not throw" });
+}
+
+async function seededKey(seed: number, comment = ""): Promise<SshPrivateKey> {
+  return await SshPrivateKey.fromSeed(
+    new Uint8Array(32).fill(seed & 255).map((b, i) => b ^ i),
+    comment,
+  );
+}
+
+// ── A reference writer of the wire format, independent of the library's ──────
+
+function u32(n: number): number[] {
+  return [n >>> 24, (n >>> 16) & 255, (n >>> 8) & 255, n & 255];
+}
+function str(value: Uint8Array | string): number[] {
+  const bytes = typeof value === "string" ? text(value) : value;
+  return [...u32(bytes.length), ...bytes];
+}
+function wrap(label: string, bytes: number[] | Uint8Array): string {
+  const b64 = encodeBase64(Uint8Array.from(bytes));
+  const lines = b64.match(/.{1,70}/g) ?? [];
+  return `-----BEGIN ${label}-----\n${lines.join("\n")}\n-----END ${label}-----\n`;
+}
+function keyBytes(key: SshPrivateKey): Uint8Array {
+  return decodeBase64(key.publicKey.base64).subarray(19);
+}
+
+interface KeyFileParts {
+  cipher?: string;
+  kdf?: string;
+  kdfOptions?: Uint8Array;
+  checks?: [number, number];
+  keys?: number;
+  type?: string;
+  innerPublic?: Uint8Array;
+  secretPublic?: Uint8Array;
+  comment?: string;
+  padding?: number[];
+  trailing?: number[];
+}
+
+/** An openssh-key-v1 file for a seed, each part replaceable to make it malformed. */
+function keyFile(seed: Uint8Array, pub: Uint8Array, parts: KeyFileParts = {}): string {
+  const blob = [...str("ssh-ed25519"), ...str(pub)];
+  const section = [
+    ...u32(parts.checks?.[0] ?? 0x12345678),
+    ...u32(parts.checks?.[1] ?? 0x12345678),
+    ...str(parts.type ?? "ssh-ed25519"),
+    ...str(parts.innerPublic ?? pub),
+    ...str(Uint8Array.from([...seed, ...(parts.secretPublic ?? pub)])),
+    ...str(parts.comment ?? "test@example.com"),
+  ];
+  const padding = parts.padding ??
+    Array.from({ length: (8 - section.length % 8) % 8 }, (_, i) => i + 1);
+  return wrap("OPENSSH PRIVATE KEY", [
+    ...text("openssh-key-v1\0"),
+    ...str(parts.cipher ?? "none"),
+    ...str(parts.kdf ?? "none"),
+    ...str(parts.kdfOptions ?? new Uint8Array(0)),
+    ...u32(parts.keys ?? 1),
+    ...str(Uint8Array.from(blob)),
+    ...str(Uint8Array.from([...section, ...padding])),
+    ...(parts.trailing ?? []),
+  ]);
+}
+
+const SEED = new Uint8Array(32).map((_, i) => i * 7 + 1);
+
+describe("ssh-keygen interop", { skip: NO_SSH_KEYGEN }, () => {
+  it("a signature by ssh-keygen -Y sign verifies, and skillset signs the same bytes (Ed25519 is deterministic)", async () => {
+    const dir = tempDir();
+    const k = keygen(dir, "alice");
+    const file = join(dir, "skills.lock.json");
+    writeFileSync(file, '{ "version": 1, "skills": [] }\n');
+    assert.equal(sshKeygen(["-Y", "sign", "-f", k, "-n", "skillset-lock", file]).code, 0);
+    const theirs = readFileSync(`${file}.sig`, "utf8");
+    const key = await parseSshPrivateKey(readFileSync(k, "utf8"));
+    const pub = parseSshPublicKey(readFileSync(`${k}.pub`, "utf8"));
+    assert.deepEqual(key.publicKey, pub);
+    const signers = parseAllowedSigners(`alice@example.com ${renderSshPublicKey(pub)}\n`);
+    const check = await verifySshsig(readFileSync(file), theirs, signers, {
+      identity: "alice@example.com",
+    });
+    assert.deepEqual(check.principals, ["alice@example.com"]);
+    assert.equal(await signSshsig(readFileSync(file), key), theirs);
+    const fingerprint = sshKeygen(["-l", "-f", `${k}.pub`]).out.split(" ")[1];
+    assert.equal(check.fingerprint, fingerprint);
+  });
+
+  it("skillset's signatures (sha512 and sha256) verify with ssh-keygen -Y verify and check-novalidate", async () => {
+    const dir = tempDir();
+    const k = keygen(dir, "bob");
+    const key = await parseSshPrivateKey(readFileSync(k, "utf8"));
+    const data = text("any bytes \u00e9\n");
+    const signers = join(dir, "allowed_signers");
+    writeFileSync(signers, `bob@example.com ${renderSshPublicKey(key.publicKey)}\n`);
+    for (const hashAlgorithm of ["sha512", "sha256"] as const) {
+      const sig = join(dir, `data.${hashAlgorithm}.sig`);
+      writeFileSync(sig, await signSshsig(data, key, { hashAlgorithm }));
+      const verify = [
+        "-Y",
+        "verify",
+        "-f",
+        signers,
+        "-I",
+        "bob@example.com",
+        "-n",
+        "skillset-lock",
+        "-s",
+        sig,
+      ];
+      const good = sshKeygen(verify, data);
+      assert.equal(good.code, 0, good.out);
+      assert.match(good.out, /Good "skillset-lock" signature for bob@example.com/);
+      assert.equal(
+        sshKeygen(["-Y", "check-novalidate", "-n", "skillset-lock", "-s", sig], data).code,
+        0,
+      );
+      assert.notEqual(sshKeygen(verify, text("other bytes")).code, 0);
+      const principals = sshKeygen(["-Y", "find-principals", "-f", signers, "-s", sig]);
+      assert.equal(principals.out.trim(), "bob@example.com");
+    }
+  });
+
+  it("agrees with ssh-keygen -Y verify on which allowed_signers lines allow a signature", async () => {
+    const dir = tempDir();
+    const k = keygen(dir, "carol");
+    const key = await parseSshPrivateKey(readFileSync(k, "utf8"));
+    const other = await seededKey(9);
+    const data = text("lockfile\n");
+    const sig = join(dir, "data.sig");
+    writeFileSync(sig, await signSshsig(data, key));
+    const pub = renderSshPublicKey(key.publicKey);
+    const cases: [lines: string, identity: string, allowed: boolean][] = [
+      [`carol@example.com ${pub}`, "carol@example.com", true],
+      [`carol@example.com ${pub}`, "mallory@example.com", false],
+      [`*@example.com,!mallory@example.com ${pub}`, "carol@example.com", true],
+      [`*@example.com,!mallory@example.com ${pub}`, "mallory@example.com", false],
+      [`"carol@example.com,dave@example.com" ${pub}`, "dave@example.com", true],
+      [`c?rol@example.com namespaces="git,skillset-*" ${pub}`, "carol@example.com", true],
+      [`carol@example.com namespaces="git" ${pub}`, "carol@example.com", false],
+      [`carol@example.com valid-before="20200101Z" ${pub}`, "carol@example.com", false],
+      [`carol@example.com valid-after="29990101" ${pub}`, "carol@example.com", false],
+      [
+        `carol@example.com valid-after="20200101",valid-before="29991231235959Z" ${pub}`,
+        "carol@example.com",
+        true,
+      ],
+      [`carol@example.com ${renderSshPublicKey(other.publicKey)}`, "carol@example.com", false],
+      [
+        `# carol@example.com ${pub}\n\n  carol@example.com ${pub} trailing comment`,
+        "carol@example.com",
+        true,
+      ],
+    ];
+    for (const [lines, identity, allowed] of cases) {
+      const file = join(dir, "allowed_signers");
+      writeFileSync(file, `${lines}\n`);
+      const theirs = sshKeygen([
+        "-Y",
+        "verify",
+        "-f",
+        file,
+        "-I",
+        identity,
+        "-n",
+        "skillset-lock",
+        "-s",
+        sig,
+      ], data);
+      assert.equal(theirs.code === 0, allowed, `ssh-keygen on ${lines}: ${theirs.out}`);
+      const ours = verifySshsig(data, readFileSync(sig, "utf8"), parseAllowedSigners(lines), {
+        identity,
+      });
+      if (allowed) await ours;
+      else assert.equal((await sshError(() => ours)).code, "UNKNOWN_SIGNER", lines);
+    }
+  });
+
+  it("refuses a key with a passphrase, naming ssh-keygen and ssh-agent", async () => {
+    const dir = tempDir();
+    const k = keygen(dir, "locked", ["-N", "correct horse"]);
+    const e = await sshError(() => parseSshPrivateKey(readFileSync(k, "utf8")));
+    assert.equal(e.code, "ENCRYPTED_KEY");
+    assert.equal(
+      e.message,
+      'The private key is encrypted ("aes256-ctr"): sign with ssh-keygen -Y sign -n skillset-lock ' +
+        "(it asks for the passphrase or uses ssh-agent), or use a key without a passphrase",
+    );
+  });
+
+  it("refuses RSA and ECDSA keys, and a signature made for another namespace", async () => {
+    const dir = tempDir();
+    for (const type of ["rsa", "ecdsa"]) {
+      const path = join(dir, type);
+      assert.equal(sshKeygen(["-q", "-t", type, "-N", "", "-f", path]).code, 0);
+      const e = await sshError(() => parseSshPrivateKey(readFileSync(path, "utf8")));
+      assert.equal(e.code, "UNSUPPORTED_KEY");
+      assert.equal(
+        (await sshError(() => parseSshPublicKey(readFileSync(`${path}.pub`, "utf8")))).code,
+        "UNSUPPORTED_KEY",
+      );
+      const file = join(dir, "data");
+      writeFileSync(file, "data");
+      assert.equal(sshKeygen(["-Y", "sign", "-f", path, "-n", "skillset-lock", file]).code, 0);
+      const sig = await sshError(() => parseSshSignature(readFileSync(`${file}.sig`, "utf8")));
+      assert.equal(sig.code, "UNSUPPORTED_KEY");
+      rmSync(`${file}.sig`);
+    }
+    const k = keygen(dir, "erin");
+    const file = join(dir, "data");
+    assert.equal(sshKeygen(["-Y", "sign", "-f", k, "-n", "git", file]).code, 0);
+    const key = parseSshPublicKey(readFileSync(`${k}.pub`, "utf8"));
+    const signers = parseAllowedSigners(`erin@example.com ${renderSshPublicKey(key)}\n`);
+    const e = await sshError(() =>
+      verifySshsig(readFileSync(file), readFileSync(`${file}.sig`, "utf8"), signers)
+    );
+    assert.equal(e.code, "WRONG_NAMESPACE");
+    assert.equal(e.message, 'The signature is for the namespace "git", not "skillset-lock"');
+  });
+});
+
+describe("signing and verifying", () => {
+  it("signSshsig then verifySshsig accepts, for any bytes and key", async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.uint8Array({ maxLength: 300 }), fc.integer(), async (data, seed) => {
+        const key = await seededKey(seed);
+        const signers = parseAllowedSigners(`a@b ${renderSshPublicKey(key.publicKey)}`);
+        const check = await verifySshsig(data, await signSshsig(data, key), signers);
+        assert.equal(check.fingerprint, await sshFingerprint(key.publicKey));
+      }),
+      runs(30),
+    );
+  });
+
+  it("a changed byte of the signed data, or of the signature, fails with a typed error", async () => {
+    const key = await seededKey(1);
+    const signers = parseAllowedSigners(`a@b ${renderSshPublicKey(key.publicKey)}`);
+    const data = text('{ "version": 1, "skills": [] }\n');
+    const signature = await signSshsig(data, key);
+    await fc.assert(
+      fc.asyncProperty(
+        fc.nat(),
+        fc.integer({ min: 1, max: 255 }),
+        fc.boolean(),
+        async (at, flip, inData) => {
+          const bytes = inData ? Uint8Array.from(data) : text(signature);
+          bytes[at % bytes.length]! ^= flip;
+          const e = await sshError(() =>
+            verifySshsig(
+              inData ? bytes : data,
+              inData ? signature : new TextDecoder().decode(bytes),
+              signers,
+            )
+          );
+          if (inData) assert.equal(e.code, "BAD_SIGNATURE");
+        },
+      ),
+      runs(200),
+    );
+  });
+
+  it("a changed bit inside the signature blob fails with a typed error, never passes", async () => {
+    const key = await seededKey(2);
+    const signers = parseAllowedSigners(`a@b ${renderSshPublicKey(key.publicKey)}`);
+    const data = text("data");
+    const blob = decodeBase64((await signSshsig(data, key)).split("\n").slice(1, -2).join(""));
+    await fc.assert(
+      fc.asyncProperty(fc.nat(), fc.integer({ min: 0, max: 7 }), async (at, bit) => {
+        const bytes = Uint8Array.from(blob);
+        bytes[at % bytes.length]! ^= 1 << bit;
+        await sshError(() => verifySshsig(data, wrap("SSH SIGNATURE", bytes), signers));
+      }),
+      runs(200),
+    );
+  });
+
+  it("names why a signer is refused: not listed, another identity, another namespace, not valid yet, expired", async () => {
+    const key = await seededKey(3);
+    const pub = renderSshPublicKey(key.publicKey);
+    const fp = await sshFingerprint(key.publicKey);
+    const sig = await signSshsig(text("x"), key);
+    const refuse = async (signers: string, identity?: string) =>
+      (await sshError(() =>
+        verifySshsig(text("x"), sig, parseAllowedSigners(signers, "signers"), {
+          now: new Date(Date.UTC(2026, 0, 1)),
+          ...identity === undefined ? {} : { identity },
+        })
+      )).message;
+    assert.equal(await refuse(""), `The signing key ${fp} is not in signers`);
+    assert.equal(
+      await refuse(`a@b cert-authority ${pub}\n`),
+      `The signing key ${fp} is not in signers: signers:1 is ignored (cert-authority: skillset checks no certificates)`,
+    );
+    assert.equal(
+      await refuse(`a@b ${pub}\n`, "c@d"),
+      `The signing key ${fp} is not allowed: signers:1 lists the key for "a@b", not "c@d"`,
+    );
+    assert.equal(
+      await refuse(`a@b namespaces="git" ${pub}\n`),
+      `The signing key ${fp} is not allowed: signers:1 allows the key only in namespaces "git"`,
+    );
+    assert.equal(
+      await refuse(`a@b valid-after="20260102Z" ${pub}\n`),
+      `The signing key ${fp} is not allowed: signers:1 allows the key only from 2026-01-02T00:00:00.000Z`,
+    );
+    assert.equal(
+      await refuse(`a@b valid-before="202512312359Z" ${pub}\n`),
+      `The signing key ${fp} is not allowed: signers:1 allowed the key only until 2025-12-31T23:59:00.000Z`,
+    );
+    // Many refusing lines: the first five are named.
+    const many = await refuse(`a@b namespaces="git" ${pub}\n`.repeat(7));
+    assert.ok(many.endsWith('signers:5 allows the key only in namespaces "git"; and 2 more'), many);
+    // Another line with the same key may allow it.
+    await verifySshsig(
+      text("x"),
+      sig,
+      parseAllowedSigners(`a@b namespaces="git" ${pub}\nc@d ${pub}\n`),
+    );
+  });
+
+  it("WRONG_NAMESPACE is told apart from a bad signature", async () => {
+    const key = await seededKey(4);
+    const signers = parseAllowedSigners(`a@b ${renderSshPublicKey(key.publicKey)}`);
+    const sig = await signSshsig(text("x"), key, { namespace: "file" });
+    assert.equal(
+      (await sshError(() => verifySshsig(text("x"), sig, signers))).code,
+      "WRONG_NAMESPACE",
+    );
+    await verifySshsig(text("x"), sig, signers, { namespace: "file" });
+    await assert.rejects(() => signSshsig(text("x"), key, { namespace: "" }), RangeError);
+  });
+});
+
+describe("parsing keys", () => {
+  it("reads the key files it writes by the reference writer, with their comment", async () => {
+    const key = await SshPrivateKey.fromSeed(SEED, "ci@example.com");
+    const parsed = await parseSshPrivateKey(
+      keyFile(SEED, keyBytes(key), { comment: "ci@example.com" }),
+    );
+    assert.deepEqual(parsed.publicKey, key.publicKey);
+    const again = await parseSshPrivateKey(keyFile(SEED, keyBytes(key)).replaceAll("\n", "\r\n"));
+    assert.equal(again.publicKey.base64, key.publicKey.base64);
+  });
+
+  it("refuses each malformed part of a private key file with its reason", async () => {
+    const key = await SshPrivateKey.fromSeed(SEED);
+    const pub = keyBytes(key);
+    const other = keyBytes(await seededKey(5));
+    const reason = async (parts: KeyFileParts | string) => {
+      const e = await sshError(() =>
+        parseSshPrivateKey(typeof parts === "string" ? parts : keyFile(SEED, pub, parts))
+      );
+      return `${e.code}: ${e.message}`;
+    };
+    const bad = "INVALID_KEY: The private key is malformed: ";
+    assert.equal(
+      await reason({ cipher: "aes256-ctr" }),
+      `ENCRYPTED_KEY: The private key is encrypted ("aes256-ctr"): sign with ssh-keygen -Y sign -n skillset-lock (it asks for the passphrase or uses ssh-agent), or use a key without a passphrase`,
+    );
+    assert.equal(await reason({ kdf: "bcrypt" }), `${bad}it has a KDF ("bcrypt") but no cipher`);
+    assert.equal(await reason({ keys: 2 }), `${bad}it holds 2 keys, not 1`);
+    assert.equal(await reason({ checks: [1, 2] }), `${bad}its two check numbers differ`);
+    assert.equal(await reason({ innerPublic: other }), `${bad}its two public keys differ`);
+    assert.equal(
+      await reason({ secretPublic: other }),
+      `${bad}its secret key is not the seed and the public key`,
+    );
+    assert.equal(
+      await reason({ padding: [1, 2, 3, 4, 9] }),
+      `${bad}its padding is not 1, 2, 3, …`,
+    );
+    assert.equal(
+      await reason({ padding: [1] }),
+      `${bad}its private section is not padded to 8 bytes`,
+    );
+    assert.equal(await reason({ trailing: [0] }), `${bad}1 bytes follow the private section`);
+    assert.equal(
+      await reason({ type: "ssh-rsa" }),
+      'UNSUPPORTED_KEY: The private key is of type "ssh-rsa": skillset signs and verifies with ssh-ed25519 keys only',
+    );
+    // A seed whose public key is another one's: the file lies about its public half.
+    assert.equal(
+      await sshError(() => parseSshPrivateKey(keyFile(new Uint8Array(32), pub))).then((e) =>
+        e.message
+      ),
+      "The private key is malformed: its secret half does not match its public key",
+    );
+    assert.equal(
+      await reason("-----BEGIN RSA PRIVATE KEY-----\nAAAA\n-----END RSA PRIVATE KEY-----\n"),
+      'UNSUPPORTED_KEY: The private key is a "RSA PRIVATE KEY" file: skillset reads OpenSSH ed25519 keys (ssh-keygen -t ed25519)',
+    );
+    assert.equal(
+      await reason(`ssh-ed25519 ${key.publicKey.base64}`),
+      `${bad}it is a public key: give the private key file (the one without .pub)`,
+    );
+    assert.equal(
+      await reason(keyFile(SEED, pub).replace("\n", "\n!\n")),
+      `${bad}line 2 is not base64`,
+    );
+    assert.equal(
+      await reason(keyFile(SEED, pub).replace("-----END", "AAAA\n-----END")),
+      `${bad}its base64 text is malformed`,
+    );
+    assert.equal(
+      await reason(`${keyFile(SEED, pub)}more`),
+      `${bad}text follows "-----END OPENSSH PRIVATE KEY-----"`,
+    );
+    assert.equal(
+      await reason(wrap("OPENSSH PRIVATE KEY", text("openssh-key-v2\0"))),
+      `${bad}it does not start with "openssh-key-v1"`,
+    );
+    assert.equal(
+      await reason(wrap("OPENSSH PRIVATE KEY", text("openssh-key-v1\0\0\0\0\x04no"))),
+      `${bad}it ends inside its cipher name`,
+    );
+  });
+
+  it("a public key line round-trips; a mismatched, truncated or padded key is refused", async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.integer(),
+        fc.stringMatching(/^[!-~][ -~]{0,20}$/),
+        async (seed, comment) => {
+          const key = (await seededKey(seed, comment.trim())).publicKey;
+          assert.deepEqual(parseSshPublicKey(`${renderSshPublicKey(key)}\n`), key);
+        },
+      ),
+      runs(30),
+    );
+    const blob = (type: string, key: Uint8Array, extra: number[] = []) =>
+      `ssh-ed25519 ${encodeBase64(Uint8Array.from([...str(type), ...str(key), ...extra]))}`;
+    const message = async (line: string) => (await sshError(() => parseSshPublicKey(line))).message;
+    assert.equal(
+      await message(blob("ssh-ed25519", new Uint8Array(31))),
+      "The public key is malformed: its Ed25519 key is 31 bytes, not 32",
+    );
+    assert.equal(
+      await message(blob("ssh-ed25519", new Uint8Array(32), [0])),
+      "The public key is malformed: 1 bytes follow the key",
+    );
+    assert.equal(
+      await message(blob("ssh-rsa", new Uint8Array(32))),
+      'The public key is of type "ssh-rsa": skillset signs and verifies with ssh-ed25519 keys only',
+    );
+    const good = blob("ssh-ed25519", new Uint8Array(32));
+    assert.equal(parseSshPublicKey(`${good} \t two words \t\r\n`).comment, "two words");
+    // Base64 with stray bits in its last character is not the key's canonical text.
+    assert.equal(
+      await message(`${good.slice(0, -2)}B=`),
+      "The public key is malformed: its key is not base64",
+    );
+    assert.equal(
+      await message(good.slice(0, -1)),
+      "The public key is malformed: its key is not base64",
+    );
+    // A long run of blanks before a stray character: read in linear time (a backtracking
+    // regular expression took minutes on this line).
+    assert.equal(
+      await message(`ssh-ed25519 AAAA${" ".repeat(60_000)}\r\r`),
+      'The public key is malformed: it is not "type base64 [comment]" on one line',
+    );
+    assert.equal(
+      await message("ssh-ed25519"),
+      'The public key is malformed: it is not "type base64 [comment]" on one line',
+    );
+  });
+
+  it("hostile text and mutated key files only ever give an SshSignatureError", async () => {
+    const key = await SshPrivateKey.fromSeed(SEED);
+    const bytes = decodeBase64(keyFile(SEED, keyBytes(key)).split("\n").slice(1, -2).join(""));
+    await fc.assert(
+      fc.asyncProperty(mutation(bytes), async (mutated) => {
+        try {
+          await parseSshPrivateKey(wrap("OPENSSH PRIVATE KEY", mutated));
+        } catch (e) {
+          assert.ok(e instanceof SshSignatureError, String(e));
+        }
+      }),
+      runs(300),
+    );
+    await fc.assert(
+      fc.asyncProperty(fc.string({ maxLength: 200 }), async (s) => {
+        for (
+          const parse of [
+            parseSshPublicKey,
+            parseSshSignature,
+            (t: string) => parseAllowedSigners(t),
+          ]
+        ) {
+          try {
+            parse(s);
+          } catch (e) {
+            assert.ok(e instanceof SshSignatureError, String(e));
+          }
+        }
+        await parseSshPrivateKey(s).catch((e) =>
+          assert.ok(e instanceof SshSignatureError, String(e))
+        );
+      }),
+      runs(300),
+    );
+  });
+});
+
+/** Bytes changed at random: a bit flipped, cut short, a byte inserted, bytes appended. */
+function mutation(bytes: Uint8Array): fc.Arbitrary<Uint8Array> {
+  return fc.oneof(
+    fc.tuple(fc.nat(), fc.integer({ min: 0, max: 7 })).map(([at, bit]) => {
+      const out = Uint8Array.from(bytes);
+      out[at % out.length]! ^= 1 << bit;
+      return out;
+    }),
+    fc.nat().map((n) => bytes.subarray(0, n % bytes.length)),
+    fc.tuple(fc.nat(), fc.integer({ min: 0, max: 255 })).map(([at, b]) => {
+      const i = at % bytes.length;
+      return Uint8Array.from([...bytes.subarray(0, i), b, ...bytes.subarray(i)]);
+    }),
+    fc.uint8Array({ minLength: 1, maxLength: 8 }).map((tail) =>
+      Uint8Array.from([...bytes, ...tail])
+    ),
+  );
+}
+
+describe("parsing signatures", () => {
+  it("parse and render are inverse on every signature skillset writes", async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.integer(),
+        fc.stringMatching(/^[a-z][a-z0-9.@-]{0,30}$/),
+        fc.constantFrom("sha512" as const, "sha256" as const),
+        async (seed, namespace, hashAlgorithm) => {
+          const signed = await signSshsig(text("x"), await seededKey(seed), {
+            namespace,
+            hashAlgorithm,
+          });
+          const parsed = parseSshSignature(signed);
+          assert.deepEqual([parsed.namespace, parsed.hashAlgorithm], [namespace, hashAlgorithm]);
+          assert.equal(renderSshSignature(parsed), signed);
+        },
+      ),
+      runs(30),
+    );
+  });
+
+  it("refuses each malformed part of a signature with its reason", async () => {
+    const key = await seededKey(6);
+    const pub = [...str("ssh-ed25519"), ...str(keyBytes(key))];
+    const sig = [...str("ssh-ed25519"), ...str(new Uint8Array(64))];
+    const build = (
+      p: {
+        magic?: string;
+        version?: number;
+        hash?: string;
+        ns?: string;
+        inner?: number[];
+        trailing?: number[];
+      } = {},
+    ) =>
+      wrap("SSH SIGNATURE", [
+        ...text(p.magic ?? "SSHSIG"),
+        ...u32(p.version ?? 1),
+        ...str(Uint8Array.from(pub)),
+        ...str(p.ns ?? "skillset-lock"),
+        ...str(""),
+        ...str(p.hash ?? "sha512"),
+        ...str(Uint8Array.from(p.inner ?? sig)),
+        ...(p.trailing ?? []),
+      ]);
+    parseSshSignature(build());
+    const message = async (t: string) => (await sshError(() => parseSshSignature(t))).message;
+    const bad = "The signature is malformed: ";
+    assert.equal(
+      await message(build({ magic: "SSHSIH" })),
+      `${bad}it does not start with "SSHSIG"`,
+    );
+    assert.equal(await message(build({ version: 2 })), `${bad}its version is 2, not 1`);
+    assert.equal(
+      await message(build({ hash: "md5" })),
+      `${bad}its hash algorithm "md5" is not sha512 or sha256`,
+    );
+    assert.equal(await message(build({ ns: "" })), `${bad}its namespace is empty`);
+    assert.equal(await message(build({ ns: "a\0b" })), `${bad}its namespace holds a NUL character`);
+    assert.equal(await message(build({ trailing: [0] })), `${bad}1 bytes follow the signature`);
+    assert.equal(
+      await message(build({ inner: [...sig, 0] })),
+      `${bad}1 bytes follow the Ed25519 signature`,
+    );
+    assert.equal(
+      await message(build({ inner: [...str("ssh-rsa"), ...str(new Uint8Array(64))] })),
+      `${bad}its signature is of type "ssh-rsa", not ssh-ed25519`,
+    );
+    assert.equal(
+      await message(build({ inner: [...str("ssh-ed25519"), ...str(new Uint8Array(63))] })),
+      `${bad}its Ed25519 signature is 63 bytes, not 64`,
+    );
+    assert.equal(
+      await message(build().replace("SSH SIGNATURE-----\n", "SSH SIGNATURE-----\n\n")),
+      `${bad}line 2 is not base64`,
+    );
+    assert.equal(
+      await message(build().replace("-----BEGIN", " -----BEGIN")),
+      `${bad}it does not start with "-----BEGIN SSH SIGNATURE-----"`,
+    );
+    assert.equal(
+      await message(build().replace("-----END SSH SIGNATURE-----", "")),
+      `${bad}it has no "-----END SSH SIGNATURE-----" line`,
+    );
+    assert.equal(await message(`${build()}x`), `${bad}text follows "-----END SSH SIGNATURE-----"`);
+    assert.equal(await message("x".repeat(70_000)), `${bad}it is over 65536 characters`);
+    // A length that claims more than is left, not read past the end.
+    const truncated = wrap("SSH SIGNATURE", [...text("SSHSIG"), ...u32(1), ...u32(0xffffffff)]);
+    assert.equal(
+      await message(truncated),
+      `${bad}its public key is 4294967295 bytes long, over 1024`,
+    );
+    const short = wrap("SSH SIGNATURE", [...text("SSHSIG"), ...u32(1), ...u32(100), 1, 2]);
+    assert.equal(await message(short), `${bad}it ends inside its public key`);
+    // A hand-made signature object with a field that is not base64 is misuse of the API.
+    const parsed = parseSshSignature(build());
+    assert.throws(() => renderSshSignature({ ...parsed, signature: "!" }), TypeError);
+    await assert.rejects(
+      () => verifySshsig(text("x"), { ...parsed, reserved: "!" }, parseAllowedSigners("")),
+      TypeError,
+    );
+    // CR LF line ends (a checkout on Windows) are the same signature.
+    assert.deepEqual(
+      parseSshSignature(build().replaceAll("\n", "\r\n")),
+      parseSshSignature(build()),
+    );
+  });
+
+  it("mutated signatures only ever give an SshSignatureError", async () => {
+    const key = await seededKey(7);
+    const signers = parseAllowedSigners(`a@b ${renderSshPublicKey(key.publicKey)}`);
+    const blob = decodeBase64((await signSshsig(text("x"), key)).split("\n").slice(1, -2).join(""));
+    await fc.assert(
+      fc.asyncProperty(mutation(blob), async (mutated) => {
+        await assert.rejects(
+          () => verifySshsig(text("x"), wrap("SSH SIGNATURE", mutated), signers),
+          SshSignatureError,
+        );
+      }),
+      runs(300),
+    );
+  });
+});
+
+describe("parsing allowed_signers", () => {
+  it("reads principals, options, comments and blank lines; keeps other key types and cert-authority out, with why", async () => {
+    const a = renderSshPublicKey((await seededKey(8)).publicKey);
+    const text = [
+      "# the project's signers",
+      "",
+      `  alice@example.com ${a} laptop key`,
+      `"bob@example.com,carol@example.com" NAMESPACES="skillset-lock,git",valid-after="20240101",valid-before="20301231120000Z" ${a}`,
+      `ca@example.com cert-authority ${a}`,
+      "dave@example.com ssh-rsa AAAAB3NzaC1yc2EAAAADAQABAAAAgQC7",
+      `erin@example.com ${a}\r`,
+    ].join("\n");
+    const signers = parseAllowedSigners(text, "signers");
+    assert.deepEqual(
+      signers.signers.map((s) => [s.line, s.principals, s.namespaces, s.validBefore]),
+      [
+        [3, "alice@example.com", undefined, undefined],
+        [4, "bob@example.com,carol@example.com", "skillset-lock,git", Date.UTC(2030, 11, 31, 12)],
+        [7, "erin@example.com", undefined, undefined],
+      ],
+    );
+    assert.equal(signers.signers[1]?.validAfter, new Date(2024, 0, 1).getTime()); // local time, as ssh-keygen
+    assert.deepEqual(signers.ignored, [
+      {
+        line: 5,
+        reason: "cert-authority: skillset checks no certificates",
+        key: signers.signers[0]?.key.base64,
+      },
+      { line: 6, reason: 'key type "ssh-rsa": skillset checks ssh-ed25519 only', key: undefined },
+    ]);
+    assert.ok(Object.isFrozen(signers) && Object.isFrozen(signers.signers[0]));
+  });
+
+  it("refuses each malformed line, naming the file and line", async () => {
+    const a = renderSshPublicKey((await seededKey(8)).publicKey);
+    const message = async (line: string) =>
+      (await sshError(() => parseAllowedSigners(`# c\n${line}\n`, "s"))).message;
+    assert.equal(await message("alice@example.com"), "s:2: The key type is missing");
+    assert.equal(await message("alice@example.com ssh-ed25519"), "s:2: The key is missing");
+    assert.equal(await message(`alice@example.com foo ${a}`), 's:2: Unknown option "foo"');
+    assert.equal(await message("alice@example.com foo bar"), 's:2: Unknown key type "bar"');
+    assert.equal(
+      await message(`a cert-authority,cert-authority ${a}`),
+      's:2: The option "cert-authority" is given twice',
+    );
+    assert.equal(
+      await message(`a namespaces="x",namespaces="y" ${a}`),
+      's:2: The option "namespaces" is given twice',
+    );
+    assert.equal(
+      await message(`a namespaces=x ${a}`),
+      's:2: The option "namespaces" takes a quoted value: namespaces="…"',
+    );
+    assert.equal(await message(`a namespaces="" ${a}`), 's:2: The option "namespaces" is empty');
+    assert.equal(
+      await message(`a namespaces="x ${a}`),
+      "s:2: An unclosed quote before the key type",
+    );
+    assert.equal(
+      await message(`a cert-authority, ${a}`),
+      's:2: The options "cert-authority," end with a comma',
+    );
+    assert.equal(
+      await message(`a valid-after="2024" ${a}`),
+      's:2: "2024" is not a time: YYYYMMDD[Z] or YYYYMMDDHHMM[SS][Z]',
+    );
+    assert.equal(
+      await message(`a valid-after="20240230" ${a}`),
+      's:2: "20240230" is not a valid date and time',
+    );
+    assert.equal(
+      await message("a ssh-ed25519 AAAA"),
+      "s:2: The public key is malformed: it ends inside its key type's length",
+    );
+    assert.equal(
+      await message("a ssh-ed25519 !!!!"),
+      "s:2: The public key is malformed: its key is not base64",
+    );
+    assert.equal(await message(`"" ${a}`), "s:2: The principals are empty");
+    assert.equal(
+      (await sshError(() => parseAllowedSigners("#".repeat(1024 * 1024 + 1), "s"))).message,
+      "s: The file is over 1048576 characters",
+    );
+  });
+
+  it("reads back every line made from its parts, and hostile lines only give an SshSignatureError", async () => {
+    const keys = await Promise.all([1, 2, 3].map((i) => seededKey(i)));
+    const patterns = fc.array(fc.stringMatching(/^!?[a-z*?][a-z0-9@.*?-]{0,10}$/), {
+      minLength: 1,
+      maxLength: 3,
+    }).map((p) => p.join(","));
+    const time = fc.integer({ min: Date.UTC(1971, 0, 1), max: Date.UTC(2999, 0, 1) })
+      .map((ms) => Math.floor(ms / 1000) * 1000);
+    const stamp = (ms: number) => new Date(ms).toISOString().replace(/[-:T]|\.000/g, "");
+    const line = fc.record({
+      principals: patterns,
+      namespaces: fc.option(patterns, { nil: undefined }),
+      validAfter: fc.option(time, { nil: undefined }),
+      validBefore: fc.option(time, { nil: undefined }),
+      certAuthority: fc.boolean(),
+      key: fc.integer({ min: 0, max: 2 }),
+      comment: fc.stringMatching(/^[ -~]{0,12}$/),
+      indent: fc.stringMatching(/^[ \t]{0,2}$/),
+    });
+    await fc.assert(
+      fc.asyncProperty(fc.array(line, { maxLength: 5 }), async (lines) => {
+        const text = lines.map((l) => {
+          const options = [
+            ...l.certAuthority ? ["cert-authority"] : [],
+            ...l.namespaces === undefined ? [] : [`namespaces="${l.namespaces}"`],
+            ...l.validAfter === undefined ? [] : [`valid-after="${stamp(l.validAfter)}"`],
+            ...l.validBefore === undefined ? [] : [`valid-before="${stamp(l.validBefore)}"`],
+          ].join(",");
+          const key = renderSshPublicKey(keys[l.key]!.publicKey);
+          return `${l.indent}${l.principals} ${options} ${key} ${l.comment}`;
+        }).join("\n");
+        const parsed = parseAllowedSigners(text);
+        const expected = lines.flatMap((l, i) =>
+          l.certAuthority ? [] : [{
+            line: i + 1,
+            principals: l.principals,
+            key: keys[l.key]!.publicKey.base64,
+            namespaces: l.namespaces,
+            validAfter: l.validAfter,
+            validBefore: l.validBefore,
+          }]
+        );
+        assert.deepEqual(parsed.signers.map((s) => ({ ...s, key: s.key.base64 })), expected);
+        assert.deepEqual(
+          parsed.ignored.map((i) => i.line),
+          lines.flatMap((l, i) => l.certAuthority ? [i + 1] : []),
+        );
+      }),
+      runs(200),
+    );
+    const token = fc.constantFrom(
+      "a@b",
+      '"a@b,c@d"',
+      "cert-authority",
+      'namespaces="x"',
+      'valid-after="20240101"',
+      'valid-before="2024"',
+      ",",
+      '"',
+      "=",
+      "ssh-ed25519",
+      "ssh-rsa",
+      renderSshPublicKey(keys[0]!.publicKey).split(" ")[1]!,
+      "AAAA",
+      "#",
+      " ",
+      "\t",
+      "\n",
+      "\r\n",
+      "\u0000",
+    );
+    fc.assert(
+      fc.property(fc.array(token, { maxLength: 20 }), (tokens) => {
+        try {
+          parseAllowedSigners(tokens.join(""));
+        } catch (e) {
+          assert.ok(e instanceof SshSignatureError, String(e));
+        }
+      }),
+      runs(500),
+    );
+  });
+
+  it("matches pattern lists as OpenSSH does: * and ?, a negated match wins", () => {
+    /** A reference: each pattern as a regular expression. */
+    const reference = (value: string, list: string) => {
+      const results = list.split(",").map((p) => {
+        const negated = p.startsWith("!");
+        const body = (negated ? p.slice(1) : p).replace(/[.+^${}()|[\]\\]/g, "\\$&")
+          .replace(/\*/g, "[\\s\\S]*").replace(/\?/g, "[\\s\\S]");
+        return { negated, match: new RegExp(`^${body}$`).test(value) };
+      });
+      return !results.some((r) => r.negated && r.match) &&
+        results.some((r) => !r.negated && r.match);
+    };
+    const word = fc.stringMatching(/^[ab*?!.]{0,6}$/);
+    fc.assert(
+      fc.property(
+        fc.stringMatching(/^[ab.]{0,8}$/),
+        fc.array(word, { minLength: 1, maxLength: 3 }),
+        (value, patterns) => {
+          const list = patterns.join(",");
+          assert.equal(matchPatternList(value, list), reference(value, list), `${value} ~ ${list}`);
+        },
+      ),
+      runs(500),
+    );
+    assert.equal(matchPatternList("a".repeat(5000), `${"*a".repeat(50)}b`), false); // no blow-up
+  });
+});
