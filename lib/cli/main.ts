@@ -24,6 +24,7 @@ import { CONFIG_NAME, findConfig, initCommand, readConfig, withConfig } from "./
 import { didYouMean } from "./_suggest.ts";
 import { graphCommand, resolveCommand } from "./_resolve.ts";
 import { activateCommand, readCommand, validateCommand } from "./_skill.ts";
+import { statsCommand } from "./_stats.ts";
 import { VERSION } from "./_version.ts";
 
 /** A command's flags, usage line and help text. */
@@ -203,15 +204,17 @@ const COMMANDS: Readonly<Record<string, FlagSpec>> = {
       "--class",
       "--lockfile",
       "--approvals",
+      "--usage-log",
     ],
     repeated: ["--class"],
     positional: [1, 1],
     usage:
-      `skillset activate <skill-dir> [--offset N] [--max-entries N] ${CLASS} ${SAFETY} [--lockfile FILE] [--approvals FILE] [--json]`,
+      `skillset activate <skill-dir> [--offset N] [--max-entries N] ${CLASS} ${SAFETY} [--lockfile FILE] [--approvals FILE] [--usage-log FILE] [--json]`,
     help:
       "Print a skill's instructions and the manifest of its bundled files, grouped by class.\n" +
       "Non-standard folders are listed only when both safety switches are false (each defaults to true).\n" +
-      "At most --max-entries files per class are listed (default 500); --offset N lists from entry N." +
+      "At most --max-entries files per class are listed (default 500); --offset N lists from entry N.\n" +
+      "--usage-log FILE appends the activation (trigger user) to the usage log (see: skillset help stats)." +
       "\n" + TRUST_HELP,
   },
   read: {
@@ -246,18 +249,21 @@ const COMMANDS: Readonly<Record<string, FlagSpec>> = {
       "--skill-safety",
       "--lockfile",
       "--approvals",
+      "--usage-log",
     ],
     repeated: ["--class"],
     positional: [1, Infinity],
     usage:
-      `skillset to-prompt <skill-dir>... [--budget N] [--rank position|name] [--tools a,b,c] ${CLASS} ${SAFETY} [--lockfile FILE] [--approvals FILE] [--json]`,
+      `skillset to-prompt <skill-dir>... [--budget N] [--rank position|name|usage [--usage-log FILE]] [--tools a,b,c] ${CLASS} ${SAFETY} [--lockfile FILE] [--approvals FILE] [--json]`,
     help:
       "Print the <available_skills> block for a system prompt. Each argument is a skill folder or\n" +
       "a folder scanned for them; an earlier argument wins a name clash.\n" + DISCOVERY_HELP +
       "\n" +
       "--budget N fits the block into N characters (about 4 per token): descriptions are shortened\n" +
       "first, then skills from the end are left out, and a last line says how many. --rank orders\n" +
-      "the skills first: position (as found, earlier arguments first; the default) or name.\n" +
+      "the skills first: position (as found, earlier arguments first; the default) or name; usage\n" +
+      "keeps the skills most used lately (the --usage-log FILE's activations, half-life 14 days) and\n" +
+      "shortens or leaves out the least used first, never-used skills in position order.\n" +
       "Rule breaks in a SKILL.md are counted in one line on stderr (--verbose prints each); only a\n" +
       "SKILL.md that cannot be parsed is skipped.\n" +
       "--tools a,b,c names the tools the runtime offers: a skill whose metadata requires-tools (all)\n" +
@@ -291,6 +297,20 @@ const COMMANDS: Readonly<Record<string, FlagSpec>> = {
       "--lang TAG shows description-<TAG> metadata where a skill has it. Exits 1 when no skill\n" +
       "matches.\n" + TRUST_HELP,
   },
+  stats: {
+    values: ["--root", "--class", "--usage-log", "--since"],
+    repeated: ["--root", "--class"],
+    positional: [0, Infinity],
+    usage:
+      "skillset stats [folder]... [--root scope=path]... --usage-log FILE [--since 7d|DATE] [--json]",
+    help:
+      "Which skills are used: the hot skills of the usage log (activations weighted by recency,\n" +
+      "half-life 14 days, with the plain count, by model and by user, and the last use) and the\n" +
+      "skills discovered under the roots (as in list) that the log never names. --since counts only\n" +
+      "activations from a span back (30m, 12h, 7d, 2w) or a date on. The log is a JSON-lines file\n" +
+      "of activation events, written by activate --usage-log and by hosts through the skill tool's\n" +
+      "on_activate hook; a line that is not an event is skipped and counted on stderr.",
+  },
   serve: MCP_SERVE,
   ...TRUST_COMMANDS,
   run: RUN_COMMAND,
@@ -303,7 +323,7 @@ const COMMANDS: Readonly<Record<string, FlagSpec>> = {
       "(.agents/skills, .claude/skills), and the safety switches. Every command run in the folder or\n" +
       "below reads the nearest one; flags override it. Keys: roots, classes, global_safety,\n" +
       "skill_safety, budget, rank, tool_budget, lockfile, approvals, frozen, allow_empty, diagnostics\n" +
-      "(schema: skillset.config.schema.json).",
+      "(schema: skillset.config.schema.json), usage_log.",
   },
 };
 
@@ -495,6 +515,19 @@ function run(argv: readonly string[], io: CliIO): number {
         args.json,
         io,
       );
+    case "stats": {
+      const usageLog = args.flags.get("--usage-log");
+      if (usageLog === undefined) throw new UsageError("stats needs --usage-log FILE");
+      const since = args.flags.get("--since");
+      return statsCommand(
+        args.positional,
+        args.repeated.get("--root") ?? [],
+        discoveryFlags(args),
+        { usageLog, ...(since === undefined ? {} : { since }) },
+        args.json,
+        io,
+      );
+    }
     case "search":
       return searchCommand(
         args.positional.join(" "),
@@ -514,7 +547,7 @@ function run(argv: readonly string[], io: CliIO): number {
         args.json,
         io,
         toolList(args.flags.get("--tools")),
-        { rank: rankOf(args.flags.get("--rank")), verbosity },
+        { ...rankOf(args.flags.get("--rank"), args.flags.get("--usage-log")), verbosity },
       );
   }
 }
