@@ -54,6 +54,9 @@ export const DEFAULT_MAX_SKILLS = 100_000;
 /** The longest skill name or origin an event may carry, in UTF-16 code units. */
 export const MAX_EVENT_FIELD = 1024;
 
+/** The last millisecond whose nanoseconds fit OTel's unsigned 64-bit `time_unix_nano` (in 2554). */
+const MAX_TIME_MS = 18_446_744_073_709;
+const MAX_TIME_NS = 2n ** 64n - 1n;
 const NAME = "gen_ai.skill.name";
 const ORIGIN = "skillset.skill.origin";
 const TRIGGER = "skillset.skill.trigger";
@@ -68,7 +71,8 @@ const LINE_START = '{"time_unix_nano":';
  * @returns The event.
  * @throws {TypeError} When a field is not a non-empty string of at most
  *   {@linkcode MAX_EVENT_FIELD} characters, or the trigger is not `model` or `user`.
- * @throws {RangeError} When the time is not a finite number ≥ 0.
+ * @throws {RangeError} When the time is not a number of milliseconds from 0 to
+ *   18,446,744,073,709 (the nanoseconds must fit in 64 bits).
  * @example
  * ```ts
  * import { activationEvent } from "./skill_usage.ts";
@@ -86,8 +90,10 @@ export function activationEvent(activation: SkillActivation, timeMs: number): Ac
       `An activation must be { name, origin, trigger: "model" | "user" } with names of 1 to ${MAX_EVENT_FIELD} characters`,
     );
   }
-  if (typeof timeMs !== "number" || !Number.isFinite(timeMs) || timeMs < 0) {
-    throw new RangeError(`The time must be a finite number of milliseconds ≥ 0, got ${timeMs}`);
+  if (typeof timeMs !== "number" || !(timeMs >= 0 && timeMs <= MAX_TIME_MS)) {
+    throw new RangeError(
+      `The time must be a number of milliseconds from 0 to ${MAX_TIME_MS}, got ${timeMs}`,
+    );
   }
   return Object.freeze({
     time_unix_nano: `${BigInt(Math.floor(timeMs)) * 1_000_000n}`,
@@ -166,8 +172,10 @@ function parseLine(line: string): ActivationEvent | undefined {
   >;
   if (eventName !== ACTIVATION_EVENT_NAME) return undefined;
   let nanos: string;
-  if (typeof time === "string" && /^(?:0|[1-9][0-9]{0,19})$/.test(time)) nanos = time;
-  else if (typeof time === "number" && Number.isSafeInteger(time) && time >= 0) nanos = `${time}`;
+  if (typeof time === "string" && /^(?:0|[1-9][0-9]{0,19})$/.test(time)) {
+    if (BigInt(time) > MAX_TIME_NS) return undefined;
+    nanos = time;
+  } else if (typeof time === "number" && Number.isSafeInteger(time) && time >= 0) nanos = `${time}`;
   else return undefined;
   if (typeof attributes !== "object" || attributes === null) return undefined;
   const own = (key: string): unknown =>
@@ -389,7 +397,7 @@ export class UsageTally {
  *
  * @param events The activations (e.g. read from a usage log).
  * @param options Now, the half-life, the start of the window.
- * @returns The rank.
+ * @returns Each used skill's score: a {@linkcode SkillRank}.
  * @throws {RangeError} For bad options (see {@linkcode UsageTally}).
  * @example
  * ```ts
@@ -408,10 +416,13 @@ export class UsageTally {
  * ];
  * const fit = fitSkillCatalog(skills, { budget: 280, rank });
  * assert.deepEqual(fit.listed.map((s) => s.name), ["csv"]);
- * assert.ok((rank as ReadonlyMap<string, number>).get("pdf")! > 0); // used long ago: before "git"
+ * assert.ok(rank.get("pdf")! > 0); // used long ago: ranks before "git"
  * ```
  */
-export function usageRank(events: Iterable<ActivationEvent>, options: UsageOptions): SkillRank {
+export function usageRank(
+  events: Iterable<ActivationEvent>,
+  options: UsageOptions,
+): ReadonlyMap<string, number> {
   const tally = new UsageTally(options);
   for (const event of events) tally.add(event);
   return tally.rank();
