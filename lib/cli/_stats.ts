@@ -13,9 +13,48 @@ import {
   type SkillActivation,
 } from "../core/skill_usage.ts";
 import { appendActivationEvent, tallyUsageLog, type UsageLogSummary } from "../fs/usage_log.ts";
-import { UsageError } from "./_args.ts";
-import { type DiscoveryFlags, listDiscovery } from "./_discovery.ts";
+import { type Args, type ArgSpec, UsageError } from "./_args.ts";
+import { type DiscoveryFlags, discoveryFlags, listDiscovery } from "./_discovery.ts";
 import { bold, type CliIO, table, visible } from "./_io.ts";
+
+/** The help entry of `stats` in the command table of `main.ts`. */
+export const STATS_COMMAND: ArgSpec & { readonly help: string } = {
+  values: ["--root", "--class", "--usage-log", "--since"],
+  repeated: ["--root", "--class"],
+  positional: [0, Infinity],
+  usage:
+    "skillset stats [folder]... [--root scope=path]... --usage-log FILE [--since 7d|DATE] [--json]",
+  help:
+    "Which skills are used: the hot skills of the usage log (activations weighted by recency,\n" +
+    "half-life 14 days, with the plain count, by model and by user, and the last use) and the\n" +
+    "skills discovered under the roots (as in list) that the log never names. --since counts only\n" +
+    "activations from a span back (30m, 12h, 7d, 2w) or a date on. The log is a JSON-lines file\n" +
+    "of activation events, written by activate --usage-log and by hosts through the skill tool's\n" +
+    "on_activate hook; a line that is not an event is skipped and counted on stderr.",
+};
+
+/**
+ * `stats` from its parsed command line.
+ *
+ * @param args The parsed arguments.
+ * @param io Where to write.
+ * @returns The exit code.
+ * @throws {UsageError} Without `--usage-log`, or for a bad flag value.
+ * @throws {UsageLogError} When the log is not a regular file or cannot be read.
+ */
+export function runStats(args: Args, io: CliIO): number {
+  const usageLog = args.flags.get("--usage-log");
+  if (usageLog === undefined) throw new UsageError("stats needs --usage-log FILE");
+  const since = args.flags.get("--since");
+  return statsCommand(
+    args.positional,
+    args.repeated.get("--root") ?? [],
+    discoveryFlags(args),
+    { usageLog, ...(since === undefined ? {} : { since }) },
+    args.json,
+    io,
+  );
+}
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 const UNITS: ReadonlyMap<string, number> = new Map([

@@ -24,7 +24,7 @@ import { CONFIG_NAME, findConfig, initCommand, readConfig, withConfig } from "./
 import { didYouMean } from "./_suggest.ts";
 import { graphCommand, resolveCommand } from "./_resolve.ts";
 import { activateCommand, readCommand, validateCommand } from "./_skill.ts";
-import { statsCommand } from "./_stats.ts";
+import { runStats, STATS_COMMAND } from "./_stats.ts";
 import { VERSION } from "./_version.ts";
 
 /** A command's flags, usage line and help text. */
@@ -297,20 +297,7 @@ const COMMANDS: Readonly<Record<string, FlagSpec>> = {
       "--lang TAG shows description-<TAG> metadata where a skill has it. Exits 1 when no skill\n" +
       "matches.\n" + TRUST_HELP,
   },
-  stats: {
-    values: ["--root", "--class", "--usage-log", "--since"],
-    repeated: ["--root", "--class"],
-    positional: [0, Infinity],
-    usage:
-      "skillset stats [folder]... [--root scope=path]... --usage-log FILE [--since 7d|DATE] [--json]",
-    help:
-      "Which skills are used: the hot skills of the usage log (activations weighted by recency,\n" +
-      "half-life 14 days, with the plain count, by model and by user, and the last use) and the\n" +
-      "skills discovered under the roots (as in list) that the log never names. --since counts only\n" +
-      "activations from a span back (30m, 12h, 7d, 2w) or a date on. The log is a JSON-lines file\n" +
-      "of activation events, written by activate --usage-log and by hosts through the skill tool's\n" +
-      "on_activate hook; a line that is not an event is skipped and counted on stderr.",
-  },
+  stats: STATS_COMMAND,
   serve: MCP_SERVE,
   ...TRUST_COMMANDS,
   run: RUN_COMMAND,
@@ -515,19 +502,8 @@ function run(argv: readonly string[], io: CliIO): number {
         args.json,
         io,
       );
-    case "stats": {
-      const usageLog = args.flags.get("--usage-log");
-      if (usageLog === undefined) throw new UsageError("stats needs --usage-log FILE");
-      const since = args.flags.get("--since");
-      return statsCommand(
-        args.positional,
-        args.repeated.get("--root") ?? [],
-        discoveryFlags(args),
-        { usageLog, ...(since === undefined ? {} : { since }) },
-        args.json,
-        io,
-      );
-    }
+    case "stats":
+      return runStats(args, io);
     case "search":
       return searchCommand(
         args.positional.join(" "),
