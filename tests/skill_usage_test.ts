@@ -127,6 +127,44 @@ describe("activation events", () => {
     );
   });
 
+  it("parses as a simple reference does (JSON.parse and the field checks)", () => {
+    const pieceArb = fc.oneof(
+      nameArb,
+      fc.constantFrom(
+        "\\u0041",
+        "\\q",
+        "\\u12",
+        "\\",
+        '\\"',
+        "\u0001",
+        "\n",
+        "\t",
+        "\\n",
+        "é",
+        "\ud83d",
+      ),
+    );
+    const fieldArb = fc.array(pieceArb, { minLength: 0, maxLength: 4 }).map((p) => p.join(""));
+    const lineArb = fc.record({
+      time: fc.oneof(
+        fc.constantFrom("0", "01", "18446744073709551615", "18446744073709551616", "1e3"),
+        fc.nat().map(String),
+      ),
+      name: fieldArb,
+      origin: fieldArb,
+      trigger: fc.constantFrom("model", "user", "agent"),
+      tail: fc.constantFrom("", "\n", "\r\n", " ", ',"x":1'),
+    }).map((l) =>
+      `{"time_unix_nano":"${l.time}","event_name":"skillset.skill.activation","attributes":{"gen_ai.skill.name":"${l.name}","skillset.skill.origin":"${l.origin}","skillset.skill.trigger":"${l.trigger}"}}${l.tail}`
+    );
+    fc.assert(
+      fc.property(lineArb, (line) => {
+        assert.deepEqual(parseActivationEvent(line), referenceParse(line));
+      }),
+      runs(500),
+    );
+  });
+
   it("a line glued after a torn one gives the whole event", () => {
     const whole = formatActivationEvent(used("csv", NOW - DAY));
     fc.assert(
@@ -381,4 +419,32 @@ function placeOf(
     .sort((x, y) => score(y.n) - score(x.n) || x.i - y.i)
     .map((x) => x.n);
   return order.indexOf(name);
+}
+
+/** The reference parser: JSON.parse, then the field checks, nothing else. */
+function referenceParse(line: string): ActivationEvent | undefined {
+  let data;
+  try {
+    data = JSON.parse(line);
+  } catch {
+    return undefined;
+  }
+  const a = data?.attributes;
+  const ok = (v: unknown) => typeof v === "string" && v.length > 0 && v.length <= MAX_EVENT_FIELD;
+  if (
+    data?.event_name !== "skillset.skill.activation" || typeof data.time_unix_nano !== "string" ||
+    !/^(?:0|[1-9]\d{0,19})$/.test(data.time_unix_nano) ||
+    BigInt(data.time_unix_nano) >= 2n ** 64n || typeof a !== "object" || a === null ||
+    !ok(a["gen_ai.skill.name"]) || !ok(a["skillset.skill.origin"]) ||
+    !["model", "user"].includes(a["skillset.skill.trigger"])
+  ) return undefined;
+  return {
+    time_unix_nano: data.time_unix_nano,
+    event_name: "skillset.skill.activation",
+    attributes: {
+      "gen_ai.skill.name": a["gen_ai.skill.name"],
+      "skillset.skill.origin": a["skillset.skill.origin"],
+      "skillset.skill.trigger": a["skillset.skill.trigger"],
+    },
+  };
 }

@@ -1,13 +1,12 @@
 /**
  * Usage ranking: the activation events a usage log holds, shaped like
  * OpenTelemetry log events, and the recent-weighted counts made from them —
- * a {@linkcode SkillRank} for the catalog's budget and the hot and never-used
+ * a `SkillRank` for the catalog's budget and the hot and never-used
  * skills of `skillset stats`. Pure: the clock is an argument, the log file is
  * `lib/fs/usage_log.ts`'s.
  *
  * @module
  */
-import type { SkillRank } from "./skill_catalog.ts";
 
 /** The `event_name` of an activation event. */
 export const ACTIVATION_EVENT_NAME = "skillset.skill.activation";
@@ -56,7 +55,7 @@ export const MAX_EVENT_FIELD = 1024;
 
 /** The last millisecond whose nanoseconds fit OTel's unsigned 64-bit `time_unix_nano` (in 2554). */
 const MAX_TIME_MS = 18_446_744_073_709;
-const MAX_TIME_NS = 2n ** 64n - 1n;
+const MAX_TIME_NS = "18446744073709551615";
 const NAME = "gen_ai.skill.name";
 const ORIGIN = "skillset.skill.origin";
 const TRIGGER = "skillset.skill.trigger";
@@ -158,7 +157,33 @@ export function parseActivationEvent(line: string): ActivationEvent | undefined 
   return start > 0 ? parseLine(line.slice(start)) : undefined;
 }
 
+/** A JSON string: no raw control character, escapes kept for JSON.parse. */
+const JSON_STRING = String.raw`"(?:[^"\\\x00-\x1f]|\\.)*"`;
+/** The line as the writer writes it: read without building a JSON object (the common case). */
+const CANONICAL = new RegExp(
+  String
+    .raw`^\{"time_unix_nano":"(0|[1-9][0-9]{0,19})","event_name":"skillset\.skill\.activation",` +
+    String
+      .raw`"attributes":\{"gen_ai\.skill\.name":(${JSON_STRING}),"skillset\.skill\.origin":(${JSON_STRING}),` +
+    String.raw`"skillset\.skill\.trigger":"(model|user)"\}\}\n?$`,
+);
+
+/** A quoted JSON string's value, or `undefined` for a bad escape. */
+function jsonString(quoted: string): unknown {
+  if (!quoted.includes("\\")) return quoted.slice(1, -1);
+  try {
+    return JSON.parse(quoted);
+  } catch {
+    return undefined;
+  }
+}
+
 function parseLine(line: string): ActivationEvent | undefined {
+  const canonical = CANONICAL.exec(line);
+  if (canonical !== null) {
+    const [, nanos, quotedName, quotedOrigin, trigger] = canonical;
+    return event(nanos!, jsonString(quotedName!), jsonString(quotedOrigin!), trigger);
+  }
   let data: unknown;
   try {
     data = JSON.parse(line);
@@ -172,20 +197,27 @@ function parseLine(line: string): ActivationEvent | undefined {
   >;
   if (eventName !== ACTIVATION_EVENT_NAME) return undefined;
   let nanos: string;
-  if (typeof time === "string" && /^(?:0|[1-9][0-9]{0,19})$/.test(time)) {
-    if (BigInt(time) > MAX_TIME_NS) return undefined;
-    nanos = time;
-  } else if (typeof time === "number" && Number.isSafeInteger(time) && time >= 0) nanos = `${time}`;
+  if (typeof time === "string" && /^(?:0|[1-9][0-9]{0,19})$/.test(time)) nanos = time;
+  else if (typeof time === "number" && Number.isSafeInteger(time) && time >= 0) nanos = `${time}`;
   else return undefined;
   if (typeof attributes !== "object" || attributes === null) return undefined;
   const own = (key: string): unknown =>
     Object.hasOwn(attributes, key) ? (attributes as Record<string, unknown>)[key] : undefined;
-  const name = own(NAME);
-  const origin = own(ORIGIN);
-  const trigger = own(TRIGGER);
+  return event(nanos, own(NAME), own(ORIGIN), own(TRIGGER));
+}
+
+/** The event, when its fields are valid (the time a decimal string of at most 20 digits). */
+function event(
+  nanos: string,
+  name: unknown,
+  origin: unknown,
+  trigger: unknown,
+): ActivationEvent | undefined {
   if (!isField(name) || !isField(origin) || (trigger !== "model" && trigger !== "user")) {
     return undefined;
   }
+  // Unsigned 64 bits: a 20-digit time is compared as text (same length, so same order).
+  if (nanos.length === 20 && nanos > MAX_TIME_NS) return undefined;
   return Object.freeze({
     time_unix_nano: nanos,
     event_name: ACTIVATION_EVENT_NAME,
@@ -211,7 +243,9 @@ function isField(value: unknown): value is string {
  * ```
  */
 export function eventTimeMs(event: ActivationEvent): number {
-  return Number(BigInt(event.time_unix_nano) / 1_000_000n);
+  // Whole milliseconds: the nanoseconds without their last six digits.
+  const nanos = event.time_unix_nano;
+  return nanos.length <= 6 ? 0 : Number(nanos.slice(0, -6));
 }
 
 /** Options of {@linkcode UsageTally} and {@linkcode usageRank}. */
@@ -397,7 +431,7 @@ export class UsageTally {
  *
  * @param events The activations (e.g. read from a usage log).
  * @param options Now, the half-life, the start of the window.
- * @returns Each used skill's score: a {@linkcode SkillRank}.
+ * @returns Each used skill's score: a `SkillRank` for `fitSkillCatalog`.
  * @throws {RangeError} For bad options (see {@linkcode UsageTally}).
  * @example
  * ```ts
