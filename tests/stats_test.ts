@@ -6,7 +6,10 @@ import { join } from "node:path";
 import { put } from "./_tree.ts";
 import { cli, runInProcess } from "./_cli.ts";
 import { activationEvent, formatActivationEvent } from "../mod.ts";
-import { statsCommand } from "../lib/cli/_stats.ts";
+import { statsCommand, usageLogOption } from "../lib/cli/_stats.ts";
+import { Client, InMemoryTransport } from "@modelcontextprotocol/client";
+import { serveSkills } from "../lib/mcp.ts";
+import { usageLogSink } from "../lib/load.ts";
 import { discoveryFlags } from "../lib/cli/_discovery.ts";
 
 const DAY = 86_400_000;
@@ -260,5 +263,42 @@ describe("the usage log in activate and to-prompt", () => {
       cli(["help", "stats"], root).stdout.split("\n")[0],
       "usage: skillset stats [folder]... [--root scope=path]... --usage-log FILE [--since 7d|DATE] [--json]",
     );
+  });
+});
+
+describe("serving records the model's activations", () => {
+  it("serveSkills' onActivate gets one event per activation through the skill tool", async () => {
+    const { skills, root } = project();
+    const log = join(root, "served.jsonl");
+    const served = await serveSkills([skills], {
+      onWarning: () => {},
+      onActivate: usageLogSink(log, { clock: () => NOW }),
+    });
+    const [here, there] = InMemoryTransport.createLinkedPair();
+    await served.server.connect(there);
+    const client = new Client({ name: "test-host", version: "1.0.0" });
+    await client.connect(here);
+    try {
+      await client.callTool({ name: "skill", arguments: { skill: "csv" } });
+      await client.callTool({ name: "skill", arguments: { skill: "csv", resource: "SKILL.md" } });
+      await client.callTool({ name: "skill", arguments: { skill: "nope" } });
+    } finally {
+      await client.close();
+    }
+    const at = formatActivationEvent(
+      activationEvent({ name: "csv", origin: "local", trigger: "model" }, NOW),
+    );
+    assert.equal(readFileSync(log, "utf8"), at);
+  });
+
+  it("serve --usage-log: a log that cannot be written is said once, the model still served", () => {
+    const { root } = project();
+    const lines: string[] = [];
+    const { onActivate } = usageLogOption(root, (l) => lines.push(l));
+    for (let i = 0; i < 3; i++) onActivate!({ name: "csv", origin: "local", trigger: "model" });
+    assert.deepEqual(lines, [
+      `warning: activations are not recorded in ${root}: The usage log is not a regular file`,
+    ]);
+    assert.deepEqual(usageLogOption(undefined, () => {}), {});
   });
 });

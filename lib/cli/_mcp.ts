@@ -41,6 +41,7 @@ import { discoverSkills, type SkillRoot } from "../fs/discover.ts";
 import { JsonFileApprovalStore, readLockfile } from "../fs/trust_files.ts";
 import { trustedMcpSkills } from "../mcp/_trust.ts";
 import { rootsHoldSkills } from "./_roots.ts";
+import { usageLogOption } from "./_stats.ts";
 import { resolve } from "node:path";
 import type { Discovery } from "../fs/discovery.ts";
 import { renderResourceRead } from "../core/read.ts";
@@ -67,6 +68,7 @@ const SPECS: Readonly<Record<string, ArgSpec>> = {
       "--max-buffered-bytes",
       "--class",
       "--tool-budget",
+      "--usage-log",
       "--lockfile",
       "--approvals",
       ...RUN_VALUE_FLAGS,
@@ -76,7 +78,7 @@ const SPECS: Readonly<Record<string, ArgSpec>> = {
     positional: [0, Infinity],
     usage:
       `skillset serve <folder>... [--root scope=path]... [--http 127.0.0.1:PORT [--allow-remote]] ` +
-      `[--watch] [--prefix <p>] [--page-size N] [--tool-budget N] ` +
+      `[--watch] [--prefix <p>] [--page-size N] [--tool-budget N] [--usage-log FILE] ` +
       `[--class NAME=references|assets|scripts]... ${SAFETY} ` +
       `[--lockfile FILE] [--approvals FILE] [--allow-empty] [--allow-scripts [run's flags]]`,
   },
@@ -241,6 +243,7 @@ async function serve(args: Args, io: McpCliIO): Promise<number> {
     // The SDK's stdio transport refuses a message over 10 MiB: such files are not published.
     ...(address === undefined ? { maxMessageBytes: STDIO_MESSAGE_BYTES } : {}),
     ...(toolBudget === undefined ? {} : { toolBudget }),
+    ...usageLogOption(args.flags.get("--usage-log"), log),
     ...scriptsOption(args, log),
     // Each refused skill is a warning naming it and why (`not served`).
     ...(lockfile === undefined ? {} : { lock: resolve(lockfile) }),

@@ -12,7 +12,12 @@ import {
   DEFAULT_HALF_LIFE_MS,
   type SkillActivation,
 } from "../core/skill_usage.ts";
-import { appendActivationEvent, tallyUsageLog, type UsageLogSummary } from "../fs/usage_log.ts";
+import {
+  appendActivationEvent,
+  tallyUsageLog,
+  usageLogSink,
+  type UsageLogSummary,
+} from "../fs/usage_log.ts";
 import { type Args, type ArgSpec, UsageError } from "./_args.ts";
 import { type DiscoveryFlags, discoveryFlags, listDiscovery } from "./_discovery.ts";
 import { bold, type CliIO, table, visible } from "./_io.ts";
@@ -158,6 +163,39 @@ export function recordActivation(
     );
     return false;
   }
+}
+
+/**
+ * `serve --usage-log FILE` as the server's `onActivate`: each activation the model makes is
+ * appended; the first failure is logged (the skill tool answers the model all the same).
+ *
+ * @param path The usage log, if given.
+ * @param log Where the server logs.
+ * @returns The option, or nothing without a log.
+ */
+export function usageLogOption(
+  path: string | undefined,
+  log: (line: string) => void,
+): { onActivate?: (activation: SkillActivation) => void } {
+  if (path === undefined) return {};
+  const sink = usageLogSink(path);
+  let warned = false;
+  return {
+    onActivate: (activation) => {
+      try {
+        sink(activation);
+      } catch (e) {
+        if (!warned) {
+          log(
+            `warning: activations are not recorded in ${esc(path)}: ${
+              esc(String((e as Error)?.message ?? e))
+            }`,
+          );
+        }
+        warned = true;
+      }
+    },
+  };
 }
 
 /** The options of {@linkcode statsCommand}. */

@@ -128,7 +128,7 @@ const MCP_SERVE = {
   positional: [0, Infinity] as const,
   usage:
     "skillset serve <folder>... [--root scope=path]... [--http 127.0.0.1:PORT [--allow-remote]] " +
-    "[--watch] [--prefix <p>] [--page-size N] [--tool-budget N] " +
+    "[--watch] [--prefix <p>] [--page-size N] [--tool-budget N] [--usage-log FILE] " +
     "[--class NAME=references|assets|scripts]... [--global-safety true|false] [--skill-safety true|false] " +
     "[--allow-scripts [run's grant and limit flags]]",
   help:
@@ -145,6 +145,7 @@ const MCP_SERVE = {
     "--tool-budget N caps the skill tool's description at N characters (default 8000): skills that\n" +
     "do not fit are named only in its enum, and a skill_search tool is offered to find them.\n" +
     "--class NAME=CLASS maps an extra top-level folder to a standard class, as in list.\n" +
+    "--usage-log FILE appends each activation the model makes (see: skillset help stats).\n" +
     "--allow-scripts offers a run_skill_script tool that runs a served skill's script in the\n" +
     "sandbox of run, with run's grant and limit flags (--allow-net, --cwd, --timeout-ms, ...), and\n" +
     "activations list the runnable scripts; without it nothing served is ever run.\n\n" +
