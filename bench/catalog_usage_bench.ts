@@ -5,11 +5,13 @@
  * against the block as rendered today (given order, no rank), in the same
  * process. Cases: the rank precomputed (the catalog's own cost of a rank),
  * the rank tallied from the events in memory, and the rank read from the log
- * file (streamed, parsed, tallied). Run: `npm run bench -- catalog_usage`.
+ * file (streamed, parsed, tallied). A second group reads the log alone: the
+ * streamed, capped, checked tally against a floor that reads the whole file
+ * and `JSON.parse`s each line. Run: `npm run bench -- catalog_usage`.
  *
  * @module
  */
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import {
@@ -124,4 +126,21 @@ await timeGroup("catalog_usage", "catalog of 10,000 skills, 16,000-character bud
         rank: tallyUsageLog(log, { now: NOW }).tally.rank(),
       }),
   },
+], { interleave: true });
+
+await timeGroup("catalog_usage", "reading a 100,000-line usage log", EVENTS, [
+  {
+    name: "floor: read whole, JSON.parse each line",
+    baseline: true,
+    fn: () => {
+      let n = 0;
+      for (const l of readFileSync(log, "utf8").split("\n")) {
+        if (l !== "") {
+          n += JSON.parse(l) ? 1 : 0;
+        }
+      }
+      return n;
+    },
+  },
+  { name: "tallyUsageLog", fn: () => tallyUsageLog(log, { now: NOW }).tally.events },
 ], { interleave: true });

@@ -189,7 +189,11 @@ describe("reading the usage log", () => {
         line(e.name, e.time)
       ),
       fc.string({ maxLength: 80 }).map((s) => `${s}\n`),
+      fc.string({ unit: "binary", maxLength: 20 }).map((s) => `${s}\n`),
+      fc.constantFrom("\ufeff", "\ud800", "é\n", "\r\n"),
+      fc.uint8Array({ maxLength: 8 }), // raw bytes: often not UTF-8
       fc.integer({ min: 1, max: 70_000 }).map((n) => `${"y".repeat(n)}\n`),
+      fc.integer({ min: 1, max: 70_000 }).map((n) => "z".repeat(n)), // no newline: it runs on
       fc.constant("\n"),
     );
     fc.assert(
@@ -198,9 +202,11 @@ describe("reading the usage log", () => {
         fc.constantFrom(64, 300, MAX_USAGE_LINE_BYTES, 100_000),
         (pieces, cap) => {
           const log = join(dir, "usage.jsonl");
-          const text = pieces.join("");
-          writeFileSync(log, text);
-          assert.deepEqual(readAll(log, { maxLineBytes: cap }), reference(text, cap));
+          const parts = pieces.map((p) => typeof p === "string" ? new TextEncoder().encode(p) : p);
+          const bytes = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+          parts.reduce((at, p) => (bytes.set(p, at), at + p.length), 0);
+          writeFileSync(log, bytes);
+          assert.deepEqual(readAll(log, { maxLineBytes: cap }), reference(bytes, cap));
         },
       ),
       runs(60),
@@ -243,8 +249,7 @@ describe("reading the usage log", () => {
 });
 
 /** The reference reader: split on newlines, cap, decode, parse. */
-function reference(text: string, cap: number) {
-  const bytes = new TextEncoder().encode(text);
+function reference(bytes: Uint8Array, cap: number) {
   const names: string[] = [];
   let events = 0, skipped = 0, tooLong = 0;
   let start = 0;
@@ -261,7 +266,7 @@ function reference(text: string, cap: number) {
     }
     let s: string;
     try {
-      s = new TextDecoder("utf-8", { fatal: true }).decode(piece);
+      s = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }).decode(piece);
     } catch {
       skipped++;
       continue;

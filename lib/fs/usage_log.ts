@@ -184,7 +184,7 @@ export interface UsageLogSummary {
 }
 
 const CHUNK_BYTES = 64 * 1024;
-const STRICT_UTF8 = new TextDecoder("utf-8", { fatal: true });
+const STRICT_UTF8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 
 /**
  * Stream a usage log's events, in order, to a callback: the file is read in
@@ -229,7 +229,10 @@ export function readUsageLog(
       skipped++;
       return;
     }
-    if (text.trim() === "") return;
+    lineText(text);
+  };
+  const lineText = (text: string): void => {
+    if (text === "" || text.trim() === "") return;
     const event = parseActivationEvent(text);
     if (event === undefined) {
       skipped++;
@@ -237,6 +240,34 @@ export function readUsageLog(
     }
     events++;
     onEvent(event);
+  };
+  const tooLongLine = (): void => {
+    skipped++;
+    tooLong++;
+  };
+  // The lines in chunk[start, last), each ending in a newline at or before `last`.
+  const wholeLines = (chunk: Uint8Array, start: number, last: number): void => {
+    let text: string | undefined;
+    try {
+      text = STRICT_UTF8.decode(chunk.subarray(start, last));
+    } catch {
+      text = undefined; // Some line is not UTF-8: decode line by line, to skip only it.
+    }
+    let from = 0;
+    for (let at = start; at <= last;) {
+      const end = chunk.indexOf(10, at);
+      if (text === undefined) {
+        if (end - at > cap) tooLongLine();
+        else line(chunk.subarray(at, end));
+      } else {
+        // A newline byte is a newline character: the text's lines are the bytes' lines.
+        const stop = end === last ? text.length : text.indexOf("\n", from);
+        if (end - at > cap) tooLongLine();
+        else lineText(text.slice(from, stop));
+        from = stop + 1;
+      }
+      at = end + 1;
+    }
   };
   try {
     if (!fstatSync(fd).isFile()) {
@@ -256,36 +287,39 @@ export function readUsageLog(
       if (n === 0) break;
       const chunk = buffer.subarray(0, n);
       let start = 0;
-      for (;;) {
-        const newline = chunk.indexOf(10, start);
+      // The line begun in an earlier chunk: kept in `carry`, or passed over when too long.
+      if (carry.length > 0 || overlong) {
+        const newline = chunk.indexOf(10);
         const end = newline === -1 ? n : newline;
-        if (!overlong && carry.length + (end - start) > cap) {
+        if (!overlong && carry.length + end > cap) {
           overlong = true;
           carry = new Uint8Array(0);
         }
         if (newline === -1) {
-          if (!overlong) carry = concat(carry, chunk.subarray(start, end));
-          break;
+          if (!overlong) carry = concat(carry, chunk);
+          continue;
         }
-        if (overlong) {
-          skipped++;
-          tooLong++;
-          overlong = false;
-        } else {
-          line(
-            carry.length === 0
-              ? chunk.subarray(start, end)
-              : concat(carry, chunk.subarray(start, end)),
-          );
-          carry = new Uint8Array(0);
-        }
+        if (overlong) tooLongLine();
+        else line(concat(carry, chunk.subarray(0, end)));
+        overlong = false;
+        carry = new Uint8Array(0);
         start = newline + 1;
+      }
+      // The whole lines of this chunk: one decode for all of them when they are all UTF-8.
+      const last = chunk.lastIndexOf(10);
+      if (last >= start) {
+        wholeLines(chunk, start, last);
+        start = last + 1;
+      }
+      // The start of a line that goes on in the next chunk.
+      if (start < n) {
+        if (n - start > cap) overlong = true;
+        else carry = chunk.slice(start);
       }
     }
     // A last line without its newline: a writer died mid-line, or is writing it now.
     if (overlong) {
-      skipped++;
-      tooLong++;
+      tooLongLine();
     } else {
       line(carry);
     }
