@@ -137,6 +137,16 @@ describe("appending to the usage log", () => {
 });
 
 describe("reading the usage log", () => {
+  it("what the callback throws comes through as it is, the file closed", () => {
+    const log = join(temp(), "usage.jsonl");
+    writeFileSync(log, line("a") + line("b"));
+    const stop = new Error("enough");
+    assert.throws(() =>
+      readUsageLog(log, () => {
+        throw stop;
+      }), (e: unknown) => e === stop);
+  });
+
   it("a missing log reads as empty", () => {
     assert.deepEqual(readAll(join(temp(), "none.jsonl")).summary, {
       exists: false,

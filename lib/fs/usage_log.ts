@@ -198,6 +198,7 @@ const STRICT_UTF8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
  * @returns The counts of events and skipped lines.
  * @throws {UsageLogError} `LOG_NOT_A_FILE` for a folder, a pipe or a device; `LOG_UNREADABLE`
  *   when the file system refuses the read.
+ * @throws Whatever `onEvent` throws, as it is (the read stops there).
  */
 export function readUsageLog(
   path: string,
@@ -270,7 +271,13 @@ export function readUsageLog(
     }
   };
   try {
-    if (!fstatSync(fd).isFile()) {
+    let regular: boolean;
+    try {
+      regular = fstatSync(fd).isFile();
+    } catch (e) {
+      throw refused("LOG_UNREADABLE", path, "read", e);
+    }
+    if (!regular) {
       throw new UsageLogError("LOG_NOT_A_FILE", path, "The usage log is not a regular file");
     }
     const buffer = new Uint8Array(CHUNK_BYTES);
@@ -323,9 +330,6 @@ export function readUsageLog(
     } else {
       line(carry);
     }
-  } catch (e) {
-    if (e instanceof UsageLogError) throw e;
-    throw refused("LOG_UNREADABLE", path, "read", e);
   } finally {
     closeSync(fd);
   }
