@@ -34,8 +34,9 @@ export const STATS_COMMAND: ArgSpec & { readonly help: string } = {
     "half-life 14 days, with the plain count, by model and by user, and the last use) and the\n" +
     "skills discovered under the roots (as in list) that the log never names. --since counts only\n" +
     "activations from a span back (30m, 12h, 7d, 2w) or a date on. The log is a JSON-lines file\n" +
-    "of activation events, written by activate --usage-log and by hosts through the skill tool's\n" +
-    "on_activate hook; a line that is not an event is skipped and counted on stderr.",
+    "of activation events, written by activate --usage-log (trigger user), serve --usage-log\n" +
+    "(trigger model) and hosts through the skill tool's on_activate hook; a line that is not an\n" +
+    "event is skipped and counted on stderr. A date is UTC midnight unless it has a time.",
 };
 
 /**
