@@ -338,6 +338,20 @@ describe("recent-weighted counts", () => {
     assert.equal(tally.usage()[0]!.last_used_ms, NOW - DAY);
   });
 
+  it("adding what is not an event is a TypeError", () => {
+    const tally = new UsageTally({ now: NOW });
+    for (
+      const bad of [null, {}, { time_unix_nano: "x", attributes: {} }, { time_unix_nano: "1" }]
+    ) {
+      assert.throws(() => tally.add(bad as never), {
+        name: "TypeError",
+        message:
+          "add(event) takes an activation event (from activationEvent or parseActivationEvent)",
+      });
+    }
+    assert.equal(tally.events, 0);
+  });
+
   it("bad options are RangeErrors", () => {
     const bad: [object, string][] = [
       [{ now: NaN }, "now must be a finite number of milliseconds, got NaN"],

@@ -355,11 +355,17 @@ export class UsageTally {
    *
    * @param event The event.
    * @returns Whether it was counted (not before `since`, not a skill past `maxSkills`).
+   * @throws {TypeError} When it is not an activation event.
    */
   add(event: ActivationEvent): boolean {
-    const time = eventTimeMs(event);
+    const time = typeof event?.time_unix_nano === "string" ? eventTimeMs(event) : NaN;
+    const name = event?.attributes?.[NAME];
+    if (!Number.isFinite(time) || typeof name !== "string") {
+      throw new TypeError(
+        "add(event) takes an activation event (from activationEvent or parseActivationEvent)",
+      );
+    }
     if (time < this.#since) return false;
-    const name = event.attributes[NAME];
     let entry = this.#skills.get(name);
     if (entry === undefined) {
       if (this.#skills.size >= this.#max) {
