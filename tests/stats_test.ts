@@ -9,6 +9,7 @@ import { activationEvent, formatActivationEvent } from "../mod.ts";
 import { statsCommand, usageLogOption } from "../lib/cli/_stats.ts";
 import { Client, InMemoryTransport } from "@modelcontextprotocol/client";
 import { serveSkills } from "../lib/mcp.ts";
+import { cliCommand, commandLine } from "./_mcp.ts";
 import { usageLogSink } from "../lib/load.ts";
 import { discoveryFlags } from "../lib/cli/_discovery.ts";
 
@@ -289,6 +290,27 @@ describe("serving records the model's activations", () => {
       activationEvent({ name: "csv", origin: "local", trigger: "model" }, NOW),
     );
     assert.equal(readFileSync(log, "utf8"), at);
+  });
+
+  it("to-prompt over MCP ranks by the log too (the skills named <origin>:<path>)", () => {
+    const { skills, root } = project();
+    const log = join(root, "mcp.jsonl");
+    writeFileSync(
+      log,
+      formatActivationEvent(
+        activationEvent({ name: "mcp:git", origin: "mcp", trigger: "model" }, NOW),
+      ),
+    );
+    const server = commandLine(cliCommand(["serve", skills]));
+    const fit = (...rank: string[]) => {
+      const r = cli(["to-prompt", "--mcp-stdio", server, "--budget", "400", "--json", ...rank]);
+      assert.equal(r.code, 0, r.stderr);
+      return JSON.parse(r.stdout) as { skills: { name: string }[] };
+    };
+    assert.ok(!fit().skills.some((s) => s.name === "mcp:git"));
+    assert.deepEqual(fit("--rank", "usage", "--usage-log", log).skills.map((s) => s.name), [
+      "mcp:git",
+    ]);
   });
 
   it("serve --usage-log: a log that cannot be written is said once, the model still served", () => {

@@ -41,7 +41,8 @@ import { discoverSkills, type SkillRoot } from "../fs/discover.ts";
 import { JsonFileApprovalStore, readLockfile } from "../fs/trust_files.ts";
 import { trustedMcpSkills } from "../mcp/_trust.ts";
 import { rootsHoldSkills } from "./_roots.ts";
-import { usageLogOption } from "./_stats.ts";
+import { usageLogOption, usageLogRank } from "./_stats.ts";
+import { rankOf } from "./_list.ts";
 import { resolve } from "node:path";
 import type { Discovery } from "../fs/discovery.ts";
 import { renderResourceRead } from "../core/read.ts";
@@ -95,10 +96,11 @@ const SPECS: Readonly<Record<string, ArgSpec>> = {
     usage: `skillset read ${SOURCE} <skill> <path> [--offset N] [--limit N] ${SAFETY} [--json]`,
   },
   "to-prompt": {
-    values: [...SOURCE_FLAGS, "--budget", "--rank"],
+    values: [...SOURCE_FLAGS, "--budget", "--rank", "--usage-log"],
     switches: [],
     positional: [0, 0],
-    usage: `skillset to-prompt ${SOURCE} [--budget N] [--rank position|name] [--json]`,
+    usage:
+      `skillset to-prompt ${SOURCE} [--budget N] [--rank position|name|usage [--usage-log FILE]] [--json]`,
   },
 };
 
@@ -440,10 +442,7 @@ async function consume(
   const flags = safetyFlags(args.flags);
   if (command === "to-prompt") {
     const budget = count(args.flags, "--budget", 0);
-    const rank = args.flags.get("--rank") ?? "position";
-    if (rank !== "position" && rank !== "name") {
-      throw new UsageError(`--rank takes position or name, got "${esc(rank)}"`);
-    }
+    const { rank, usageLog } = rankOf(args.flags.get("--rank"), args.flags.get("--usage-log"));
     const entries = [...skills.bundles.values()].map((b) => ({
       name: b.name,
       description: b.frontmatter.description,
@@ -451,7 +450,10 @@ async function consume(
     }));
     if (rank === "name") entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
     if (budget !== undefined) {
-      const fit = fitSkillCatalog(entries, { budget });
+      const fit = fitSkillCatalog(entries, {
+        budget,
+        ...(usageLog === undefined ? {} : { rank: usageLogRank(usageLog, io) }),
+      });
       if (args.json) {
         const { listed, left_out, shortened } = fit;
         io.stdout(`${JSON.stringify({ skills: listed, left_out, shortened }, null, 2)}\n`);

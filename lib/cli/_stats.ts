@@ -96,7 +96,7 @@ export function sinceOf(value: string, now: number): number {
 /** The usage log read into a tally, with a warning on stderr for what it skipped. */
 function readLog(
   path: string,
-  io: CliIO,
+  io: Pick<CliIO, "stderr">,
   now: number,
   since?: number,
 ): ReturnType<typeof tallyUsageLog> {
@@ -105,7 +105,7 @@ function readLog(
   return read;
 }
 
-function warnSkipped(path: string, summary: UsageLogSummary, io: CliIO): void {
+function warnSkipped(path: string, summary: UsageLogSummary, io: Pick<CliIO, "stderr">): void {
   if (!summary.exists) {
     io.stderr(`skillset: usage log ${visible(path)} does not exist yet: no activations recorded\n`);
   } else if (summary.skipped > 0) {
@@ -131,7 +131,7 @@ function warnSkipped(path: string, summary: UsageLogSummary, io: CliIO): void {
  */
 export function usageLogRank(
   path: string,
-  io: CliIO,
+  io: Pick<CliIO, "stderr">,
   now: number = Date.now(),
 ): ReadonlyMap<string, number> {
   return readLog(path, io, now).tally.rank();
