@@ -16,8 +16,8 @@
  *   bundles, paged reads and envelopes.
  * - **Activation and the skill tool**: Agent Skill frontmatter, activation
  *   with its manifest, the `skill` tool for any model API.
- * - **Catalog and search**: the prompt catalog within a budget, the search
- *   index and the `skill_search` tool.
+ * - **Catalog and search**: the prompt catalog within a budget, usage
+ *   ranking from activation events, the search index and the `skill_search` tool.
  * - **Policy**: `allowed-tools` parsed and decided per call, tool
  *   requirements.
  * - **Trust**: the skill digest, lockfiles, approvals, pinned bundles, the
@@ -175,6 +175,25 @@ export type {
   SkillCatalogOptions,
   SkillRank,
 } from "./lib/core/skill_catalog.ts";
+export {
+  ACTIVATION_EVENT_NAME,
+  activationEvent,
+  DEFAULT_HALF_LIFE_MS,
+  DEFAULT_MAX_SKILLS,
+  eventTimeMs,
+  formatActivationEvent,
+  MAX_EVENT_FIELD,
+  parseActivationEvent,
+  usageRank,
+  UsageTally,
+} from "./lib/core/skill_usage.ts";
+export type {
+  ActivationEvent,
+  ActivationTrigger,
+  SkillActivation,
+  SkillUsage,
+  UsageOptions,
+} from "./lib/core/skill_usage.ts";
 export {
   createSkillIndex,
   DEFAULT_SEARCH_LIMIT,

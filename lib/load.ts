@@ -86,3 +86,12 @@ export type { RunScriptOptions, ScriptGrants, ScriptRun } from "./fs/run_script.
 export { ScriptRunError } from "./fs/script_run_error.ts";
 export type { ScriptRunCode } from "./fs/script_run_error.ts";
 export type { ScriptInterpreter } from "./core/script_kind.ts";
+export {
+  appendActivationEvent,
+  MAX_USAGE_LINE_BYTES,
+  readUsageLog,
+  tallyUsageLog,
+  UsageLogError,
+  usageLogSink,
+} from "./fs/usage_log.ts";
+export type { UsageLogCode, UsageLogSummary } from "./fs/usage_log.ts";

@@ -2,7 +2,7 @@
  * The project config file, `skillset.json`: found from the working folder
  * upwards, it holds what would otherwise be repeated on every command (roots,
  * class mappings, safety switches, budget and rank, lockfile, approvals,
- * modes). Each key becomes the flag of the same meaning, given to a command
+ * modes, the usage log). Each key becomes the flag of the same meaning, given to a command
  * only when that command's flag spec accepts it and the command line does not
  * already give it: flags override the file. Its shape is published as
  * `skillset.config.schema.json`.
@@ -61,7 +61,8 @@ const KEYS: ReadonlyMap<
   ["skill_safety", { flag: "--skill-safety", values: (v) => bool(v, "skill_safety") }],
   ["budget", { flag: "--budget", values: (v) => whole(v, "budget") }],
   ["tool_budget", { flag: "--tool-budget", values: (v) => whole(v, "tool_budget") }],
-  ["rank", { flag: "--rank", values: (v) => oneOf("position", "name")(v, "rank") }],
+  ["rank", { flag: "--rank", values: (v) => oneOf("position", "name", "usage")(v, "rank") }],
+  ["usage_log", { flag: "--usage-log", values: (v, base) => [file(v, "usage_log", base)] }],
   ["lockfile", { flag: "--lockfile", values: (v, base) => [file(v, "lockfile", base)] }],
   ["approvals", { flag: "--approvals", values: (v, base) => [file(v, "approvals", base)] }],
   ["frozen", { flag: "--frozen", values: (v) => bool(v, "frozen") }],

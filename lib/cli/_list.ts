@@ -25,6 +25,7 @@ import { fitSkillCatalog } from "../core/skill_catalog.ts";
 import { createSkillIndex, searchSkills } from "../core/search/skill_index.ts";
 import { matchReasons } from "../core/skill_search_tool.ts";
 import { loadSkillFolder } from "../fs/skill_folder.ts";
+import { usageLogRank } from "./_stats.ts";
 
 /**
  * `list`; with `trust` (from `list --approvals FILE`), the discovery already made and each loaded
@@ -123,19 +124,29 @@ export function listCommand(
   return denied(discovery) ? 1 : 0;
 }
 
-/** The order a budget keeps skills in: as found (`position`) or by `name`. */
-export type Rank = "position" | "name";
+/** The order a budget keeps skills in: as found (`position`), by `name`, or by recent `usage`. */
+export type Rank = "position" | "name" | "usage";
 
 /**
- * `--rank position|name` as a rank.
+ * `--rank position|name|usage` as a rank, with the usage log `usage` reads.
  *
  * @param value The flag's value, if given.
- * @returns The rank (default `position`).
- * @throws {UsageError} For another value.
+ * @param usageLog The value of `--usage-log`, if given.
+ * @returns The rank (default `position`) and, for `usage`, the log.
+ * @throws {UsageError} For another value, or `usage` without a log.
  */
-export function rankOf(value: string | undefined): Rank {
-  if (value === undefined || value === "position" || value === "name") return value ?? "position";
-  throw new UsageError(`--rank takes position or name, got "${esc(value)}"`);
+export function rankOf(
+  value: string | undefined,
+  usageLog?: string,
+): { readonly rank: Rank; readonly usageLog?: string } {
+  if (value === undefined || value === "position" || value === "name") {
+    return { rank: value ?? "position" };
+  }
+  if (value !== "usage") {
+    throw new UsageError(`--rank takes position, name or usage, got "${esc(value)}"`);
+  }
+  if (usageLog === undefined) throw new UsageError("--rank usage needs --usage-log FILE");
+  return { rank: "usage", usageLog };
 }
 
 function ranked<T extends { readonly name: string }>(
@@ -260,8 +271,8 @@ export function toPromptDiscovery(
  * @param json Whether to print JSON.
  * @param io Where to write.
  * @param tools The tools the runtime offers, when given: skills needing others are left out.
- * @param options `--rank` (the order a budget keeps skills in: `position`, as found, or `name`)
- *   and the verbosity of what discovery noticed; `checked`, the discovery already narrowed by
+ * @param options `--rank` (the order a budget keeps skills in: `position`, as found, `name`, or
+ *   `usage`, the most used lately first, from `usageLog`) and the verbosity of what discovery noticed; `checked`, the discovery already narrowed by
  *   `--lockfile`/`--approvals` (else made here).
  * @returns The exit code: 1 when a folder is missing, unreadable, or holds a skipped skill.
  * @throws {AgentSkillError} When no usable skill is found at all.
@@ -275,6 +286,7 @@ export function toPromptCommand(
   tools?: readonly string[],
   options: {
     readonly rank?: Rank;
+    readonly usageLog?: string;
     readonly verbosity?: Verbosity;
     readonly checked?: Discovery;
   } = {},
@@ -318,7 +330,12 @@ export function toPromptCommand(
       // Named as the argument was typed: relative for a relative path.
       location: isAbsolute(s.scope) ? s.skill_md : relative(".", s.skill_md),
     })),
-    budget === undefined ? {} : { budget },
+    {
+      ...(budget === undefined ? {} : { budget }),
+      ...(options.rank === "usage" && options.usageLog !== undefined
+        ? { rank: usageLogRank(options.usageLog, io) }
+        : {}),
+    },
   );
   if (json) {
     const { listed, left_out, shortened } = fit;

@@ -41,6 +41,8 @@ import { discoverSkills, type SkillRoot } from "../fs/discover.ts";
 import { JsonFileApprovalStore, readLockfile } from "../fs/trust_files.ts";
 import { trustedMcpSkills } from "../mcp/_trust.ts";
 import { rootsHoldSkills } from "./_roots.ts";
+import { usageLogOption, usageLogRank } from "./_stats.ts";
+import { rankOf } from "./_list.ts";
 import { resolve } from "node:path";
 import type { Discovery } from "../fs/discovery.ts";
 import { renderResourceRead } from "../core/read.ts";
@@ -67,6 +69,7 @@ const SPECS: Readonly<Record<string, ArgSpec>> = {
       "--max-buffered-bytes",
       "--class",
       "--tool-budget",
+      "--usage-log",
       "--lockfile",
       "--approvals",
       ...RUN_VALUE_FLAGS,
@@ -76,7 +79,7 @@ const SPECS: Readonly<Record<string, ArgSpec>> = {
     positional: [0, Infinity],
     usage:
       `skillset serve <folder>... [--root scope=path]... [--http 127.0.0.1:PORT [--allow-remote]] ` +
-      `[--watch] [--prefix <p>] [--page-size N] [--tool-budget N] ` +
+      `[--watch] [--prefix <p>] [--page-size N] [--tool-budget N] [--usage-log FILE] ` +
       `[--class NAME=references|assets|scripts]... ${SAFETY} ` +
       `[--lockfile FILE] [--approvals FILE] [--allow-empty] [--allow-scripts [run's flags]]`,
   },
@@ -93,10 +96,11 @@ const SPECS: Readonly<Record<string, ArgSpec>> = {
     usage: `skillset read ${SOURCE} <skill> <path> [--offset N] [--limit N] ${SAFETY} [--json]`,
   },
   "to-prompt": {
-    values: [...SOURCE_FLAGS, "--budget", "--rank"],
+    values: [...SOURCE_FLAGS, "--budget", "--rank", "--usage-log"],
     switches: [],
     positional: [0, 0],
-    usage: `skillset to-prompt ${SOURCE} [--budget N] [--rank position|name] [--json]`,
+    usage:
+      `skillset to-prompt ${SOURCE} [--budget N] [--rank position|name|usage [--usage-log FILE]] [--json]`,
   },
 };
 
@@ -241,6 +245,7 @@ async function serve(args: Args, io: McpCliIO): Promise<number> {
     // The SDK's stdio transport refuses a message over 10 MiB: such files are not published.
     ...(address === undefined ? { maxMessageBytes: STDIO_MESSAGE_BYTES } : {}),
     ...(toolBudget === undefined ? {} : { toolBudget }),
+    ...usageLogOption(args.flags.get("--usage-log"), log),
     ...scriptsOption(args, log),
     // Each refused skill is a warning naming it and why (`not served`).
     ...(lockfile === undefined ? {} : { lock: resolve(lockfile) }),
@@ -437,10 +442,7 @@ async function consume(
   const flags = safetyFlags(args.flags);
   if (command === "to-prompt") {
     const budget = count(args.flags, "--budget", 0);
-    const rank = args.flags.get("--rank") ?? "position";
-    if (rank !== "position" && rank !== "name") {
-      throw new UsageError(`--rank takes position or name, got "${esc(rank)}"`);
-    }
+    const { rank, usageLog } = rankOf(args.flags.get("--rank"), args.flags.get("--usage-log"));
     const entries = [...skills.bundles.values()].map((b) => ({
       name: b.name,
       description: b.frontmatter.description,
@@ -448,7 +450,10 @@ async function consume(
     }));
     if (rank === "name") entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
     if (budget !== undefined) {
-      const fit = fitSkillCatalog(entries, { budget });
+      const fit = fitSkillCatalog(entries, {
+        budget,
+        ...(usageLog === undefined ? {} : { rank: usageLogRank(usageLog, io) }),
+      });
       if (args.json) {
         const { listed, left_out, shortened } = fit;
         io.stdout(`${JSON.stringify({ skills: listed, left_out, shortened }, null, 2)}\n`);

@@ -12,6 +12,7 @@ import { count, safetyFlags, type Verbosity } from "./_args.ts";
 import { Report } from "./_report.ts";
 import { withHint } from "./_errors.ts";
 import { didYouMean, nearest } from "./_suggest.ts";
+import { recordActivation } from "./_stats.ts";
 import { ResourceNotFoundError, SkillFolderError } from "../core/errors.ts";
 import { type DiscoveryFlags, printDiagnostics } from "./_discovery.ts";
 import { type CliIO, shownAsTyped } from "./_io.ts";
@@ -73,7 +74,7 @@ function colorDiagnostic(d: Diagnostic, io: CliIO): string {
  * `activate <skill-dir>`: the skill's instructions and the manifest of its bundled files.
  *
  * @param dir The skill folder, as typed.
- * @param flags The flags given (`--offset`, `--max-entries` and the switches).
+ * @param flags The flags given (`--offset`, `--max-entries`, `--usage-log` and the switches).
  * @param load The class mapping and switches.
  * @param json Whether to print JSON.
  * @param io Where to write.
@@ -110,6 +111,10 @@ export function activateCommand(
         : escapeControlsKeepingLines(renderActivation(activation))
     }\n`,
   );
+  const usageLog = flags.get("--usage-log");
+  if (usageLog !== undefined) {
+    recordActivation(usageLog, { name: skill.name, origin: "local", trigger: "user" }, io);
+  }
   return 0;
 }
 

@@ -211,7 +211,11 @@ export async function runTrustCli(
           args.json,
           io,
           toolList(args.flags.get("--tools")),
-          { rank: rankOf(args.flags.get("--rank")), verbosity: args.verbosity, checked: trusted },
+          {
+            ...rankOf(args.flags.get("--rank"), args.flags.get("--usage-log")),
+            verbosity: args.verbosity,
+            checked: trusted,
+          },
         )
         : searchCommand(
           args.positional.join(" "),

@@ -24,6 +24,7 @@ import { CONFIG_NAME, findConfig, initCommand, readConfig, withConfig } from "./
 import { didYouMean } from "./_suggest.ts";
 import { graphCommand, resolveCommand } from "./_resolve.ts";
 import { activateCommand, readCommand, validateCommand } from "./_skill.ts";
+import { runStats, STATS_COMMAND } from "./_stats.ts";
 import { VERSION } from "./_version.ts";
 
 /** A command's flags, usage line and help text. */
@@ -138,7 +139,7 @@ const MCP_SERVE = {
   positional: [0, Infinity] as const,
   usage:
     "skillset serve <folder>... [--root scope=path]... [--http 127.0.0.1:PORT [--allow-remote]] " +
-    "[--watch] [--prefix <p>] [--page-size N] [--tool-budget N] " +
+    "[--watch] [--prefix <p>] [--page-size N] [--tool-budget N] [--usage-log FILE] " +
     "[--class NAME=references|assets|scripts]... [--global-safety true|false] [--skill-safety true|false] " +
     "[--allow-scripts [run's grant and limit flags]]",
   help:
@@ -155,6 +156,7 @@ const MCP_SERVE = {
     "--tool-budget N caps the skill tool's description at N characters (default 8000): skills that\n" +
     "do not fit are named only in its enum, and a skill_search tool is offered to find them.\n" +
     "--class NAME=CLASS maps an extra top-level folder to a standard class, as in list.\n" +
+    "--usage-log FILE appends each activation the model makes (see: skillset help stats).\n" +
     "--allow-scripts offers a run_skill_script tool that runs a served skill's script in the\n" +
     "sandbox of run, with run's grant and limit flags (--allow-net, --cwd, --timeout-ms, ...), and\n" +
     "activations list the runnable scripts; without it nothing served is ever run.\n\n" +
@@ -214,15 +216,17 @@ const COMMANDS: Readonly<Record<string, FlagSpec>> = {
       "--class",
       "--lockfile",
       "--approvals",
+      "--usage-log",
     ],
     repeated: ["--class"],
     positional: [1, 1],
     usage:
-      `skillset activate <skill-dir> [--offset N] [--max-entries N] ${CLASS} ${SAFETY} [--lockfile FILE] [--approvals FILE] [--json]`,
+      `skillset activate <skill-dir> [--offset N] [--max-entries N] ${CLASS} ${SAFETY} [--lockfile FILE] [--approvals FILE] [--usage-log FILE] [--json]`,
     help:
       "Print a skill's instructions and the manifest of its bundled files, grouped by class.\n" +
       "Non-standard folders are listed only when both safety switches are false (each defaults to true).\n" +
-      "At most --max-entries files per class are listed (default 500); --offset N lists from entry N." +
+      "At most --max-entries files per class are listed (default 500); --offset N lists from entry N.\n" +
+      "--usage-log FILE appends the activation (trigger user) to the usage log (see: skillset help stats)." +
       "\n" + TRUST_HELP,
   },
   read: {
@@ -257,18 +261,21 @@ const COMMANDS: Readonly<Record<string, FlagSpec>> = {
       "--skill-safety",
       "--lockfile",
       "--approvals",
+      "--usage-log",
     ],
     repeated: ["--class"],
     positional: [1, Infinity],
     usage:
-      `skillset to-prompt <skill-dir>... [--budget N] [--rank position|name] [--tools a,b,c] ${CLASS} ${SAFETY} [--lockfile FILE] [--approvals FILE] [--json]`,
+      `skillset to-prompt <skill-dir>... [--budget N] [--rank position|name|usage [--usage-log FILE]] [--tools a,b,c] ${CLASS} ${SAFETY} [--lockfile FILE] [--approvals FILE] [--json]`,
     help:
       "Print the <available_skills> block for a system prompt. Each argument is a skill folder or\n" +
       "a folder scanned for them; an earlier argument wins a name clash.\n" + DISCOVERY_HELP +
       "\n" +
       "--budget N fits the block into N characters (about 4 per token): descriptions are shortened\n" +
       "first, then skills from the end are left out, and a last line says how many. --rank orders\n" +
-      "the skills first: position (as found, earlier arguments first; the default) or name.\n" +
+      "the skills first: position (as found, earlier arguments first; the default) or name; usage\n" +
+      "keeps the skills most used lately (the --usage-log FILE's activations, half-life 14 days) and\n" +
+      "shortens or leaves out the least used first, never-used skills in position order.\n" +
       "Rule breaks in a SKILL.md are counted in one line on stderr (--verbose prints each); only a\n" +
       "SKILL.md that cannot be parsed is skipped.\n" +
       "--tools a,b,c names the tools the runtime offers: a skill whose metadata requires-tools (all)\n" +
@@ -302,6 +309,7 @@ const COMMANDS: Readonly<Record<string, FlagSpec>> = {
       "--lang TAG shows description-<TAG> metadata where a skill has it. Exits 1 when no skill\n" +
       "matches.\n" + TRUST_HELP,
   },
+  stats: STATS_COMMAND,
   serve: MCP_SERVE,
   ...TRUST_COMMANDS,
   run: RUN_COMMAND,
@@ -314,7 +322,7 @@ const COMMANDS: Readonly<Record<string, FlagSpec>> = {
       "(.agents/skills, .claude/skills), and the safety switches. Every command run in the folder or\n" +
       "below reads the nearest one; flags override it. Keys: roots, classes, global_safety,\n" +
       "skill_safety, budget, rank, tool_budget, lockfile, approvals, frozen, allow_empty, diagnostics\n" +
-      "(schema: skillset.config.schema.json).",
+      "(schema: skillset.config.schema.json), usage_log.",
   },
 };
 
@@ -506,6 +514,8 @@ function run(argv: readonly string[], io: CliIO): number {
         args.json,
         io,
       );
+    case "stats":
+      return runStats(args, io);
     case "search":
       return searchCommand(
         args.positional.join(" "),
@@ -525,7 +535,7 @@ function run(argv: readonly string[], io: CliIO): number {
         args.json,
         io,
         toolList(args.flags.get("--tools")),
-        { rank: rankOf(args.flags.get("--rank")), verbosity },
+        { ...rankOf(args.flags.get("--rank"), args.flags.get("--usage-log")), verbosity },
       );
   }
 }

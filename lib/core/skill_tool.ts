@@ -24,6 +24,7 @@ import { readResource, renderResourceRead } from "./read.ts";
 import { pageCap, parseSkillToolInput } from "./skill_tool_input.ts";
 import type { SkillToolResult } from "./tool_format.ts";
 import { assertObject } from "./_shape.ts";
+import type { SkillActivation } from "./skill_usage.ts";
 
 /**
  * Anything that loads bundles by name, such as a discovery result
@@ -65,6 +66,18 @@ export interface SkillToolContext {
   readonly trusted?: ToolTrust;
   /** Whether the host runs skills' scripts (`run_skill_script`): activations then list them. */
   readonly run_scripts?: boolean;
+  /**
+   * The user or host named the skill, not the model: `on_activate` reports the trigger `user`.
+   * Default false (`model`).
+   */
+  readonly user?: boolean;
+  /**
+   * Called once for each activation the handler returns (not for reads or errors) with the
+   * skill's name, its origin (its MCP origin, else `"local"`) and the trigger: the place for a
+   * usage log (`usageLogSink` in `./load`). What it throws is ignored: the activation is
+   * returned all the same.
+   */
+  readonly on_activate?: (activation: SkillActivation) => void;
 }
 
 /**
@@ -122,7 +135,7 @@ export function handleSkillTool(input: unknown, context: SkillToolContext): Skil
           } addresses a line of a file; to page the manifest, pass a whole number`,
         );
       }
-      return success(renderActivation(activateSkill(bundle, {
+      const activation = success(renderActivation(activateSkill(bundle, {
         ...flags,
         ...(request.offset === undefined ? {} : { offset: request.offset }),
         ...(context.max_manifest_entries === undefined
@@ -134,6 +147,8 @@ export function handleSkillTool(input: unknown, context: SkillToolContext): Skil
           trusted: isTrustedSkill(bundle as PolicySkill, context.trusted ?? true),
         }),
       })));
+      reportActivation(context, bundle);
+      return activation;
     }
     const page = readResource(bundle, request.resource, {
       ...flags,
@@ -247,6 +262,21 @@ function findSkill(context: SkillToolContext, name: string): SkillBundle | undef
   if (isMap(skills)) return skills.get(name);
   for (const bundle of skills) if (bundle.name === name) return bundle;
   return undefined;
+}
+
+/** Tell `on_activate` of an activation; a hook that throws never fails the activation. */
+function reportActivation(context: SkillToolContext, bundle: SkillBundle): void {
+  if (typeof context.on_activate !== "function") return;
+  const origin = (bundle as { origin?: unknown }).origin;
+  try {
+    context.on_activate({
+      name: bundle.name,
+      origin: typeof origin === "string" && origin !== "" ? origin : "local",
+      trigger: context.user === true ? "user" : "model",
+    });
+  } catch {
+    // The log is the host's; the model still gets the skill.
+  }
 }
 
 function skillSafety(context: SkillToolContext, name: string): boolean {

@@ -14,6 +14,7 @@ import type {
   SkillWarning,
 } from "@modelcontextprotocol/server/ext/skills";
 import type { ResourceClassMap } from "../core/resource_path.ts";
+import type { SkillActivation } from "../core/skill_usage.ts";
 import type { ApprovalStore } from "../core/trust/approval.ts";
 import type { Lockfile } from "../core/trust/lockfile.ts";
 import type { RunScriptOptions } from "../fs/run_script.ts";
@@ -111,6 +112,11 @@ export interface ServeSkillsOptions {
    * the lock, at start and at each reload.
    */
   readonly approvals?: ApprovalStore;
+  /**
+   * Called once for each activation the `skill` tool returns (trigger `model`): the place for a
+   * usage log (`usageLogSink` in `skillset/load`). What it throws is ignored.
+   */
+  readonly onActivate?: (activation: SkillActivation) => void;
 }
 
 /**

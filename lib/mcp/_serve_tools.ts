@@ -77,6 +77,7 @@ export function registerSkillTool(
     global_safety: options.global_safety !== false,
     skill_safety: (name: string) => skillSafety(options.skill_safety, name),
     ...(options.scripts === undefined ? {} : { run_scripts: true }),
+    ...(options.onActivate === undefined ? {} : { on_activate: options.onActivate }),
   };
   return server.registerTool(
     "skill",
