@@ -24,6 +24,7 @@ import { readResource, renderResourceRead } from "./read.ts";
 import { pageCap, parseSkillToolInput } from "./skill_tool_input.ts";
 import type { SkillToolResult } from "./tool_format.ts";
 import { assertObject } from "./_shape.ts";
+import { contextDependencies, type SkillDependencies } from "./skill_dependencies.ts";
 
 /**
  * Anything that loads bundles by name, such as a discovery result
@@ -65,6 +66,14 @@ export interface SkillToolContext {
   readonly trusted?: ToolTrust;
   /** Whether the host runs skills' scripts (`run_skill_script`): activations then list them. */
   readonly run_scripts?: boolean;
+  /**
+   * The catalog's dependency resolver (`skillDependencies`, with `crossOrigin` as the host
+   * decides): an activation lists the skill's dependency closure, and a skill whose closure
+   * does not resolve is refused. Absent: built from `skills` when they can be listed (a list, a
+   * map, a discovery) and the skill declares `requires-skills` or `requires-any-skills`; a
+   * loader function cannot be listed, so with one only a given resolver checks.
+   */
+  readonly dependencies?: SkillDependencies;
 }
 
 /**
@@ -122,8 +131,10 @@ export function handleSkillTool(input: unknown, context: SkillToolContext): Skil
           } addresses a line of a file; to page the manifest, pass a whole number`,
         );
       }
+      const dependencies = context.dependencies ?? contextDependencies(context.skills, bundle);
       return success(renderActivation(activateSkill(bundle, {
         ...flags,
+        ...(dependencies === undefined ? {} : { dependencies }),
         ...(request.offset === undefined ? {} : { offset: request.offset }),
         ...(context.max_manifest_entries === undefined
           ? {}

@@ -1,0 +1,199 @@
+/**
+ * Skill requirements: a skill may say in its `metadata` which other skills it
+ * needs — `requires-skills: "pdf forms"` (all of them) and
+ * `requires-any-skills: "xlsx csv"` (at least one) — as names separated by
+ * white space (the Agent Skills specification keeps `metadata` values
+ * strings), each a valid Agent Skill name. This file reads those values and
+ * holds the error every dependency check throws; resolving them is
+ * `skill_dependencies.ts`.
+ *
+ * @module
+ */
+import { agentSkillNameProblem } from "./agent_skill.ts";
+import { SkillsetError } from "./errors.ts";
+
+/** The metadata key naming the skills a skill needs, all of them. */
+export const REQUIRES_SKILLS = "requires-skills";
+/** The metadata key naming skills of which a skill needs one. */
+export const REQUIRES_ANY_SKILLS = "requires-any-skills";
+
+/** What a skill declares it needs (frozen). */
+export interface SkillRequirements {
+  /** Every one of these (`requires-skills`), in order, each once, NFKC-normalised. */
+  readonly all: readonly string[];
+  /** At least one of these (`requires-any-skills`), in order, each once; empty for none. */
+  readonly any: readonly string[];
+}
+
+/** The codes of {@linkcode SkillDependencyError}. */
+export type SkillDependencyCode = "INVALID_DEPENDENCY" | "MISSING_DEPENDENCY" | "DEPENDENCY_CYCLE";
+
+/** A skill of a closure that lacks dependencies, or whose requirements do not parse (frozen). */
+export interface DependencyGap {
+  /** The skill. */
+  readonly skill: string;
+  /** Its `requires-skills` names no skill available to it provides, in order. */
+  readonly missing: readonly string[];
+  /** Its whole `requires-any-skills` list when no alternative is available; otherwise empty. */
+  readonly missing_any: readonly string[];
+  /**
+   * Skills of another origin that carry a missing name (`docs:ledger`), in code-unit
+   * order: they would do, but the host does not let this skill cross origins.
+   */
+  readonly elsewhere: readonly string[];
+  /** When a requirement could not be read: the parser's message. */
+  readonly problem?: string;
+}
+
+/**
+ * A dependency requirement that does not parse (`INVALID_DEPENDENCY`), a skill
+ * that cannot activate because its dependency closure lacks a skill
+ * (`MISSING_DEPENDENCY`), or one whose dependencies lead back to a skill on
+ * the way (`DEPENDENCY_CYCLE`).
+ */
+export class SkillDependencyError extends SkillsetError {
+  /** Always `"SkillDependencyError"`. */
+  override readonly name = "SkillDependencyError";
+  /** Which condition failed. */
+  readonly code: SkillDependencyCode;
+  /** The skill that cannot activate; `null` for `INVALID_DEPENDENCY` read without one. */
+  readonly skill: string | null;
+  /** `INVALID_DEPENDENCY`: the metadata key (`requires-skills`); otherwise `null`. */
+  readonly key: string | null;
+  /** `INVALID_DEPENDENCY`: the 1-based column in the value (characters); otherwise 0. */
+  readonly column: number;
+  /** `MISSING_DEPENDENCY`: each skill of the closure that lacks dependencies, in closure order. */
+  readonly gaps: readonly DependencyGap[];
+  /** `DEPENDENCY_CYCLE`: the cycle, its first name repeated at its end; otherwise empty. */
+  readonly path: readonly string[];
+
+  /**
+   * Describe a failed dependency check.
+   *
+   * @param code Which condition failed.
+   * @param message The whole message.
+   * @param details The skill, the key and column, the gaps or the cycle.
+   */
+  constructor(
+    code: SkillDependencyCode,
+    message: string,
+    details: {
+      readonly skill?: string;
+      readonly key?: string;
+      readonly column?: number;
+      readonly gaps?: readonly DependencyGap[];
+      readonly path?: readonly string[];
+    } = {},
+  ) {
+    super(message);
+    this.code = code;
+    this.skill = details.skill ?? null;
+    this.key = details.key ?? null;
+    this.column = details.column ?? 0;
+    this.gaps = Object.freeze([...(details.gaps ?? [])]);
+    this.path = Object.freeze([...(details.path ?? [])]);
+  }
+}
+
+/**
+ * Read a skill's dependency requirements from its frontmatter metadata.
+ *
+ * The grammar is strict: names separated by white space, each a valid Agent
+ * Skill name (1–64 lowercase letters, digits and single hyphens, compared
+ * NFKC-normalised); a name listed twice counts once. An empty value declares
+ * nothing. A comma is refused (the names are separated by spaces, as the
+ * specification keeps the value one string), so `"pdf, forms"` is an error,
+ * never the name `pdf,`.
+ *
+ * @param metadata The frontmatter's `metadata` (absent: no requirement).
+ * @returns The required skills.
+ * @throws {SkillDependencyError} `INVALID_DEPENDENCY` when a value breaks the
+ *   grammar; the message names the key and the column in its value.
+ * @example
+ * ```ts
+ * import { skillRequirements } from "./skill_requirements.ts";
+ * import { assert } from "./_assert.ts";
+ *
+ * assert.deepEqual(
+ *   skillRequirements({ "requires-skills": "pdf  forms pdf", "requires-any-skills": "xlsx csv" }),
+ *   { all: ["pdf", "forms"], any: ["xlsx", "csv"] },
+ * );
+ * assert.throws(() => skillRequirements({ "requires-skills": "pdf, forms" }), {
+ *   name: "SkillDependencyError",
+ *   message: "Invalid metadata.requires-skills at column 4: a comma; skill names are separated by spaces",
+ * });
+ * ```
+ */
+export function skillRequirements(
+  metadata: Readonly<Record<string, string>> | undefined,
+): SkillRequirements {
+  return Object.freeze({
+    all: readNames(metadata, REQUIRES_SKILLS),
+    any: readNames(metadata, REQUIRES_ANY_SKILLS),
+  });
+}
+
+/**
+ * Whether the metadata names any skill requirement (cheap: no parsing).
+ *
+ * @param metadata The frontmatter's `metadata`.
+ * @returns `true` when either key is present.
+ */
+export function declaresSkillRequirements(
+  metadata: Readonly<Record<string, string>> | undefined,
+): boolean {
+  return metadata !== undefined && metadata !== null &&
+    (Object.hasOwn(metadata, REQUIRES_SKILLS) || Object.hasOwn(metadata, REQUIRES_ANY_SKILLS));
+}
+
+const SPACE = /\s/u;
+
+function readNames(
+  metadata: Readonly<Record<string, string>> | undefined,
+  key: string,
+): readonly string[] {
+  if (metadata === undefined || metadata === null || !Object.hasOwn(metadata, key)) {
+    return Object.freeze([]);
+  }
+  const value: unknown = metadata[key];
+  if (typeof value !== "string") {
+    throw invalid(key, 1, `must be a string of skill names, got ${typeof value}`);
+  }
+  const names = new Set<string>();
+  // Characters (code points), so a column counts what an editor shows.
+  const chars = [...value];
+  let i = 0;
+  while (i < chars.length) {
+    if (SPACE.test(chars[i]!)) {
+      i++;
+      continue;
+    }
+    const start = i;
+    while (i < chars.length && !SPACE.test(chars[i]!)) {
+      if (chars[i] === ",") {
+        throw invalid(key, i + 1, "a comma; skill names are separated by spaces");
+      }
+      i++;
+    }
+    const name = chars.slice(start, i).join("");
+    const problem = agentSkillNameProblem(name);
+    if (problem !== null) {
+      throw invalid(key, start + 1, `skill name ${quote(name)}: ${problem}`);
+    }
+    names.add(name.normalize("NFKC"));
+  }
+  return Object.freeze([...names]);
+}
+
+function invalid(key: string, column: number, reason: string): SkillDependencyError {
+  return new SkillDependencyError(
+    "INVALID_DEPENDENCY",
+    `Invalid metadata.${key} at column ${column}: ${reason}`,
+    { key, column },
+  );
+}
+
+/** A name for a message: JSON-quoted, cut to 80 characters. */
+function quote(name: string): string {
+  return JSON.stringify(name.length > 80 ? `${name.slice(0, 80)}…` : name);
+}
