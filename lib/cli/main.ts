@@ -196,6 +196,7 @@ const COMMANDS: Readonly<Record<string, FlagSpec>> = {
   },
   activate: {
     values: [
+      "--root",
       "--global-safety",
       "--skill-safety",
       "--offset",
@@ -204,14 +205,17 @@ const COMMANDS: Readonly<Record<string, FlagSpec>> = {
       "--lockfile",
       "--approvals",
     ],
-    repeated: ["--class"],
+    repeated: ["--class", "--root"],
     positional: [1, 1],
     usage:
-      `skillset activate <skill-dir> [--offset N] [--max-entries N] ${CLASS} ${SAFETY} [--lockfile FILE] [--approvals FILE] [--json]`,
+      `skillset activate <skill-dir> [--offset N] [--max-entries N] [--root scope=path]... ${CLASS} ${SAFETY} [--lockfile FILE] [--approvals FILE] [--json]`,
     help:
       "Print a skill's instructions and the manifest of its bundled files, grouped by class.\n" +
       "Non-standard folders are listed only when both safety switches are false (each defaults to true).\n" +
       "At most --max-entries files per class are listed (default 500); --offset N lists from entry N." +
+      "\nA skill whose metadata requires-skills (all) or requires-any-skills (one of) names other\n" +
+      "skills lists its dependency closure, dependencies first; they are looked for under the --root\n" +
+      "roots (or the config's), else beside the skill. One that is missing, or a cycle, is an error." +
       "\n" + TRUST_HELP,
   },
   read: {
@@ -476,7 +480,16 @@ function run(argv: readonly string[], io: CliIO): number {
     case "validate":
       return validateCommand(args.positional, discoveryFlags(args), args.json, io, verbosity);
     case "activate":
-      return activateCommand(first, args.flags, discoveryFlags(args), args.json, io, verbosity);
+      return activateCommand(
+        first,
+        args.flags,
+        discoveryFlags(args),
+        args.json,
+        io,
+        verbosity,
+        undefined,
+        args.repeated.get("--root") ?? [],
+      );
     case "read":
       return readCommand(
         first,
