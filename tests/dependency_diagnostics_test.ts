@@ -3,8 +3,10 @@ import assert from "node:assert/strict";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { Client, InMemoryTransport } from "@modelcontextprotocol/client";
 import { discoverSkills, validatePaths } from "../lib/load.ts";
-import { handleSkillTool } from "../mod.ts";
+import { mcpSkillBundles, serveSkills } from "../lib/mcp.ts";
+import { handleSkillTool, skillDependencies } from "../mod.ts";
 import { cli, runInProcess } from "./_cli.ts";
 import { put } from "./_tree.ts";
 
@@ -143,5 +145,57 @@ describe("skillset activate", () => {
     const cycle = runInProcess(["activate", join(skills, "loop-a")]);
     assert.equal(cycle.code, 1);
     assert.match(cycle.stderr, /its dependencies form a cycle: "loop-a" -> "loop-b" -> "loop-a"/);
+  });
+});
+
+describe("skills consumed from two MCP servers", () => {
+  it("depend only on their own server's skills unless the host allows crossing", async () => {
+    const docsRoot = join(temp, "docs");
+    skillAt(docsRoot, "report", { "requires-skills": "charts" });
+    skillAt(docsRoot, "ledger");
+    skillAt(docsRoot, "audit", { "requires-skills": "ledger" });
+    const webRoot = join(temp, "web");
+    skillAt(webRoot, "charts");
+    const consume = async (root: string, origin: string) => {
+      const served = await serveSkills([root], { onWarning: () => {} });
+      const [here, there] = InMemoryTransport.createLinkedPair();
+      await served.server.connect(there);
+      const client = new Client({ name: "test-host", version: "1.0.0" });
+      await client.connect(here);
+      return { client, skills: await mcpSkillBundles(client, { origin }) };
+    };
+    const docs = await consume(docsRoot, "docs");
+    const web = await consume(webRoot, "web");
+    try {
+      // Inside one origin, the consumer's own handler resolves them.
+      const audit = await docs.skills.handleSkillTool({ skill: "docs:audit" });
+      assert.equal(audit.is_error, false, audit.content);
+      assert.ok(audit.content.includes('with the skill tool): "docs:ledger"'));
+      const alone = await docs.skills.handleSkillTool({ skill: "docs:report" });
+      assert.deepEqual(alone, {
+        is_error: true,
+        content:
+          'Skill "docs:report" cannot activate: "docs:report" requires "charts", which is not available',
+      });
+      // The host's catalog holds both servers: still refused, and it says where "charts" is.
+      const both = [...docs.skills.bundles.values(), ...web.skills.bundles.values()];
+      const closed = await docs.skills.handleSkillTool({ skill: "docs:report" }, {
+        dependencies: skillDependencies(both),
+      });
+      assert.equal(closed.is_error, true);
+      assert.ok(closed.content.includes('another origin has "web:charts"'), closed.content);
+      const open = await docs.skills.handleSkillTool({ skill: "docs:report" }, {
+        dependencies: skillDependencies(both, { crossOrigin: true }),
+      });
+      assert.equal(open.is_error, false, open.content);
+      assert.ok(open.content.includes('with the skill tool): "web:charts"'));
+      const activation = await docs.skills.activate("docs:report", {
+        dependencies: skillDependencies(both, { crossOrigin: true }),
+      });
+      assert.deepEqual(activation.dependencies, ["web:charts"]);
+    } finally {
+      await docs.client.close();
+      await web.client.close();
+    }
   });
 });
