@@ -3,6 +3,7 @@ import assert from "node:assert/strict";
 import { fc, runs, seed } from "./_fc.ts";
 import {
   activateSkill,
+  agentSkillNameProblem,
   createBundle,
   type DependentSkill,
   handleSkillTool,
@@ -115,6 +116,26 @@ describe("skillRequirements", () => {
         },
       ),
       runs(200),
+    );
+  });
+
+  it("agrees with a plain reading on every value of a small alphabet", () => {
+    const value = fc.stringMatching(/^[ab9\- \t\n,Aé]{0,24}$/);
+    fc.assert(
+      fc.property(value, (v) => {
+        const words = v.split(/\s+/u).filter((w) => w !== "");
+        const bad = words.find((w) => w.includes(",") || agentSkillNameProblem(w) !== null);
+        if (bad !== undefined) {
+          assert.throws(() => skillRequirements({ "requires-skills": v }), {
+            name: "SkillDependencyError",
+          });
+        } else {
+          assert.deepEqual(skillRequirements({ "requires-skills": v }).all, [
+            ...new Set(words.map((w) => w.normalize("NFKC"))),
+          ]);
+        }
+      }),
+      runs(500),
     );
   });
 

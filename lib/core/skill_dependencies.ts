@@ -28,7 +28,7 @@
  *
  * | operation | cost |
  * |---|---|
- * | {@linkcode skillDependencies} | O(skills) (an index of names; nothing is parsed yet) |
+ * | {@linkcode skillDependencies} | O(skills) (a map of names; nothing is parsed yet) |
  * | `closure(skill)` | O(closure + its dependency names) |
  * | `split()`, {@linkcode skillsWithDependencies} | O(skills + dependency names) |
  *
@@ -127,8 +127,8 @@ export class SkillDependencies<T extends DependentSkill = DependentSkill> {
   readonly #skills: readonly T[];
   readonly #byName = new Map<string, T>();
   /** Names by origin, then by the last part of the name, each list in code-unit order. */
-  readonly #leaves = new Map<string, Map<string, string[]>>();
-  readonly #origins: readonly string[];
+  #leaves: Map<string, Map<string, string[]>> | undefined;
+  #origins: readonly string[] | undefined;
   readonly #cross: boolean;
   readonly #nodes = new Map<string, Node>();
 
@@ -148,22 +148,31 @@ export class SkillDependencies<T extends DependentSkill = DependentSkill> {
         throw new TypeError("Each skill must be an object with a string name");
       }
       list.push(skill);
-      if (this.#byName.has(skill.name)) continue;
-      this.#byName.set(skill.name, skill);
-      const origin = originOf(skill);
-      let leaves = this.#leaves.get(origin);
-      if (leaves === undefined) this.#leaves.set(origin, leaves = new Map());
-      const leaf = skill.name.slice(cut(skill.name, origin));
-      const names = leaves.get(leaf);
-      if (names === undefined) leaves.set(leaf, [skill.name]);
-      else names.push(skill.name);
-    }
-    for (const leaves of this.#leaves.values()) {
-      for (const names of leaves.values()) if (names.length > 1) names.sort(compare);
+      if (!this.#byName.has(skill.name)) this.#byName.set(skill.name, skill);
     }
     this.#skills = list;
-    this.#origins = [...this.#leaves.keys()].sort(compare);
     this.#cross = options.crossOrigin === true;
+  }
+
+  /** The index of names by origin and last part, built when a name is first resolved. */
+  #index(): { leaves: Map<string, Map<string, string[]>>; origins: readonly string[] } {
+    if (this.#leaves !== undefined) return { leaves: this.#leaves, origins: this.#origins! };
+    const leaves = new Map<string, Map<string, string[]>>();
+    for (const [name, skill] of this.#byName) {
+      const origin = originOf(skill);
+      let byLeaf = leaves.get(origin);
+      if (byLeaf === undefined) leaves.set(origin, byLeaf = new Map());
+      const leaf = name.slice(cut(name, origin));
+      const names = byLeaf.get(leaf);
+      if (names === undefined) byLeaf.set(leaf, [name]);
+      else names.push(name);
+    }
+    for (const byLeaf of leaves.values()) {
+      for (const names of byLeaf.values()) if (names.length > 1) names.sort(compare);
+    }
+    this.#leaves = leaves;
+    this.#origins = [...leaves.keys()].sort(compare);
+    return { leaves, origins: this.#origins };
   }
 
   /**
@@ -386,19 +395,20 @@ export class SkillDependencies<T extends DependentSkill = DependentSkill> {
 
   /** The skill a name means for `from`, or `undefined`. */
   #resolve(from: DependentSkill, wanted: string): string | undefined {
+    const { leaves, origins } = this.#index();
     const origin = originOf(from);
-    const own = this.#leaves.get(origin)?.get(wanted);
+    const own = leaves.get(origin)?.get(wanted);
     if (own !== undefined) {
       const sibling = from.name.slice(0, cut(from.name, origin)) + wanted;
       return own.length > 1 && own.includes(sibling) ? sibling : own[0];
     }
     if (!this.#cross) return undefined;
     if (origin !== LOCAL) {
-      const local = this.#leaves.get(LOCAL)?.get(wanted);
+      const local = leaves.get(LOCAL)?.get(wanted);
       if (local !== undefined) return local[0];
     }
-    for (const other of this.#origins) {
-      const names = other === origin ? undefined : this.#leaves.get(other)!.get(wanted);
+    for (const other of origins) {
+      const names = other === origin ? undefined : leaves.get(other)!.get(wanted);
       if (names !== undefined) return names[0];
     }
     return undefined;
@@ -407,10 +417,11 @@ export class SkillDependencies<T extends DependentSkill = DependentSkill> {
   /** The skills of other origins that carry the name (when crossing is not allowed). */
   #elsewhere(from: DependentSkill, wanted: string): readonly string[] {
     if (this.#cross) return NONE;
+    const { leaves, origins } = this.#index();
     const origin = originOf(from);
     const out: string[] = [];
-    for (const other of this.#origins) {
-      if (other !== origin) out.push(...(this.#leaves.get(other)!.get(wanted) ?? NONE));
+    for (const other of origins) {
+      if (other !== origin) out.push(...(leaves.get(other)!.get(wanted) ?? NONE));
     }
     return out;
   }

@@ -146,7 +146,10 @@ export function declaresSkillRequirements(
     (Object.hasOwn(metadata, REQUIRES_SKILLS) || Object.hasOwn(metadata, REQUIRES_ANY_SKILLS));
 }
 
-const SPACE = /\s/u;
+/** A valid ASCII name: the common case, decided without normalising. */
+const PLAIN_NAME = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
+/** A run of characters that are not white space: a candidate name. */
+const WORD = /\S+/gu;
 
 function readNames(
   metadata: Readonly<Record<string, string>> | undefined,
@@ -159,30 +162,65 @@ function readNames(
   if (typeof value !== "string") {
     throw invalid(key, 1, `must be a string of skill names, got ${typeof value}`);
   }
+  return Object.freeze(plainNames(value) ?? checkedNames(value, key));
+}
+
+/**
+ * The names of a value made only of ASCII white space and valid ASCII names
+ * (the common case), scanned once without a regular expression; `null` for
+ * anything else, which {@linkcode checkedNames} reads.
+ */
+function plainNames(value: string): string[] | null {
+  const names: string[] = [];
+  let start = -1;
+  for (let i = 0; i <= value.length; i++) {
+    const c = i < value.length ? value.charCodeAt(i) : 32;
+    if (c === 32 || (c >= 9 && c <= 13)) {
+      if (start >= 0) {
+        if (i - start > 64 || value.charCodeAt(i - 1) === 45) return null;
+        const name = value.slice(start, i);
+        if (!names.includes(name)) names.push(name);
+        start = -1;
+      }
+    } else if ((c >= 97 && c <= 122) || (c >= 48 && c <= 57)) {
+      if (start < 0) start = i;
+    } else if (c === 45) {
+      // A hyphen neither starts a name nor follows another.
+      if (start < 0 || value.charCodeAt(i - 1) === 45) return null;
+    } else {
+      return null;
+    }
+    if (names.length > 16) return null; // a long list: the Set of the full reading
+  }
+  return names;
+}
+
+/** Every name of the value, checked one by one; the first that breaks a rule is the error. */
+function checkedNames(value: string, key: string): string[] {
   const names = new Set<string>();
-  // Characters (code points), so a column counts what an editor shows.
-  const chars = [...value];
-  let i = 0;
-  while (i < chars.length) {
-    if (SPACE.test(chars[i]!)) {
-      i++;
+  for (const match of value.matchAll(WORD)) {
+    const name = match[0];
+    if (name.length <= 64 && PLAIN_NAME.test(name)) {
+      names.add(name);
       continue;
     }
-    const start = i;
-    while (i < chars.length && !SPACE.test(chars[i]!)) {
-      if (chars[i] === ",") {
-        throw invalid(key, i + 1, "a comma; skill names are separated by spaces");
-      }
-      i++;
+    // Columns count characters (code points), as an editor shows them.
+    const column = (at: number) => [...value.slice(0, at)].length + 1;
+    const comma = name.indexOf(",");
+    if (comma >= 0) {
+      throw invalid(
+        key,
+        column(match.index + comma),
+        "a comma; skill names are separated by spaces",
+      );
     }
-    const name = chars.slice(start, i).join("");
     const problem = agentSkillNameProblem(name);
     if (problem !== null) {
-      throw invalid(key, start + 1, `skill name ${quote(name)}: ${problem}`);
+      throw invalid(key, column(match.index), `skill name ${quote(name)}: ${problem}`);
     }
     names.add(name.normalize("NFKC"));
   }
-  return Object.freeze([...names]);
+  return [...names];
 }
 
 function invalid(key: string, column: number, reason: string): SkillDependencyError {
