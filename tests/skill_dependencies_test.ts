@@ -285,6 +285,20 @@ describe("skillDependencies: the closure", () => {
     assert.throws(() => skillDependencies([{} as DependentSkill]), { name: "TypeError" });
   });
 
+  it("treats names that are Object.prototype's as plain names", () => {
+    const decoys = skillDependencies([skill("a", "constructor tostring", "hasownproperty")]);
+    assert.deepEqual(decoys.closure("a").gaps.map((g) => [g.missing, g.missing_any]), [
+      [["constructor", "tostring"], ["hasownproperty"]],
+    ]);
+    const present = skillDependencies([
+      skill("a", "constructor"),
+      skill("constructor"),
+      { name: "__proto__", frontmatter: { metadata: { "requires-skills": "a" } } },
+    ]);
+    assert.deepEqual(present.require("a"), ["constructor"]);
+    assert.deepEqual(present.require("__proto__"), ["constructor", "a"]);
+  });
+
   it("walks a 100,000-skill chain without recursion", () => {
     const n = 100_000;
     const chain = Array.from(

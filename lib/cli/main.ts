@@ -192,7 +192,9 @@ const COMMANDS: Readonly<Record<string, FlagSpec>> = {
       "file:line:col: error|warning: message. Exits 1 when there is an error. Every rule break of\n" +
       "a SKILL.md is reported, and its body is checked too. A file named on the command line is a\n" +
       "catalog; in a folder, only a .yaml/.yml/.json file that names skill.schema.json or whose\n" +
-      "first name is a scope/name skill is read as one.\n" + CLASS_HELP,
+      "first name is a scope/name skill is read as one. A skill whose requires-skills or\n" +
+      "requires-any-skills does not resolve among the skills read is reported (a cycle or a bad\n" +
+      "value as an error, a missing skill as a warning).\n" + CLASS_HELP,
   },
   activate: {
     values: [

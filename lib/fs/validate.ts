@@ -100,9 +100,12 @@ export const MAX_BODY_LINES = 500;
  * rule break of a SKILL.md is reported with its line and column, and the body
  * is checked even when the frontmatter breaks rules. Each skill and each
  * catalog is checked on its own: one that cannot be read is an error of its
- * own and the others are still checked. Files are named as the path was
- * given: relative (to the working folder) for a relative path, absolute for
- * an absolute one.
+ * own and the others are still checked. Then the skills' dependencies
+ * (`requires-skills`, `requires-any-skills`) are resolved among every skill
+ * read: a value that breaks the grammar or a cycle is an error, a missing
+ * skill a warning (it may be installed elsewhere). Files are named as the
+ * path was given: relative (to the working folder) for a relative path,
+ * absolute for an absolute one.
  *
  * @param paths What to check.
  * @param options The class mapping and switches gated references are judged under.
