@@ -9,6 +9,7 @@ import { mcpSkillBundles, serveSkills } from "../lib/mcp.ts";
 import { handleSkillTool, skillDependencies } from "../mod.ts";
 import { cli, runInProcess } from "./_cli.ts";
 import { put } from "./_tree.ts";
+import { cliCommand, commandLine } from "./_mcp.ts";
 
 const temp = mkdtempSync(join(tmpdir(), "skillset-deps-"));
 after(() => rmSync(temp, { recursive: true, force: true }));
@@ -142,6 +143,13 @@ describe("skillset activate", () => {
     const found = runInProcess(["activate", join(alone, "solo"), "--root", `lib=${skills}`]);
     assert.equal(found.code, 0, found.stderr);
     assert.match(found.stdout, /with the skill tool\): "pdf"\n/);
+    const server = commandLine(cliCommand(["serve", skills]));
+    const remote = cli(["activate", "--mcp-stdio", server, "report", "--json"]);
+    assert.equal(remote.code, 0, remote.stderr);
+    assert.deepEqual(JSON.parse(remote.stdout).dependencies, ["mcp:pdf", "mcp:charts"]);
+    const remoteMissing = cli(["activate", "--mcp-stdio", server, "audit"]);
+    assert.equal(remoteMissing.code, 1);
+    assert.match(remoteMissing.stderr, /"mcp:audit" requires "ledger", which is not available/);
     const cycle = runInProcess(["activate", join(skills, "loop-a")]);
     assert.equal(cycle.code, 1);
     assert.match(cycle.stderr, /its dependencies form a cycle: "loop-a" -> "loop-b" -> "loop-a"/);
