@@ -344,9 +344,7 @@ export class SkillDependencies<T extends DependentSkill = DependentSkill> {
   #build(skill: DependentSkill): Node {
     const name = skill.name;
     const metadata = skill.frontmatter?.metadata;
-    if (!declaresSkillRequirements(metadata)) {
-      return Object.freeze({ name, includes: NONE, gap: null });
-    }
+    if (!declaresSkillRequirements(metadata)) return { name, includes: NONE, gap: null };
     let needs;
     try {
       needs = skillRequirements(metadata);
@@ -359,7 +357,7 @@ export class SkillDependencies<T extends DependentSkill = DependentSkill> {
         elsewhere: NONE,
         problem: e.message,
       });
-      return Object.freeze({ name, includes: NONE, gap });
+      return { name, includes: NONE, gap };
     }
     const includes = new Set<string>();
     const missing: string[] = [];
@@ -390,7 +388,8 @@ export class SkillDependencies<T extends DependentSkill = DependentSkill> {
         elsewhere: Object.freeze([...elsewhere].sort(compare)),
       });
     }
-    return Object.freeze({ name, includes: Object.freeze([...includes]), gap });
+    // Private to this object (never handed out), so not frozen: a freeze per skill costs.
+    return { name, includes: [...includes], gap };
   }
 
   /** The skill a name means for `from`, or `undefined`. */
