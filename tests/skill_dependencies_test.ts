@@ -285,6 +285,37 @@ describe("skillDependencies: the closure", () => {
     assert.throws(() => skillDependencies([{} as DependentSkill]), { name: "TypeError" });
   });
 
+  it("keeps its messages short on a huge closure; the fields hold everything", () => {
+    const n = 1000;
+    const ring = Array.from({ length: n }, (_, i) => skill(`r${i}`, `r${(i + 1) % n}`));
+    const cycle = skillDependencies(ring).closure("r0").cycle!;
+    assert.equal(cycle.length, n + 1);
+    assert.throws(() => skillDependencies(ring).require("r0"), (e: unknown) => {
+      assert.ok(e instanceof SkillDependencyError);
+      assert.equal(e.path.length, n + 1);
+      assert.ok(e.message.length < 400, e.message);
+      assert.ok(e.message.includes('"r9" -> … 981 more -> "r991"'), e.message);
+      return true;
+    });
+    const wide = [
+      skill("top", Array.from({ length: 30 }, (_, i) => `d${i}`).join(" ")),
+      ...Array.from({ length: 30 }, (_, i) => skill(`d${i}`, "gone")),
+    ];
+    assert.throws(() => skillDependencies(wide).require("top"), (e: unknown) => {
+      assert.ok(e instanceof SkillDependencyError);
+      assert.equal(e.gaps.length, 30);
+      assert.match(e.message, /; and 20 more skills of its closure lack some$/);
+      return true;
+    });
+    const many = skill("many", Array.from({ length: 5000 }, (_, i) => `m${i}`).join(" "));
+    assert.throws(() => skillDependencies([many]).require("many"), (e: unknown) => {
+      assert.ok(e instanceof SkillDependencyError);
+      assert.equal(e.gaps[0]!.missing.length, 5000);
+      assert.match(e.message, /"m9" and 4990 more, which are not available$/);
+      return true;
+    });
+  });
+
   it("treats names that are Object.prototype's as plain names", () => {
     const decoys = skillDependencies([skill("a", "constructor tostring", "hasownproperty")]);
     assert.deepEqual(decoys.closure("a").gaps.map((g) => [g.missing, g.missing_any]), [

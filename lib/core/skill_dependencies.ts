@@ -229,7 +229,7 @@ export class SkillDependencies<T extends DependentSkill = DependentSkill> {
       throw new SkillDependencyError(
         "DEPENDENCY_CYCLE",
         `Skill ${quote(closure.skill)} cannot activate: its dependencies form a cycle: ${
-          closure.cycle.map(quote).join(" -> ")
+          showCycle(closure.cycle)
         }`,
         { skill: closure.skill, path: closure.cycle },
       );
@@ -237,9 +237,7 @@ export class SkillDependencies<T extends DependentSkill = DependentSkill> {
     if (!closure.ok) {
       throw new SkillDependencyError(
         "MISSING_DEPENDENCY",
-        `Skill ${quote(closure.skill)} cannot activate: ${
-          closure.gaps.map(describeGap).join("; ")
-        }`,
+        `Skill ${quote(closure.skill)} cannot activate: ${showGaps(closure.gaps)}`,
         { skill: closure.skill, gaps: closure.gaps },
       );
     }
@@ -508,20 +506,26 @@ export function describeGap(gap: DependencyGap): string {
   const parts: string[] = [];
   if (gap.missing.length > 0) {
     parts.push(
-      `requires ${gap.missing.map(quote).join(", ")}, which ${
+      `requires ${names(gap.missing)}, which ${
         gap.missing.length === 1 ? "is" : "are"
       } not available`,
     );
   }
   if (gap.missing_any.length > 0) {
-    parts.push(`requires one of ${gap.missing_any.map(quote).join(", ")}, none available`);
+    parts.push(`requires one of ${names(gap.missing_any)}, none available`);
   }
   const elsewhere = gap.elsewhere.length === 0
     ? ""
     : ` (another origin has ${
-      gap.elsewhere.map(quote).join(", ")
+      names(gap.elsewhere)
     }; dependencies do not cross origins unless the host allows it)`;
   return `${quote(gap.skill)} ${parts.join(" and ")}${elsewhere}`;
+}
+
+/** Names for a message: quoted, at most {@linkcode SHOWN}, then how many more. */
+function names(list: readonly string[]): string {
+  const shown = list.slice(0, SHOWN).map(quote).join(", ");
+  return list.length > SHOWN ? `${shown} and ${list.length - SHOWN} more` : shown;
 }
 
 /**
@@ -551,6 +555,32 @@ export function contextDependencies(
     ? [...(skills as Iterable<DependentSkill>)]
     : undefined;
   return catalog === undefined ? undefined : new SkillDependencies(catalog as DependentSkill[]);
+}
+
+/** The most gaps, and names of a cycle, a message spells out (the error's fields hold them all). */
+const SHOWN = 10;
+
+/**
+ * A cycle for a message: whole up to {@linkcode SHOWN} names on each side of a cut.
+ *
+ * @param cycle A cycle, its first name repeated at its end.
+ * @returns `"a" -> "b" -> "a"`, or the ends with how many are left out between.
+ */
+export function showCycle(cycle: readonly string[]): string {
+  const names = cycle.length <= 2 * SHOWN + 1 ? cycle.map(quote) : [
+    ...cycle.slice(0, SHOWN).map(quote),
+    `… ${cycle.length - 2 * SHOWN} more`,
+    ...cycle.slice(-SHOWN).map(quote),
+  ];
+  return names.join(" -> ");
+}
+
+function showGaps(gaps: readonly DependencyGap[]): string {
+  const shown = gaps.slice(0, SHOWN).map(describeGap).join("; ");
+  const more = gaps.length - SHOWN;
+  return more > 0
+    ? `${shown}; and ${more} more ${more === 1 ? "skill" : "skills"} of its closure lack some`
+    : shown;
 }
 
 function originOf(skill: DependentSkill): string {

@@ -10,6 +10,7 @@
 import {
   type DependentSkill,
   describeGap,
+  showCycle,
   skillsWithDependencies,
 } from "../core/skill_dependencies.ts";
 import type { SkillDiagnostic, SkillDiagnosticCode } from "./skill_diagnostic.ts";
@@ -45,9 +46,7 @@ export function dependencyDiagnostics<T extends DependentSkill>(
       : "MISSING_DEPENDENCY";
     const why = [
       h.problem === undefined ? "" : lower(h.problem),
-      h.cycle === null
-        ? ""
-        : `its dependencies form a cycle: ${h.cycle.map((n) => JSON.stringify(n)).join(" -> ")}`,
+      h.cycle === null ? "" : `its dependencies form a cycle: ${showCycle(h.cycle)}`,
       lacks ? describeGap({ ...h, skill: h.name }) : "",
       blocked,
     ].filter((part) => part !== "").join("; ");
