@@ -432,6 +432,16 @@ describe("activation lists the dependency closure", () => {
       dependencies: skillDependencies([report]),
     });
     assert.equal(given.is_error, true);
+    // A one-shot iterator is read once, by the lookup: nothing to check against.
+    const once = handleSkillTool({ skill: "report" }, {
+      skills: (function* () {
+        yield report;
+      })(),
+    });
+    assert.equal(once.is_error, false);
+    assert.ok(!once.content.includes("Depends on"));
+    const set = handleSkillTool({ skill: "report" }, { skills: new Set([report, charts, pdf]) });
+    assert.ok(set.content.includes('with the skill tool): "pdf", "charts"'));
     // A skill without requirements activates as before.
     assert.equal(handleSkillTool({ skill: "pdf" }, { skills: [pdf] }).is_error, false);
   });

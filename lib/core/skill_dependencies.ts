@@ -530,8 +530,8 @@ function names(list: readonly string[]): string {
 
 /**
  * The dependency resolver a skill tool builds for itself when the host gave
- * none: from the context's skills when they can be listed (a list, a map, a
- * discovery result), and only when the skill activated declares
+ * none: from the context's skills when they can be listed again (a list, a
+ * set, a map, a discovery result; not a one-shot iterator), and only when the skill activated declares
  * requirements; otherwise `undefined` (nothing to check, or no catalog to
  * check against).
  *
@@ -551,9 +551,9 @@ export function contextDependencies(
     : typeof (skills as ReadonlyMap<string, unknown>).values === "function" &&
         typeof (skills as ReadonlyMap<string, unknown>).get === "function"
     ? [...(skills as ReadonlyMap<string, DependentSkill>).values()]
-    : Symbol.iterator in skills
+    : Array.isArray(skills) || skills instanceof Set
     ? [...(skills as Iterable<DependentSkill>)]
-    : undefined;
+    : undefined; // an iterator is read once: by the lookup, not here
   return catalog === undefined ? undefined : new SkillDependencies(catalog as DependentSkill[]);
 }
 

@@ -71,7 +71,8 @@ export interface SkillToolContext {
    * decides): an activation lists the skill's dependency closure, and a skill whose closure
    * does not resolve is refused. Absent: built from `skills` when they can be listed (a list, a
    * map, a discovery) and the skill declares `requires-skills` or `requires-any-skills`; a
-   * loader function cannot be listed, so with one only a given resolver checks.
+   * loader function or a one-shot iterator cannot be listed, so with one only a given resolver
+   * checks.
    */
   readonly dependencies?: SkillDependencies;
 }
