@@ -41,6 +41,9 @@ import type { Skill } from "./skill.ts";
 import {
   declaresSkillRequirements,
   type DependencyGap,
+  quote,
+  showCycle,
+  showGaps,
   SkillDependencyError,
   skillRequirements,
 } from "./skill_requirements.ts";
@@ -496,39 +499,6 @@ export function skillsWithDependencies<T extends DependentSkill>(
 }
 
 /**
- * One sentence for a gap, as the errors and diagnostics word it.
- *
- * @param gap A gap of a closure.
- * @returns `"b" requires "x", which is not available` and the like.
- */
-export function describeGap(gap: DependencyGap): string {
-  if (gap.problem !== undefined) return `${quote(gap.skill)} has ${lower(gap.problem)}`;
-  const parts: string[] = [];
-  if (gap.missing.length > 0) {
-    parts.push(
-      `requires ${names(gap.missing)}, which ${
-        gap.missing.length === 1 ? "is" : "are"
-      } not available`,
-    );
-  }
-  if (gap.missing_any.length > 0) {
-    parts.push(`requires one of ${names(gap.missing_any)}, none available`);
-  }
-  const elsewhere = gap.elsewhere.length === 0
-    ? ""
-    : ` (another origin has ${
-      names(gap.elsewhere)
-    }; dependencies do not cross origins unless the host allows it)`;
-  return `${quote(gap.skill)} ${parts.join(" and ")}${elsewhere}`;
-}
-
-/** Names for a message: quoted, at most {@linkcode SHOWN}, then how many more. */
-function names(list: readonly string[]): string {
-  const shown = list.slice(0, SHOWN).map(quote).join(", ");
-  return list.length > SHOWN ? `${shown} and ${list.length - SHOWN} more` : shown;
-}
-
-/**
  * The dependency resolver a skill tool builds for itself when the host gave
  * none: from the context's skills when they can be listed again (a list, a
  * set, a map, a discovery result; not a one-shot iterator), and only when the skill activated declares
@@ -557,32 +527,6 @@ export function contextDependencies(
   return catalog === undefined ? undefined : new SkillDependencies(catalog as DependentSkill[]);
 }
 
-/** The most gaps, and names of a cycle, a message spells out (the error's fields hold them all). */
-const SHOWN = 10;
-
-/**
- * A cycle for a message: whole up to {@linkcode SHOWN} names on each side of a cut.
- *
- * @param cycle A cycle, its first name repeated at its end.
- * @returns `"a" -> "b" -> "a"`, or the ends with how many are left out between.
- */
-export function showCycle(cycle: readonly string[]): string {
-  const names = cycle.length <= 2 * SHOWN + 1 ? cycle.map(quote) : [
-    ...cycle.slice(0, SHOWN).map(quote),
-    `… ${cycle.length - 2 * SHOWN} more`,
-    ...cycle.slice(-SHOWN).map(quote),
-  ];
-  return names.join(" -> ");
-}
-
-function showGaps(gaps: readonly DependencyGap[]): string {
-  const shown = gaps.slice(0, SHOWN).map(describeGap).join("; ");
-  const more = gaps.length - SHOWN;
-  return more > 0
-    ? `${shown}; and ${more} more ${more === 1 ? "skill" : "skills"} of its closure lack some`
-    : shown;
-}
-
 function originOf(skill: DependentSkill): string {
   const origin: unknown = skill.origin;
   return typeof origin === "string" ? origin : LOCAL;
@@ -596,12 +540,4 @@ function cut(name: string, origin: string): number {
 
 function compare(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
-}
-
-function quote(name: string): string {
-  return JSON.stringify(name.length > 80 ? `${name.slice(0, 80)}…` : name);
-}
-
-function lower(message: string): string {
-  return message.charAt(0).toLowerCase() + message.slice(1);
 }

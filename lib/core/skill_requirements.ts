@@ -4,7 +4,8 @@
  * `requires-any-skills: "xlsx csv"` (at least one) — as names separated by
  * white space (the Agent Skills specification keeps `metadata` values
  * strings), each a valid Agent Skill name. This file reads those values and
- * holds the error every dependency check throws; resolving them is
+ * holds the error every dependency check throws, with the sentences its
+ * messages (and discovery's diagnostics) are made of; resolving them is
  * `skill_dependencies.ts`.
  *
  * @module
@@ -231,7 +232,81 @@ function invalid(key: string, column: number, reason: string): SkillDependencyEr
   );
 }
 
-/** A name for a message: JSON-quoted, cut to 80 characters. */
-function quote(name: string): string {
+/**
+ * A name for a message: JSON-quoted, cut to 80 characters.
+ *
+ * @param name The name.
+ * @returns The quoted name.
+ */
+export function quote(name: string): string {
   return JSON.stringify(name.length > 80 ? `${name.slice(0, 80)}…` : name);
+}
+
+/**
+ * One sentence for a gap, as the errors and diagnostics word it.
+ *
+ * @param gap A gap of a closure.
+ * @returns `"b" requires "x", which is not available` and the like.
+ */
+export function describeGap(gap: DependencyGap): string {
+  if (gap.problem !== undefined) return `${quote(gap.skill)} has ${lower(gap.problem)}`;
+  const parts: string[] = [];
+  if (gap.missing.length > 0) {
+    parts.push(
+      `requires ${names(gap.missing)}, which ${
+        gap.missing.length === 1 ? "is" : "are"
+      } not available`,
+    );
+  }
+  if (gap.missing_any.length > 0) {
+    parts.push(`requires one of ${names(gap.missing_any)}, none available`);
+  }
+  const elsewhere = gap.elsewhere.length === 0
+    ? ""
+    : ` (another origin has ${
+      names(gap.elsewhere)
+    }; dependencies do not cross origins unless the host allows it)`;
+  return `${quote(gap.skill)} ${parts.join(" and ")}${elsewhere}`;
+}
+
+/** Names for a message: quoted, at most {@linkcode SHOWN}, then how many more. */
+function names(list: readonly string[]): string {
+  const shown = list.slice(0, SHOWN).map(quote).join(", ");
+  return list.length > SHOWN ? `${shown} and ${list.length - SHOWN} more` : shown;
+}
+
+/** The most gaps, and names of a cycle, a message spells out (the error's fields hold them all). */
+const SHOWN = 10;
+
+/**
+ * A cycle for a message: whole up to {@linkcode SHOWN} names on each side of a cut.
+ *
+ * @param cycle A cycle, its first name repeated at its end.
+ * @returns `"a" -> "b" -> "a"`, or the ends with how many are left out between.
+ */
+export function showCycle(cycle: readonly string[]): string {
+  const names = cycle.length <= 2 * SHOWN + 1 ? cycle.map(quote) : [
+    ...cycle.slice(0, SHOWN).map(quote),
+    `… ${cycle.length - 2 * SHOWN} more`,
+    ...cycle.slice(-SHOWN).map(quote),
+  ];
+  return names.join(" -> ");
+}
+
+/**
+ * The gaps for a message: at most {@linkcode SHOWN}, then how many more.
+ *
+ * @param gaps The gaps of a closure.
+ * @returns Their sentences, joined by `; `.
+ */
+export function showGaps(gaps: readonly DependencyGap[]): string {
+  const shown = gaps.slice(0, SHOWN).map(describeGap).join("; ");
+  const more = gaps.length - SHOWN;
+  return more > 0
+    ? `${shown}; and ${more} more ${more === 1 ? "skill" : "skills"} of its closure lack some`
+    : shown;
+}
+
+function lower(message: string): string {
+  return message.charAt(0).toLowerCase() + message.slice(1);
 }

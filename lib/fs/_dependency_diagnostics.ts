@@ -7,12 +7,8 @@
  *
  * @module
  */
-import {
-  type DependentSkill,
-  describeGap,
-  showCycle,
-  skillsWithDependencies,
-} from "../core/skill_dependencies.ts";
+import { type DependentSkill, skillsWithDependencies } from "../core/skill_dependencies.ts";
+import { describeGap, showCycle } from "../core/skill_requirements.ts";
 import type { SkillDiagnostic, SkillDiagnosticCode } from "./skill_diagnostic.ts";
 
 /**
