@@ -19,7 +19,7 @@
  * - **Catalog and search**: the prompt catalog within a budget, usage
  *   ranking from activation events, the search index and the `skill_search` tool.
  * - **Policy**: `allowed-tools` parsed and decided per call, tool
- *   requirements.
+ *   requirements, and skill dependencies (resolved like includes).
  * - **Trust**: the skill digest, lockfiles, approvals, pinned bundles, the
  *   locked skill tool, and SSH signatures over a lockfile (`ssh-keygen -Y`).
  * - **Errors**: one family: every error extends `SkillsetError` and has a
@@ -250,6 +250,29 @@ export type {
 } from "./lib/core/policy/tool_policy.ts";
 export { toolsForActiveSkills } from "./lib/core/policy/active_tools.ts";
 export { skillsAvailable, toolRequirements } from "./lib/core/policy/requirements.ts";
+export {
+  REQUIRES_ANY_SKILLS,
+  REQUIRES_SKILLS,
+  SkillDependencyError,
+  skillRequirements,
+} from "./lib/core/skill_requirements.ts";
+export type {
+  DependencyGap,
+  SkillDependencyCode,
+  SkillRequirements,
+} from "./lib/core/skill_requirements.ts";
+export {
+  SkillDependencies,
+  skillDependencies,
+  skillsWithDependencies,
+} from "./lib/core/skill_dependencies.ts";
+export type {
+  DependencyAvailability,
+  DependencyClosure,
+  DependencyHiddenSkill,
+  DependentSkill,
+  SkillDependencyOptions,
+} from "./lib/core/skill_dependencies.ts";
 export type {
   HiddenSkill,
   RequiringSkill,

@@ -6,7 +6,8 @@
  * (`toolPolicyProperties`, `assertToolPolicyInvariants`), and the real shell
  * as an oracle for a command grammar and a policy
  * (`assertShellWordsAgreeWithShell`, `assertToolPolicyAgreesWithShell`: they
- * run `bash` or `dash` in a sandbox). Needs `fast-check` (a peer
+ * run `bash` or `dash` in a sandbox); the laws of skill dependencies against
+ * a naive reference (`dependencyProperties`, `assertDependencyInvariants`). Needs `fast-check` (a peer
  * dependency of this entry only; `mod.ts` never imports it).
  *
  * ```ts
@@ -74,3 +75,18 @@ export type { ShellLawOptions, ShellWordsUnderTest } from "./testing/_shell_laws
 export { referenceShellWords } from "./testing/_shell_reference.ts";
 export { findShell, observeShell, sandboxKind } from "./testing/_shell_oracle.ts";
 export type { ShellName, ShellObservation, ShellRecord } from "./testing/_shell_oracle.ts";
+export {
+  assertDependencyInvariants,
+  dependencyCatalogArbitrary,
+  dependencyProperties,
+} from "./testing/_dependency_laws.ts";
+export type {
+  DependencyProperty,
+  DependencyResolverUnderTest,
+  GeneratedDependencyCatalog,
+} from "./testing/_dependency_laws.ts";
+export {
+  referenceDependencyClosure,
+  referenceDirectDependencies,
+} from "./testing/_dependency_reference.ts";
+export type { ReferenceClosure } from "./testing/_dependency_reference.ts";

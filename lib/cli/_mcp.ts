@@ -30,6 +30,7 @@ import { nearest } from "./_suggest.ts";
 import { fitSkillCatalog } from "../core/skill_catalog.ts";
 import type { CliIO } from "./_io.ts";
 import { renderActivation } from "../core/activate.ts";
+import { contextDependencies } from "../core/skill_dependencies.ts";
 import { McpSkillError } from "../mcp/_errors.ts";
 import { cappedFetch } from "../mcp/_capped_fetch.ts";
 import { mcpSkillBundles, type McpSkills, ORIGIN } from "../mcp/_consume.ts";
@@ -466,7 +467,15 @@ async function consume(
   }
   const name = skillName(skills, args.positional[0]!);
   if (command === "activate") {
-    const activation = await skills.activate(name, flags);
+    // The server's own skills are the catalog its skills depend on.
+    const bundle = skills.bundles.get(name);
+    const dependencies = bundle === undefined
+      ? undefined
+      : contextDependencies(skills.bundles, bundle);
+    const activation = await skills.activate(name, {
+      ...flags,
+      ...(dependencies === undefined ? {} : { dependencies }),
+    });
     io.stdout(
       `${
         args.json

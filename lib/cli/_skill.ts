@@ -20,6 +20,7 @@ import { activateSkill, renderActivation } from "../core/activate.ts";
 import { MIN_PAGE_BYTES, readResource, renderResourceRead } from "../core/read.ts";
 import { type LoadedSkill, loadSkillFolder } from "../fs/skill_folder.ts";
 import { type Diagnostic, formatDiagnostic, validatePaths } from "../fs/validate.ts";
+import { activationDependencies } from "./_dependencies.ts";
 
 /**
  * `validate <path>...`: every rule break of the catalogs and skill folders given, as
@@ -71,7 +72,8 @@ function colorDiagnostic(d: Diagnostic, io: CliIO): string {
 }
 
 /**
- * `activate <skill-dir>`: the skill's instructions and the manifest of its bundled files.
+ * `activate <skill-dir>`: the skill's instructions and the manifest of its bundled files, and
+ * the skills it depends on in closure order (found under `roots`, else beside it).
  *
  * @param dir The skill folder, as typed.
  * @param flags The flags given (`--offset`, `--max-entries`, `--usage-log` and the switches).
@@ -80,9 +82,11 @@ function colorDiagnostic(d: Diagnostic, io: CliIO): string {
  * @param io Where to write.
  * @param verbosity Which of the skill's rule breaks are printed (default: a summary line).
  * @param checked The skill already loaded and checked (`--lockfile`, `--approvals`), else loaded here.
+ * @param roots The values of `--root`: where its dependencies are found (none: beside it).
  * @returns The exit code.
  * @throws {UsageError} For a bad flag value.
  * @throws {AgentSkillError} For a folder that is not a usable skill.
+ * @throws {SkillDependencyError} When its dependencies do not resolve there.
  */
 export function activateCommand(
   dir: string,
@@ -92,6 +96,7 @@ export function activateCommand(
   io: CliIO,
   verbosity: Verbosity = "normal",
   checked?: LoadedSkill,
+  roots: readonly string[] = [],
 ): number {
   const offset = count(flags, "--offset", 0);
   const maxEntries = count(flags, "--max-entries", 1);
@@ -99,8 +104,10 @@ export function activateCommand(
   const report = new Report(io, verbosity);
   warnAbout(skill, io, dir, report);
   report.summary("skillset", "skillset validate or --verbose shows each");
+  const dependencies = activationDependencies(skill, roots, load);
   const activation = activateSkill(skill, {
     ...safetyFlags(flags),
+    ...(dependencies === undefined ? {} : { dependencies }),
     ...(offset === undefined ? {} : { offset }),
     ...(maxEntries === undefined ? {} : { max_entries: maxEntries }),
   });

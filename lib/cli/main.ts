@@ -205,10 +205,13 @@ const COMMANDS: Readonly<Record<string, FlagSpec>> = {
       "file:line:col: error|warning: message. Exits 1 when there is an error. Every rule break of\n" +
       "a SKILL.md is reported, and its body is checked too. A file named on the command line is a\n" +
       "catalog; in a folder, only a .yaml/.yml/.json file that names skill.schema.json or whose\n" +
-      "first name is a scope/name skill is read as one.\n" + CLASS_HELP,
+      "first name is a scope/name skill is read as one. A skill whose requires-skills or\n" +
+      "requires-any-skills does not resolve among the skills read is reported (a cycle or a bad\n" +
+      "value as an error, a missing skill as a warning).\n" + CLASS_HELP,
   },
   activate: {
     values: [
+      "--root",
       "--global-safety",
       "--skill-safety",
       "--offset",
@@ -218,15 +221,18 @@ const COMMANDS: Readonly<Record<string, FlagSpec>> = {
       "--approvals",
       "--usage-log",
     ],
-    repeated: ["--class"],
+    repeated: ["--class", "--root"],
     positional: [1, 1],
     usage:
-      `skillset activate <skill-dir> [--offset N] [--max-entries N] ${CLASS} ${SAFETY} [--lockfile FILE] [--approvals FILE] [--usage-log FILE] [--json]`,
+      `skillset activate <skill-dir> [--offset N] [--max-entries N] [--root scope=path]... ${CLASS} ${SAFETY} [--lockfile FILE] [--approvals FILE] [--usage-log FILE] [--json]`,
     help:
       "Print a skill's instructions and the manifest of its bundled files, grouped by class.\n" +
       "Non-standard folders are listed only when both safety switches are false (each defaults to true).\n" +
       "At most --max-entries files per class are listed (default 500); --offset N lists from entry N.\n" +
       "--usage-log FILE appends the activation (trigger user) to the usage log (see: skillset help stats)." +
+      "\nA skill whose metadata requires-skills (all) or requires-any-skills (one of) names other\n" +
+      "skills lists its dependency closure, dependencies first; they are looked for under the --root\n" +
+      "roots (or the config's), else beside the skill. One that is missing, or a cycle, is an error." +
       "\n" + TRUST_HELP,
   },
   read: {
@@ -495,7 +501,16 @@ function run(argv: readonly string[], io: CliIO): number {
     case "validate":
       return validateCommand(args.positional, discoveryFlags(args), args.json, io, verbosity);
     case "activate":
-      return activateCommand(first, args.flags, discoveryFlags(args), args.json, io, verbosity);
+      return activateCommand(
+        first,
+        args.flags,
+        discoveryFlags(args),
+        args.json,
+        io,
+        verbosity,
+        undefined,
+        args.repeated.get("--root") ?? [],
+      );
     case "read":
       return readCommand(
         first,

@@ -15,6 +15,7 @@ import { formatEntry, parseAllowedTools } from "./policy/allowed_tools.ts";
 import { TOOL_POLICY_MODES, type ToolPolicyMode } from "./policy/tool_policy.ts";
 import { interpreterByExtension, type ScriptInterpreter } from "./script_kind.ts";
 import { assertBundle, assertObject } from "./_shape.ts";
+import type { SkillDependencies } from "./skill_dependencies.ts";
 
 /** One listed file. */
 export interface ManifestEntry {
@@ -74,6 +75,11 @@ export interface Activation {
    * may run too; its first line decides).
    */
   readonly runnable_scripts?: readonly RunnableScript[];
+  /**
+   * When the host gave a catalog (`dependencies`): the skills this one depends on, in closure
+   * order (activate them first, in this order); empty when it depends on none.
+   */
+  readonly dependencies?: readonly string[];
 }
 
 /** A script the host can run, and the interpreter its extension names. */
@@ -124,6 +130,12 @@ export interface ActivateOptions extends SafetyFlags {
   readonly trusted?: boolean;
   /** Whether the host runs this skill's scripts (the `run_skill_script` tool): the activation then lists them. */
   readonly run_scripts?: boolean;
+  /**
+   * The catalog's dependency resolver (`skillDependencies`): the activation then lists the
+   * skill's dependency closure, and a skill whose closure lacks a skill or holds a cycle does
+   * not activate.
+   */
+  readonly dependencies?: SkillDependencies;
 }
 
 /** The instruction file itself is not listed as a resource. */
@@ -138,6 +150,8 @@ const INSTRUCTION_FILES: ReadonlySet<string> = new Set(["SKILL.md", "skill.md"])
  * @param options The two safety switches (both default true) and the page of the manifest.
  * @returns A frozen activation. Every listed path is readable under the same flags.
  * @throws {RangeError} When `max_entries` or `offset` is not a whole number in range.
+ * @throws {SkillDependencyError} With `dependencies`: `MISSING_DEPENDENCY` or
+ *   `DEPENDENCY_CYCLE` when the skill's dependency closure does not resolve.
  * @example
  * ```ts
  * import { activateSkill, createBundle } from "../../mod.ts";
@@ -165,6 +179,7 @@ export function activateSkill(bundle: SkillBundle, options: ActivateOptions = {}
   const flags = options;
   const max = wholeNumber(options.max_entries, "max_entries", 1) ?? DEFAULT_MAX_MANIFEST_ENTRIES;
   const offset = wholeNumber(options.offset, "offset", 0) ?? 0;
+  const dependencies = options.dependencies?.require(bundle);
   const open = isGateOpen(flags);
   const groups: Record<ResourceClass, ManifestEntry[]> = {
     root: [],
@@ -219,6 +234,7 @@ export function activateSkill(bundle: SkillBundle, options: ActivateOptions = {}
     next_offset: more ? offset + max : null,
     ...(tools === undefined ? {} : { tools }),
     ...(runnable === undefined ? {} : { runnable_scripts: runnable }),
+    ...(dependencies === undefined ? {} : { dependencies }),
   });
 }
 
@@ -342,6 +358,7 @@ const HEADINGS: Readonly<Record<ResourceClass, string>> = {
 export function renderActivation(activation: Activation, nonce?: string): string {
   const { skill, instructions, resources, not_shown, next_offset, tools, runnable_scripts } =
     activation;
+  const { dependencies } = activation;
   const lines = [
     "---",
     `Bundled resources (read one with the skill tool: skill ${
@@ -386,6 +403,12 @@ export function renderActivation(activation: Activation, nonce?: string): string
           r.interpreter === "runtime" ? "JavaScript" : r.interpreter
         })`
       ),
+    );
+  }
+  if (dependencies !== undefined && dependencies.length > 0) {
+    lines.push(
+      "Depends on these skills (activate each first, in this order, with the skill tool): " +
+        dependencies.map((d) => JSON.stringify(escapeControls(d))).join(", "),
     );
   }
   return renderEnvelope(

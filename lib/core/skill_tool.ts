@@ -25,6 +25,7 @@ import { pageCap, parseSkillToolInput } from "./skill_tool_input.ts";
 import type { SkillToolResult } from "./tool_format.ts";
 import { assertObject } from "./_shape.ts";
 import type { SkillActivation } from "./skill_usage.ts";
+import { contextDependencies, type SkillDependencies } from "./skill_dependencies.ts";
 
 /**
  * Anything that loads bundles by name, such as a discovery result
@@ -78,6 +79,15 @@ export interface SkillToolContext {
    * returned all the same.
    */
   readonly on_activate?: (activation: SkillActivation) => void;
+  /**
+   * The catalog's dependency resolver (`skillDependencies`, with `crossOrigin` as the host
+   * decides): an activation lists the skill's dependency closure, and a skill whose closure
+   * does not resolve is refused. Absent: built from `skills` when they can be listed (a list, a
+   * map, a discovery) and the skill declares `requires-skills` or `requires-any-skills`; a
+   * loader function or a one-shot iterator cannot be listed, so with one only a given resolver
+   * checks.
+   */
+  readonly dependencies?: SkillDependencies;
 }
 
 /**
@@ -135,8 +145,10 @@ export function handleSkillTool(input: unknown, context: SkillToolContext): Skil
           } addresses a line of a file; to page the manifest, pass a whole number`,
         );
       }
+      const dependencies = context.dependencies ?? contextDependencies(context.skills, bundle);
       const activation = success(renderActivation(activateSkill(bundle, {
         ...flags,
+        ...(dependencies === undefined ? {} : { dependencies }),
         ...(request.offset === undefined ? {} : { offset: request.offset }),
         ...(context.max_manifest_entries === undefined
           ? {}

@@ -23,6 +23,7 @@ import { join, resolve } from "node:path";
 import type { SafetyFlags } from "../core/gate.ts";
 import { resourceClassMap } from "../core/resource_path.ts";
 import { skillsAvailable } from "../core/policy/requirements.ts";
+import { dependencyDiagnostics } from "./_dependency_diagnostics.ts";
 import { type Found, readSkill } from "./_read_skill.ts";
 import { settle } from "./_settle.ts";
 import { aliasTarget, compare, type Limits, type ScanRoot, scanRoot } from "./_walk.ts";
@@ -43,6 +44,9 @@ export interface DiscoverOptions {
    * The tools the runtime offers: a skill whose `metadata` `requires-tools` /
    * `requires-any-tools` it cannot meet is left out of `skills` and listed in
    * `unavailable` with what it misses (see `skillsAvailable`). Default: no filter.
+   * (A skill whose `requires-skills` / `requires-any-skills` the skills offered cannot
+   * meet stays in `skills`, with a `MISSING_DEPENDENCY`, `DEPENDENCY_CYCLE` or
+   * `INVALID_DEPENDENCY` warning; the catalog decides what to do with it.)
    */
   readonly availableTools?: Iterable<string>;
   /** How deep below each root to look; the root is depth 0. Default 6. */
@@ -184,9 +188,19 @@ export function discoverSkills(
   );
   const load = { resourceClasses: classes, safety };
   const settled = settle(found, diagnostics, limits.fs, load);
-  if (options.availableTools === undefined) return settled;
-  const { available, hidden } = skillsAvailable(settled.skills, options.availableTools);
-  return new Discovery({ ...settled, skills: available, unavailable: hidden }, limits.fs, load);
+  const { available, hidden } = options.availableTools === undefined
+    ? { available: settled.skills, hidden: [] }
+    : skillsAvailable(settled.skills, options.availableTools);
+  // A skill whose dependencies are not among the skills offered is listed, with a warning.
+  const lacking = dependencyDiagnostics(available, (s) => s.skill_md, "warning");
+  if (options.availableTools === undefined && lacking.size === 0) return settled;
+  const skills = lacking.size === 0 ? available : available.map((s) => {
+    const d = lacking.get(s);
+    return d === undefined
+      ? s
+      : Object.freeze({ ...s, diagnostics: Object.freeze([...s.diagnostics, d]) });
+  });
+  return new Discovery({ ...settled, skills, unavailable: hidden }, limits.fs, load);
 }
 
 /**

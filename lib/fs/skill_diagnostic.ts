@@ -57,7 +57,13 @@ export type SkillDiagnosticCode =
   /** `validate`: the body points to a path that is not inside the skill folder. */
   | "OUTSIDE_REFERENCE"
   /** `validate`: the SKILL.md body is longer than 500 lines. */
-  | "LONG_BODY";
+  | "LONG_BODY"
+  /** The skill cannot activate: a skill it requires (`requires-skills`, `requires-any-skills`) is not available. */
+  | "MISSING_DEPENDENCY"
+  /** The skill cannot activate: its dependencies lead back to it or to a skill on the way. */
+  | "DEPENDENCY_CYCLE"
+  /** The skill cannot activate: its `requires-skills` or `requires-any-skills` breaks the grammar. */
+  | "INVALID_DEPENDENCY";
 
 /** One finding. Lines and columns count from 1; `null` when the finding has no place in a file. */
 export interface SkillDiagnostic {
@@ -77,6 +83,8 @@ export interface SkillDiagnostic {
   readonly target?: string;
   /** For `GATED_REFERENCE`: that path's class (`nonstandard`). */
   readonly class?: ResourceClass;
+  /** For `MISSING_DEPENDENCY`: the names the skill requires that are not available, in order. */
+  readonly missing?: readonly string[];
 }
 
 /**

@@ -42,6 +42,7 @@ import {
 } from "./skill_folder.ts";
 import { classifyResource, effectiveClass, normalizeResourcePath } from "../core/resource_path.ts";
 import type { SkillDiagnosticCode } from "./skill_diagnostic.ts";
+import { dependencyDiagnostics } from "./_dependency_diagnostics.ts";
 import { includeName } from "../core/skill.ts";
 
 /** One finding. */
@@ -76,6 +77,10 @@ export interface ValidateOptions {
 
 interface Context {
   readonly out: Diagnostic[];
+  /** Every skill read, and whether the path it came from was given relative. */
+  readonly skills: { skill: LoadedSkill; relative: boolean }[];
+  /** Whether the path being checked was given relative. */
+  relative: boolean;
   readonly seen: Set<string>;
   readonly classes: ResourceClassMap;
   readonly safety: SafetyFlags;
@@ -95,9 +100,12 @@ export const MAX_BODY_LINES = 500;
  * rule break of a SKILL.md is reported with its line and column, and the body
  * is checked even when the frontmatter breaks rules. Each skill and each
  * catalog is checked on its own: one that cannot be read is an error of its
- * own and the others are still checked. Files are named as the path was
- * given: relative (to the working folder) for a relative path, absolute for
- * an absolute one.
+ * own and the others are still checked. Then the skills' dependencies
+ * (`requires-skills`, `requires-any-skills`) are resolved among every skill
+ * read: a value that breaks the grammar or a cycle is an error, a missing
+ * skill a warning (it may be installed elsewhere). Files are named as the
+ * path was given: relative (to the working folder) for a relative path,
+ * absolute for an absolute one.
  *
  * @param paths What to check.
  * @param options The class mapping and switches gated references are judged under.
@@ -112,11 +120,14 @@ export function validatePaths(
   const context: Context = {
     out,
     seen: new Set<string>(),
+    skills: [],
+    relative: false,
     classes: resourceClassMap(options.resourceClasses),
     safety: options.safety ?? {},
   };
   for (const path of paths) {
     const first = out.length;
+    context.relative = !isAbsolute(path);
     validatePath(resolve(path), context);
     if (!isAbsolute(path)) {
       for (let i = first; i < out.length; i++) {
@@ -124,6 +135,18 @@ export function validatePaths(
         if (isAbsolute(d.file)) out[i] = { ...d, file: relative(".", d.file) || "." };
       }
     }
+  }
+  // Dependencies among every skill read: a missing one may be installed elsewhere (a
+  // warning); a cycle or a value that breaks the grammar never activates (an error).
+  const read = new Map(context.skills.map((s) => [s.skill, s.relative]));
+  const lacking = dependencyDiagnostics([...read.keys()], (s) => s.skillMdPath, "warning");
+  for (const [skill, d] of lacking) {
+    out.push({
+      file: read.get(skill) === true ? relative(".", d.path) : d.path,
+      severity: d.code === "MISSING_DEPENDENCY" ? "warning" : "error",
+      message: d.message,
+      code: d.code,
+    });
   }
   return out;
 }
@@ -279,6 +302,7 @@ function validateSkillFolder(dir: string, context: Context, onlyListed = false):
   }
   if (skill === null) return false;
   seen.add(dir);
+  context.skills.push({ skill, relative: context.relative });
   // Every rule break, in the order of the file (the strict reading meets them in another).
   const rules = skill.diagnostics.filter((d) => d.code !== "GATED_REFERENCE").sort((a, b) =>
     (a.line ?? 0) - (b.line ?? 0) || (a.column ?? 0) - (b.column ?? 0)
