@@ -266,6 +266,7 @@ export {
   renderLockfile,
 } from "./lib/core/trust/lockfile.ts";
 export type {
+  InstalledFrom,
   LockComparison,
   LockDifference,
   LockEntry,
