@@ -228,10 +228,6 @@ export async function addSkills(source: string, options: AddOptions = {}): Promi
     let found = discovery.skills
       .map((s) => ({ name: s.name, path: posix(relative(real, realpathSync(s.path))) || "." }))
       .filter((s) => folders.has(s.path) && !s.path.startsWith(".."));
-    // A skill inside another comes with it.
-    found = found.filter((s) =>
-      !found.some((o) => o !== s && (o.path === "." || s.path.startsWith(`${o.path}/`)))
-    );
     if (options.skills !== undefined) {
       const missing = options.skills.filter((n) => !found.some((s) => s.name === n));
       if (missing.length > 0) {
@@ -244,6 +240,10 @@ export async function addSkills(source: string, options: AddOptions = {}): Promi
       }
       found = found.filter((s) => options.skills!.includes(s.name));
     }
+    // A skill inside another one installed comes with it.
+    found = found.filter((s) =>
+      !found.some((o) => o !== s && (o.path === "." || s.path.startsWith(`${o.path}/`)))
+    );
     if (found.length === 0 && refused.length === 0) {
       throw new SkillSourceError("NO_SKILL", `No skill in ${JSON.stringify(url)}`);
     }
