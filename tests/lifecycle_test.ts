@@ -326,8 +326,9 @@ describe("a hostile source", { skip: NO_GIT }, () => {
     repo.skill("skills/abs", "abs");
     link("/etc/passwd", join(repo.dir, "skills/abs/passwd"));
     repo.skill("skills/via", "via");
-    link(".", join(repo.dir, "skills/via/here"));
-    link("here/../../ok/SKILL.md", join(repo.dir, "skills/via/sneaky.md"));
+    // Read as text, a/b/up/../../ok stays inside; followed, a/b/up is skills/via and ../.. the root.
+    link("../..", join(repo.dir, "skills/via/a/b/up"));
+    link("a/b/up/../../ok/SKILL.md", join(repo.dir, "skills/via/sneaky.md"));
     repo.commit();
     const proj = project();
     const result = await addSkills(repo.dir, { cwd: proj });
@@ -431,7 +432,7 @@ describe("outdated", { skip: NO_GIT }, () => {
     assert.deepEqual(await states(), [["pdf", "up_to_date"], ["web", "up_to_date"]]);
     put(proj, ".agents/skills/web/SKILL.md", "---\nname: web\ndescription: mine\n---\n");
     assert.deepEqual(await states(), [["pdf", "up_to_date"], ["web", "modified"]]);
-    repo.put("skills/pdf/references/a.md", "one\n").commit();
+    repo.put("skills/pdf/references/a.md", "one\n").put("skills/web/more.md", "more\n").commit();
     assert.deepEqual(await states(), [["pdf", "stale"], ["web", "stale_modified"]]);
     assert.equal(readFileSync(join(proj, "skills.lock.json"), "utf8"), lockBefore);
   });
@@ -447,7 +448,7 @@ describe("outdated", { skip: NO_GIT }, () => {
     assert.deepEqual([pdf!.state, pdf!.remote_commit], ["stale", first]);
   });
 
-  it("asks each source once: 100 skills from one repository, one git ls-remote", async () => {
+  it("asks each source once: 100 skills from one repository, one git ls-remote (and one fetch when it moved)", async () => {
     const repo = new Repo(join(tempFolder(), "repo"));
     for (let i = 0; i < 100; i++) repo.skill(`skills/s${i}`, `s${i}`);
     repo.commit();
@@ -461,9 +462,23 @@ describe("outdated", { skip: NO_GIT }, () => {
     chmodSync(wrapper, 0o755);
     const report = await outdatedSkills({ cwd: proj, git: wrapper });
     assert.equal(report.length, 100);
-    const calls = readFileSync(log, "utf8").trim().split("\n");
-    assert.equal(calls.length, 1);
-    assert.match(calls[0]!, /ls-remote/);
+    const calls = () =>
+      readFileSync(log, "utf8").trim().split("\n").map((c) =>
+        c.split(" ").find((w) => !w.includes("=") && w !== "-c" && w !== "-C" && !w.startsWith("/"))
+      );
+    assert.deepEqual(calls(), ["ls-remote"]);
+    // One skill changes upstream: still one ls-remote, and one fetch to compare files, not 100.
+    writeFileSync(log, "");
+    repo.put("skills/s7/new.md", "new\n").commit();
+    const moved = await outdatedSkills({ cwd: proj, git: wrapper });
+    assert.deepEqual(moved.filter((s) => s.state !== "up_to_date").map((s) => [s.name, s.state]), [[
+      "s7",
+      "stale",
+    ]]);
+    assert.deepEqual(calls().filter((c) => c === "ls-remote" || c === "fetch"), [
+      "ls-remote",
+      "fetch",
+    ]);
   });
 
   it("reports a folder source stale when its skill changed, and an unreachable source as unknown", async () => {

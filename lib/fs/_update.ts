@@ -66,8 +66,9 @@ async function localChange(
 
 /**
  * Report every installed skill of a lockfile against its source: one
- * `git ls-remote` per distinct URL (none for a skill pinned to a commit);
- * writes nothing.
+ * `git ls-remote` per distinct URL (none for a skill pinned to a commit),
+ * then, where the commit moved, one fetch per URL, ref and commit to compare
+ * each skill's files; writes nothing outside a temporary folder.
  *
  * @param options The scope or lockfile, how to run git.
  * @returns The skills, in the lockfile's order.
@@ -91,6 +92,28 @@ export async function outdatedSkills(
       refs.set(from.url, got);
     }
   }
+  // Each skill's remote commit, then one fetch per source and commit that moved: the skill is
+  // stale when its files there differ from what was installed, not merely when the commit moved.
+  const remotes = new Map<LockEntry, string | Error>();
+  for (const s of installed) {
+    const from = s.installed_from!;
+    if (from.commit === undefined) continue;
+    try {
+      const remote = refs.has(from.url)
+        ? resolveRef(await refs.get(from.url)!, from.ref)
+        : from.ref;
+      remotes.set(
+        s,
+        remote ?? new SkillSourceError(
+          "REF_NOT_FOUND",
+          `Source ${JSON.stringify(from.url)} has no ref ${JSON.stringify(from.ref ?? "HEAD")}`,
+        ),
+      );
+    } catch (e) {
+      remotes.set(s, e instanceof Error ? e : new Error(String(e)));
+    }
+  }
+  const upstream = await upstreamDigests(installed, remotes, options);
   const out: OutdatedSkill[] = [];
   for (const s of installed) {
     const from = s.installed_from!;
@@ -104,21 +127,18 @@ export async function outdatedSkills(
     };
     try {
       let stale: boolean;
-      let remote: string | undefined;
+      const remote = remotes.get(s);
+      if (remote instanceof Error) throw remote;
       if (from.commit === undefined) {
         // A folder source: stale when its skill differs from what was installed.
         const there = join(from.url, from.path);
         stale = !existsSync(there) ||
           (await entryAt(there, "source", ".", undefined)).digest !== s.digest;
-      } else {
-        remote = refs.has(from.url) ? resolveRef(await refs.get(from.url)!, from.ref) : from.ref;
-        if (remote === undefined) {
-          throw new SkillSourceError(
-            "REF_NOT_FOUND",
-            `Source ${JSON.stringify(from.url)} has no ref ${JSON.stringify(from.ref ?? "HEAD")}`,
-          );
-        }
-        stale = remote !== from.commit;
+      } else if (remote === from.commit) stale = false;
+      else {
+        const there = upstream.get(s);
+        if (there instanceof Error) throw there;
+        stale = there !== s.digest;
       }
       out.push(
         Object.freeze({
@@ -141,6 +161,56 @@ export async function outdatedSkills(
     }
   }
   return Object.freeze(out);
+}
+
+/**
+ * The digest of each skill at its source's new commit (undefined when the
+ * skill is gone there), by one fetch per source, ref and commit.
+ */
+async function upstreamDigests(
+  installed: readonly LockEntry[],
+  remotes: ReadonlyMap<LockEntry, string | Error>,
+  options: LifecycleOptions,
+): Promise<Map<LockEntry, string | undefined | Error>> {
+  const groups = new Map<string, LockEntry[]>();
+  for (const s of installed) {
+    const remote = remotes.get(s);
+    if (typeof remote !== "string" || remote === s.installed_from!.commit) continue;
+    const key = JSON.stringify([s.installed_from!.url, s.installed_from!.ref ?? null, remote]);
+    groups.set(key, [...groups.get(key) ?? [], s]);
+  }
+  const out = new Map<LockEntry, string | undefined | Error>();
+  for (const [key, group] of groups) {
+    const [url, ref, remote] = JSON.parse(key) as [string, string | null, string];
+    const stage = tempBeside(placeOf(options).root, "outdated");
+    try {
+      const staged = await stageSource(
+        url,
+        true,
+        ref ?? undefined,
+        stage,
+        group.map((s) => s.installed_from!.path),
+        options,
+        remote,
+      );
+      for (const s of group) {
+        const path = s.installed_from!.path;
+        const refusal = staged.refused.find((r) => r.path === path);
+        if (refusal !== undefined) {
+          out.set(s, new SkillSourceError(refusal.code, refusal.message));
+        } else if (!staged.folders.includes(path)) out.set(s, undefined);
+        else {
+          const at = path === "." ? staged.tree : join(staged.tree, path);
+          out.set(s, (await entryAt(at, s.scope ?? "project", s.source!, undefined)).digest);
+        }
+      }
+    } catch (e) {
+      for (const s of group) out.set(s, e instanceof Error ? e : new Error(String(e)));
+    } finally {
+      rmSync(stage, { recursive: true, force: true });
+    }
+  }
+  return out;
 }
 
 /** What to update. */
