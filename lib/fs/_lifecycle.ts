@@ -18,6 +18,7 @@ import {
   realpathSync,
   renameSync,
   rmSync,
+  statSync,
 } from "node:fs";
 import { homedir } from "node:os";
 import { dirname, join, relative, resolve, sep } from "node:path";
@@ -86,7 +87,7 @@ function sourceOf(source: string, cwd: string): { url: string; git: boolean } {
   const local = resolve(cwd, source);
   let folder = false;
   try {
-    folder = lstatSync(local).isDirectory() || realpathSync(local) !== local;
+    folder = statSync(local).isDirectory();
   } catch {
     folder = false;
   }
