@@ -6,6 +6,7 @@ import { cli } from "./_cli.ts";
 import { NO_GIT, Repo, tempFolder } from "./_git.ts";
 import { put } from "./_tree.ts";
 import { main } from "../lib/cli.ts";
+import { readLockfile } from "../lib/load.ts";
 
 function setup(): { repo: Repo; proj: string; home: string } {
   const repo = new Repo(join(tempFolder("skillset-life-cli-"), "repo"));
@@ -68,6 +69,16 @@ describe("skillset add, outdated, update, remove", { skip: NO_GIT }, () => {
     assert.equal(removed.code, 0, removed.stderr);
     assert.ok(!existsSync(join(proj, ".agents/skills/web")));
     assert.equal(cli(["verify"], proj, undefined, env).code, 0);
+  });
+
+  it("skillset lock keeps where installed skills came from", () => {
+    const { repo, proj } = setup();
+    assert.equal(cli(["add", repo.dir, "--skill", "pdf"], proj).code, 0);
+    const before = readLockfile(join(proj, "skills.lock.json"));
+    const locked = cli(["lock"], proj);
+    assert.equal(locked.code, 0, locked.stderr);
+    assert.deepEqual(readLockfile(join(proj, "skills.lock.json")).skills, before.skills);
+    assert.equal(before.skills[0]!.installed_from?.path, "skills/pdf");
   });
 
   it("--scope user installs under the home folder", () => {

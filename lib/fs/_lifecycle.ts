@@ -324,6 +324,38 @@ export function merged(
 }
 
 /**
+ * A new lock with the `installed_from` of the lockfile it replaces kept, for
+ * each skill at the same folder (so `skillset lock` does not forget where
+ * installed skills came from). An unreadable old lockfile gives none.
+ *
+ * @param lock The new lock.
+ * @param file The lockfile about to be replaced.
+ * @returns The lock, with provenance where the old one had it.
+ */
+export function keepInstalledFrom(lock: Lockfile, file: string): Lockfile {
+  let old: Lockfile;
+  try {
+    if (!existsSync(file)) return lock;
+    old = readLockfile(file);
+  } catch {
+    return lock;
+  }
+  const from = new Map(
+    old.skills.filter((s) => s.installed_from !== undefined).map((
+      s,
+    ) => [lockKey(s), s.installed_from!]),
+  );
+  if (from.size === 0) return lock;
+  return createLockfile(
+    lock.skills.map((s) => {
+      const f = from.get(lockKey(s));
+      return f === undefined ? s : Object.freeze({ ...s, installed_from: f });
+    }),
+    lock.roots,
+  );
+}
+
+/**
  * Remove installed skills: each folder renamed aside, then deleted; its
  * lock entry dropped.
  *
