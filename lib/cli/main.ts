@@ -4,8 +4,8 @@
  * `validate`, `activate` and `read` in `_skill.ts`; `list`, `search` and
  * `to-prompt` in `_list.ts`; the trust commands in `_trust.ts`, the MCP
  * ones in `_mcp.ts`, `run` in `_run.ts` and the lifecycle (`add`,
- * `outdated`, `update`, `remove`) in `_lifecycle.ts`, loaded on demand. Runs under `npx tsx`,
- * `deno run -A` and `bun`.
+ * `outdated`, `update`, `remove`) in `_lifecycle.ts`, loaded on demand.
+ * Runs under `npx tsx`, `deno run -A` and `bun`.
  *
  * Exit codes: 0 ok, 1 invalid input or refused access, 2 bad usage.
  *
