@@ -8,6 +8,7 @@ import {
   readdirSync,
   readFileSync,
   readlinkSync,
+  rmSync,
   writeFileSync,
 } from "node:fs";
 import { join } from "node:path";
@@ -19,6 +20,13 @@ import { readLockfile } from "../lib/load.ts";
 import { addSkills, removeSkills } from "../lib/fs/_lifecycle.ts";
 import { outdatedSkills, updateSkills } from "../lib/fs/_update.ts";
 import { unifiedDiff } from "../lib/fs/_skill_diff.ts";
+import {
+  dropSnapshot,
+  fetchSnapshot,
+  listRemoteRefs,
+  listTree,
+  writeBlobs,
+} from "../lib/fs/_git.ts";
 import { SKILL_BYTE_LIMIT, SKILL_FILE_LIMIT } from "../lib/fs/_source_tree.ts";
 import { SkillSourceError } from "../lib/fs/skill_source_error.ts";
 import { fc, runs } from "./_fc.ts";
@@ -606,5 +614,86 @@ describe("remove", { skip: NO_GIT }, () => {
       "web",
     ]);
     assert.deepEqual(readdirSync(join(proj, ".agents")), ["skills"]);
+  });
+});
+
+describe("git plumbing that fails", { skip: NO_GIT }, () => {
+  it("refuses a tree over its entry cap, a blob of another size or missing, and a run past its timeout", async () => {
+    const repo = twoSkills();
+    const snapshot = await fetchSnapshot(repo.dir, undefined);
+    try {
+      await refusedWith(listTree(snapshot, {}, 2), "TOO_MANY_FILES");
+      const tree = await listTree(snapshot, {}, 100);
+      const blob = tree.find((t) => t.path === "skills/web/SKILL.md")!;
+      const dir = tempFolder();
+      const wrong = await refusedWith(
+        writeBlobs(snapshot, [{ oid: blob.oid, size: blob.size! + 1, to: join(dir, "a") }]),
+        "GIT_FAILED",
+      );
+      assert.match(wrong.message, /git cat-file answered ".* blob \d+" for blob/);
+      await refusedWith(
+        writeBlobs(snapshot, [{ oid: "0".repeat(40), size: 1, to: join(dir, "b") }]),
+        "GIT_FAILED",
+      );
+      await refusedWith(
+        writeBlobs(snapshot, [{ oid: blob.oid, size: blob.size!, to: join(dir, "c") }], {
+          git: "/nonexistent/git",
+        }),
+        "GIT_MISSING",
+      );
+    } finally {
+      dropSnapshot(snapshot);
+    }
+    const slow = await refusedWith(listRemoteRefs(repo.dir, { timeoutMs: 1 }), "GIT_FAILED");
+    assert.match(slow.message, /took over 1 ms/);
+  });
+});
+
+describe("update and outdated at their edges", { skip: NO_GIT }, () => {
+  it("updates a skill from a folder source", async () => {
+    const src = join(tempFolder(), "folder");
+    put(src, "pdf/SKILL.md", "---\nname: pdf\ndescription: d\n---\n");
+    const proj = project();
+    await addSkills(src, { cwd: proj });
+    put(src, "pdf/references/new.md", "new\n");
+    const [pdf] = await updateSkills([], { cwd: proj });
+    assert.deepEqual([pdf!.status, pdf!.files.map((f) => f.path)], ["updated", [
+      "references/new.md",
+    ]]);
+    assert.equal(readFileSync(join(proj, ".agents/skills/pdf/references/new.md"), "utf8"), "new\n");
+  });
+
+  it("refuses to update a skill gone from its source, and reports a deleted branch as unknown", async () => {
+    const repo = twoSkills();
+    repo.git("checkout", "--quiet", "-b", "topic");
+    const proj = project();
+    await addSkills(repo.dir, { cwd: proj, ref: "topic" });
+    repo.drop("skills/web").commit("web goes");
+    const result = await updateSkills([], { cwd: proj });
+    assert.deepEqual(result.map((s) => [s.name, s.status, s.error?.code]), [
+      ["pdf", "up_to_date", undefined],
+      ["web", "refused", "NO_SKILL"],
+    ]);
+    repo.git("checkout", "--quiet", "main");
+    repo.git("branch", "--quiet", "-D", "topic");
+    const report = await outdatedSkills({ cwd: proj });
+    assert.deepEqual(report.map((s) => [s.state, s.error?.code]), [
+      ["unknown", "REF_NOT_FOUND"],
+      ["unknown", "REF_NOT_FOUND"],
+    ]);
+    const failed = await updateSkills(["pdf"], { cwd: proj });
+    assert.deepEqual([failed[0]!.status, failed[0]!.error?.code], ["refused", "REF_NOT_FOUND"]);
+  });
+
+  it("a skill removed here is modified, and update --force puts it back", async () => {
+    const repo = twoSkills();
+    const proj = project();
+    await addSkills(repo.dir, { cwd: proj });
+    rmSync(join(proj, ".agents/skills/web"), { recursive: true });
+    const [, web] = await outdatedSkills({ cwd: proj });
+    assert.deepEqual([web!.state, web!.missing], ["modified", true]);
+    const [, forced] = await updateSkills([], { cwd: proj, force: true });
+    assert.equal(forced!.status, "updated");
+    assert.ok(existsSync(join(proj, ".agents/skills/web/SKILL.md")));
   });
 });
