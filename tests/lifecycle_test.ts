@@ -269,7 +269,7 @@ describe("add", { skip: NO_GIT }, () => {
 
 describe("a hostile source", { skip: NO_GIT }, () => {
   /** A global git config that arms a filter driver and hooks, each touching a marker. */
-  function armed(): { config: string; marker: string } {
+  function armed(): { home: string; marker: string } {
     const dir = tempFolder();
     const marker = join(dir, "ran");
     const hooks = join(dir, "hooks");
@@ -279,40 +279,58 @@ describe("a hostile source", { skip: NO_GIT }, () => {
     }
     const smudge = write(join(dir, "smudge"), `#!/bin/sh\necho smudge >> "${marker}"\ncat\n`);
     chmodSync(smudge, 0o755);
-    const config = join(dir, "gitconfig");
+    // Run by a local fetch's upload-pack from the global configuration.
+    const pack = write(
+      join(dir, "pack"),
+      `#!/bin/sh\necho pack-objects-hook >> "${marker}"\nexec "$@"\n`,
+    );
+    chmodSync(pack, 0o755);
+    // The user's own configuration: ~/.gitconfig of a home made for the test.
+    const home = join(dir, "home");
+    const config = write(join(home, ".gitconfig"), "");
     writeFileSync(
       config,
       `[filter "evil"]\n\tsmudge = ${smudge}\n\tclean = cat\n\trequired = true\n` +
-        `[core]\n\thooksPath = ${hooks}\n`,
+        `[core]\n\thooksPath = ${hooks}\n[uploadpack]\n\tpackObjectsHook = ${pack}\n`,
     );
-    return { config, marker };
+    return { home, marker };
   }
 
-  it("runs no filter driver, hook or ident expansion: blobs are read raw (a plain clone, armed alike, does run them)", async () => {
+  it("runs no filter driver, hook, upload-pack hook of the user's configuration or ident expansion (a plain clone, armed alike, runs them)", async () => {
     const repo = new Repo(join(tempFolder(), "repo"));
     repo.skill("skills/pdf", "pdf").put("skills/pdf/id.md", "$Id$\n");
     repo.put(".gitattributes", "* filter=evil ident\n");
     repo.commit();
-    const { config, marker } = armed();
+    const { home, marker } = armed();
     // The fixture is live: an ordinary clone under this configuration runs the filter and a hook.
-    const clone = spawnSync("git", ["clone", "--quiet", repo.dir, join(tempFolder(), "c")], {
-      env: { ...process.env, GIT_CONFIG_GLOBAL: config },
+    const clone = spawnSync("git", [
+      "clone",
+      "--quiet",
+      "--no-local",
+      repo.dir,
+      join(tempFolder(), "c"),
+    ], {
+      env: { ...process.env, HOME: home, GIT_CONFIG_GLOBAL: join(home, ".gitconfig") },
       encoding: "utf8",
     });
     assert.equal(clone.status, 0, clone.stderr);
     assert.match(readFileSync(marker, "utf8"), /smudge/);
     assert.match(readFileSync(marker, "utf8"), /post-checkout/);
+    assert.match(readFileSync(marker, "utf8"), /pack-objects-hook/);
     writeFileSync(marker, "");
-    const saved = process.env["GIT_CONFIG_GLOBAL"];
-    process.env["GIT_CONFIG_GLOBAL"] = config;
+    const saved = [process.env["HOME"], process.env["GIT_CONFIG_GLOBAL"]] as const;
+    process.env["HOME"] = home;
+    process.env["GIT_CONFIG_GLOBAL"] = join(home, ".gitconfig");
     try {
       const proj = project();
       await addSkills(repo.dir, { cwd: proj });
       assert.equal(readFileSync(marker, "utf8"), "");
       assert.equal(readFileSync(join(proj, ".agents/skills/pdf/id.md"), "utf8"), "$Id$\n");
     } finally {
-      if (saved === undefined) delete process.env["GIT_CONFIG_GLOBAL"];
-      else process.env["GIT_CONFIG_GLOBAL"] = saved;
+      for (const [name, value] of [["HOME", saved[0]], ["GIT_CONFIG_GLOBAL", saved[1]]] as const) {
+        if (value === undefined) delete process.env[name];
+        else process.env[name] = value;
+      }
     }
   });
 

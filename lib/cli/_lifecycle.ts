@@ -104,7 +104,9 @@ export async function runLifecycleCli(
       if (args.json) out({ skills: result });
       else {
         for (const s of result) {
-          const to = s.to_commit === undefined ? "" : ` -> ${s.to_commit.slice(0, 12)}`;
+          const to = s.to_commit === undefined || s.status === "up_to_date"
+            ? ""
+            : ` -> ${s.to_commit.slice(0, 12)}`;
           io.stdout(
             `${s.status.replaceAll("_", " ")} ${esc(s.name)}${to}${
               s.error === undefined ? "" : `: ${esc(s.error.message)}`
