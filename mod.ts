@@ -308,6 +308,7 @@ export {
   renderLockfile,
 } from "./lib/core/trust/lockfile.ts";
 export type {
+  InstalledFrom,
   LockComparison,
   LockDifference,
   LockEntry,

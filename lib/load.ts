@@ -84,6 +84,8 @@ export type { LockOptions, TrustError, TrustOptions, TrustStanding } from "./fs/
 export { DEFAULT_SCRIPT_LIMITS, runSkillScript } from "./fs/run_script.ts";
 export type { RunScriptOptions, ScriptGrants, ScriptRun } from "./fs/run_script.ts";
 export { ScriptRunError } from "./fs/script_run_error.ts";
+export { SkillSourceError } from "./fs/skill_source_error.ts";
+export type { SkillSourceCode } from "./fs/skill_source_error.ts";
 export type { ScriptRunCode } from "./fs/script_run_error.ts";
 export type { ScriptInterpreter } from "./core/script_kind.ts";
 export {

@@ -38,6 +38,7 @@ import {
 } from "../fs/trust_files.ts";
 import { type DiscoveryFlags, discoveryFlags, listDiscovery, rootOf } from "./_discovery.ts";
 import { rootsHoldSkills } from "./_roots.ts";
+import { keepInstalledFrom } from "../fs/_lifecycle.ts";
 import type { CliIO } from "./_io.ts";
 import { listCommand, rankOf, searchCommand, toPromptCommand, toPromptDiscovery } from "./_list.ts";
 import { checkSignature, signCommand } from "./_sign.ts";
@@ -85,7 +86,8 @@ export async function runTrustCli(
           );
         }
       }
-      writeLockfile(file, lock);
+      // Skills installed by `skillset add` keep where they came from.
+      writeLockfile(file, keepInstalledFrom(lock, file));
       if (args.json) {
         out({
           lockfile: file,

@@ -2,15 +2,17 @@
  * The `skillset` command line: its help text and the dispatch of each command
  * to the file that runs it — `resolve` and `graph` in `_resolve.ts`;
  * `validate`, `activate` and `read` in `_skill.ts`; `list`, `search` and
- * `to-prompt` in `_list.ts`; the trust commands in `_trust.ts` and the MCP
- * ones in `_mcp.ts`, both loaded on demand. Runs under `npx tsx`,
- * `deno run -A` and `bun`.
+ * `to-prompt` in `_list.ts`; the trust commands in `_trust.ts`, the MCP
+ * ones in `_mcp.ts`, `run` in `_run.ts` and the lifecycle (`add`,
+ * `outdated`, `update`, `remove`) in `_lifecycle.ts`, loaded on demand.
+ * Runs under `npx tsx`, `deno run -A` and `bun`.
  *
  * Exit codes: 0 ok, 1 invalid input or refused access, 2 bad usage.
  *
  * @module
  */
 import { RUN_REPEATED_FLAGS, RUN_SWITCHES, RUN_VALUE_FLAGS } from "./_run_flags.ts";
+import { LIFECYCLE_COMMANDS } from "./_lifecycle_flags.ts";
 import { realpathSync } from "node:fs";
 import process from "node:process";
 import { fileURLToPath } from "node:url";
@@ -116,6 +118,9 @@ const RUN_COMMAND: FlagSpec = {
     "with the script's exit code (1 when a signal or the timeout ended it).\n" +
     "--dangerously-run-unsandboxed runs it with your own rights.",
 };
+
+// ---- Lifecycle (issue 33): `add`, `outdated`, `update`, `remove`, in lib/cli/_lifecycle.ts ----
+// Their help entries are in lib/cli/_lifecycle_flags.ts.
 
 /** The commands that take `--lockfile FILE` and `--approvals FILE` to use only trusted skills. */
 const TRUSTED = ["activate", "read", "to-prompt", "list", "search"];
@@ -319,6 +324,7 @@ const COMMANDS: Readonly<Record<string, FlagSpec>> = {
   serve: MCP_SERVE,
   ...TRUST_COMMANDS,
   run: RUN_COMMAND,
+  ...LIFECYCLE_COMMANDS,
   init: {
     values: [],
     switches: ["--force"],
@@ -397,6 +403,17 @@ export async function mainAsync(
       return failed(e, argv, io);
     }
   }
+  if (
+    Object.hasOwn(LIFECYCLE_COMMANDS, argv[0] ?? "") && !argv.includes("--help") &&
+    !argv.includes("-h")
+  ) {
+    try {
+      const { runLifecycleCli } = await import("./_lifecycle.ts");
+      return await runLifecycleCli(argv, io, LIFECYCLE_COMMANDS[argv[0]!]!);
+    } catch (e) {
+      return failed(e, argv, io);
+    }
+  }
   // `run`'s own flags end at `--`; what follows is the script's.
   const own = argv.includes("--") ? argv.slice(0, argv.indexOf("--")) : argv;
   if (argv[0] === "run" && !own.includes("--help") && !own.includes("-h")) {
@@ -446,8 +463,11 @@ export function main(
     if (argv[0] === "serve" && !argv.includes("--help") && !argv.includes("-h")) {
       throw new UsageError("serve runs asynchronously: call mainAsync");
     }
-    if (argv[0] === "run" && !argv.includes("--help") && !argv.includes("-h")) {
-      throw new UsageError("run runs asynchronously: call mainAsync");
+    if (
+      (argv[0] === "run" || Object.hasOwn(LIFECYCLE_COMMANDS, argv[0] ?? "")) &&
+      !argv.includes("--help") && !argv.includes("-h")
+    ) {
+      throw new UsageError(`${argv[0]} runs asynchronously: call mainAsync`);
     }
     if (isTrustCommand(argv) && !argv.includes("--help") && !argv.includes("-h")) {
       throw new UsageError(

@@ -10,6 +10,7 @@
 import { compareCodeUnits, type FileDigest } from "./digest.ts";
 import { diffEntries, fullSkillDigest, type OtherEntry, sortEntries } from "./entries.ts";
 import type { SkillManifest } from "./manifest.ts";
+import { type InstalledFrom, installedFromOf, renderFrom } from "./installed_from.ts";
 import {
   diffFiles,
   FieldReader,
@@ -20,13 +21,16 @@ import {
 
 /**
  * The newest lockfile format this library writes and reads: version 2 adds
- * a skill's other entries (`entries`) and the discovery roots (`roots`);
+ * a skill's other entries (`entries`), the discovery roots (`roots`) and
+ * where an installed skill came from (`installed_from`);
  * version 1 (neither) is still read, and written when there is neither.
  */
 export const LOCKFILE_VERSION = 2;
 
 /** The conventional lockfile name. */
 export const LOCKFILE_NAME = "skills.lock.json";
+
+export type { InstalledFrom };
 
 /** One locked skill. Exactly one of `source` (a folder) or `uri` (an MCP skill) is set. */
 export interface LockEntry {
@@ -48,6 +52,8 @@ export interface LockEntry {
   readonly files: readonly FileDigest[];
   /** Every other entry of its folder (links, pipes, devices, files no reader serves); absent when none. */
   readonly entries?: readonly OtherEntry[];
+  /** For a folder installed by `skillset add`: where it came from (version 2). */
+  readonly installed_from?: InstalledFrom;
 }
 
 /** A discovery root a lockfile was made from. */
@@ -157,7 +163,8 @@ export function createLockfile(
       throw new TypeError(`Two lock entries for ${JSON.stringify(lockKey(sorted[i]!))}`);
     }
   }
-  const v2 = roots !== undefined || sorted.some((e) => (e.entries?.length ?? 0) > 0);
+  const v2 = roots !== undefined ||
+    sorted.some((e) => (e.entries?.length ?? 0) > 0 || e.installed_from !== undefined);
   return Object.freeze({
     version: v2 ? 2 : 1,
     skills: Object.freeze(sorted),
@@ -193,6 +200,9 @@ export function renderLockfile(lock: Lockfile): string {
         `      "scope": ${JSON.stringify(s.scope)}`,
         `      "source": ${JSON.stringify(s.source)}`,
       );
+      if (s.installed_from !== undefined) {
+        lines.push(`      "installed_from": ${renderFrom(s.installed_from)}`);
+      }
     } else {
       lines.push(
         `      "origin": ${JSON.stringify(s.origin)}`,
@@ -281,19 +291,22 @@ export function parseLockfile(text: string, file: string): Lockfile {
       "frontmatter_digest",
       "files",
       "entries",
+      "installed_from",
     ]);
-    if (version === 1 && o.entries.has("entries")) {
-      throw r.error(
-        "INVALID_FIELD",
-        o.entries.get("entries")!.keyOffset,
-        'Field "entries" needs version 2',
-      );
+    for (const field of ["entries", "installed_from"]) {
+      if (version === 1 && o.entries.has(field)) {
+        throw r.error(
+          "INVALID_FIELD",
+          o.entries.get(field)!.keyOffset,
+          `Field "${field}" needs version 2`,
+        );
+      }
     }
     const name = r.string(o, "name", "a skill entry")!.value;
     const what = `skill ${JSON.stringify(name)}`;
     const source = r.string(o, "source", what, true);
     const uri = r.string(o, "uri", what, true);
-    let from: Pick<LockEntry, "scope" | "source" | "origin" | "uri">;
+    let from: Pick<LockEntry, "scope" | "source" | "origin" | "uri" | "installed_from">;
     if (source !== undefined) {
       if (o.entries.has("origin") || o.entries.has("uri")) {
         throw r.error(
@@ -302,10 +315,18 @@ export function parseLockfile(text: string, file: string): Lockfile {
           `The entry of ${what} has both "source" and "origin"/"uri"`,
         );
       }
-      from = { scope: r.string(o, "scope", what)!.value, source: source.value };
+      from = {
+        scope: r.string(o, "scope", what)!.value,
+        source: source.value,
+        ...o.entries.has("installed_from") ? { installed_from: installedFromOf(r, o, what) } : {},
+      };
     } else if (uri !== undefined) {
-      if (o.entries.has("scope")) {
-        throw r.error("INVALID_FIELD", o.offset, `The entry of ${what} has both "uri" and "scope"`);
+      if (o.entries.has("scope") || o.entries.has("installed_from")) {
+        throw r.error(
+          "INVALID_FIELD",
+          o.offset,
+          `The entry of ${what} has both "uri" and "scope" or "installed_from"`,
+        );
       }
       from = { origin: r.string(o, "origin", what)!.value, uri: uri.value };
     } else {
@@ -320,13 +341,15 @@ export function parseLockfile(text: string, file: string): Lockfile {
       );
     }
     seen.add(key);
+    const { installed_from, ...place } = from;
     entries.push(Object.freeze({
       name,
-      ...from,
+      ...place,
       digest: r.digest(o, "digest", what),
       frontmatter_digest: r.digest(o, "frontmatter_digest", what),
       files: r.files(o, what),
       ...o.entries.has("entries") ? { entries: r.otherEntries(o, what) } : {},
+      ...installed_from === undefined ? {} : { installed_from },
     }));
   }
   return createLockfile(entries, roots);

@@ -1,0 +1,180 @@
+/**
+ * The skill lifecycle: `skillset add` of a 1,000-skill git repository
+ * (`addSkills`: fetch at depth 1, list the tree, read every blob raw, stage,
+ * discover, hash, move into place, write the lockfile) against
+ * `git clone --depth 1` of the same repository plus copying the same 1,000
+ * skill folders into place, in the same run; and `outdated` of 100 skills
+ * from one source, counting git invocations (one `ls-remote`; after a
+ * commit, one fetch), through a wrapper that logs each. Asynchronous cases,
+ * timed here in interleaved rounds. Run: `npm run bench -- lifecycle`.
+ *
+ * @module
+ */
+import { spawnSync } from "node:child_process";
+import {
+  chmodSync,
+  cpSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import process from "node:process";
+import { addSkills } from "../lib/fs/_lifecycle.ts";
+import { outdatedSkills } from "../lib/fs/_update.ts";
+import { collectGarbage, QUICK, recordValue, type Row } from "./_harness.ts";
+
+const SKILLS = QUICK ? 100 : 1000;
+const temp = mkdtempSync(join(tmpdir(), "skillset-life-bench-"));
+const env = {
+  ...process.env,
+  GIT_CONFIG_NOSYSTEM: "1",
+  GIT_CONFIG_GLOBAL: "/dev/null",
+  GIT_AUTHOR_NAME: "b",
+  GIT_AUTHOR_EMAIL: "b@example.com",
+  GIT_COMMITTER_NAME: "b",
+  GIT_COMMITTER_EMAIL: "b@example.com",
+};
+function git(cwd: string, ...args: string[]): void {
+  const r = spawnSync("git", args, { cwd, env, stdio: ["ignore", "ignore", "inherit"] });
+  if (r.status !== 0) throw new Error(`git ${args.join(" ")} exited ${r.status}`);
+}
+
+// A repository of SKILLS skills, each SKILL.md, a 6 KiB reference and a 10 KiB asset (about 16 MiB).
+const repo = join(temp, "repo");
+mkdirSync(repo);
+git(repo, "init", "--quiet", "--initial-branch=main");
+for (let i = 0; i < SKILLS; i++) {
+  const dir = join(repo, "skills", `skill-${i}`);
+  mkdirSync(join(dir, "references"), { recursive: true });
+  mkdirSync(join(dir, "assets"));
+  writeFileSync(
+    join(dir, "SKILL.md"),
+    `---\nname: skill-${i}\ndescription: Skill number ${i}\n---\n# Skill ${i}\n`,
+  );
+  writeFileSync(join(dir, "references", "guide.md"), `# Guide ${i}\n`.padEnd(6144, `line ${i}\n`));
+  const asset = new Uint8Array(10240);
+  for (let b = 0; b < asset.length; b++) asset[b] = (b * 31 + i) & 0xff;
+  writeFileSync(join(dir, "assets", "data.bin"), asset);
+}
+git(repo, "add", "-A");
+git(repo, "commit", "--quiet", "-m", "skills");
+const url = `file://${repo}`;
+
+const WORKLOAD = `add: ${SKILLS === 1000 ? "1,000" : SKILLS} skills from a git repository`;
+const BASELINE = "git clone --depth 1 + copy the skill folders";
+const CASE = "addSkills (fetch, stage, discover, hash, lock)";
+let n = 0;
+
+function cloneAndCopy(): void {
+  const work = join(temp, `clone-${n++}`);
+  const dest = join(temp, `dest-${n}`);
+  git(temp, "clone", "--quiet", "--depth", "1", url, work);
+  mkdirSync(dest, { recursive: true });
+  for (let i = 0; i < SKILLS; i++) {
+    cpSync(join(work, "skills", `skill-${i}`), join(dest, `skill-${i}`), { recursive: true });
+  }
+  rmSync(work, { recursive: true, force: true });
+  rmSync(dest, { recursive: true, force: true });
+}
+
+async function add(): Promise<void> {
+  const proj = join(temp, `proj-${n++}`);
+  mkdirSync(proj);
+  const result = await addSkills(url, { cwd: proj });
+  if (result.installed.length !== SKILLS) throw new Error("add failed");
+  rmSync(proj, { recursive: true, force: true });
+}
+
+const cases: { name: string; fn: () => unknown }[] = [
+  { name: BASELINE, fn: cloneAndCopy },
+  { name: CASE, fn: add },
+];
+for (const c of cases) await c.fn();
+const times = new Map<string, number[]>(cases.map((c) => [c.name, []]));
+const ROUNDS = QUICK ? 3 : 5;
+for (let round = 0; round < ROUNDS; round++) {
+  for (const c of round % 2 === 0 ? cases : [...cases].reverse()) {
+    collectGarbage();
+    const t0 = performance.now();
+    await c.fn();
+    times.get(c.name)!.push((performance.now() - t0) * 1e6);
+  }
+}
+const stats = (ts: number[]) => {
+  const s = [...ts].sort((a, b) => a - b);
+  const q = (p: number) => {
+    const at = p * (s.length - 1), lo = Math.floor(at), hi = Math.ceil(at);
+    return s[lo]! + (s[hi]! - s[lo]!) * (at - lo);
+  };
+  return { median: q(0.5), p75: q(0.75), p99: q(0.99), samples: s.length };
+};
+const floor = stats(times.get(BASELINE)!).median;
+for (const c of cases) {
+  const m = stats(times.get(c.name)!);
+  const row: Row = {
+    bench: "lifecycle",
+    workload: WORKLOAD,
+    size: SKILLS,
+    case: c.name,
+    ...m,
+    baseline: BASELINE,
+    ratio: m.median / floor,
+  };
+  recordValue(row);
+}
+
+// outdated of 100 skills from one source: git invocations, counted by a logging wrapper.
+const OUTDATED = 100;
+const small = join(temp, "small");
+mkdirSync(small);
+git(small, "init", "--quiet", "--initial-branch=main");
+for (let i = 0; i < OUTDATED; i++) {
+  mkdirSync(join(small, "skills", `s${i}`), { recursive: true });
+  writeFileSync(
+    join(small, "skills", `s${i}`, "SKILL.md"),
+    `---\nname: s${i}\ndescription: d\n---\n`,
+  );
+}
+git(small, "add", "-A");
+git(small, "commit", "--quiet", "-m", "one");
+const proj = join(temp, "outdated");
+mkdirSync(proj);
+await addSkills(small, { cwd: proj });
+const log = join(temp, "git.log");
+const wrapper = join(temp, "git-wrapper");
+writeFileSync(wrapper, `#!/bin/sh\necho "$*" >> "${log}"\nexec git "$@"\n`);
+chmodSync(wrapper, 0o755);
+const counted = async (label: string): Promise<void> => {
+  writeFileSync(log, "");
+  const t0 = performance.now();
+  const report = await outdatedSkills({ cwd: proj, git: wrapper });
+  const ns = (performance.now() - t0) * 1e6;
+  if (report.length !== OUTDATED) throw new Error("outdated failed");
+  const calls = readFileSync(log, "utf8").trim().split("\n").filter((l) => l !== "");
+  const fetches = calls.filter((c) => / fetch /.test(` ${c} `)).length;
+  const lsRemotes = calls.filter((c) => / ls-remote /.test(` ${c} `)).length;
+  recordValue({
+    bench: "lifecycle",
+    workload: `outdated: ${OUTDATED} skills from one source`,
+    size: OUTDATED,
+    case: `${label}: git invocations (${lsRemotes} ls-remote, ${fetches} fetch)`,
+    median: ns,
+    p75: ns,
+    p99: ns,
+    samples: 1,
+    baseline: null,
+    ratio: null,
+    value: calls.length,
+    note: `${calls.length} git invocations for ${OUTDATED} skills`,
+  });
+};
+await counted("unchanged source");
+writeFileSync(join(small, "skills", "s7", "new.md"), "new\n");
+git(small, "add", "-A");
+git(small, "commit", "--quiet", "-m", "two");
+await counted("one skill changed upstream");
+rmSync(temp, { recursive: true, force: true });

@@ -1,0 +1,89 @@
+/**
+ * Where a skill installed by `skillset add` came from, as its lock entry
+ * records it (`installed_from`): written on one line in a fixed order,
+ * read strictly.
+ *
+ * @module
+ */
+import type { FieldReader } from "./trust_file.ts";
+
+/**
+ * Where an installed skill came from (`skillset add`): a git repository at a
+ * ref and resolved commit, or a folder (no commit), and the skill folder's
+ * path inside it.
+ */
+export interface InstalledFrom {
+  /** The repository's URL as git takes it, or the source folder's absolute path. */
+  readonly url: string;
+  /** The ref asked for (a branch, a tag or a commit); absent for the remote's `HEAD` or a folder. */
+  readonly ref?: string;
+  /** The commit installed (40 or 64 lowercase hexadecimal digits); absent for a folder. */
+  readonly commit?: string;
+  /** The skill folder inside the source, `/`-separated (`.` for its root). */
+  readonly path: string;
+}
+
+const COMMIT = /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/;
+
+/**
+ * `installed_from` on one line, its fields in a fixed order, absent ones left out.
+ *
+ * @param from Where a skill came from.
+ * @returns The JSON text.
+ */
+export function renderFrom(from: InstalledFrom): string {
+  const fields = [`"url": ${JSON.stringify(from.url)}`];
+  if (from.ref !== undefined) fields.push(`"ref": ${JSON.stringify(from.ref)}`);
+  if (from.commit !== undefined) fields.push(`"commit": ${JSON.stringify(from.commit)}`);
+  fields.push(`"path": ${JSON.stringify(from.path)}`);
+  return `{ ${fields.join(", ")} }`;
+}
+
+/**
+ * The `installed_from` of a skill entry: `url` and `ref` (non-empty
+ * strings), `commit` (a full hexadecimal object name), `path` (`.` or a
+ * relative `/`-separated path without `.`, `..` or empty parts); nothing else.
+ *
+ * @param r The lockfile's reader.
+ * @param o The skill entry.
+ * @param what The skill, in errors.
+ * @returns The checked value.
+ * @throws {TrustFileError} `INVALID_FIELD`.
+ */
+export function installedFromOf(
+  r: FieldReader,
+  o: Extract<ReturnType<FieldReader["root"]>, { kind: "object" }>,
+  what: string,
+): InstalledFrom {
+  const node = o.entries.get("installed_from")!.node;
+  const from = r.object(node, `the "installed_from" of ${what}`, ["url", "ref", "commit", "path"]);
+  const where = `"installed_from" of ${what}`;
+  const url = r.string(from, "url", where)!;
+  const ref = r.string(from, "ref", where, true);
+  const commit = r.string(from, "commit", where, true);
+  const path = r.string(from, "path", where)!;
+  const bad = (at: number, reason: string) => r.error("INVALID_FIELD", at, reason);
+  if (commit !== undefined && !COMMIT.test(commit.value)) {
+    throw bad(
+      commit.offset,
+      `Field "commit" of the ${where} must be 40 or 64 lowercase hexadecimal digits`,
+    );
+  }
+  if (
+    path.value !== "." &&
+    path.value.split("/").some((part) => part === "" || part === "." || part === "..")
+  ) {
+    throw bad(
+      path.offset,
+      `Field "path" of the ${where} must be "." or a relative path, got ${
+        JSON.stringify(path.value)
+      }`,
+    );
+  }
+  return Object.freeze({
+    url: url.value,
+    ...ref === undefined ? {} : { ref: ref.value },
+    ...commit === undefined ? {} : { commit: commit.value },
+    path: path.value,
+  });
+}
