@@ -104,6 +104,11 @@ describe("lockfile and approval file fields", () => {
         lock(entry.replace("{", '{ "uri": "u", "origin": "o", "scope": "p",')),
         'The entry of skill "x" has both "uri" and "scope"',
       ],
+      [
+        lock(entry.replace("{", '{ "uri": "u", "origin": "o", "installed_from": {},'))
+          .replace('"version": 1', '"version": 2'),
+        'The entry of skill "x" has both "uri" and "installed_from"',
+      ],
       [lock(entry.replace("{", '{ "source": "s",')), 'Missing field "scope" in skill "x"'],
       [
         lock(

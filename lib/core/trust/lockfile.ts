@@ -321,11 +321,12 @@ export function parseLockfile(text: string, file: string): Lockfile {
         ...o.entries.has("installed_from") ? { installed_from: installedFromOf(r, o, what) } : {},
       };
     } else if (uri !== undefined) {
-      if (o.entries.has("scope") || o.entries.has("installed_from")) {
+      const folderField = ["scope", "installed_from"].find((f) => o.entries.has(f));
+      if (folderField !== undefined) {
         throw r.error(
           "INVALID_FIELD",
           o.offset,
-          `The entry of ${what} has both "uri" and "scope" or "installed_from"`,
+          `The entry of ${what} has both "uri" and ${JSON.stringify(folderField)}`,
         );
       }
       from = { origin: r.string(o, "origin", what)!.value, uri: uri.value };
