@@ -598,7 +598,7 @@ describe("mcpSkillBundles", () => {
         is_error: true,
       });
       assert.deepEqual(await remote.handleSkillTool({ skill: "gen" }), {
-        content: 'Unknown skill "gen"',
+        content: 'Unknown skill "gen" (nearest: "srv:gen")',
         is_error: true,
       });
     } finally {

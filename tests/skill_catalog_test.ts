@@ -242,7 +242,8 @@ describe("renderSkillCatalog examples", () => {
     });
     assert.throws(() => renderSkillCatalog([{ name: 1 } as never]), {
       name: "TypeError",
-      message: "Each skill must be { name, description, location?, metadata?, frontmatter? } with strings",
+      message:
+        "Each skill must be { name, description, location?, metadata?, frontmatter? } with strings",
     });
   });
 });

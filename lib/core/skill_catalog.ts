@@ -338,7 +338,13 @@ export function fitSkillCatalog(
   modes.forEach((m, i) => {
     if (offeredToModel(m)) return;
     const s = all[i]!;
-    reportAt[i] = note(s.name, "dropped", "mode", length(full[i]!), modeDetail(s, m, options.modes));
+    reportAt[i] = note(
+      s.name,
+      "dropped",
+      "mode",
+      length(full[i]!),
+      modeDetail(s, m, options.modes),
+    );
   });
   const report = reportAt.filter((r) => r !== undefined);
   for (const x of excluded) {
@@ -509,7 +515,6 @@ const ENTITIES: ReadonlyMap<string, string> = new Map([
   ['"', "&quot;"],
   ["'", "&apos;"],
 ]);
-
 
 function checkSkill(skill: CatalogSkill): CatalogSkill {
   if (

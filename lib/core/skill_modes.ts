@@ -213,7 +213,9 @@ export function parseSkillModes(text: string, file: string): ReadonlyMap<string,
   const out = new Map<string, SkillMode>();
   for (const [name, member] of modes.node.entries) {
     const node = member.node;
-    if (name === "") throw fail("INVALID_FIELD", member.keyOffset, "A skill name must not be empty");
+    if (name === "") {
+      throw fail("INVALID_FIELD", member.keyOffset, "A skill name must not be empty");
+    }
     if (node.kind !== "string" || !SKILL_MODES.includes(node.value as SkillMode)) {
       const got = node.kind === "string" ? quoteShort(node.value) : `a ${node.kind}`;
       const near = node.kind === "string" ? nearMode(node.value) : undefined;

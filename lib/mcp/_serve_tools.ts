@@ -48,7 +48,7 @@ export function toolOf(
   if (skills.size === 0) return {};
   const set = skillTools(skills.values(), budget === undefined ? {} : { budget });
   const schema = (definition: { readonly input_schema: unknown }) =>
-    fromJsonSchema(definition.input_schema as Record<string, unknown>);
+    compiled(definition.input_schema);
   const search = set.skill_search === undefined || set.search_index === undefined
     ? undefined
     : Object.freeze({
@@ -64,6 +64,23 @@ export function toolOf(
       ...(search === undefined ? {} : { search }),
     }),
   };
+}
+
+/**
+ * The SDK's schema for a definition's input schema, made once per schema
+ * object: past its budget the skill tool's schema (a plain string, no enum) is
+ * one object for every catalog version, so a reload reuses it.
+ */
+const COMPILED = new WeakMap<object, ReturnType<typeof fromJsonSchema>>();
+
+function compiled(schema: unknown): ReturnType<typeof fromJsonSchema> {
+  const key = schema as object;
+  let made = COMPILED.get(key);
+  if (made === undefined) {
+    made = fromJsonSchema(schema as Record<string, unknown>);
+    COMPILED.set(key, made);
+  }
+  return made;
 }
 
 export function registerSkillTool(
@@ -82,7 +99,11 @@ export function registerSkillTool(
     "skill",
     { description: tool.description, inputSchema: tool.inputSchema },
     (input: unknown) => {
-      const result = handleSkillTool(input, { ...context, skills: files.current.skills });
+      const result = handleSkillTool(input, {
+        ...context,
+        skills: files.current.skills,
+        search: files.current.tool?.search !== undefined,
+      });
       return { content: [{ type: "text", text: result.content }], isError: result.is_error };
     },
   );
