@@ -64,6 +64,7 @@ const KEYS: ReadonlyMap<
   ["rank", { flag: "--rank", values: (v) => oneOf("position", "name")(v, "rank") }],
   ["lockfile", { flag: "--lockfile", values: (v, base) => [file(v, "lockfile", base)] }],
   ["approvals", { flag: "--approvals", values: (v, base) => [file(v, "approvals", base)] }],
+  ["modes", { flag: "--modes", values: (v, base) => [file(v, "modes", base)] }],
   ["frozen", { flag: "--frozen", values: (v) => bool(v, "frozen") }],
   ["allow_empty", { flag: "--allow-empty", values: (v) => bool(v, "allow_empty") }],
   [

@@ -12,6 +12,8 @@ import { count, safetyFlags, type Verbosity } from "./_args.ts";
 import { Report } from "./_report.ts";
 import { withHint } from "./_errors.ts";
 import { didYouMean, nearest } from "./_suggest.ts";
+import { modesFlag } from "./_modes.ts";
+import { skillMode, SkillModeError } from "../core/skill_modes.ts";
 import { ResourceNotFoundError, SkillFolderError } from "../core/errors.ts";
 import { type DiscoveryFlags, printDiagnostics } from "./_discovery.ts";
 import { type CliIO, shownAsTyped } from "./_io.ts";
@@ -73,7 +75,7 @@ function colorDiagnostic(d: Diagnostic, io: CliIO): string {
  * `activate <skill-dir>`: the skill's instructions and the manifest of its bundled files.
  *
  * @param dir The skill folder, as typed.
- * @param flags The flags given (`--offset`, `--max-entries` and the switches).
+ * @param flags The flags given (`--offset`, `--max-entries`, `--modes` and the switches).
  * @param load The class mapping and switches.
  * @param json Whether to print JSON.
  * @param io Where to write.
@@ -82,6 +84,7 @@ function colorDiagnostic(d: Diagnostic, io: CliIO): string {
  * @returns The exit code.
  * @throws {UsageError} For a bad flag value.
  * @throws {AgentSkillError} For a folder that is not a usable skill.
+ * @throws {SkillModeError} For a malformed `--modes` file, or a skill it marks disabled.
  */
 export function activateCommand(
   dir: string,
@@ -94,7 +97,17 @@ export function activateCommand(
 ): number {
   const offset = count(flags, "--offset", 0);
   const maxEntries = count(flags, "--max-entries", 1);
+  const modes = modesFlag(flags.get("--modes"));
   const skill = checked ?? loadNamed(dir, load);
+  // The user names the skill: a manual one is activated, a disabled one is not.
+  if (skillMode(skill, modes) === "disabled") {
+    throw new SkillModeError(
+      "SKILL_DISABLED",
+      `Skill ${JSON.stringify(esc(skill.name))} is disabled (its mode in ${
+        esc(flags.get("--modes")!)
+      })`,
+    );
+  }
   const report = new Report(io, verbosity);
   warnAbout(skill, io, dir, report);
   report.summary("skillset", "skillset validate or --verbose shows each");

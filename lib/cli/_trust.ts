@@ -7,6 +7,7 @@
  *
  * @module
  */
+import { modesFlag } from "./_modes.ts";
 import { dirname, resolve } from "node:path";
 import { escapeControls as esc } from "../core/_text.ts";
 import { type Args, type ArgSpec, count, parseArgs, toolList, UsageError } from "./_args.ts";
@@ -195,7 +196,13 @@ export async function runTrustCli(
           args.json,
           io,
           toolList(args.flags.get("--tools")),
-          { rank: rankOf(args.flags.get("--rank")), verbosity: args.verbosity, checked: trusted },
+          {
+            rank: rankOf(args.flags.get("--rank")),
+            verbosity: args.verbosity,
+            checked: trusted,
+            modes: modesFlag(args.flags.get("--modes")),
+            report: args.switches.has("--report"),
+          },
         )
         : searchCommand(
           args.positional.join(" "),

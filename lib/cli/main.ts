@@ -24,6 +24,7 @@ import { CONFIG_NAME, findConfig, initCommand, readConfig, withConfig } from "./
 import { didYouMean } from "./_suggest.ts";
 import { graphCommand, resolveCommand } from "./_resolve.ts";
 import { activateCommand, readCommand, validateCommand } from "./_skill.ts";
+import { modesFlag } from "./_modes.ts";
 import { VERSION } from "./_version.ts";
 
 /** A command's flags, usage line and help text. */
@@ -203,15 +204,17 @@ const COMMANDS: Readonly<Record<string, FlagSpec>> = {
       "--class",
       "--lockfile",
       "--approvals",
+      "--modes",
     ],
     repeated: ["--class"],
     positional: [1, 1],
     usage:
-      `skillset activate <skill-dir> [--offset N] [--max-entries N] ${CLASS} ${SAFETY} [--lockfile FILE] [--approvals FILE] [--json]`,
+      `skillset activate <skill-dir> [--offset N] [--max-entries N] ${CLASS} ${SAFETY} [--lockfile FILE] [--approvals FILE] [--modes FILE] [--json]`,
     help:
       "Print a skill's instructions and the manifest of its bundled files, grouped by class.\n" +
       "Non-standard folders are listed only when both safety switches are false (each defaults to true).\n" +
-      "At most --max-entries files per class are listed (default 500); --offset N lists from entry N." +
+      "At most --max-entries files per class are listed (default 500); --offset N lists from entry N.\n" +
+      "You name the skill, so a manual one is activated; --modes FILE refuses one it marks disabled." +
       "\n" + TRUST_HELP,
   },
   read: {
@@ -246,11 +249,13 @@ const COMMANDS: Readonly<Record<string, FlagSpec>> = {
       "--skill-safety",
       "--lockfile",
       "--approvals",
+      "--modes",
     ],
+    switches: ["--report"],
     repeated: ["--class"],
     positional: [1, Infinity],
     usage:
-      `skillset to-prompt <skill-dir>... [--budget N] [--rank position|name] [--tools a,b,c] ${CLASS} ${SAFETY} [--lockfile FILE] [--approvals FILE] [--json]`,
+      `skillset to-prompt <skill-dir>... [--budget N] [--rank position|name] [--tools a,b,c] [--modes FILE] [--report] ${CLASS} ${SAFETY} [--lockfile FILE] [--approvals FILE] [--json]`,
     help:
       "Print the <available_skills> block for a system prompt. Each argument is a skill folder or\n" +
       "a folder scanned for them; an earlier argument wins a name clash.\n" + DISCOVERY_HELP +
@@ -262,6 +267,10 @@ const COMMANDS: Readonly<Record<string, FlagSpec>> = {
       "SKILL.md that cannot be parsed is skipped.\n" +
       "--tools a,b,c names the tools the runtime offers: a skill whose metadata requires-tools (all)\n" +
       "or requires-any-tools (one of) it cannot meet is left out, with a warning naming what it misses.\n" +
+      '--modes FILE sets each skill\'s mode ({ "modes": { "pdf": "pinned" } }): auto (the default),\n' +
+      "pinned (first, whole), name-only, manual (not listed; disable-model-invocation: true in a\n" +
+      "SKILL.md means it too) or disabled. --report prints on stderr each skill not shown in full\n" +
+      "(shortened, name-only or dropped), why and the characters saved; --json always has it.\n" +
       CLASS_HELP +
       "\n" + TRUST_HELP,
   },
@@ -302,7 +311,8 @@ const COMMANDS: Readonly<Record<string, FlagSpec>> = {
     help: `Write ${CONFIG_NAME} for the project in this folder: its conventional roots\n` +
       "(.agents/skills, .claude/skills), and the safety switches. Every command run in the folder or\n" +
       "below reads the nearest one; flags override it. Keys: roots, classes, global_safety,\n" +
-      "skill_safety, budget, rank, tool_budget, lockfile, approvals, frozen, allow_empty, diagnostics\n" +
+      "skill_safety, budget, rank, tool_budget, lockfile, approvals, modes, frozen, allow_empty,\n" +
+      "diagnostics\n" +
       "(schema: skillset.config.schema.json).",
   },
 };
@@ -514,7 +524,12 @@ function run(argv: readonly string[], io: CliIO): number {
         args.json,
         io,
         toolList(args.flags.get("--tools")),
-        { rank: rankOf(args.flags.get("--rank")), verbosity },
+        {
+          rank: rankOf(args.flags.get("--rank")),
+          verbosity,
+          modes: modesFlag(args.flags.get("--modes")),
+          report: args.switches.has("--report"),
+        },
       );
   }
 }
