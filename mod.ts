@@ -16,8 +16,8 @@
  *   bundles, paged reads and envelopes.
  * - **Activation and the skill tool**: Agent Skill frontmatter, activation
  *   with its manifest, the `skill` tool for any model API.
- * - **Catalog and search**: the prompt catalog within a budget, the search
- *   index and the `skill_search` tool.
+ * - **Catalog and search**: the prompt catalog within a budget and its report,
+ *   per-skill modes, the search index and the `skill_search` tool.
  * - **Policy**: `allowed-tools` parsed and decided per call, tool
  *   requirements.
  * - **Trust**: the skill digest, lockfiles, approvals, pinned bundles and the
@@ -138,7 +138,7 @@ export {
 } from "./lib/core/script_kind.ts";
 export type { ScriptInterpreter } from "./lib/core/script_kind.ts";
 export { handleSkillTool } from "./lib/core/skill_tool.ts";
-export type { SkillBundleSource, SkillToolContext } from "./lib/core/skill_tool.ts";
+export type { SkillBundleSource, SkillToolCall, SkillToolContext } from "./lib/core/skill_tool.ts";
 export {
   DEFAULT_TOOL_BUDGET,
   skillToolDefinition,
@@ -162,6 +162,7 @@ export type {
 // ── Catalog and search ────────────────────────────────────────────────────────
 export {
   budgetInCharacters,
+  CATALOG_REASONS,
   CHARS_PER_TOKEN,
   DEFAULT_DESCRIPTION_FLOOR,
   fitSkillCatalog,
@@ -170,11 +171,23 @@ export {
 } from "./lib/core/skill_catalog.ts";
 export type {
   CatalogBudget,
+  CatalogReason,
+  CatalogReportEntry,
   CatalogSkill,
+  ExcludedSkill,
   FittedSkillCatalog,
   SkillCatalogOptions,
   SkillRank,
 } from "./lib/core/skill_catalog.ts";
+export {
+  MAX_MODES_FILE_BYTES,
+  offeredToModel,
+  parseSkillModes,
+  SKILL_MODES,
+  skillMode,
+  SkillModeError,
+} from "./lib/core/skill_modes.ts";
+export type { ModedSkill, SkillMode, SkillModeCode, SkillModes } from "./lib/core/skill_modes.ts";
 export {
   createSkillIndex,
   DEFAULT_SEARCH_LIMIT,
