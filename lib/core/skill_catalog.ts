@@ -251,6 +251,7 @@ export function fitSkillCatalog(
   const modes = all.map((s) => skillMode(s, options.modes));
   const shown = all.map((s) => localizedDescription(s, lang));
   const full = all.map((s, i) => entry(s, shown[i]!));
+  const fullLength = full.map(length);
   // Pinned skills first, whole; then the others in the order given; manual and disabled not at all.
   const pinned: number[] = [];
   const rest: number[] = [];
@@ -262,9 +263,9 @@ export function fitSkillCatalog(
   const bareLength = all.map((_, i) => modes[i] === "name-only" ? length(bare(i)) : 0);
   const offered = pinned.length + rest.length;
   let fixed = OPEN.length + CLOSE.length;
-  for (const i of pinned) fixed += length(full[i]!);
+  for (const i of pinned) fixed += fullLength[i]!;
   let whole = fixed;
-  for (const i of rest) whole += modes[i] === "name-only" ? bareLength[i]! : length(full[i]!);
+  for (const i of rest) whole += modes[i] === "name-only" ? bareLength[i]! : fullLength[i]!;
   let caps: readonly (number | undefined)[];
   let texts: readonly string[][] = [];
   if (budget === undefined || whole <= budget) {
@@ -311,7 +312,7 @@ export function fitSkillCatalog(
     const cap = caps[k];
     if (cap === undefined) {
       leftOut.push(s.name);
-      reportAt[i] = note(s.name, "dropped", "budget", length(full[i]!));
+      reportAt[i] = note(s.name, "dropped", "budget", fullLength[i]!);
     } else if (modes[i] === "name-only") {
       listed.push(s);
       descriptions.push("");
@@ -320,7 +321,7 @@ export function fitSkillCatalog(
         s.name,
         "name-only",
         "mode",
-        length(full[i]!) - bareLength[i]!,
+        fullLength[i]! - bareLength[i]!,
         modeDetail(s, "name-only", options.modes),
       );
     } else {
@@ -331,7 +332,7 @@ export function fitSkillCatalog(
       entries.push(e);
       if (d !== shown[i]) {
         shortened++;
-        reportAt[i] = note(s.name, "shortened", "budget", length(full[i]!) - length(e));
+        reportAt[i] = note(s.name, "shortened", "budget", fullLength[i]! - length(e));
       }
     }
   });
@@ -342,7 +343,7 @@ export function fitSkillCatalog(
       s.name,
       "dropped",
       "mode",
-      length(full[i]!),
+      fullLength[i]!,
       modeDetail(s, m, options.modes),
     );
   });
