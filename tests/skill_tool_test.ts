@@ -455,6 +455,21 @@ describe("skillToolDefinition within a budget", () => {
       last,
       /^\(\d+ more skills are not described here, to fit the budget: call `skill` with a skill's name to use one\)$/,
     );
+    // An enum that fits beside a description that cannot describe every skill still gives way.
+    const forty = Array.from(
+      { length: 40 },
+      (_, i) => ({ name: `n${i}`, description: "word ".repeat(50) }),
+    );
+    const cut = skillToolDefinition(forty, { budget: 4000 });
+    assert.match(cut.description, /\n\(\d+ more skills are not described here/);
+    assert.equal(enumOf(cut), undefined);
+    assert.deepEqual(enumOf(skillToolDefinition(forty.slice(0, 5), { budget: 4000 })), [
+      "n0",
+      "n1",
+      "n2",
+      "n3",
+      "n4",
+    ]);
     const described = tool.description.split("\n").filter((l) => l.startsWith("- ")).length;
     assert.equal(described + Number(/^\((\d+)/.exec(last)![1]), 546);
     // Unbudgeted, it is the whole list (the old description, line for line).
