@@ -80,6 +80,8 @@ export class SkillModeError extends SkillsetError {
   readonly column: number | undefined;
 
   /**
+   * Describe an unusable modes file, or a disabled skill that was named.
+   *
    * @param code Which condition failed.
    * @param reason What is wrong (capitalised, no final period).
    * @param file The modes file, when the problem is in one.
