@@ -142,8 +142,9 @@ const MCP_SERVE = {
     "published. HTTP bounds: --max-connections N (256), --max-subscriptions N (64, at most half\n" +
     "the connections; the oldest stream of the address holding the most is closed first),\n" +
     "--max-buffered-bytes N (33554432). Logs go to stderr.\n" +
-    "--tool-budget N caps the skill tool's description at N characters (default 8000): skills that\n" +
-    "do not fit are named only in its enum, and a skill_search tool is offered to find them.\n" +
+    "--tool-budget N caps the skill tool's definition as sent at N characters (default 8000): skills\n" +
+    "that do not fit are not described, its skill name is then a plain string (no enum), and a\n" +
+    "skill_search tool is offered to find them.\n" +
     "--class NAME=CLASS maps an extra top-level folder to a standard class, as in list.\n" +
     "--allow-scripts offers a run_skill_script tool that runs a served skill's script in the\n" +
     "sandbox of run, with run's grant and limit flags (--allow-net, --cwd, --timeout-ms, ...), and\n" +

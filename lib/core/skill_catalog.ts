@@ -116,7 +116,7 @@ export interface SkillCatalogOptions {
   /**
    * A `skill_search` tool is offered beside the skill tool: the left-out line
    * says to search with it. Default false (the left-out line points to the
-   * skill tool's enum).
+   * skill tool, by name).
    */
   readonly search?: boolean;
   /**

@@ -282,7 +282,7 @@ export interface SkillTools {
   readonly skill_search: SkillSearchToolDefinition | undefined;
   /** The index `handleSkillSearchTool` searches, when `skill_search` is offered. */
   readonly search_index: SkillIndex | undefined;
-  /** The skills the `skill` tool's description does not describe (its enum still names them). */
+  /** The skills the `skill` tool's description does not describe (`skill_search` finds them, when offered). */
   readonly left_out: readonly string[];
 }
 

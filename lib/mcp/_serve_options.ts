@@ -83,9 +83,11 @@ export interface ServeSkillsOptions {
   /** The server's name and version in the MCP handshake. */
   readonly serverInfo?: { readonly name: string; readonly version: string };
   /**
-   * The most characters of the `skill` tool's description (default 8,000;
-   * `Infinity` for none): descriptions are shortened, then skills are named
-   * only in its enum, and `skill_search` is offered beside it to find them.
+   * The most characters of the `skill` tool's definition as sent — name,
+   * description and input schema (default 8,000; `Infinity` for none):
+   * descriptions are shortened, then skills are left out of the description
+   * and its enum gives way to a plain string, and `skill_search` is offered
+   * beside it to find them.
    */
   readonly toolBudget?: number | { readonly contextTokens: number; readonly share: number };
   /**
