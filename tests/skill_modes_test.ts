@@ -18,6 +18,7 @@ import {
   handleSkillTool,
   parseSkillModes,
   renderSkillCatalog,
+  searchSkills,
   type SkillMode,
   skillMode,
   SkillModeError,
@@ -452,6 +453,10 @@ describe("modes in the skill tool", () => {
       "- csv: Clean and join CSV files\n- pdf: Fill in PDF forms and check every field\n- web",
     );
     assert.ok(!/^- (deploy|old)/m.test(tool.description), tool.description);
+    // skill_search cannot find them either.
+    const index = skillTools(skills, { modes, search: true }).search_index!;
+    assert.deepEqual(searchSkills(index, "deploy production").map((r) => r.name), []);
+    assert.deepEqual(searchSkills(index, "browse").map((r) => r.name), ["web"]);
     // The frontmatter's disable-model-invocation keeps a bundle out too, unless the host says otherwise.
     const hidden = createBundle({
       frontmatter: { name: "secret", description: "Rotate keys", "disable-model-invocation": true },
