@@ -14,11 +14,15 @@ import { write } from "./_tree.ts";
 import {
   activateSkill,
   createBundle,
+  createLockfile,
   fitSkillCatalog,
+  handleLockedSkillTool,
   handleSkillTool,
+  lockEntry,
   parseSkillModes,
   renderSkillCatalog,
   searchSkills,
+  skillManifest,
   type SkillMode,
   skillMode,
   SkillModeError,
@@ -530,6 +534,18 @@ describe("activation by name", () => {
     assert.equal(read.is_error, false);
     // The library call is the host's: it activates whatever it is given.
     assert.equal(activateSkill(deploy).skill, "deploy");
+  });
+
+  it("passes the user flag through the locked skill tool", async () => {
+    const lock = createLockfile([
+      lockEntry(await skillManifest(deploy), { scope: "p", source: "deploy" }),
+    ]);
+    const byModel = await handleLockedSkillTool({ skill: "deploy" }, { skills: [deploy], lock });
+    assert.equal(byModel.content, 'Skill "deploy" is activated only when the user names it');
+    const byUser = await handleLockedSkillTool({ skill: "deploy" }, { skills: [deploy], lock }, {
+      user: true,
+    });
+    assert.equal(byUser.is_error, false);
   });
 
   it("treats a disabled skill as unknown, for the user too, and suggests only names the caller may use", () => {
