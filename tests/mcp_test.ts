@@ -59,7 +59,7 @@ import { mainAsync } from "../lib/cli.ts";
 const MCP_SERVE_USAGE = "skillset serve <folder>... [--root scope=path]... " +
   "[--http 127.0.0.1:PORT [--allow-remote]] [--watch] [--prefix <p>] [--page-size N] [--tool-budget N] " +
   "[--class NAME=references|assets|scripts]... [--global-safety true|false] [--skill-safety true|false] " +
-  "[--lockfile FILE] [--approvals FILE] [--allow-empty] [--allow-scripts [run's flags]]";
+  "[--lockfile FILE] [--approvals FILE] [--modes FILE] [--allow-empty] [--allow-scripts [run's flags]]";
 
 const EXAMPLES = join(ROOT, "examples", "skills");
 const TIME = 60_000;

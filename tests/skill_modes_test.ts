@@ -31,6 +31,8 @@ import {
   validateAgentSkillFrontmatter,
 } from "../mod.ts";
 import { discoverSkills, loadSkillFolder } from "../lib/load.ts";
+import { serveSkills } from "../lib/mcp.ts";
+import { Client, InMemoryTransport } from "@modelcontextprotocol/client";
 import type { CatalogReason, CatalogReportEntry, ExcludedSkill } from "../mod.ts";
 
 const MODES: readonly SkillMode[] = ["auto", "pinned", "name-only", "manual", "disabled"];
@@ -635,6 +637,62 @@ describe("disable-model-invocation in SKILL.md", () => {
     const byUser = handleSkillTool({ skill: "deploy" }, { skills: found }, { user: true });
     assert.equal(byUser.is_error, false);
     assert.equal(handleSkillTool({ skill: "deploy" }, { skills: found }).is_error, true);
+  });
+});
+
+describe("modes over MCP (serveSkills)", () => {
+  it("leaves manual skills out of the skill tool, refuses them to the model, and serves no disabled skill", async () => {
+    const root = mkdtempSync(join(tmpdir(), "skillset-modes-serve-"));
+    try {
+      write(
+        join(root, "pdf", "SKILL.md"),
+        "---\nname: pdf\ndescription: Fill PDF forms\n---\nFill.\n",
+      );
+      write(
+        join(root, "deploy", "SKILL.md"),
+        "---\nname: deploy\ndescription: Deploy\ndisable-model-invocation: true\n---\nShip.\n",
+      );
+      write(join(root, "old", "SKILL.md"), "---\nname: old\ndescription: Old\n---\nOld.\n");
+      const served = await serveSkills([root], {
+        onWarning: () => {},
+        modes: new Map([["old", "disabled"]]),
+      });
+      assert.deepEqual(
+        served.catalog.entries.map((e) => (e.frontmatter as { name: string }).name).sort(),
+        ["deploy", "pdf"],
+      );
+      const [here, there] = InMemoryTransport.createLinkedPair();
+      await served.createServer().connect(there);
+      const client = new Client({ name: "test-host", version: "1.0.0" });
+      await client.connect(here);
+      try {
+        const { tools } = await client.listTools();
+        const skill = tools.find((t) => t.name === "skill")!;
+        assert.deepEqual(
+          (skill.inputSchema as unknown as { properties: { skill: { enum: string[] } } }).properties
+            .skill.enum,
+          ["pdf"],
+        );
+        assert.ok(!/^- deploy/m.test(skill.description!), skill.description);
+        const refused = await client.callTool({ name: "skill", arguments: { skill: "deploy" } });
+        assert.equal(refused.isError, true);
+      } finally {
+        await client.close();
+      }
+      // Only manual skills: no skill tool at all.
+      const none = await serveSkills([join(root, "deploy")], { onWarning: () => {} });
+      const [a, b] = InMemoryTransport.createLinkedPair();
+      await none.createServer().connect(b);
+      const other = new Client({ name: "test-host", version: "1.0.0" });
+      await other.connect(a);
+      try {
+        assert.deepEqual((await other.listTools()).tools.map((t) => t.name), []);
+      } finally {
+        await other.close();
+      }
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
   });
 });
 

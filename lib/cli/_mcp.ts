@@ -27,6 +27,7 @@ import { RUN_REPEATED_FLAGS, RUN_SWITCHES, RUN_VALUE_FLAGS } from "./_run_flags.
 import type { RunScriptOptions } from "../fs/run_script.ts";
 import { Report } from "./_report.ts";
 import { nearest } from "./_suggest.ts";
+import { modesFlag } from "./_modes.ts";
 import { fitSkillCatalog } from "../core/skill_catalog.ts";
 import type { CliIO } from "./_io.ts";
 import { renderActivation } from "../core/activate.ts";
@@ -69,6 +70,7 @@ const SPECS: Readonly<Record<string, ArgSpec>> = {
       "--tool-budget",
       "--lockfile",
       "--approvals",
+      "--modes",
       ...RUN_VALUE_FLAGS,
     ],
     repeated: ["--root", "--class", ...RUN_REPEATED_FLAGS],
@@ -78,7 +80,7 @@ const SPECS: Readonly<Record<string, ArgSpec>> = {
       `skillset serve <folder>... [--root scope=path]... [--http 127.0.0.1:PORT [--allow-remote]] ` +
       `[--watch] [--prefix <p>] [--page-size N] [--tool-budget N] ` +
       `[--class NAME=references|assets|scripts]... ${SAFETY} ` +
-      `[--lockfile FILE] [--approvals FILE] [--allow-empty] [--allow-scripts [run's flags]]`,
+      `[--lockfile FILE] [--approvals FILE] [--modes FILE] [--allow-empty] [--allow-scripts [run's flags]]`,
   },
   activate: {
     values: [...SOURCE_FLAGS, "--global-safety", "--skill-safety"],
@@ -180,6 +182,7 @@ async function serve(args: Args, io: McpCliIO): Promise<number> {
   const roots = serveRoots(args);
   const pageSize = count(args.flags, "--page-size", 1);
   const toolBudget = count(args.flags, "--tool-budget", 0);
+  const modes = modesFlag(args.flags.get("--modes"));
   const prefix = args.flags.get("--prefix");
   const bounds = {
     maxConnections: count(args.flags, "--max-connections", 1),
@@ -241,6 +244,7 @@ async function serve(args: Args, io: McpCliIO): Promise<number> {
     // The SDK's stdio transport refuses a message over 10 MiB: such files are not published.
     ...(address === undefined ? { maxMessageBytes: STDIO_MESSAGE_BYTES } : {}),
     ...(toolBudget === undefined ? {} : { toolBudget }),
+    ...(modes === undefined ? {} : { modes }),
     ...scriptsOption(args, log),
     // Each refused skill is a warning naming it and why (`not served`).
     ...(lockfile === undefined ? {} : { lock: resolve(lockfile) }),

@@ -130,7 +130,7 @@ const MCP_SERVE = {
     "skillset serve <folder>... [--root scope=path]... [--http 127.0.0.1:PORT [--allow-remote]] " +
     "[--watch] [--prefix <p>] [--page-size N] [--tool-budget N] " +
     "[--class NAME=references|assets|scripts]... [--global-safety true|false] [--skill-safety true|false] " +
-    "[--allow-scripts [run's grant and limit flags]]",
+    "[--modes FILE] [--allow-scripts [run's grant and limit flags]]",
   help:
     "Serve skills over MCP (SEP-2640 skills extension and the skill tool): stdio by default,\n" +
     "Streamable HTTP at http://HOST:PORT/mcp with --http (loopback only unless --allow-remote).\n" +
@@ -144,7 +144,8 @@ const MCP_SERVE = {
     "--max-buffered-bytes N (33554432). Logs go to stderr.\n" +
     "--tool-budget N caps the skill tool's definition as sent at N characters (default 8000): skills\n" +
     "that do not fit are not described, its skill name is then a plain string (no enum), and a\n" +
-    "skill_search tool is offered to find them.\n" +
+    "skill_search tool is offered to find them. --modes FILE: manual skills are not offered to the\n" +
+    "model, disabled ones not served (see to-prompt).\n" +
     "--class NAME=CLASS maps an extra top-level folder to a standard class, as in list.\n" +
     "--allow-scripts offers a run_skill_script tool that runs a served skill's script in the\n" +
     "sandbox of run, with run's grant and limit flags (--allow-net, --cwd, --timeout-ms, ...), and\n" +

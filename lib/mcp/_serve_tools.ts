@@ -12,6 +12,7 @@ import type { SkillIndex } from "../core/search/skill_index.ts";
 import { handleSkillSearchTool } from "../core/skill_search_tool.ts";
 import { handleSkillTool } from "../core/skill_tool.ts";
 import { skillTools } from "../core/skill_tool_definition.ts";
+import { offeredToModel, skillMode, type SkillModes } from "../core/skill_modes.ts";
 import type { LoadedSkill } from "../fs/skill_folder.ts";
 import { type ServeSkillsOptions, skillSafety } from "./_serve_options.ts";
 
@@ -44,9 +45,16 @@ export interface CurrentTools {
 export function toolOf(
   skills: ReadonlyMap<string, LoadedSkill>,
   budget: ServeSkillsOptions["toolBudget"],
+  modes?: SkillModes,
 ): { tool?: ToolVersion } {
-  if (skills.size === 0) return {};
-  const set = skillTools(skills.values(), budget === undefined ? {} : { budget });
+  // No tool when no skill is offered to the model (none served, or every one manual).
+  let offered = false;
+  for (const s of skills.values()) offered ||= offeredToModel(skillMode(s, modes));
+  if (!offered) return {};
+  const set = skillTools(skills.values(), {
+    ...(budget === undefined ? {} : { budget }),
+    ...(modes === undefined ? {} : { modes }),
+  });
   const schema = (definition: { readonly input_schema: unknown }) =>
     compiled(definition.input_schema);
   const search = set.skill_search === undefined || set.search_index === undefined
@@ -94,6 +102,7 @@ export function registerSkillTool(
     global_safety: options.global_safety !== false,
     skill_safety: (name: string) => skillSafety(options.skill_safety, name),
     ...(options.scripts === undefined ? {} : { run_scripts: true }),
+    ...(options.modes === undefined ? {} : { modes: options.modes }),
   };
   return server.registerTool(
     "skill",
