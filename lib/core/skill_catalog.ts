@@ -178,10 +178,14 @@ const CLOSE = "</available_skills>";
  * enough, skills are left out from the end of the list, and the block ends
  * with a line saying how many were left out and how to still reach them.
  * Names and locations are never cut. With a budget large enough for every
- * skill, the block is the unbudgeted one, byte for byte.
+ * skill, the block is the unbudgeted one, byte for byte. With `modes`,
+ * `pinned` skills come first, whole, before the budget is shared; `name-only`
+ * skills are listed without a description; `manual` and `disabled` ones (and,
+ * by default, those whose frontmatter says `disable-model-invocation: true`)
+ * are not listed.
  *
  * @param skills The skills, highest precedence first.
- * @param options The budget, the floor and the hint for left-out skills.
+ * @param options The budget, the floor, the hint for left-out skills, the modes.
  * @returns The block.
  * @throws {RangeError} When the budget or floor is not a whole number ≥ 0, or
  *   the budget is too small for even the block with every skill left out.
@@ -212,13 +216,18 @@ export function renderSkillCatalog(
 }
 
 /**
- * {@linkcode renderSkillCatalog}, with an account of what was shortened and left out.
+ * {@linkcode renderSkillCatalog}, with an account of what was shortened and
+ * left out: `report` names every skill not shown in full — shortened, listed
+ * by name only, or not listed — with the reason and the characters saved,
+ * the host's `excluded` skills included.
  *
  * @param skills The skills, highest precedence first.
- * @param options The budget, the floor and the hint for left-out skills.
- * @returns The block, the skills listed, the names left out and the number of shortened descriptions.
- * @throws {RangeError} When the budget or floor is not a whole number ≥ 0, or
- *   the budget is too small for even the block with every skill left out.
+ * @param options The budget, the floor, the hint for left-out skills, the modes and the excluded skills.
+ * @returns The block, the skills listed, the names left out, the number of shortened descriptions and the report.
+ * @throws {RangeError} When the budget or floor is not a whole number ≥ 0, a
+ *   mode is not one of `SKILL_MODES`, or the budget is too small for even the
+ *   block with its pinned skills and every other skill left out.
+ * @throws {TypeError} When a skill or an excluded skill is not of the documented shape.
  * @example
  * ```ts
  * import { fitSkillCatalog } from "./skill_catalog.ts";
@@ -232,6 +241,11 @@ export function renderSkillCatalog(
  * assert.deepEqual(fit.left_out, []);
  * assert.equal(fit.shortened, 1);
  * assert.ok(/^Fill in PDF forms.*…$/.test(fit.listed[0]!.description));
+ * assert.deepEqual(fit.report.map((r) => [r.name, r.shown, r.reason]), [["pdf", "shortened", "budget"]]);
+ *
+ * const moded = fitSkillCatalog(skills, { modes: new Map([["csv", "manual"]]) });
+ * assert.deepEqual(moded.listed.map((s) => s.name), ["pdf"]);
+ * assert.deepEqual(moded.report.map((r) => [r.name, r.shown, r.reason]), [["csv", "dropped", "mode"]]);
  * ```
  */
 export function fitSkillCatalog(
