@@ -295,14 +295,9 @@ export function toPromptCommand(
   }
   reportDiscovery(discovery, io, { verb: "listed", shown, reported: ["ROOT_NOT_FOUND"], report });
   for (const h of discovery.unavailable) {
-    const needs = [
-      ...(h.missing.length > 0 ? [`needs ${h.missing.join(", ")}`] : []),
-      ...(h.missing_any.length > 0 ? [`needs one of ${h.missing_any.join(", ")}`] : []),
-      ...(h.problem === undefined ? [] : [h.problem]),
-    ];
     report.note(
       `${visible(shown(h.skill.skill_md))}: warning: left out, the runtime lacks its tools: ${
-        visible(needs.join("; "))
+        visible(needs(h))
       }`,
       "warning",
       "MISSING_TOOLS",
@@ -387,11 +382,7 @@ function excludedSkills(
   const out: ExcludedSkill[] = discovery.unavailable.map((h) => ({
     name: h.name,
     reason: "missing-tools",
-    detail: [
-      ...(h.missing.length > 0 ? [`needs ${h.missing.join(", ")}`] : []),
-      ...(h.missing_any.length > 0 ? [`needs one of ${h.missing_any.join(", ")}`] : []),
-      ...(h.problem === undefined ? [] : [h.problem]),
-    ].join("; "),
+    detail: needs(h),
     description: h.skill.description,
     location: located(h.skill),
   }));
@@ -402,4 +393,13 @@ function excludedSkills(
     }
   }
   return out;
+}
+
+/** What a skill left out for its tools needs: `needs Bash; needs one of Grep, Search`. */
+function needs(h: Discovery["unavailable"][number]): string {
+  return [
+    ...(h.missing.length > 0 ? [`needs ${h.missing.join(", ")}`] : []),
+    ...(h.missing_any.length > 0 ? [`needs one of ${h.missing_any.join(", ")}`] : []),
+    ...(h.problem === undefined ? [] : [h.problem]),
+  ].join("; ");
 }
