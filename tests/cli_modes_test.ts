@@ -104,6 +104,17 @@ describe("skillset to-prompt --modes", () => {
     const missing = cli(["to-prompt", t("skills"), "--modes", t("none.json")]);
     assert.equal(missing.code, 2);
     assert.match(missing.stderr, /--modes: cannot read ".*none\.json" \(ENOENT\)/);
+    const folder = cli(["to-prompt", t("skills"), "--modes", t("skills")]);
+    assert.deepEqual([folder.code, folder.stderr], [
+      2,
+      `skillset: --modes: "${t("skills")}" is not a file\n`,
+    ]);
+    write(t("huge.json"), `{"modes": {}}${" ".repeat(1 << 20)}`);
+    const huge = cli(["to-prompt", t("skills"), "--modes", t("huge.json")]);
+    assert.deepEqual([huge.code, huge.stderr], [
+      1,
+      `skillset: error: ${t("huge.json")}: The file is over 1048576 bytes\n`,
+    ]);
   });
 });
 
