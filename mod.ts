@@ -16,8 +16,9 @@
  *   bundles, paged reads and envelopes.
  * - **Activation and the skill tool**: Agent Skill frontmatter, activation
  *   with its manifest, the `skill` tool for any model API.
- * - **Catalog and search**: the prompt catalog within a budget, usage
- *   ranking from activation events, the search index and the `skill_search` tool.
+ * - **Catalog and search**: the prompt catalog within a budget and its report,
+ *   per-skill modes, usage ranking from activation events, the search index
+ *   and the `skill_search` tool.
  * - **Policy**: `allowed-tools` parsed and decided per call, tool
  *   requirements, and skill dependencies (resolved like includes).
  * - **Trust**: the skill digest, lockfiles, approvals, pinned bundles, the
@@ -138,7 +139,7 @@ export {
 } from "./lib/core/script_kind.ts";
 export type { ScriptInterpreter } from "./lib/core/script_kind.ts";
 export { handleSkillTool } from "./lib/core/skill_tool.ts";
-export type { SkillBundleSource, SkillToolContext } from "./lib/core/skill_tool.ts";
+export type { SkillBundleSource, SkillToolCall, SkillToolContext } from "./lib/core/skill_tool.ts";
 export {
   DEFAULT_TOOL_BUDGET,
   skillToolDefinition,
@@ -162,6 +163,7 @@ export type {
 // ── Catalog and search ────────────────────────────────────────────────────────
 export {
   budgetInCharacters,
+  CATALOG_REASONS,
   CHARS_PER_TOKEN,
   DEFAULT_DESCRIPTION_FLOOR,
   fitSkillCatalog,
@@ -170,7 +172,10 @@ export {
 } from "./lib/core/skill_catalog.ts";
 export type {
   CatalogBudget,
+  CatalogReason,
+  CatalogReportEntry,
   CatalogSkill,
+  ExcludedSkill,
   FittedSkillCatalog,
   SkillCatalogOptions,
   SkillRank,
@@ -194,6 +199,15 @@ export type {
   SkillUsage,
   UsageOptions,
 } from "./lib/core/skill_usage.ts";
+export {
+  MAX_MODES_FILE_BYTES,
+  offeredToModel,
+  parseSkillModes,
+  SKILL_MODES,
+  skillMode,
+  SkillModeError,
+} from "./lib/core/skill_modes.ts";
+export type { ModedSkill, SkillMode, SkillModeCode, SkillModes } from "./lib/core/skill_modes.ts";
 export {
   createSkillIndex,
   DEFAULT_SEARCH_LIMIT,

@@ -210,6 +210,13 @@ function targets(files: readonly ResultsFile[]): Target[] {
       values: per((file) => lib(file, MCP_CONNECT_WORKLOAD, MCP_CONNECT_OURS, MCP_CONNECT_PEER)),
     },
     {
+      what: "fitSkillCatalog of 10,000 skills with modes and the report ÷ before issue 34",
+      bound: 2.0,
+      values: per((file) =>
+        lib(file, PROMPT_CATALOG_WORKLOAD, CATALOG_MODES_CASE, CATALOG_BASELINE)
+      ),
+    },
+    {
       what: "createSkillIndex of 10,000 skills ÷ tokenizing the same texts",
       bound: 3.0,
       values: per((file) =>
@@ -424,6 +431,10 @@ export const SEARCH_BUILD_CASE = "createSkillIndex";
 export const SEARCH_QUERY_WORKLOAD = "skill search query";
 export const SEARCH_QUERY_FLOOR = "floor: walk the query's postings, sum counts";
 export const SEARCH_QUERY_CASE = "searchSkills (limit 10)";
+/** The prompt catalog (bench/catalog_bench.ts): with modes and the report, against before them. */
+export const PROMPT_CATALOG_WORKLOAD = "prompt catalog, 16,000-character budget";
+export const CATALOG_BASELINE = "fitSkillCatalog before issue 34";
+export const CATALOG_MODES_CASE = "fitSkillCatalog with modes, exclusions and the report";
 
 const COLORS: Record<string, string> = {
   "resolveTools": "#d62728",

@@ -44,18 +44,26 @@ const text = (result: { content: unknown }): string =>
   (result.content as { type: string; text: string }[])[0]!.text;
 
 describe("serve offers skill_search when the skill tool's description was cut", () => {
-  it("publishes skill within the default 8,000 characters and skill_search beside it", async () => {
+  it("publishes skill within the default 8,000 characters as sent and skill_search beside it", async () => {
     const served = await serveSkills([join(root, "skills")], { onWarning: () => {} });
     const client = await connect(served.createServer());
     try {
       const { tools } = await client.listTools();
       assert.deepEqual(tools.map((t) => t.name), ["skill", "skill_search"]);
       const skill = tools[0]!;
-      assert.ok([...skill.description!].length <= 8000);
-      const names =
-        (skill.inputSchema as unknown as { properties: { skill: { enum: string[] } } }).properties
-          .skill.enum;
-      assert.equal(names.length, SKILLS + 1);
+      // The whole definition as sent, not only its description, fits: the name is a plain string.
+      assert.ok([...JSON.stringify(skill)].length <= 8000, `${JSON.stringify(skill).length}`);
+      const property =
+        (skill.inputSchema as unknown as { properties: { skill: { enum?: string[] } } }).properties
+          .skill;
+      assert.equal(property.enum, undefined);
+      const unknown = await client.callTool({ name: "skill", arguments: { skill: "skill-28" } });
+      assert.equal(unknown.isError, true);
+      assert.equal(
+        text(unknown),
+        'Unknown skill "skill-28" (nearest: "skill-028", "skill-128", "skill-208"); ' +
+          "call skill_search with words from the task to find one",
+      );
       assert.match(skill.description!, /call `skill_search` with words from the task/);
       const found = await client.callTool({
         name: "skill_search",
@@ -99,7 +107,7 @@ describe("serve offers skill_search when the skill tool's description was cut", 
     const other = await connect(small.createServer());
     try {
       const { tools } = await other.listTools();
-      assert.ok([...tools[0]!.description!].length <= 3000);
+      assert.ok([...JSON.stringify(tools[0]!)].length <= 3000);
     } finally {
       await other.close();
     }
@@ -112,7 +120,7 @@ describe("serve offers skill_search when the skill tool's description was cut", 
     try {
       const { tools } = await client.listTools();
       assert.deepEqual(tools.map((t) => t.name), ["skill", "skill_search"]);
-      assert.ok([...tools[0]!.description!].length <= 4000);
+      assert.ok([...JSON.stringify(tools[0]!)].length <= 4000);
       const found = await client.callTool({ name: "skill_search", arguments: { query: "pdf" } });
       assert.equal(
         text(found).split("\n")[1],

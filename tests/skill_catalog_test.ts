@@ -203,7 +203,7 @@ describe("renderSkillCatalog examples", () => {
     assert.equal(
       dropped.block.split("\n").at(-2),
       "<left_out>1 of 3 skills left out to fit the prompt budget; call the skill tool with a skill " +
-        "name to use one of them (its enum lists every skill)</left_out>",
+        "name to use one of them</left_out>",
     );
     const hinted = fitSkillCatalog(skills, { budget: 200, reachHint: "ask for <them>" });
     assert.deepEqual(hinted.left_out, ["pdf", "csv", "web"]);
@@ -238,11 +238,12 @@ describe("renderSkillCatalog examples", () => {
     assert.throws(() => renderSkillCatalog(skills, { budget: 10 }), {
       name: "RangeError",
       message:
-        "Budget 10 is too small for the <available_skills> block: it needs at least 194 characters",
+        "Budget 10 is too small for the <available_skills> block: it needs at least 165 characters",
     });
     assert.throws(() => renderSkillCatalog([{ name: 1 } as never]), {
       name: "TypeError",
-      message: "Each skill must be { name, description, location?, metadata? } with strings",
+      message:
+        "Each skill must be { name, description, location?, metadata?, frontmatter? } with strings",
     });
   });
 });
@@ -350,7 +351,7 @@ describe("renderSkillCatalog with a rank, a token budget and a language", () => 
       description: `Skill ${name} ${"does things ".repeat(10)}`.trim(),
     }));
     const ranks = new Map([["a", 1], ["b", 5], ["c", 3], ["d", 4], ["e", 2]]);
-    const dropped = fitSkillCatalog(five, { budget: 600, rank: (name) => ranks.get(name) });
+    const dropped = fitSkillCatalog(five, { budget: 571, rank: (name) => ranks.get(name) });
     assert.deepEqual(dropped.left_out, ["a", "c", "e"]);
     assert.deepEqual(dropped.listed.map((s) => s.name), ["b", "d"]);
     assert.throws(() => fitSkillCatalog(skills, { budget: 200, rank: () => NaN }), {

@@ -428,22 +428,48 @@ const collection = JSON.parse(
 const codePoints = (text: string): number => [...text].length;
 const enumOf = (tool: { input_schema: unknown }): string[] =>
   (tool.input_schema as { properties: { skill: { enum: string[] } } }).properties.skill.enum;
+/** Characters of the definition as MCP sends it. */
+const sent = (tool: { name: string; description: string; input_schema: unknown }): number =>
+  codePoints(
+    JSON.stringify({
+      name: tool.name,
+      description: tool.description,
+      inputSchema: tool.input_schema,
+    }),
+  );
 
 describe("skillToolDefinition within a budget", () => {
-  it("keeps a 546-skill collection's description within the default 8,000 characters, every name in the enum", () => {
+  it("keeps a 546-skill collection's whole definition as sent within the default 8,000 characters, the name a plain string", () => {
     assert.equal(collection.length, 546);
     const tool = skillToolDefinition(collection);
-    assert.ok(
-      codePoints(tool.description) <= DEFAULT_TOOL_BUDGET,
-      `${codePoints(tool.description)}`,
-    );
+    assert.ok(sent(tool) <= DEFAULT_TOOL_BUDGET, `${sent(tool)}`);
     assert.equal(DEFAULT_TOOL_BUDGET, 8000);
-    assert.deepEqual(enumOf(tool), collection.map((s) => s.name));
+    assert.equal(enumOf(tool), undefined);
+    assert.deepEqual((tool.input_schema as { properties: { skill: unknown } }).properties.skill, {
+      type: "string",
+      minLength: 1,
+      description: "The name of the skill to activate or read from.",
+    });
     const last = tool.description.split("\n").at(-1)!;
     assert.match(
       last,
-      /^\(\d+ more skills are not described here, to fit the budget: the enum of `skill` names every skill\)$/,
+      /^\(\d+ more skills are not described here, to fit the budget: call `skill` with a skill's name to use one\)$/,
     );
+    // An enum that fits beside a description that cannot describe every skill still gives way.
+    const forty = Array.from(
+      { length: 40 },
+      (_, i) => ({ name: `n${i}`, description: "word ".repeat(50) }),
+    );
+    const cut = skillToolDefinition(forty, { budget: 4000 });
+    assert.match(cut.description, /\n\(\d+ more skills are not described here/);
+    assert.equal(enumOf(cut), undefined);
+    assert.deepEqual(enumOf(skillToolDefinition(forty.slice(0, 5), { budget: 4000 })), [
+      "n0",
+      "n1",
+      "n2",
+      "n3",
+      "n4",
+    ]);
     const described = tool.description.split("\n").filter((l) => l.startsWith("- ")).length;
     assert.equal(described + Number(/^\((\d+)/.exec(last)![1]), 546);
     // Unbudgeted, it is the whole list (the old description, line for line).
@@ -452,7 +478,7 @@ describe("skillToolDefinition within a budget", () => {
     assert.equal(whole.description.split("\n").filter((l) => l.startsWith("- ")).length, 546);
   });
 
-  it("never exceeds any budget for any skills, shortens before leaving out, and names every skill in the enum", () => {
+  it("never exceeds any budget as sent for any skills, shortens before leaving out, and keeps the enum exactly while every skill is described", () => {
     const summaryArb = fc.oneof(
       fc.string({ minLength: 1, maxLength: 12 }),
       fc.record({
@@ -480,21 +506,23 @@ describe("skillToolDefinition within a budget", () => {
             });
           } catch (e) {
             assert.ok(e instanceof RangeError);
-            assert.match(e.message, /^Budget \d+ is too small for the skill tool's description/);
+            assert.match(e.message, /^Budget \d+ is too small for the skill tool's definition/);
             return;
           }
-          assert.ok(codePoints(tool.description) <= budget);
-          assert.deepEqual(enumOf(tool), names);
+          assert.ok(sent(tool) <= budget, `${sent(tool)} > ${budget}`);
           const whole = skillToolDefinition(skills, { budget: Infinity });
-          if (codePoints(whole.description) <= budget) {
-            assert.equal(tool.description, whole.description);
-          }
+          if (sent(whole) <= budget) assert.deepEqual(tool, whole);
+          assert.deepEqual(whole.input_schema, skillToolDefinition(names).input_schema);
+          assert.deepEqual(enumOf(whole), names);
           const lines = tool.description.split("\n");
           const entries = lines.slice(lines.indexOf("Available skills:") + 1);
           const more = entries.at(-1)?.startsWith("(") === true
             ? Number(/^\((\d+)/.exec(entries.at(-1)!)![1])
             : 0;
           assert.equal(entries.filter((l) => l.startsWith("- ")).length + more, names.length);
+          // An enum names every skill, and is there only when no skill is left out of the description.
+          if (enumOf(tool) !== undefined) assert.deepEqual([enumOf(tool), more], [names, 0]);
+          if (more > 0) assert.equal(enumOf(tool), undefined);
         },
       ),
       runs(200),
@@ -510,7 +538,7 @@ describe("skillToolDefinition within a budget", () => {
         metadata: { "description-de": "Oft benutzt" },
       },
     ];
-    const whole = codePoints(skillToolDefinition(skills, { budget: Infinity }).description);
+    const whole = sent(skillToolDefinition(skills, { budget: Infinity }));
     const tool = skillToolDefinition(skills, {
       budget: whole - 150,
       rank: new Map([["often", 2]]),
@@ -525,11 +553,11 @@ describe("skillToolDefinition within a budget", () => {
     const small = skillToolDefinition(collection, {
       budget: { contextTokens: 100_000, share: 0.01 },
     });
-    assert.ok(codePoints(small.description) <= 4000);
+    assert.ok(sent(small) <= 4000);
     assert.throws(() => skillToolDefinition(skills, { budget: 100 }), {
       name: "RangeError",
       message:
-        /^Budget 100 is too small for the skill tool's description: it needs at least \d+ characters$/,
+        /^Budget 100 is too small for the skill tool's definition: it needs at least \d+ characters$/,
     });
   });
 });
@@ -544,7 +572,7 @@ describe("skill_search", () => {
     assert.ok(
       tools.skill.description.endsWith("call `skill_search` with words from the task to find one)"),
     );
-    assert.ok(codePoints(tools.skill.description) <= DEFAULT_TOOL_BUDGET);
+    assert.ok(sent(tools.skill) <= DEFAULT_TOOL_BUDGET);
     const few = skillTools(collection.slice(0, 3));
     assert.deepEqual(few.definitions.map((d) => d.name), ["skill"]);
     assert.equal(few.search_index, undefined);

@@ -383,7 +383,7 @@ describe("the skill tool handler reports each activation", () => {
     const context = { skills: [pdf, remote], on_activate: (a: SkillActivation) => seen.push(a) };
     assert.equal(handleSkillTool({ skill: "pdf" }, context).is_error, false);
     assert.equal(
-      handleSkillTool({ skill: "docs:csv" }, { ...context, user: true }).is_error,
+      handleSkillTool({ skill: "docs:csv" }, context, { user: true }).is_error,
       false,
     );
     assert.equal(handleSkillTool({ skill: "pdf", offset: 1 }, context).is_error, false);

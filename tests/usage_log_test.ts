@@ -63,7 +63,7 @@ describe("appending to the usage log", () => {
     const context = { skills: [pdf], on_activate: usageLogSink(log, { clock: () => clock }) };
     handleSkillTool({ skill: "pdf" }, context);
     clock += 1000;
-    handleSkillTool({ skill: "pdf" }, { ...context, user: true });
+    handleSkillTool({ skill: "pdf" }, context, { user: true });
     handleSkillTool({ skill: "pdf", resource: "SKILL.md" }, context);
     assert.equal(readFileSync(log, "utf8"), line("pdf", NOW) + line("pdf", NOW + 1000, "user"));
     assert.throws(() => usageLogSink(""), TypeError);

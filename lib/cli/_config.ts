@@ -65,6 +65,7 @@ const KEYS: ReadonlyMap<
   ["usage_log", { flag: "--usage-log", values: (v, base) => [file(v, "usage_log", base)] }],
   ["lockfile", { flag: "--lockfile", values: (v, base) => [file(v, "lockfile", base)] }],
   ["approvals", { flag: "--approvals", values: (v, base) => [file(v, "approvals", base)] }],
+  ["modes", { flag: "--modes", values: (v, base) => [file(v, "modes", base)] }],
   ["frozen", { flag: "--frozen", values: (v) => bool(v, "frozen") }],
   ["allow_empty", { flag: "--allow-empty", values: (v) => bool(v, "allow_empty") }],
   [

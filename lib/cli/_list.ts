@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { isAbsolute, relative, resolve } from "node:path";
+import { basename, isAbsolute, relative, resolve } from "node:path";
 import { escapeControls as esc } from "../core/_text.ts";
 import { UsageError, type Verbosity } from "./_args.ts";
 import { Report } from "./_report.ts";
@@ -21,7 +21,9 @@ import { bold, type CliIO, table, visible } from "./_io.ts";
 import { AgentSkillError } from "../core/errors.ts";
 import { discoverSkills, type SkillRoot } from "../fs/discover.ts";
 import type { Discovery, ShadowedSkill } from "../fs/discovery.ts";
-import { fitSkillCatalog } from "../core/skill_catalog.ts";
+import { type ExcludedSkill, fitSkillCatalog } from "../core/skill_catalog.ts";
+import type { SkillMode } from "../core/skill_modes.ts";
+import { type DependencyHiddenSkill, skillsWithDependencies } from "../core/skill_dependencies.ts";
 import { createSkillIndex, searchSkills } from "../core/search/skill_index.ts";
 import { matchReasons } from "../core/skill_search_tool.ts";
 import { loadSkillFolder } from "../fs/skill_folder.ts";
@@ -272,8 +274,9 @@ export function toPromptDiscovery(
  * @param io Where to write.
  * @param tools The tools the runtime offers, when given: skills needing others are left out.
  * @param options `--rank` (the order a budget keeps skills in: `position`, as found, `name`, or
- *   `usage`, the most used lately first, from `usageLog`) and the verbosity of what discovery noticed; `checked`, the discovery already narrowed by
- *   `--lockfile`/`--approvals` (else made here).
+ *   `usage`, the most used lately first, from `usageLog`) and the verbosity of what discovery
+ *   noticed; `checked`, the discovery already narrowed by `--lockfile`/`--approvals` (else made
+ *   here); `--modes` (read) and `--report`.
  * @returns The exit code: 1 when a folder is missing, unreadable, or holds a skipped skill.
  * @throws {AgentSkillError} When no usable skill is found at all.
  */
@@ -289,6 +292,8 @@ export function toPromptCommand(
     readonly usageLog?: string;
     readonly verbosity?: Verbosity;
     readonly checked?: Discovery;
+    readonly modes?: ReadonlyMap<string, SkillMode> | undefined;
+    readonly report?: boolean;
   } = {},
 ): number {
   const report = new Report(io, options.verbosity ?? "normal");
@@ -304,14 +309,9 @@ export function toPromptCommand(
   }
   reportDiscovery(discovery, io, { verb: "listed", shown, reported: ["ROOT_NOT_FOUND"], report });
   for (const h of discovery.unavailable) {
-    const needs = [
-      ...(h.missing.length > 0 ? [`needs ${h.missing.join(", ")}`] : []),
-      ...(h.missing_any.length > 0 ? [`needs one of ${h.missing_any.join(", ")}`] : []),
-      ...(h.problem === undefined ? [] : [h.problem]),
-    ];
     report.note(
       `${visible(shown(h.skill.skill_md))}: warning: left out, the runtime lacks its tools: ${
-        visible(needs.join("; "))
+        visible(needs(h))
       }`,
       "warning",
       "MISSING_TOOLS",
@@ -323,22 +323,54 @@ export function toPromptCommand(
       file: resolve(paths[0]!),
     });
   }
+  const located = (s: { scope: string; skill_md: string }) =>
+    // Named as the argument was typed: relative for a relative path.
+    isAbsolute(s.scope) ? s.skill_md : relative(".", s.skill_md);
+  // A skill whose dependencies do not resolve cannot activate: it is kept out, and reported.
+  const deps = skillsWithDependencies(discovery.skills);
   const fit = fitSkillCatalog(
-    ranked(discovery.skills, options.rank).map((s) => ({
+    ranked(deps.available, options.rank).map((s) => ({
       name: s.name,
       description: s.description,
-      // Named as the argument was typed: relative for a relative path.
-      location: isAbsolute(s.scope) ? s.skill_md : relative(".", s.skill_md),
+      location: located(s),
+      frontmatter: s.frontmatter,
     })),
     {
       ...(budget === undefined ? {} : { budget }),
       ...(options.rank === "usage" && options.usageLog !== undefined
         ? { rank: usageLogRank(options.usageLog, io) }
         : {}),
+      ...(options.modes === undefined ? {} : { modes: options.modes }),
+      excluded: [
+        ...excludedSkills(discovery, located),
+        ...deps.hidden.map((h) => ({
+          name: h.name,
+          reason: "missing-dependency" as const,
+          detail: dependencyGap(h),
+          description: h.skill.description,
+          location: located(h.skill),
+        })),
+      ],
     },
   );
+  if (options.report === true && !json) {
+    const saved = fit.report.reduce((n, r) => n + r.saved, 0);
+    const lines = fit.report.map((r) =>
+      `  ${visible(r.name)}: ${r.shown} (${r.reason}${
+        r.detail === undefined ? "" : `: ${visible(r.detail)}`
+      }), ${r.saved} characters saved`
+    );
+    const n = fit.report.length;
+    io.stderr(
+      `skillset: report: ${n} skill${
+        n === 1 ? "" : "s"
+      } not shown in full, ${saved} characters saved${n === 0 ? "" : ":"}\n${
+        lines.map((l) => `${l}\n`).join("")
+      }`,
+    );
+  }
   if (json) {
-    const { listed, left_out, shortened } = fit;
+    const { listed, left_out, shortened, report } = fit;
     const unavailable = discovery.unavailable.map(({ name, missing, missing_any, problem }) => ({
       name,
       missing,
@@ -348,7 +380,13 @@ export function toPromptCommand(
     io.stdout(
       `${
         JSON.stringify(
-          { skills: listed, left_out, shortened, ...(tools === undefined ? {} : { unavailable }) },
+          {
+            skills: listed,
+            left_out,
+            shortened,
+            report,
+            ...(tools === undefined ? {} : { unavailable }),
+          },
           null,
           2,
         )
@@ -359,4 +397,48 @@ export function toPromptCommand(
   }
   const denied = discovery.diagnostics.some((d) => d.severity === "error");
   return missing.length > 0 || denied || discovery.skipped.length > 0 ? 1 : 0;
+}
+
+/** Trust codes that keep a skill out of `to-prompt`. */
+const REFUSED = new Set(["LOCK_MISMATCH", "NOT_LOCKED", "NEEDS_APPROVAL"]);
+
+/** The skills discovery or trust kept out, for the catalog's report. */
+function excludedSkills(
+  discovery: Discovery,
+  located: (s: { scope: string; skill_md: string }) => string,
+): ExcludedSkill[] {
+  const out: ExcludedSkill[] = discovery.unavailable.map((h) => ({
+    name: h.name,
+    reason: "missing-tools",
+    detail: needs(h),
+    description: h.skill.description,
+    location: located(h.skill),
+  }));
+  for (const s of discovery.skipped) {
+    const refused = s.diagnostics.find((d) => REFUSED.has(d.code));
+    if (refused !== undefined) {
+      out.push({ name: basename(s.path), reason: "not-approved", detail: refused.code });
+    }
+  }
+  return out;
+}
+
+/** Why a skill cannot activate for its dependencies: `needs ocr; needs one of a, b; cycle a → b → a`. */
+function dependencyGap(h: DependencyHiddenSkill<unknown>): string {
+  return [
+    ...(h.missing.length > 0 ? [`needs ${h.missing.join(", ")}`] : []),
+    ...(h.missing_any.length > 0 ? [`needs one of ${h.missing_any.join(", ")}`] : []),
+    ...(h.blocked_by.length > 0 ? [`needs ${h.blocked_by.join(", ")}, which cannot activate`] : []),
+    ...(h.cycle === null ? [] : [`cycle ${h.cycle.join(" → ")}`]),
+    ...(h.problem === undefined ? [] : [h.problem]),
+  ].join("; ");
+}
+
+/** What a skill left out for its tools needs: `needs Bash; needs one of Grep, Search`. */
+function needs(h: Discovery["unavailable"][number]): string {
+  return [
+    ...(h.missing.length > 0 ? [`needs ${h.missing.join(", ")}`] : []),
+    ...(h.missing_any.length > 0 ? [`needs one of ${h.missing_any.join(", ")}`] : []),
+    ...(h.problem === undefined ? [] : [h.problem]),
+  ].join("; ");
 }

@@ -27,6 +27,7 @@ import { RUN_REPEATED_FLAGS, RUN_SWITCHES, RUN_VALUE_FLAGS } from "./_run_flags.
 import type { RunScriptOptions } from "../fs/run_script.ts";
 import { Report } from "./_report.ts";
 import { nearest } from "./_suggest.ts";
+import { modesFlag } from "./_modes.ts";
 import { fitSkillCatalog } from "../core/skill_catalog.ts";
 import type { CliIO } from "./_io.ts";
 import { renderActivation } from "../core/activate.ts";
@@ -73,6 +74,7 @@ const SPECS: Readonly<Record<string, ArgSpec>> = {
       "--usage-log",
       "--lockfile",
       "--approvals",
+      "--modes",
       ...RUN_VALUE_FLAGS,
     ],
     repeated: ["--root", "--class", ...RUN_REPEATED_FLAGS],
@@ -82,7 +84,7 @@ const SPECS: Readonly<Record<string, ArgSpec>> = {
       `skillset serve <folder>... [--root scope=path]... [--http 127.0.0.1:PORT [--allow-remote]] ` +
       `[--watch] [--prefix <p>] [--page-size N] [--tool-budget N] [--usage-log FILE] ` +
       `[--class NAME=references|assets|scripts]... ${SAFETY} ` +
-      `[--lockfile FILE] [--approvals FILE] [--allow-empty] [--allow-scripts [run's flags]]`,
+      `[--lockfile FILE] [--approvals FILE] [--modes FILE] [--allow-empty] [--allow-scripts [run's flags]]`,
   },
   activate: {
     values: [...SOURCE_FLAGS, "--global-safety", "--skill-safety"],
@@ -185,6 +187,7 @@ async function serve(args: Args, io: McpCliIO): Promise<number> {
   const roots = serveRoots(args);
   const pageSize = count(args.flags, "--page-size", 1);
   const toolBudget = count(args.flags, "--tool-budget", 0);
+  const modes = modesFlag(args.flags.get("--modes"));
   const prefix = args.flags.get("--prefix");
   const bounds = {
     maxConnections: count(args.flags, "--max-connections", 1),
@@ -247,6 +250,7 @@ async function serve(args: Args, io: McpCliIO): Promise<number> {
     ...(address === undefined ? { maxMessageBytes: STDIO_MESSAGE_BYTES } : {}),
     ...(toolBudget === undefined ? {} : { toolBudget }),
     ...usageLogOption(args.flags.get("--usage-log"), log),
+    ...(modes === undefined ? {} : { modes }),
     ...scriptsOption(args, log),
     // Each refused skill is a warning naming it and why (`not served`).
     ...(lockfile === undefined ? {} : { lock: resolve(lockfile) }),

@@ -13,6 +13,8 @@ import { Report } from "./_report.ts";
 import { withHint } from "./_errors.ts";
 import { didYouMean, nearest } from "./_suggest.ts";
 import { recordActivation } from "./_stats.ts";
+import { modesFlag } from "./_modes.ts";
+import { skillMode, SkillModeError } from "../core/skill_modes.ts";
 import { ResourceNotFoundError, SkillFolderError } from "../core/errors.ts";
 import { type DiscoveryFlags, printDiagnostics } from "./_discovery.ts";
 import { type CliIO, shownAsTyped } from "./_io.ts";
@@ -76,7 +78,7 @@ function colorDiagnostic(d: Diagnostic, io: CliIO): string {
  * the skills it depends on in closure order (found under `roots`, else beside it).
  *
  * @param dir The skill folder, as typed.
- * @param flags The flags given (`--offset`, `--max-entries`, `--usage-log` and the switches).
+ * @param flags The flags given (`--offset`, `--max-entries`, `--modes`, `--usage-log` and the switches).
  * @param load The class mapping and switches.
  * @param json Whether to print JSON.
  * @param io Where to write.
@@ -87,6 +89,7 @@ function colorDiagnostic(d: Diagnostic, io: CliIO): string {
  * @throws {UsageError} For a bad flag value.
  * @throws {AgentSkillError} For a folder that is not a usable skill.
  * @throws {SkillDependencyError} When its dependencies do not resolve there.
+ * @throws {SkillModeError} For a malformed `--modes` file, or a skill it marks disabled.
  */
 export function activateCommand(
   dir: string,
@@ -100,7 +103,17 @@ export function activateCommand(
 ): number {
   const offset = count(flags, "--offset", 0);
   const maxEntries = count(flags, "--max-entries", 1);
+  const modes = modesFlag(flags.get("--modes"));
   const skill = checked ?? loadNamed(dir, load);
+  // The user names the skill: a manual one is activated, a disabled one is not.
+  if (skillMode(skill, modes) === "disabled") {
+    throw new SkillModeError(
+      "SKILL_DISABLED",
+      `Skill ${JSON.stringify(esc(skill.name))} is disabled (its mode in ${
+        esc(flags.get("--modes")!)
+      })`,
+    );
+  }
   const report = new Report(io, verbosity);
   warnAbout(skill, io, dir, report);
   report.summary("skillset", "skillset validate or --verbose shows each");

@@ -4,6 +4,7 @@
  *
  * @module
  */
+import { cores, editDistance as distance } from "../core/_nearest.ts";
 
 /**
  * The known word nearest to `word` by edit distance, when it is near enough
@@ -53,35 +54,4 @@ export function nearest(word: string, candidates: Iterable<string>): string | un
 export function didYouMean(word: string, candidates: Iterable<string>): string {
   const near = nearest(word, candidates);
   return near === undefined ? "" : ` (did you mean ${JSON.stringify(near)}?)`;
-}
-
-/** The two words without their shared start and end. */
-function cores(a: string, b: string): [string, string] {
-  let start = 0;
-  while (start < a.length && start < b.length && a[start] === b[start]) start++;
-  let end = 0;
-  while (
-    end < a.length - start && end < b.length - start &&
-    a[a.length - 1 - end] === b[b.length - 1 - end]
-  ) end++;
-  return [a.slice(start, a.length - end), b.slice(start, b.length - end)];
-}
-
-/** Levenshtein distance, with an adjacent swap counting as one edit. */
-function distance(a: string, b: string): number {
-  let before = new Array<number>(b.length + 1).fill(0);
-  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    const row = [i];
-    for (let j = 1; j <= b.length; j++) {
-      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
-      let d = Math.min(previous[j]! + 1, row[j - 1]! + 1, previous[j - 1]! + cost);
-      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) {
-        d = Math.min(d, before[j - 2]! + 1);
-      }
-      row.push(d);
-    }
-    [before, previous] = [previous, row];
-  }
-  return previous[b.length]!;
 }

@@ -8,6 +8,7 @@
  *
  * @module
  */
+import { modesFlag } from "./_modes.ts";
 import { dirname, resolve } from "node:path";
 import { escapeControls as esc } from "../core/_text.ts";
 import { type Args, type ArgSpec, count, parseArgs, toolList, UsageError } from "./_args.ts";
@@ -217,6 +218,8 @@ export async function runTrustCli(
             ...rankOf(args.flags.get("--rank"), args.flags.get("--usage-log")),
             verbosity: args.verbosity,
             checked: trusted,
+            modes: modesFlag(args.flags.get("--modes")),
+            report: args.switches.has("--report"),
           },
         )
         : searchCommand(

@@ -27,6 +27,7 @@ import { didYouMean } from "./_suggest.ts";
 import { graphCommand, resolveCommand } from "./_resolve.ts";
 import { activateCommand, readCommand, validateCommand } from "./_skill.ts";
 import { runStats, STATS_COMMAND } from "./_stats.ts";
+import { modesFlag } from "./_modes.ts";
 import { VERSION } from "./_version.ts";
 
 /** A command's flags, usage line and help text. */
@@ -146,7 +147,7 @@ const MCP_SERVE = {
     "skillset serve <folder>... [--root scope=path]... [--http 127.0.0.1:PORT [--allow-remote]] " +
     "[--watch] [--prefix <p>] [--page-size N] [--tool-budget N] [--usage-log FILE] " +
     "[--class NAME=references|assets|scripts]... [--global-safety true|false] [--skill-safety true|false] " +
-    "[--allow-scripts [run's grant and limit flags]]",
+    "[--modes FILE] [--allow-scripts [run's grant and limit flags]]",
   help:
     "Serve skills over MCP (SEP-2640 skills extension and the skill tool): stdio by default,\n" +
     "Streamable HTTP at http://HOST:PORT/mcp with --http (loopback only unless --allow-remote).\n" +
@@ -158,8 +159,10 @@ const MCP_SERVE = {
     "published. HTTP bounds: --max-connections N (256), --max-subscriptions N (64, at most half\n" +
     "the connections; the oldest stream of the address holding the most is closed first),\n" +
     "--max-buffered-bytes N (33554432). Logs go to stderr.\n" +
-    "--tool-budget N caps the skill tool's description at N characters (default 8000): skills that\n" +
-    "do not fit are named only in its enum, and a skill_search tool is offered to find them.\n" +
+    "--tool-budget N caps the skill tool's definition as sent at N characters (default 8000): skills\n" +
+    "that do not fit are not described, its skill name is then a plain string (no enum), and a\n" +
+    "skill_search tool is offered to find them. --modes FILE: manual skills are not offered to the\n" +
+    "model, disabled ones not served (see to-prompt).\n" +
     "--class NAME=CLASS maps an extra top-level folder to a standard class, as in list.\n" +
     "--usage-log FILE appends each activation the model makes (see: skillset help stats).\n" +
     "--allow-scripts offers a run_skill_script tool that runs a served skill's script in the\n" +
@@ -225,11 +228,12 @@ const COMMANDS: Readonly<Record<string, FlagSpec>> = {
       "--lockfile",
       "--approvals",
       "--usage-log",
+      "--modes",
     ],
     repeated: ["--class", "--root"],
     positional: [1, 1],
     usage:
-      `skillset activate <skill-dir> [--offset N] [--max-entries N] [--root scope=path]... ${CLASS} ${SAFETY} [--lockfile FILE] [--approvals FILE] [--usage-log FILE] [--json]`,
+      `skillset activate <skill-dir> [--offset N] [--max-entries N] [--root scope=path]... ${CLASS} ${SAFETY} [--lockfile FILE] [--approvals FILE] [--modes FILE] [--usage-log FILE] [--json]`,
     help:
       "Print a skill's instructions and the manifest of its bundled files, grouped by class.\n" +
       "Non-standard folders are listed only when both safety switches are false (each defaults to true).\n" +
@@ -237,7 +241,8 @@ const COMMANDS: Readonly<Record<string, FlagSpec>> = {
       "--usage-log FILE appends the activation (trigger user) to the usage log (see: skillset help stats)." +
       "\nA skill whose metadata requires-skills (all) or requires-any-skills (one of) names other\n" +
       "skills lists its dependency closure, dependencies first; they are looked for under the --root\n" +
-      "roots (or the config's), else beside the skill. One that is missing, or a cycle, is an error." +
+      "roots (or the config's), else beside the skill. One that is missing, or a cycle, is an error.\n" +
+      "You name the skill, so a manual one is activated; --modes FILE refuses one it marks disabled." +
       "\n" + TRUST_HELP,
   },
   read: {
@@ -273,11 +278,13 @@ const COMMANDS: Readonly<Record<string, FlagSpec>> = {
       "--lockfile",
       "--approvals",
       "--usage-log",
+      "--modes",
     ],
+    switches: ["--report"],
     repeated: ["--class"],
     positional: [1, Infinity],
     usage:
-      `skillset to-prompt <skill-dir>... [--budget N] [--rank position|name|usage [--usage-log FILE]] [--tools a,b,c] ${CLASS} ${SAFETY} [--lockfile FILE] [--approvals FILE] [--json]`,
+      `skillset to-prompt <skill-dir>... [--budget N] [--rank position|name|usage [--usage-log FILE]] [--tools a,b,c] [--modes FILE] [--report] ${CLASS} ${SAFETY} [--lockfile FILE] [--approvals FILE] [--json]`,
     help:
       "Print the <available_skills> block for a system prompt. Each argument is a skill folder or\n" +
       "a folder scanned for them; an earlier argument wins a name clash.\n" + DISCOVERY_HELP +
@@ -291,6 +298,10 @@ const COMMANDS: Readonly<Record<string, FlagSpec>> = {
       "SKILL.md that cannot be parsed is skipped.\n" +
       "--tools a,b,c names the tools the runtime offers: a skill whose metadata requires-tools (all)\n" +
       "or requires-any-tools (one of) it cannot meet is left out, with a warning naming what it misses.\n" +
+      '--modes FILE sets each skill\'s mode ({ "modes": { "pdf": "pinned" } }): auto (the default),\n' +
+      "pinned (first, whole), name-only, manual (not listed; disable-model-invocation: true in a\n" +
+      "SKILL.md means it too) or disabled. --report prints on stderr each skill not shown in full\n" +
+      "(shortened, name-only or dropped), why and the characters saved; --json always has it.\n" +
       CLASS_HELP +
       "\n" + TRUST_HELP,
   },
@@ -333,8 +344,8 @@ const COMMANDS: Readonly<Record<string, FlagSpec>> = {
     help: `Write ${CONFIG_NAME} for the project in this folder: its conventional roots\n` +
       "(.agents/skills, .claude/skills), and the safety switches. Every command run in the folder or\n" +
       "below reads the nearest one; flags override it. Keys: roots, classes, global_safety,\n" +
-      "skill_safety, budget, rank, tool_budget, lockfile, approvals, frozen, allow_empty, diagnostics\n" +
-      "(schema: skillset.config.schema.json), usage_log.",
+      "skill_safety, budget, rank, tool_budget, lockfile, approvals, modes, frozen, allow_empty,\n" +
+      "diagnostics, usage_log (schema: skillset.config.schema.json).",
   },
 };
 
@@ -570,7 +581,12 @@ function run(argv: readonly string[], io: CliIO): number {
         args.json,
         io,
         toolList(args.flags.get("--tools")),
-        { ...rankOf(args.flags.get("--rank"), args.flags.get("--usage-log")), verbosity },
+        {
+          ...rankOf(args.flags.get("--rank"), args.flags.get("--usage-log")),
+          verbosity,
+          modes: modesFlag(args.flags.get("--modes")),
+          report: args.switches.has("--report"),
+        },
       );
   }
 }

@@ -7,18 +7,19 @@
 import { escapeControls, foldDescription } from "./_text.ts";
 import { codePoints, planFit, priorityOrder, shorten, wholeNumber } from "./_fit.ts";
 import {
-  budgetInCharacters,
-  type CatalogBudget,
   DEFAULT_DESCRIPTION_FLOOR,
   localizedDescription,
   type SkillRank,
 } from "./skill_catalog.ts";
+import type { SkillMode } from "./skill_modes.ts";
 
 /** A skill as the description lists it (one per name). */
 export type Summary = {
   name: string;
   description?: string;
   metadata?: Readonly<Record<string, string>> | ReadonlyMap<string, string>;
+  /** `pinned`: first and whole; `name-only`: no description; default `auto`. */
+  mode?: SkillMode;
 };
 
 /** The options of `skillToolDefinition` that shape the description. */
@@ -54,29 +55,35 @@ const PREAMBLE = (cap: number): string =>
 /**
  * The description: the preamble and one line per skill (`- name: description`,
  * on one line each, so a description cannot add lines or entries of its own),
- * fitted to the budget: descriptions are shortened first (not below the
- * floor), then skills are left out of the list (lowest rank first with
- * `rank`, else from the end) and a last line says how many.
+ * pinned skills first and whole, fitted to the budget: descriptions are
+ * shortened first (not below the floor), then skills are left out of the list
+ * (lowest rank first with `rank`, else from the end) and a last line says how many.
  *
  * @param byName The skills, one per name, in the order given.
  * @param cap The page cap the preamble states.
- * @param budgetOption The budget in characters, or a share of a context window.
+ * @param budget The budget in characters, as `measure` counts them (`undefined`: none).
  * @param options The floor, rank and language of the list.
  * @param search Whether the last line points to `skill_search`.
- * @returns The description and the names it leaves out.
- * @throws {RangeError} When the budget is too small for the description with no skill listed.
+ * @param measure How a piece of the description counts against the budget (default: code points).
+ * @returns The description and the names it leaves out, or the least budget it needs.
  */
 export function describe(
   byName: ReadonlyMap<string, Summary>,
   cap: number,
-  budgetOption: CatalogBudget,
+  budget: number | undefined,
   options: DescriptionOptions,
   search: boolean,
-): { description: string; left_out: readonly string[] } {
-  const all = [...byName.values()];
+  measure: (text: string) => number = codePoints,
+): { description: string; left_out: readonly string[] } | { least: number } {
+  // Pinned skills first, then the others in the order given.
+  const given = [...byName.values()];
+  const pinned = given.filter((s) => s.mode === "pinned");
+  const all = pinned.length === 0
+    ? given
+    : [...pinned, ...given.filter((s) => s.mode !== "pinned")];
   const lang = options.lang;
   const texts = all.map((s) =>
-    s.description === undefined ? undefined : [
+    s.description === undefined || s.mode === "name-only" ? undefined : [
       ...localizedDescription(
         {
           description: s.description,
@@ -93,46 +100,46 @@ export function describe(
     }`;
   };
   const preamble = PREAMBLE(cap);
+  const offered = all.length;
   const leftOutLine = (kept: number): string => {
-    const n = all.length - kept;
-    return `\n(${n} more skill${
-      n === 1 ? " is" : "s are"
-    } not described here, to fit the budget: ` +
-      "the enum of `skill` names every skill" +
-      (search ? "; call `skill_search` with words from the task to find one)" : ")");
+    const n = offered - kept;
+    return `\n(${n} more skill${n === 1 ? " is" : "s are"} not described here, to fit the budget` +
+      (search
+        ? "; call `skill_search` with words from the task to find one)"
+        : ": call `skill` with a skill's name to use one)");
   };
-  const budget = budgetInCharacters(budgetOption);
   const floor = Math.max(
     1,
     wholeNumber(options.descriptionFloor, "descriptionFloor") ?? DEFAULT_DESCRIPTION_FLOOR,
   );
   const whole = all.map((_, i) => line(i, Infinity));
-  const wholeLength = codePoints(preamble) + whole.reduce((n, l) => n + codePoints(l), 0);
+  const wholeLength = measure(preamble) + whole.reduce((n, l) => n + measure(l), 0);
   if (budget === undefined || wholeLength <= budget) {
     return { description: preamble + whole.join(""), left_out: [] };
   }
+  // The pinned lines are fixed; the plan fits the others after them.
+  const fixed = measure(preamble) +
+    whole.slice(0, pinned.length).reduce((n, l) => n + measure(l), 0);
+  const rest = all.length - pinned.length;
+  const at = (k: number): number => k + pinned.length;
   const plan = planFit({
-    count: all.length,
+    count: rest,
     budget,
     floor,
-    priority: priorityOrder(all.map((s) => s.name), options.rank),
+    priority: priorityOrder(all.slice(pinned.length).map((s) => s.name), options.rank),
     ranked: options.rank !== undefined,
-    fixed: codePoints(preamble),
-    entryLength: (i, c) => codePoints(line(i, c)),
-    descriptionLength: (i) => texts[i]?.length ?? 0,
-    lineLength: (kept) => (kept === all.length ? 0 : codePoints(leftOutLine(kept))),
+    fixed,
+    entryLength: (k, c) => measure(line(at(k), c)),
+    descriptionLength: (k) => texts[at(k)]?.length ?? 0,
+    lineLength: (kept) => (kept === rest ? 0 : measure(leftOutLine(kept + pinned.length))),
   });
-  if (!plan.ok) {
-    throw new RangeError(
-      `Budget ${budget} is too small for the skill tool's description: it needs at least ${plan.least} characters`,
-    );
-  }
-  const lines: string[] = [];
+  if (!plan.ok) return { least: plan.least };
+  const lines: string[] = whole.slice(0, pinned.length);
   const leftOut: string[] = [];
-  all.forEach((s, i) => {
-    const c = plan.caps[i];
+  all.slice(pinned.length).forEach((s, k) => {
+    const c = plan.caps[k];
     if (c === undefined) leftOut.push(s.name);
-    else lines.push(line(i, c));
+    else lines.push(line(at(k), c));
   });
   return {
     description: preamble + lines.join("") +

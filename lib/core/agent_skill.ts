@@ -21,6 +21,11 @@ export interface AgentSkillFrontmatter {
   readonly metadata?: Readonly<Record<string, string>>;
   /** Space-separated tool names. */
   readonly "allowed-tools"?: string;
+  /**
+   * Not offered to the model, only activated by name (a Claude Code field;
+   * the skill's mode is `manual` unless the host says otherwise).
+   */
+  readonly "disable-model-invocation"?: boolean;
 }
 
 const KNOWN: readonly string[] = [
@@ -31,6 +36,8 @@ const KNOWN: readonly string[] = [
   "metadata",
   "allowed-tools",
 ];
+/** Fields of runtimes' conventions that are read too, though the specification does not list them. */
+const CONVENTIONS: readonly string[] = ["disable-model-invocation"];
 
 /**
  * Check an Agent Skill name.
@@ -90,7 +97,7 @@ export function validateAgentSkillFrontmatter(
   }
   const doc = data as Readonly<Record<string, unknown>>;
   for (const key of Object.keys(doc)) {
-    if (!KNOWN.includes(key)) {
+    if (!KNOWN.includes(key) && !CONVENTIONS.includes(key)) {
       fail(key, `unknown field ${JSON.stringify(key)} (known: ${KNOWN.join(", ")})`);
     }
   }
@@ -123,6 +130,13 @@ export function validateAgentSkillFrontmatter(
   if (compatibility !== undefined) out["compatibility"] = compatibility;
   const tools = text("allowed-tools", 0, Infinity);
   if (tools !== undefined) out["allowed-tools"] = tools;
+  if (Object.hasOwn(doc, "disable-model-invocation")) {
+    const value = doc["disable-model-invocation"];
+    if (typeof value !== "boolean") {
+      fail("disable-model-invocation", `must be true or false, got ${describe(value)}`);
+    }
+    out["disable-model-invocation"] = value;
+  }
   if (Object.hasOwn(doc, "metadata")) {
     const metadata = doc["metadata"];
     if (typeof metadata !== "object" || metadata === null || Array.isArray(metadata)) {

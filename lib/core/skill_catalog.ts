@@ -6,6 +6,7 @@
  */
 import { escapeControls, foldDescription } from "./_text.ts";
 import { codePoints as length, planFit, priorityOrder, shorten, wholeNumber } from "./_fit.ts";
+import { offeredToModel, type SkillMode, skillMode, type SkillModes } from "./skill_modes.ts";
 
 /** A skill as the catalog shows it. */
 export interface CatalogSkill {
@@ -17,6 +18,58 @@ export interface CatalogSkill {
   readonly location?: string;
   /** Frontmatter metadata: `description-<lang>` keys hold localised descriptions. */
   readonly metadata?: Readonly<Record<string, string>> | ReadonlyMap<string, string>;
+  /** Its frontmatter: `disable-model-invocation: true` makes it `manual` unless `modes` says otherwise. */
+  readonly frontmatter?: { readonly "disable-model-invocation"?: boolean };
+}
+
+/** Why a skill is not shown in full. */
+export type CatalogReason =
+  /** The budget shortened its description or left it out. */
+  | "budget"
+  /** Its mode: `name-only`, `manual` or `disabled`. */
+  | "mode"
+  /** The runtime lacks a tool it requires (discovery's `unavailable`). */
+  | "missing-tools"
+  /** A lockfile or the approvals kept it out. */
+  | "not-approved"
+  /** A skill it requires is missing. */
+  | "missing-dependency";
+
+/** The reasons of {@linkcode CatalogReason}, in order. */
+export const CATALOG_REASONS: readonly CatalogReason[] = Object.freeze([
+  "budget",
+  "mode",
+  "missing-tools",
+  "not-approved",
+  "missing-dependency",
+]);
+
+/** A skill the host kept out before rendering, and why: it is accounted for in the report. */
+export interface ExcludedSkill {
+  /** The skill's name. */
+  readonly name: string;
+  /** Why it was kept out. */
+  readonly reason: CatalogReason;
+  /** What exactly (e.g. the tools it misses). */
+  readonly detail?: string;
+  /** Its description, to count the characters its entry would have taken. */
+  readonly description?: string;
+  /** Its location, likewise. */
+  readonly location?: string;
+}
+
+/** One skill not shown in full, and why (frozen). */
+export interface CatalogReportEntry {
+  /** The skill's name. */
+  readonly name: string;
+  /** `shortened` (its description cut), `name-only` (listed without one) or `dropped` (not listed). */
+  readonly shown: "shortened" | "name-only" | "dropped";
+  /** Why. */
+  readonly reason: CatalogReason;
+  /** Characters its whole entry would have taken beyond what it took (0 for an excluded skill given without a description). */
+  readonly saved: number;
+  /** What exactly: the mode and where it came from, or the host's detail. */
+  readonly detail?: string;
 }
 
 /**
@@ -63,7 +116,7 @@ export interface SkillCatalogOptions {
   /**
    * A `skill_search` tool is offered beside the skill tool: the left-out line
    * says to search with it. Default false (the left-out line points to the
-   * skill tool's enum).
+   * skill tool, by name).
    */
   readonly search?: boolean;
   /**
@@ -73,9 +126,21 @@ export interface SkillCatalogOptions {
   readonly descriptionFloor?: number;
   /**
    * How the model can still reach skills that were left out, ending the
-   * left-out line. Default: through the `skill` tool, whose enum lists every name.
+   * left-out line. Default: through the `skill` tool, by name.
    */
   readonly reachHint?: string;
+  /**
+   * The host's mode per skill (see `skillMode`): `pinned` skills come first
+   * with their whole descriptions, `name-only` ones are listed without a
+   * description, `manual` and `disabled` ones are not listed. Default: each
+   * skill's frontmatter (`disable-model-invocation: true` is `manual`), else `auto`.
+   */
+  readonly modes?: SkillModes;
+  /**
+   * Skills the host kept out before rendering (missing tools, not approved, a
+   * missing dependency), so the report accounts for them too.
+   */
+  readonly excluded?: Iterable<ExcludedSkill>;
 }
 
 /** What {@linkcode fitSkillCatalog} did to fit the budget. */
@@ -84,17 +149,22 @@ export interface FittedSkillCatalog {
   readonly block: string;
   /** The skills listed, in order, with the descriptions as shown (unescaped). */
   readonly listed: readonly CatalogSkill[];
-  /** The names left out, in the order given (lowest rank first left out, with `rank`). */
+  /** The names the budget left out, in the order given (`report` also has those the mode kept out). */
   readonly left_out: readonly string[];
   /** How many listed descriptions were shortened. */
   readonly shortened: number;
+  /**
+   * Every skill not shown in full — shortened, listed by name only, or not
+   * listed (by the budget, its mode, or the host's `excluded`) — in the order
+   * given, then the excluded ones.
+   */
+  readonly report: readonly CatalogReportEntry[];
 }
 
 /** The default floor of description shortening, in characters. */
 export const DEFAULT_DESCRIPTION_FLOOR = 80;
 
-const DEFAULT_REACH =
-  "call the skill tool with a skill name to use one of them (its enum lists every skill)";
+const DEFAULT_REACH = "call the skill tool with a skill name to use one of them";
 const SEARCH_REACH =
   "call the skill_search tool with words from the task to find one of them, then the skill tool with its name";
 const OPEN = "<available_skills>\n";
@@ -108,10 +178,14 @@ const CLOSE = "</available_skills>";
  * enough, skills are left out from the end of the list, and the block ends
  * with a line saying how many were left out and how to still reach them.
  * Names and locations are never cut. With a budget large enough for every
- * skill, the block is the unbudgeted one, byte for byte.
+ * skill, the block is the unbudgeted one, byte for byte. With `modes`,
+ * `pinned` skills come first, whole, before the budget is shared; `name-only`
+ * skills are listed without a description; `manual` and `disabled` ones (and,
+ * by default, those whose frontmatter says `disable-model-invocation: true`)
+ * are not listed.
  *
  * @param skills The skills, highest precedence first.
- * @param options The budget, the floor and the hint for left-out skills.
+ * @param options The budget, the floor, the hint for left-out skills, the modes.
  * @returns The block.
  * @throws {RangeError} When the budget or floor is not a whole number ≥ 0, or
  *   the budget is too small for even the block with every skill left out.
@@ -142,13 +216,18 @@ export function renderSkillCatalog(
 }
 
 /**
- * {@linkcode renderSkillCatalog}, with an account of what was shortened and left out.
+ * {@linkcode renderSkillCatalog}, with an account of what was shortened and
+ * left out: `report` names every skill not shown in full — shortened, listed
+ * by name only, or not listed — with the reason and the characters saved,
+ * the host's `excluded` skills included.
  *
  * @param skills The skills, highest precedence first.
- * @param options The budget, the floor and the hint for left-out skills.
- * @returns The block, the skills listed, the names left out and the number of shortened descriptions.
- * @throws {RangeError} When the budget or floor is not a whole number ≥ 0, or
- *   the budget is too small for even the block with every skill left out.
+ * @param options The budget, the floor, the hint for left-out skills, the modes and the excluded skills.
+ * @returns The block, the skills listed, the names left out, the number of shortened descriptions and the report.
+ * @throws {RangeError} When the budget or floor is not a whole number ≥ 0, a
+ *   mode is not one of `SKILL_MODES`, or the budget is too small for even the
+ *   block with its pinned skills and every other skill left out.
+ * @throws {TypeError} When a skill or an excluded skill is not of the documented shape.
  * @example
  * ```ts
  * import { fitSkillCatalog } from "./skill_catalog.ts";
@@ -162,6 +241,11 @@ export function renderSkillCatalog(
  * assert.deepEqual(fit.left_out, []);
  * assert.equal(fit.shortened, 1);
  * assert.ok(/^Fill in PDF forms.*…$/.test(fit.listed[0]!.description));
+ * assert.deepEqual(fit.report.map((r) => [r.name, r.shown, r.reason]), [["pdf", "shortened", "budget"]]);
+ *
+ * const moded = fitSkillCatalog(skills, { modes: new Map([["csv", "manual"]]) });
+ * assert.deepEqual(moded.listed.map((s) => s.name), ["pdf"]);
+ * assert.deepEqual(moded.report.map((r) => [r.name, r.shown, r.reason]), [["csv", "dropped", "mode"]]);
  * ```
  */
 export function fitSkillCatalog(
@@ -176,50 +260,149 @@ export function fitSkillCatalog(
     wholeNumber(options.descriptionFloor, "descriptionFloor") ?? DEFAULT_DESCRIPTION_FLOOR,
   );
   const reach = options.reachHint ?? (options.search === true ? SEARCH_REACH : DEFAULT_REACH);
+  const excluded = checkExcluded(options.excluded);
   const lang = options.lang;
+  const modes = all.map((s) => skillMode(s, options.modes));
   const shown = all.map((s) => localizedDescription(s, lang));
-  const priority = priorityOrder(all.map((s) => s.name), options.rank);
   const full = all.map((s, i) => entry(s, shown[i]!));
-  const fullLength = OPEN.length + sum(full.map(length)) + CLOSE.length;
-  if (budget === undefined || fullLength <= budget) {
-    return result(all, shown, shown, full, [], reach);
-  }
-  const texts = shown.map((d) => [...d]);
-  const plan = planFit({
-    count: all.length,
-    budget,
-    floor,
-    priority,
-    ranked: options.rank !== undefined,
-    fixed: OPEN.length + CLOSE.length,
-    entryLength: (i, cap) => length(entry(all[i]!, shorten(texts[i]!, cap))),
-    descriptionLength: (i) => texts[i]!.length,
-    lineLength: (kept) =>
-      kept === all.length ? 0 : length(leftOutLine(all.length - kept, all.length, reach)),
+  const fullLength = full.map(length);
+  // Pinned skills first, whole; then the others in the order given; manual and disabled not at all.
+  const pinned: number[] = [];
+  const rest: number[] = [];
+  modes.forEach((m, i) => {
+    if (m === "pinned") pinned.push(i);
+    else if (offeredToModel(m)) rest.push(i);
   });
-  if (!plan.ok) {
-    throw new RangeError(
-      `Budget ${budget} is too small for the <available_skills> block: it needs at least ${plan.least} characters`,
-    );
+  const bare = (i: number): string => modes[i] === "name-only" ? entry(all[i]!, undefined) : "";
+  const bareLength = all.map((_, i) => modes[i] === "name-only" ? length(bare(i)) : 0);
+  const offered = pinned.length + rest.length;
+  let fixed = OPEN.length + CLOSE.length;
+  for (const i of pinned) fixed += fullLength[i]!;
+  let whole = fixed;
+  for (const i of rest) whole += modes[i] === "name-only" ? bareLength[i]! : fullLength[i]!;
+  let caps: readonly (number | undefined)[];
+  let texts: readonly string[][] = [];
+  if (budget === undefined || whole <= budget) {
+    caps = rest.map(() => Infinity);
+  } else {
+    texts = rest.map((i) => modes[i] === "name-only" ? [] : [...shown[i]!]);
+    const plan = planFit({
+      count: rest.length,
+      budget,
+      floor,
+      priority: priorityOrder(rest.map((i) => all[i]!.name), options.rank),
+      ranked: options.rank !== undefined,
+      fixed,
+      entryLength: (k, cap) => {
+        const i = rest[k]!;
+        return modes[i] === "name-only"
+          ? bareLength[i]!
+          : length(entry(all[i]!, shorten(texts[k]!, cap)));
+      },
+      descriptionLength: (k) => texts[k]!.length,
+      lineLength: (kept) =>
+        kept === rest.length ? 0 : length(leftOutLine(rest.length - kept, offered, reach)),
+    });
+    if (!plan.ok) {
+      throw new RangeError(
+        `Budget ${budget} is too small for the <available_skills> block: it needs at least ${plan.least} characters`,
+      );
+    }
+    caps = plan.caps;
   }
   const listed: CatalogSkill[] = [];
   const descriptions: string[] = [];
-  const originals: string[] = [];
   const entries: string[] = [];
   const leftOut: string[] = [];
-  all.forEach((s, i) => {
-    const cap = plan.caps[i];
+  const reportAt: (CatalogReportEntry | undefined)[] = new Array(all.length).fill(undefined);
+  let shortened = 0;
+  for (const i of pinned) {
+    listed.push(all[i]!);
+    descriptions.push(shown[i]!);
+    entries.push(full[i]!);
+  }
+  rest.forEach((i, k) => {
+    const s = all[i]!;
+    const cap = caps[k];
     if (cap === undefined) {
       leftOut.push(s.name);
-      return;
+      reportAt[i] = note(s.name, "dropped", "budget", fullLength[i]!);
+    } else if (modes[i] === "name-only") {
+      listed.push(s);
+      descriptions.push("");
+      entries.push(bare(i));
+      reportAt[i] = note(
+        s.name,
+        "name-only",
+        "mode",
+        fullLength[i]! - bareLength[i]!,
+        modeDetail(s, "name-only", options.modes),
+      );
+    } else {
+      const d = cap === Infinity ? shown[i]! : shorten(texts[k]!, cap);
+      const e = d === shown[i] ? full[i]! : entry(s, d);
+      listed.push(s);
+      descriptions.push(d);
+      entries.push(e);
+      if (d !== shown[i]) {
+        shortened++;
+        reportAt[i] = note(s.name, "shortened", "budget", fullLength[i]! - length(e));
+      }
     }
-    const d = shorten(texts[i]!, cap);
-    listed.push(s);
-    descriptions.push(d);
-    originals.push(shown[i]!);
-    entries.push(entry(s, d));
   });
-  return result(listed, originals, descriptions, entries, leftOut, reach, all.length);
+  modes.forEach((m, i) => {
+    if (offeredToModel(m)) return;
+    const s = all[i]!;
+    reportAt[i] = note(
+      s.name,
+      "dropped",
+      "mode",
+      fullLength[i]!,
+      modeDetail(s, m, options.modes),
+    );
+  });
+  const report = reportAt.filter((r) => r !== undefined);
+  for (const x of excluded) {
+    const saved = x.description === undefined ? 0 : length(entry(x, x.description));
+    report.push(note(x.name, "dropped", x.reason, saved, x.detail));
+  }
+  const line = leftOut.length === 0 ? "" : leftOutLine(leftOut.length, offered, reach);
+  return Object.freeze({
+    block: `${OPEN}${entries.join("")}${line}${CLOSE}`,
+    listed: Object.freeze(listed.map((s, i) => {
+      const description = descriptions[i]!;
+      return Object.freeze(
+        s.location === undefined
+          ? { name: s.name, description }
+          : { name: s.name, description, location: s.location },
+      );
+    })),
+    left_out: Object.freeze(leftOut),
+    shortened,
+    report: Object.freeze(report),
+  });
+}
+
+function note(
+  name: string,
+  shown: CatalogReportEntry["shown"],
+  reason: CatalogReason,
+  saved: number,
+  detail?: string,
+): CatalogReportEntry {
+  return Object.freeze(
+    detail === undefined ? { name, shown, reason, saved } : { name, shown, reason, saved, detail },
+  );
+}
+
+/** The mode, and where it came from when not from the host. */
+function modeDetail(skill: CatalogSkill, mode: SkillMode, modes: SkillModes | undefined): string {
+  const host = modes === undefined
+    ? undefined
+    : typeof modes === "function"
+    ? modes(skill.name)
+    : modes.get(skill.name);
+  return host === undefined ? `${mode} (disable-model-invocation: true)` : mode;
 }
 
 /**
@@ -316,40 +499,18 @@ function isMap(value: unknown): value is ReadonlyMap<string, string> {
   return value instanceof Map;
 }
 
-function result(
-  listed: readonly CatalogSkill[],
-  originals: readonly string[],
-  descriptions: readonly string[],
-  entries: readonly string[],
-  leftOut: readonly string[],
-  reach: string,
-  total: number = listed.length,
-): FittedSkillCatalog {
-  const line = leftOut.length === 0 ? "" : leftOutLine(leftOut.length, total, reach);
-  const shown = descriptions.map((description, i) => {
-    const s = listed[i]!;
-    return Object.freeze(
-      s.location === undefined
-        ? { name: s.name, description }
-        : { name: s.name, description, location: s.location },
-    );
-  });
-  return Object.freeze({
-    block: `${OPEN}${entries.join("")}${line}${CLOSE}`,
-    listed: Object.freeze(shown),
-    left_out: Object.freeze([...leftOut]),
-    shortened: descriptions.filter((d, i) => d !== originals[i]).length,
-  });
-}
-
-function entry(skill: CatalogSkill, description: string): string {
+function entry(
+  skill: { readonly name: string; readonly location?: string },
+  description: string | undefined,
+): string {
   const location = skill.location === undefined
     ? ""
     : `<location>${escapeXml(skill.location)}</location>\n`;
   // Block-scalar descriptions on one line, as skills-ref shows them (folding never lengthens).
-  return `<skill>\n<name>${escapeXml(skill.name)}</name>\n<description>${
-    escapeXml(foldDescription(description))
-  }</description>\n${location}</skill>\n`;
+  const shown = description === undefined
+    ? ""
+    : `<description>${escapeXml(foldDescription(description))}</description>\n`;
+  return `<skill>\n<name>${escapeXml(skill.name)}</name>\n${shown}${location}</skill>\n`;
 }
 
 function leftOutLine(count: number, total: number, reach: string): string {
@@ -370,23 +531,39 @@ const ENTITIES: ReadonlyMap<string, string> = new Map([
   ["'", "&apos;"],
 ]);
 
-function sum(values: readonly number[]): number {
-  let total = 0;
-  for (const v of values) total += v;
-  return total;
-}
-
 function checkSkill(skill: CatalogSkill): CatalogSkill {
   if (
     typeof skill !== "object" || skill === null || typeof skill.name !== "string" ||
     typeof skill.description !== "string" ||
     (skill.location !== undefined && typeof skill.location !== "string") ||
     (skill.metadata !== undefined &&
-      (typeof skill.metadata !== "object" || skill.metadata === null))
+      (typeof skill.metadata !== "object" || skill.metadata === null)) ||
+    (skill.frontmatter !== undefined &&
+      (typeof skill.frontmatter !== "object" || skill.frontmatter === null))
   ) {
     throw new TypeError(
-      "Each skill must be { name, description, location?, metadata? } with strings",
+      "Each skill must be { name, description, location?, metadata?, frontmatter? } with strings",
     );
   }
   return skill;
+}
+
+function checkExcluded(excluded: Iterable<ExcludedSkill> | undefined): readonly ExcludedSkill[] {
+  if (excluded === undefined) return [];
+  const out = [...excluded];
+  for (const x of out) {
+    const optional = (v: unknown) => v === undefined || typeof v === "string";
+    if (
+      typeof x !== "object" || x === null || typeof x.name !== "string" ||
+      !CATALOG_REASONS.includes(x.reason) || !optional(x.detail) || !optional(x.description) ||
+      !optional(x.location)
+    ) {
+      throw new TypeError(
+        `Each excluded skill must be { name, reason, detail?, description?, location? } with strings, the reason one of ${
+          CATALOG_REASONS.join(", ")
+        }`,
+      );
+    }
+  }
+  return out;
 }

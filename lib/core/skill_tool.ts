@@ -8,6 +8,7 @@
  *
  * @module
  */
+import { nearestNames } from "./_nearest.ts";
 import { quoteShort } from "./_text.ts";
 import { failure, success } from "./_tool_result.ts";
 import { activateSkill, renderActivation } from "./activate.ts";
@@ -22,6 +23,7 @@ import {
 } from "./policy/tool_policy.ts";
 import { readResource, renderResourceRead } from "./read.ts";
 import { pageCap, parseSkillToolInput } from "./skill_tool_input.ts";
+import { offeredToModel, skillMode, type SkillModes } from "./skill_modes.ts";
 import type { SkillToolResult } from "./tool_format.ts";
 import { assertObject } from "./_shape.ts";
 import type { SkillActivation } from "./skill_usage.ts";
@@ -68,14 +70,16 @@ export interface SkillToolContext {
   /** Whether the host runs skills' scripts (`run_skill_script`): activations then list them. */
   readonly run_scripts?: boolean;
   /**
-   * The user or host named the skill, not the model: `on_activate` reports the trigger `user`.
-   * Default false (`model`).
+   * The host's mode per skill, as given to `skillToolDefinition`: a `disabled`
+   * skill is unknown, a `manual` one is activated only on a call with `user: true`.
    */
-  readonly user?: boolean;
+  readonly modes?: SkillModes;
+  /** Whether `skill_search` is offered beside the tool: the answer to an unknown name points to it. */
+  readonly search?: boolean;
   /**
    * Called once for each activation the handler returns (not for reads or errors) with the
-   * skill's name, its origin (its MCP origin, else `"local"`) and the trigger: the place for a
-   * usage log (`usageLogSink` in `./load`). What it throws is ignored: the activation is
+   * skill's name, its origin (its MCP origin, else `"local"`) and the trigger (`user` for a
+   * call with `user: true`, else `model`): the place for a usage log (`usageLogSink` in `./load`). What it throws is ignored: the activation is
    * returned all the same.
    */
   readonly on_activate?: (activation: SkillActivation) => void;
@@ -90,14 +94,28 @@ export interface SkillToolContext {
   readonly dependencies?: SkillDependencies;
 }
 
+/** Who made one call of the skill tool. */
+export interface SkillToolCall {
+  /**
+   * The user (or the host) named the skill, not the model: a `manual` skill
+   * (or one with `disable-model-invocation: true`) is activated too.
+   */
+  readonly user?: boolean;
+}
+
 /**
  * Handle one call of the `skill` tool: activate a skill, or read one page of a
  * bundled file through the safety gate. Anything wrong with the request —
  * invalid input, an unknown skill or file, a refusal — comes back as text with
  * `is_error: true`; the handler never throws.
  *
+ * A `disabled` skill is unknown; a `manual` one is activated only on a call
+ * with `user: true`, though the files of one the user activated can be read.
+ * An unknown name is answered with the nearest names the model may use.
+ *
  * @param input What the model sent (any JSON value).
- * @param context The skills and the safety settings.
+ * @param context The skills, their modes and the safety settings.
+ * @param call Who made the call: `user: true` when the user or the host named the skill.
  * @returns The activation, the `[SKILL_RESOURCE_READ]` envelope, or an error text.
  * @throws Never.
  * @example
@@ -119,7 +137,11 @@ export interface SkillToolContext {
  * });
  * ```
  */
-export function handleSkillTool(input: unknown, context: SkillToolContext): SkillToolResult {
+export function handleSkillTool(
+  input: unknown,
+  context: SkillToolContext,
+  call: SkillToolCall = {},
+): SkillToolResult {
   assertObject(
     context,
     "handleSkillTool(input, context)",
@@ -130,8 +152,14 @@ export function handleSkillTool(input: unknown, context: SkillToolContext): Skil
     const cap = pageCap(context.max_page_bytes);
     const request = parseSkillToolInput(input, cap);
     const bundle = findSkill(context, request.skill);
-    if (bundle === undefined) {
-      return failure(`Unknown skill ${quoteShort(request.skill)}`);
+    const mode = bundle === undefined ? undefined : skillMode(bundle, context.modes);
+    if (bundle === undefined || mode === "disabled") {
+      return failure(unknownSkill(context, request.skill, call.user === true));
+    }
+    if (mode === "manual" && call.user !== true && request.resource === undefined) {
+      return failure(
+        `Skill ${quoteShort(request.skill)} is activated only when the user names it`,
+      );
     }
     const flags: SafetyFlags = {
       global_safety: context.global_safety !== false,
@@ -159,7 +187,7 @@ export function handleSkillTool(input: unknown, context: SkillToolContext): Skil
           trusted: isTrustedSkill(bundle as PolicySkill, context.trusted ?? true),
         }),
       })));
-      reportActivation(context, bundle);
+      reportActivation(context, bundle, call);
       return activation;
     }
     const page = readResource(bundle, request.resource, {
@@ -204,6 +232,37 @@ function shortenQuotes(message: string): string {
 }
 
 const MAX_QUOTED = 200;
+
+/**
+ * `Unknown skill "x"`, with the nearest names the caller may use (none from a
+ * loader function, which cannot list its names) and, when offered, a pointer
+ * to `skill_search`.
+ */
+function unknownSkill(context: SkillToolContext, name: string, user: boolean): string {
+  const usable = function* (): Generator<string> {
+    for (const s of knownSkills(context.skills)) {
+      const mode = skillMode(s, context.modes);
+      if (offeredToModel(mode) || (user && mode === "manual")) yield s.name;
+    }
+  };
+  const near = nearestNames(name, usable());
+  return `Unknown skill ${quoteShort(name)}${
+    near.length === 0 ? "" : ` (nearest: ${near.map((n) => quoteShort(n)).join(", ")})`
+  }${context.search === true ? "; call skill_search with words from the task to find one" : ""}`;
+}
+
+type Known = { readonly name: string; readonly frontmatter?: SkillBundle["frontmatter"] };
+
+/** The skills a context can list: a list's, a map's, a discovery's; none of a loader's. */
+function knownSkills(skills: SkillToolContext["skills"]): Iterable<Known> {
+  if (typeof skills === "function") return [];
+  if (isBundleSource(skills)) {
+    const listed = (skills as { skills?: unknown }).skills;
+    return Array.isArray(listed) ? (listed as Known[]) : [];
+  }
+  if (isMap<SkillBundle>(skills)) return skills.values();
+  return skills as Iterable<SkillBundle>;
+}
 
 /**
  * An error's message without host paths: a location keeps only its file's
@@ -277,14 +336,18 @@ function findSkill(context: SkillToolContext, name: string): SkillBundle | undef
 }
 
 /** Tell `on_activate` of an activation; a hook that throws never fails the activation. */
-function reportActivation(context: SkillToolContext, bundle: SkillBundle): void {
+function reportActivation(
+  context: SkillToolContext,
+  bundle: SkillBundle,
+  call: SkillToolCall,
+): void {
   if (typeof context.on_activate !== "function") return;
   const origin = (bundle as { origin?: unknown }).origin;
   try {
     context.on_activate({
       name: bundle.name,
       origin: typeof origin === "string" && origin !== "" ? origin : "local",
-      trigger: context.user === true ? "user" : "model",
+      trigger: call.user === true ? "user" : "model",
     });
   } catch {
     // The log is the host's; the model still gets the skill.

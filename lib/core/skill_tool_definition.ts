@@ -6,10 +6,12 @@
  * @module
  */
 import { deepFreeze } from "./_deep_freeze.ts";
+import { codePoints } from "./_fit.ts";
 import { describe, type Summary } from "./_tool_description.ts";
 import type { SkillBundle } from "./bundle.ts";
 import { createSkillIndex, type SkillIndex } from "./search/skill_index.ts";
-import type { CatalogBudget, SkillRank } from "./skill_catalog.ts";
+import { budgetInCharacters, type CatalogBudget, type SkillRank } from "./skill_catalog.ts";
+import { offeredToModel, skillMode, type SkillModes } from "./skill_modes.ts";
 import { skillSearchToolDefinition } from "./skill_search_tool.ts";
 import { LINE_BYTE_PATTERN, pageCap } from "./skill_tool_input.ts";
 import type { JsonSchema, SkillSearchToolDefinition, SkillToolDefinition } from "./tool_format.ts";
@@ -21,12 +23,14 @@ export interface SkillToolOptions {
   /** @deprecated The old name of {@linkcode SkillToolOptions.maxPageBytes}, read when that is absent. */
   readonly max_page_bytes?: number;
   /**
-   * The most characters of the tool's description (default
-   * {@linkcode DEFAULT_TOOL_BUDGET}; `Infinity` for no limit), or a share of a
-   * context window as in `renderSkillCatalog`. Within it the list of skills
-   * degrades like the catalog: descriptions are shortened (not below
-   * `descriptionFloor`), then skills are named only in the enum, which always
-   * lists every skill.
+   * The most characters of the tool's definition as sent — its name,
+   * description and input schema as JSON, `{"name":…,"description":…,"inputSchema":…}`
+   * (default {@linkcode DEFAULT_TOOL_BUDGET}; `Infinity` for no limit) — or a
+   * share of a context window as in `renderSkillCatalog`. Within it the list
+   * of skills degrades like the catalog: descriptions are shortened (not below
+   * `descriptionFloor`), then skills are left out of the description; the
+   * schema's `skill` is an enum of every name only while the description
+   * describes every skill, else a plain string the handler checks.
    */
   readonly budget?: CatalogBudget;
   /** Descriptions are not shortened below this; default 80. */
@@ -36,6 +40,13 @@ export interface SkillToolOptions {
   /** A BCP 47 tag: `description-<lang>` metadata is shown where a skill has it. */
   readonly lang?: string;
   /**
+   * The host's mode per skill (see `skillMode`): `pinned` skills are described
+   * first and whole, `name-only` ones named without a description, `manual` and
+   * `disabled` ones neither described nor in the enum. Default: each skill's
+   * frontmatter (`disable-model-invocation: true` is `manual`), else `auto`.
+   */
+  readonly modes?: SkillModes;
+  /**
    * Offer `skill_search` ({@linkcode skillTools}): `true` always, `false`
    * never; default: when the description could not describe every skill.
    * In {@linkcode skillToolDefinition}, `true` makes the description point to it.
@@ -43,7 +54,7 @@ export interface SkillToolOptions {
   readonly search?: boolean;
 }
 
-/** The default budget of the skill tool's description, in characters. */
+/** The default budget of the skill tool's definition as sent, in characters. */
 export const DEFAULT_TOOL_BUDGET = 8000;
 
 /**
@@ -54,21 +65,28 @@ export type SkillSummary = string | {
   readonly name: string;
   readonly description?: string;
   readonly metadata?: Readonly<Record<string, string>> | ReadonlyMap<string, string>;
+  /** Its frontmatter: `disable-model-invocation: true` makes it `manual` unless `modes` says otherwise. */
+  readonly frontmatter?: { readonly "disable-model-invocation"?: boolean };
 };
 
 /**
  * The definition of the `skill` tool for the given skills.
  *
- * Its description lists the skills with their descriptions within a budget
- * (default 8,000 characters): descriptions are shortened first, then skills
- * are left out of the list (lowest rank first with `rank`, else from the
- * end) and named only in the enum, which always lists every skill.
+ * The whole definition as sent (name, description and input schema as JSON)
+ * stays within a budget (default 8,000 characters). Its description lists the
+ * skills offered to the model — pinned ones first and whole — with their
+ * descriptions: these are shortened first, then skills are left out of the
+ * list (lowest rank first with `rank`, else from the end). The schema's
+ * `skill` is an enum of every offered name while the description describes
+ * them all; past that it is a plain string, which the handler checks (an
+ * unknown name gets the nearest names). `manual` and `disabled` skills are in
+ * neither.
  *
  * @param skills The skills the model may use: names, bundles, or `{ name, description }`.
- * @param options The page cap, stated in the description and bounding `limit`; the budget, rank and language of the list.
- * @returns A frozen definition whose `input_schema.properties.skill.enum` lists their names.
- * @throws {RangeError} When `skills` is empty, `maxPageBytes` is not a whole number of at
- *   least 4, or the budget is too small for the description without any skill listed.
+ * @param options The page cap, stated in the description and bounding `limit`; the budget, rank, modes and language of the list.
+ * @returns A frozen definition.
+ * @throws {RangeError} When `skills` is empty or all `manual`/`disabled`, `maxPageBytes` is not a
+ *   whole number of at least 4, or the budget is too small for the definition without any skill listed.
  * @example
  * ```ts
  * import { skillToolDefinition } from "./skill_tool_definition.ts";
@@ -80,8 +98,9 @@ export type SkillSummary = string | {
  *
  * const many = Array.from({ length: 500 }, (_, i) => ({ name: `s${i}`, description: "x ".repeat(90) }));
  * const cut = skillToolDefinition(many, { budget: 8000 });
- * assert.ok([...cut.description].length <= 8000);
- * assert.equal((cut.input_schema.properties as any).skill.enum.length, 500);
+ * const { name, description, input_schema: inputSchema } = cut;
+ * assert.ok(JSON.stringify({ name, description, inputSchema }).length <= 8000);
+ * assert.equal((cut.input_schema.properties as any).skill.enum, undefined); // a plain string
  * ```
  */
 export function skillToolDefinition(
@@ -89,19 +108,82 @@ export function skillToolDefinition(
   options: SkillToolOptions = {},
 ): SkillToolDefinition {
   const cap = pageCap(options.maxPageBytes ?? options.max_page_bytes);
-  const byName = summaries(skills);
-  const names = [...byName.keys()];
-  const { description } = describe(
-    byName,
-    cap,
-    budgetOf(options),
-    options,
-    options.search === true,
-  );
-  const input_schema: JsonSchema = {
+  return fitDefinition(summaries(skills, options.modes), cap, options, options.search === true)
+    .definition;
+}
+
+/**
+ * The definition within the budget: with the enum while the description
+ * describes every skill, else with a plain string.
+ */
+function fitDefinition(
+  byName: ReadonlyMap<string, Summary>,
+  cap: number,
+  options: SkillToolOptions,
+  search: boolean,
+): { definition: SkillToolDefinition; left_out: readonly string[] } {
+  const budget = budgetInCharacters(options.budget ?? DEFAULT_TOOL_BUDGET);
+  const within = (schema: JsonSchema) =>
+    describe(
+      byName,
+      cap,
+      budget === undefined ? undefined : budget - sentLength("", schema),
+      options,
+      search,
+      jsonLength,
+    );
+  let schema = inputSchema(cap, [...byName.keys()]);
+  let fit = within(schema);
+  if ("least" in fit || fit.left_out.length > 0) {
+    schema = inputSchema(cap, undefined);
+    fit = within(schema);
+  }
+  if ("least" in fit) {
+    throw new RangeError(
+      `Budget ${budget} is too small for the skill tool's definition: it needs at least ${
+        fit.least + sentLength("", schema)
+      } characters`,
+    );
+  }
+  return {
+    definition: deepFreeze({ name: "skill", description: fit.description, input_schema: schema }),
+    left_out: fit.left_out,
+  };
+}
+
+/** Characters of the definition as sent: `{"name":"skill","description":…,"inputSchema":…}`. */
+function sentLength(description: string, schema: JsonSchema): number {
+  return codePoints(JSON.stringify({ name: "skill", description, inputSchema: schema }));
+}
+
+/** Characters of a piece of the description once it is a JSON string (escapes counted, quotes not). */
+function jsonLength(text: string): number {
+  return codePoints(JSON.stringify(text)) - 2;
+}
+
+/** The schemas without an enum, one frozen object per page cap (the MCP SDK compiles each object once). */
+const PLAIN_SCHEMAS = new Map<number, JsonSchema>();
+
+/**
+ * The input schema: `skill` an enum of the names, or (without names) a plain
+ * string, the same object for every call with that page cap.
+ */
+function inputSchema(cap: number, names: readonly string[] | undefined): JsonSchema {
+  if (names === undefined) {
+    const known = PLAIN_SCHEMAS.get(cap);
+    if (known !== undefined) return known;
+    if (PLAIN_SCHEMAS.size >= 16) PLAIN_SCHEMAS.clear();
+  }
+  const schema: JsonSchema = deepFreeze({
     type: "object",
     properties: {
-      skill: { type: "string", enum: names, description: "The skill to activate or read from." },
+      skill: names === undefined
+        ? {
+          type: "string",
+          minLength: 1,
+          description: "The name of the skill to activate or read from.",
+        }
+        : { type: "string", enum: names, description: "The skill to activate or read from." },
       resource: {
         type: "string",
         minLength: 1,
@@ -129,23 +211,33 @@ export function skillToolDefinition(
     required: ["skill"],
     dependencies: { limit: ["resource"] },
     additionalProperties: false,
-  };
-  return deepFreeze({ name: "skill", description, input_schema });
+  });
+  if (names === undefined) PLAIN_SCHEMAS.set(cap, schema);
+  return schema;
 }
 
 /** One entry per name (the first), in the order given. */
 function summaries(
   skills: Iterable<SkillSummary>,
+  modes: SkillModes | undefined,
   bodies?: Map<string, string>,
 ): Map<string, Summary> {
   const byName = new Map<string, Summary>();
+  // Names seen, offered or not: the first entry of a name decides.
+  const seen = new Set<string>();
   for (const s of skills) {
     if (typeof s === "string") {
-      if (!byName.has(s)) byName.set(s, { name: s });
+      if (seen.has(s)) continue;
+      seen.add(s);
+      const mode = skillMode({ name: s }, modes);
+      if (offeredToModel(mode)) byName.set(s, mode === "auto" ? { name: s } : { name: s, mode });
       continue;
     }
-    if (byName.has(s.name)) continue;
-    const bundle = "frontmatter" in s ? (s as SkillBundle).frontmatter : undefined;
+    if (seen.has(s.name)) continue;
+    seen.add(s.name);
+    const mode = skillMode(s, modes);
+    if (!offeredToModel(mode)) continue;
+    const bundle = isBundle(s) ? s.frontmatter : undefined;
     const description = bundle !== undefined ? bundle.description : s.description;
     const metadata = bundle !== undefined ? bundle.metadata : s.metadata;
     // The search index reads a bundle's body (its first 32 KiB), when it has one loaded.
@@ -161,15 +253,23 @@ function summaries(
       name: s.name,
       ...(description === undefined ? {} : { description }),
       ...(metadata === undefined ? {} : { metadata }),
+      ...(mode === "auto" ? {} : { mode }),
     });
   }
-  if (byName.size === 0) throw new RangeError("skillToolDefinition needs at least one skill");
+  if (seen.size === 0) throw new RangeError("skillToolDefinition needs at least one skill");
+  if (byName.size === 0) {
+    throw new RangeError(
+      "skillToolDefinition needs at least one skill offered to the model: every skill is manual or disabled",
+    );
+  }
   return byName;
 }
 
-/** The description's budget: the option, or {@linkcode DEFAULT_TOOL_BUDGET}. */
-function budgetOf(options: SkillToolOptions): CatalogBudget {
-  return options.budget ?? DEFAULT_TOOL_BUDGET;
+/** A bundle or a discovered skill (its frontmatter holds the description), not a `{ name, description }` summary. */
+function isBundle(s: Exclude<SkillSummary, string>): s is SkillBundle {
+  const frontmatter = (s as { frontmatter?: unknown }).frontmatter;
+  return typeof frontmatter === "object" && frontmatter !== null &&
+    typeof (frontmatter as { description?: unknown }).description === "string";
 }
 
 /** The tools {@linkcode skillTools} offers, and what a host needs to serve them. */
@@ -182,7 +282,7 @@ export interface SkillTools {
   readonly skill_search: SkillSearchToolDefinition | undefined;
   /** The index `handleSkillSearchTool` searches, when `skill_search` is offered. */
   readonly search_index: SkillIndex | undefined;
-  /** The skills the `skill` tool's description does not describe (its enum still names them). */
+  /** The skills the `skill` tool's description does not describe (`skill_search` finds them, when offered). */
   readonly left_out: readonly string[];
 }
 
@@ -222,12 +322,11 @@ export function skillTools(
 ): SkillTools {
   const cap = pageCap(options.maxPageBytes ?? options.max_page_bytes);
   const bodies = new Map<string, string>();
-  const byName = summaries(skills, bodies);
-  const budget = budgetOf(options);
-  let fit = describe(byName, cap, budget, options, options.search === true);
+  const byName = summaries(skills, options.modes, bodies);
+  let fit = fitDefinition(byName, cap, options, options.search === true);
   const offer = options.search === true || (options.search !== false && fit.left_out.length > 0);
-  if (offer && options.search !== true) fit = describe(byName, cap, budget, options, true);
-  const skill = skillToolDefinition(byName.values(), { ...options, search: offer });
+  if (offer && options.search !== true) fit = fitDefinition(byName, cap, options, true);
+  const skill = fit.definition;
   if (!offer) {
     return Object.freeze({
       definitions: Object.freeze([skill]),

@@ -38,6 +38,7 @@ const KNOWN = new Set([
   "compatibility",
   "metadata",
   "allowed-tools",
+  "disable-model-invocation",
 ]);
 /** Fields whose over-long or otherwise broken string value is kept as it is. */
 const KEPT = new Set(["name", "description", "compatibility"]);

@@ -17,6 +17,7 @@ import {
   type SkillWarning,
 } from "@modelcontextprotocol/server/ext/skills";
 import { agentSkillNameProblem } from "../core/agent_skill.ts";
+import { skillMode } from "../core/skill_modes.ts";
 import { mayAccess, type SafetyFlags } from "../core/gate.ts";
 import { effectiveClass, type ResourceClassMap } from "../core/resource_path.ts";
 import { type LoadedSkill, loadSkillFolder } from "../fs/skill_folder.ts";
@@ -110,7 +111,10 @@ export class LoaderFiles implements SkillFiles {
   commit(entries: readonly { readonly frontmatter: { readonly name: unknown } }[]): void {
     if (this.#pending !== undefined) {
       const kept = published(this.#pending, new Set(entries.map((e) => e.frontmatter.name)));
-      this.#current = { ...kept, ...toolOf(kept.skills, this.#options.toolBudget) };
+      this.#current = {
+        ...kept,
+        ...toolOf(kept.skills, this.#options.toolBudget, this.#options.modes),
+      };
     }
     this.#pending = undefined;
   }
@@ -243,6 +247,7 @@ export class LoaderFiles implements SkillFiles {
 
   /** Publish one loaded skill under its name, unless its name or one of its URIs is not its own. */
   #add(skill: LoadedSkill, served: Map<string, ServedSkill>, files: Map<string, Published>): void {
+    if (skillMode(skill, this.#options.modes) === "disabled") return;
     const problem = unservableName(skill.name);
     if (problem !== undefined) {
       this.#warn({

@@ -15,6 +15,7 @@ import type {
 } from "@modelcontextprotocol/server/ext/skills";
 import type { ResourceClassMap } from "../core/resource_path.ts";
 import type { SkillActivation } from "../core/skill_usage.ts";
+import type { SkillModes } from "../core/skill_modes.ts";
 import type { ApprovalStore } from "../core/trust/approval.ts";
 import type { Lockfile } from "../core/trust/lockfile.ts";
 import type { RunScriptOptions } from "../fs/run_script.ts";
@@ -84,11 +85,21 @@ export interface ServeSkillsOptions {
   /** The server's name and version in the MCP handshake. */
   readonly serverInfo?: { readonly name: string; readonly version: string };
   /**
-   * The most characters of the `skill` tool's description (default 8,000;
-   * `Infinity` for none): descriptions are shortened, then skills are named
-   * only in its enum, and `skill_search` is offered beside it to find them.
+   * The most characters of the `skill` tool's definition as sent — name,
+   * description and input schema (default 8,000; `Infinity` for none):
+   * descriptions are shortened, then skills are left out of the description
+   * and its enum gives way to a plain string, and `skill_search` is offered
+   * beside it to find them.
    */
   readonly toolBudget?: number | { readonly contextTokens: number; readonly share: number };
+  /**
+   * Per-skill modes (see `skillMode`; a SKILL.md's `disable-model-invocation:
+   * true` is `manual`): `pinned` and `name-only` shape the `skill` tool's
+   * description; a `manual` skill is neither described nor in its enum, and
+   * the tool refuses to activate it (it stays a resource, for the host to
+   * activate when the user names it); a `disabled` skill is not served.
+   */
+  readonly modes?: SkillModes;
   /**
    * A lockfile (or its path): a skill folder that differs from its entry, or
    * has none, is not served (a warning names the files), checked at start

@@ -12,6 +12,7 @@ import type { SkillIndex } from "../core/search/skill_index.ts";
 import { handleSkillSearchTool } from "../core/skill_search_tool.ts";
 import { handleSkillTool } from "../core/skill_tool.ts";
 import { skillTools } from "../core/skill_tool_definition.ts";
+import { offeredToModel, skillMode, type SkillModes } from "../core/skill_modes.ts";
 import type { LoadedSkill } from "../fs/skill_folder.ts";
 import { type ServeSkillsOptions, skillSafety } from "./_serve_options.ts";
 
@@ -44,11 +45,18 @@ export interface CurrentTools {
 export function toolOf(
   skills: ReadonlyMap<string, LoadedSkill>,
   budget: ServeSkillsOptions["toolBudget"],
+  modes?: SkillModes,
 ): { tool?: ToolVersion } {
-  if (skills.size === 0) return {};
-  const set = skillTools(skills.values(), budget === undefined ? {} : { budget });
+  // No tool when no skill is offered to the model (none served, or every one manual).
+  let offered = false;
+  for (const s of skills.values()) offered ||= offeredToModel(skillMode(s, modes));
+  if (!offered) return {};
+  const set = skillTools(skills.values(), {
+    ...(budget === undefined ? {} : { budget }),
+    ...(modes === undefined ? {} : { modes }),
+  });
   const schema = (definition: { readonly input_schema: unknown }) =>
-    fromJsonSchema(definition.input_schema as Record<string, unknown>);
+    compiled(definition.input_schema);
   const search = set.skill_search === undefined || set.search_index === undefined
     ? undefined
     : Object.freeze({
@@ -66,6 +74,23 @@ export function toolOf(
   };
 }
 
+/**
+ * The SDK's schema for a definition's input schema, made once per schema
+ * object: past its budget the skill tool's schema (a plain string, no enum) is
+ * one object for every catalog version, so a reload reuses it.
+ */
+const COMPILED = new WeakMap<object, ReturnType<typeof fromJsonSchema>>();
+
+function compiled(schema: unknown): ReturnType<typeof fromJsonSchema> {
+  const key = schema as object;
+  let made = COMPILED.get(key);
+  if (made === undefined) {
+    made = fromJsonSchema(schema as Record<string, unknown>);
+    COMPILED.set(key, made);
+  }
+  return made;
+}
+
 export function registerSkillTool(
   server: McpServer,
   files: CurrentTools,
@@ -78,12 +103,17 @@ export function registerSkillTool(
     skill_safety: (name: string) => skillSafety(options.skill_safety, name),
     ...(options.scripts === undefined ? {} : { run_scripts: true }),
     ...(options.onActivate === undefined ? {} : { on_activate: options.onActivate }),
+    ...(options.modes === undefined ? {} : { modes: options.modes }),
   };
   return server.registerTool(
     "skill",
     { description: tool.description, inputSchema: tool.inputSchema },
     (input: unknown) => {
-      const result = handleSkillTool(input, { ...context, skills: files.current.skills });
+      const result = handleSkillTool(input, {
+        ...context,
+        skills: files.current.skills,
+        search: files.current.tool?.search !== undefined,
+      });
       return { content: [{ type: "text", text: result.content }], isError: result.is_error };
     },
   );

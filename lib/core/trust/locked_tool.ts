@@ -4,7 +4,12 @@
  *
  * @module
  */
-import { findSkillBundle, handleSkillTool, type SkillToolContext } from "../skill_tool.ts";
+import {
+  findSkillBundle,
+  handleSkillTool,
+  type SkillToolCall,
+  type SkillToolContext,
+} from "../skill_tool.ts";
 import { parseSkillToolInput } from "../skill_tool_input.ts";
 import type { SkillToolResult } from "../tool_format.ts";
 import type { Lockfile } from "./lockfile.ts";
@@ -43,6 +48,7 @@ export interface LockedSkillToolResult extends SkillToolResult {
  *
  * @param input What the model sent.
  * @param context The skills, switches and the lock.
+ * @param call Who made the call, as for {@linkcode handleSkillTool} (`user: true` activates a `manual` skill).
  * @returns The tool result; never throws.
  * @example
  * ```ts
@@ -60,6 +66,7 @@ export interface LockedSkillToolResult extends SkillToolResult {
 export async function handleLockedSkillTool(
   input: unknown,
   context: LockedSkillToolContext,
+  call: SkillToolCall = {},
 ): Promise<LockedSkillToolResult> {
   let name: string;
   let bundle;
@@ -67,9 +74,9 @@ export async function handleLockedSkillTool(
     name = parseSkillToolInput(input).skill;
     bundle = findSkillBundle(context, name);
   } catch {
-    return handleSkillTool(input, context); // the handler words the error
+    return handleSkillTool(input, context, call); // the handler words the error
   }
-  if (bundle === undefined) return handleSkillTool(input, context);
+  if (bundle === undefined) return handleSkillTool(input, context, call);
   let problem: string | null;
   let checked: SkillBundle = bundle;
   try {
@@ -100,10 +107,10 @@ export async function handleLockedSkillTool(
   }
   // The answer is built from the very bundle that was hashed (a loader is not asked
   // again), its files pinned to the digests that were compared.
-  if (problem === null) return handleSkillTool(input, { ...context, skills: [checked] });
+  if (problem === null) return handleSkillTool(input, { ...context, skills: [checked] }, call);
   if (context.lockMode !== "warn") return Object.freeze({ content: problem, is_error: true });
   return Object.freeze({
-    ...handleSkillTool(input, { ...context, skills: [bundle] }),
+    ...handleSkillTool(input, { ...context, skills: [bundle] }, call),
     lock_warning: problem,
   });
 }
