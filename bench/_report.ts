@@ -217,6 +217,11 @@ function targets(files: readonly ResultsFile[]): Target[] {
       ),
     },
     {
+      what: "…and ranked by use, tallied from 100,000 activation events, ÷ before issue 34",
+      bound: 2.0,
+      values: per((file) => lib(file, PROMPT_CATALOG_WORKLOAD, CATALOG_ALL_CASE, CATALOG_BASELINE)),
+    },
+    {
       what: "createSkillIndex of 10,000 skills ÷ tokenizing the same texts",
       bound: 3.0,
       values: per((file) =>
@@ -435,6 +440,8 @@ export const SEARCH_QUERY_CASE = "searchSkills (limit 10)";
 export const PROMPT_CATALOG_WORKLOAD = "prompt catalog, 16,000-character budget";
 export const CATALOG_BASELINE = "fitSkillCatalog before issue 34";
 export const CATALOG_MODES_CASE = "fitSkillCatalog with modes, exclusions and the report";
+export const CATALOG_ALL_CASE =
+  "fitSkillCatalog with modes, exclusions, the report and usage rank (100,000 events)";
 
 const COLORS: Record<string, string> = {
   "resolveTools": "#d62728",

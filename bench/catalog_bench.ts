@@ -3,15 +3,29 @@
  * a 16,000-character budget), against the same rendering before issue 34
  * (`_catalog_before.ts`) in the same run: without modes (what every caller
  * pays now) and with modes (a tenth of the skills pinned, name-only, manual
- * or disabled), 100 skills the host excluded, and the report.
+ * or disabled), 100 skills the host excluded, and the report; and all of
+ * that ranked by use, the rank tallied inside the timed run from 100,000
+ * activation events (issue 34's bar: ≤ 2× before).
  * Run: `npm run bench -- catalog`.
  *
  * @module
  */
-import { type ExcludedSkill, fitSkillCatalog, type SkillMode } from "../mod.ts";
+import {
+  type ActivationEvent,
+  activationEvent,
+  type ExcludedSkill,
+  fitSkillCatalog,
+  type SkillMode,
+  usageRank,
+} from "../mod.ts";
 import { fitSkillCatalogBefore } from "./_catalog_before.ts";
 import { QUICK, timeGroup } from "./_harness.ts";
-import { CATALOG_BASELINE, CATALOG_MODES_CASE, PROMPT_CATALOG_WORKLOAD } from "./_report.ts";
+import {
+  CATALOG_ALL_CASE,
+  CATALOG_BASELINE,
+  CATALOG_MODES_CASE,
+  PROMPT_CATALOG_WORKLOAD,
+} from "./_report.ts";
 
 const SIZE = QUICK ? 2_000 : 10_000;
 const WORDS = ["fill", "forms", "join", "tables", "review", "pull", "requests", "deploy", "charts"];
@@ -36,6 +50,16 @@ const excluded: ExcludedSkill[] = Array.from({ length: 100 }, (_, i) => ({
   description: skills[i]!.description,
 }));
 const budget = 16_000;
+// 100,000 activations over 90 days, skewed towards the low-numbered skills (as real use is).
+const NOW = Date.UTC(2026, 11, 1);
+const EVENTS = QUICK ? 20_000 : 100_000;
+const events: ActivationEvent[] = Array.from({ length: EVENTS }, (_, i) => {
+  const skill = Math.floor(SIZE * ((i * 2654435761) % 2 ** 32 / 2 ** 32) ** 3);
+  return activationEvent(
+    { name: `skill-${skill}`, origin: "local", trigger: i % 5 === 0 ? "user" : "model" },
+    NOW - (i * 7919 % 90) * 86_400_000,
+  );
+});
 
 await timeGroup("catalog", PROMPT_CATALOG_WORKLOAD, SIZE, [
   {
@@ -47,5 +71,10 @@ await timeGroup("catalog", PROMPT_CATALOG_WORKLOAD, SIZE, [
   {
     name: CATALOG_MODES_CASE,
     fn: () => fitSkillCatalog(skills, { budget, modes, excluded }),
+  },
+  {
+    name: CATALOG_ALL_CASE,
+    fn: () =>
+      fitSkillCatalog(skills, { budget, modes, excluded, rank: usageRank(events, { now: NOW }) }),
   },
 ]);
