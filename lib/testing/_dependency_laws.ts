@@ -24,6 +24,13 @@ import {
 } from "./_dependency_reference.ts";
 
 /**
+ * A fast-check arbitrary (`fc.Arbitrary` of the `fast-check` peer dependency).
+ *
+ * @internal
+ */
+type Arbitrary<T> = fc.Arbitrary<T>;
+
+/**
  * A dependency resolver under test: a catalog and options in, an object
  * that answers `closure`, `require` and `split` out (what
  * `skillDependencies` returns).
@@ -75,7 +82,7 @@ const LEAVES = ["a", "b", "c", "d", "e", "f"];
  * assert.ok(c!.skills.some((s) => s.name === c!.root));
  * ```
  */
-export function dependencyCatalogArbitrary(): fc.Arbitrary<GeneratedDependencyCatalog> {
+export function dependencyCatalogArbitrary(): Arbitrary<GeneratedDependencyCatalog> {
   const place = fc.oneof(
     { weight: 3, arbitrary: fc.constant("") },
     { weight: 1, arbitrary: fc.constantFrom("docs:", "web:", "web:team/") },
