@@ -373,6 +373,40 @@ describe("skillsWithDependencies", () => {
     assert.equal(hidden[0]!.skill, catalog[1]);
   });
 
+  it("holds a later skill of a taken name to its own closure, also when no other skill needs one", () => {
+    // The first "f" needs nothing; the second lacks "a". Nothing else declares a need, so a
+    // shortcut that looks only at the first of each name called the whole catalog available.
+    const later = skill("f", undefined, "a");
+    const catalog = [skill("f", undefined, ""), skill("g"), later];
+    const deps = skillDependencies(catalog);
+    assert.equal(deps.closure(later).ok, false);
+    const { available, hidden } = deps.split();
+    assert.deepEqual(available, catalog.slice(0, 2));
+    assert.deepEqual(hidden.map((h) => [h.skill, h.missing_any]), [[later, ["a"]]]);
+  });
+
+  it("agrees with each skill's own closure on catalogs with repeated names", () => {
+    const leaf = fc.constantFrom("a", "b", "c");
+    const needs = fc.option(
+      fc.array(fc.constantFrom("a", "b", "c", "gone"), { maxLength: 2 }).map((l) => l.join(" ")),
+    );
+    const catalog = fc.array(
+      fc.tuple(leaf, needs, needs).map(([name, all, any]) =>
+        skill(name, all ?? undefined, any ?? undefined)
+      ),
+      { minLength: 1, maxLength: 6 },
+    );
+    fc.assert(
+      fc.property(catalog, (skills) => {
+        const deps = skillDependencies(skills);
+        const { available, hidden } = deps.split();
+        assert.deepEqual(available, skills.filter((s) => deps.closure(s).ok));
+        assert.deepEqual(hidden.map((h) => h.skill), skills.filter((s) => !deps.closure(s).ok));
+      }),
+      { ...runs(300), seed },
+    );
+  });
+
   it("returns the catalog as it is when no skill declares a dependency", () => {
     const catalog = [skill("a"), { name: "b" }];
     assert.deepEqual(skillsWithDependencies(catalog), { available: catalog, hidden: [] });

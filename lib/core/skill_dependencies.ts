@@ -263,7 +263,8 @@ export class SkillDependencies<T extends DependentSkill = DependentSkill> {
       nodes.set(name, node);
       edges += node.includes.length + (node.gap === null ? 0 : 1);
     }
-    if (edges === 0) {
+    // Nothing to resolve, unless a later skill of a taken name declares what it needs.
+    if (edges === 0 && !this.#skills.some((s) => this.#byName.get(s.name) !== s && hasNeeds(s))) {
       return Object.freeze({ available: Object.freeze([...this.#skills]), hidden: NONE });
     }
     const graph = includeGraph(nodes as unknown as ReadonlyMap<string, Skill>);
@@ -525,6 +526,10 @@ export function contextDependencies(
     ? [...(skills as Iterable<DependentSkill>)]
     : undefined; // an iterator is read once: by the lookup, not here
   return catalog === undefined ? undefined : new SkillDependencies(catalog as DependentSkill[]);
+}
+
+function hasNeeds(skill: DependentSkill): boolean {
+  return declaresSkillRequirements(skill.frontmatter?.metadata);
 }
 
 function originOf(skill: DependentSkill): string {
