@@ -5,11 +5,15 @@ import {
   activateSkill,
   agentSkillNameProblem,
   createBundle,
+  createLockfile,
   type DependentSkill,
+  handleLockedSkillTool,
   handleSkillTool,
+  lockEntry,
   renderActivation,
   skillDependencies,
   SkillDependencyError,
+  skillManifest,
   skillRequirements,
   skillsWithDependencies,
 } from "../mod.ts";
@@ -478,6 +482,42 @@ describe("activation lists the dependency closure", () => {
     assert.ok(set.content.includes('with the skill tool): "pdf", "charts"'));
     // A skill without requirements activates as before.
     assert.equal(handleSkillTool({ skill: "pdf" }, { skills: [pdf] }).is_error, false);
+  });
+
+  it("the locked skill tool resolves dependencies over the locked skills it serves", async () => {
+    const locked = async (...skills: ReturnType<typeof bundle>[]) =>
+      createLockfile(
+        await Promise.all(
+          skills.map(async (s) =>
+            lockEntry(await skillManifest(s), { scope: "p", source: s.name })
+          ),
+        ),
+      );
+    const skills = [report, charts, pdf];
+    // Every skill locked: the answer is built from the one checked bundle, yet its
+    // dependencies are found among the context's skills.
+    const all = await handleLockedSkillTool({ skill: "report" }, {
+      skills,
+      lock: await locked(...skills),
+    });
+    assert.equal(all.is_error, false, all.content);
+    assert.ok(all.content.includes('with the skill tool): "pdf", "charts"'), all.content);
+    // A dependency the lock does not name never satisfies one under "enforce"...
+    const partly = await locked(report, charts);
+    const enforced = await handleLockedSkillTool({ skill: "report" }, { skills, lock: partly });
+    assert.deepEqual(enforced, {
+      is_error: true,
+      content:
+        'Skill "report" cannot activate: "charts" requires one of "svg", "pdf", none available',
+    });
+    // ...and does under "warn", as the unlocked skill itself would be used.
+    const warned = await handleLockedSkillTool({ skill: "report" }, {
+      skills,
+      lock: partly,
+      lockMode: "warn",
+    });
+    assert.equal(warned.is_error, false, warned.content);
+    assert.ok(warned.content.includes('"pdf", "charts"'));
   });
 
   it("keeps two MCP origins apart unless the host allows crossing", () => {

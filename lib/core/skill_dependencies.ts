@@ -508,11 +508,13 @@ export function skillsWithDependencies<T extends DependentSkill>(
  *
  * @param skills The skill tool context's `skills`.
  * @param skill The skill being activated.
+ * @param keep Which listed skills may satisfy a dependency (default: all), e.g. only locked ones.
  * @returns A resolver over the listed skills, or `undefined`.
  */
 export function contextDependencies(
   skills: unknown,
   skill: DependentSkill,
+  keep?: (skill: DependentSkill) => boolean,
 ): SkillDependencies | undefined {
   if (!declaresSkillRequirements(skill.frontmatter?.metadata)) return undefined;
   if (typeof skills !== "object" || skills === null) return undefined;
@@ -525,7 +527,9 @@ export function contextDependencies(
     : Array.isArray(skills) || skills instanceof Set
     ? [...(skills as Iterable<DependentSkill>)]
     : undefined; // an iterator is read once: by the lookup, not here
-  return catalog === undefined ? undefined : new SkillDependencies(catalog as DependentSkill[]);
+  if (catalog === undefined) return undefined;
+  const kept = keep === undefined ? catalog : (catalog as DependentSkill[]).filter(keep);
+  return new SkillDependencies(kept as DependentSkill[]);
 }
 
 function hasNeeds(skill: DependentSkill): boolean {
