@@ -5,8 +5,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Client, InMemoryTransport } from "@modelcontextprotocol/client";
 import { discoverSkills, validatePaths } from "../lib/load.ts";
-import { mcpSkillBundles, serveSkills } from "../lib/mcp.ts";
-import { handleSkillTool, skillDependencies } from "../mod.ts";
+import { mcpSkillBundles, serveSkills, trustedMcpSkills } from "../lib/mcp.ts";
+import { handleSkillTool, MemoryApprovalStore, skillDependencies } from "../mod.ts";
 import { cli, runInProcess } from "./_cli.ts";
 import { put } from "./_tree.ts";
 import { cliCommand, commandLine } from "./_mcp.ts";
@@ -204,6 +204,40 @@ describe("skills consumed from two MCP servers", () => {
     } finally {
       await docs.client.close();
       await web.client.close();
+    }
+  });
+});
+
+describe("skills consumed through approvals", () => {
+  it("depend only on the skills shown: an unapproved skill of the listing satisfies none", async () => {
+    const root = join(temp, "approved");
+    skillAt(root, "audit", { "requires-skills": "ledger" });
+    skillAt(root, "ledger");
+    const served = await serveSkills([root], { onWarning: () => {} });
+    const [here, there] = InMemoryTransport.createLinkedPair();
+    await served.server.connect(there);
+    const client = new Client({ name: "test-host", version: "1.0.0" });
+    await client.connect(here);
+    try {
+      const trusted = await trustedMcpSkills(client, {
+        origin: "docs",
+        approvals: new MemoryApprovalStore(),
+      });
+      await trusted.approve("docs:audit");
+      assert.deepEqual([...trusted.bundles.keys()], ["docs:audit"]);
+      // "docs:ledger" is listed but not approved: the model could not activate it.
+      assert.equal((await trusted.handleSkillTool({ skill: "docs:ledger" })).is_error, true);
+      assert.deepEqual(await trusted.handleSkillTool({ skill: "docs:audit" }), {
+        is_error: true,
+        content:
+          'Skill "docs:audit" cannot activate: "docs:audit" requires "ledger", which is not available',
+      });
+      await trusted.approve("docs:ledger");
+      const activated = await trusted.handleSkillTool({ skill: "docs:audit" });
+      assert.equal(activated.is_error, false, activated.content);
+      assert.ok(activated.content.includes('with the skill tool): "docs:ledger"'));
+    } finally {
+      await client.close();
     }
   });
 });
