@@ -9,6 +9,8 @@ import { mcpSkillBundles, serveSkills, trustedMcpSkills } from "../lib/mcp.ts";
 import { handleSkillTool, MemoryApprovalStore, skillDependencies } from "../mod.ts";
 import { cli, runInProcess } from "./_cli.ts";
 import { put } from "./_tree.ts";
+import { dependencyDiagnostics } from "../lib/fs/_dependency_diagnostics.ts";
+import { skillsWithDependencies } from "../mod.ts";
 import { cliCommand, commandLine } from "./_mcp.ts";
 
 const temp = mkdtempSync(join(tmpdir(), "skillset-deps-"));
@@ -239,5 +241,35 @@ describe("skills consumed through approvals", () => {
     } finally {
       await client.close();
     }
+  });
+});
+
+describe("a cycle through every skill of a large catalog", () => {
+  it("costs each skill its message, not a copy of the cycle (20,000 skills on one ring)", () => {
+    // A copy per skill would be 20,000 lists of 20,001 names: gigabytes, minutes.
+    const n = 20_000;
+    const ring = Array.from({ length: n }, (_, i) => ({
+      name: `s${i}`,
+      frontmatter: { metadata: { "requires-skills": `s${(i + 1) % n}` } },
+    }));
+    const { hidden } = skillsWithDependencies(ring);
+    assert.equal(hidden.length, n);
+    // Each skill's cycle still starts (and ends) at it, made when read.
+    assert.deepEqual(hidden[7]!.cycle!.slice(0, 3), ["s7", "s8", "s9"]);
+    assert.deepEqual([hidden[7]!.cycle!.length, hidden[7]!.cycle!.at(-1)], [n + 1, "s7"]);
+    const diagnostics = dependencyDiagnostics(ring, (s) => s.name, "warning");
+    assert.equal(diagnostics.size, n);
+    const last = diagnostics.get(ring[n - 1]!)!;
+    assert.equal(last.code, "DEPENDENCY_CYCLE");
+    assert.ok(
+      last.message.startsWith(
+        `Skill "s${n - 1}" cannot activate: its dependencies form a cycle: "s${
+          n - 1
+        }" -> "s0" -> "s1"`,
+      ),
+      last.message,
+    );
+    const tail = Array.from({ length: 10 }, (_, k) => `"s${n - 10 + k}"`).join(" -> ");
+    assert.ok(last.message.endsWith(`… ${n + 1 - 20} more -> ${tail}`), last.message);
   });
 });
