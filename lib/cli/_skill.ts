@@ -12,7 +12,7 @@ import { count, safetyFlags, type Verbosity } from "./_args.ts";
 import { Report } from "./_report.ts";
 import { withHint } from "./_errors.ts";
 import { didYouMean, nearest } from "./_suggest.ts";
-import { recordActivation } from "./_stats.ts";
+import { assertLogOutside, recordActivation } from "./_stats.ts";
 import { ResourceNotFoundError, SkillFolderError } from "../core/errors.ts";
 import { type DiscoveryFlags, printDiagnostics } from "./_discovery.ts";
 import { type CliIO, shownAsTyped } from "./_io.ts";
@@ -101,6 +101,8 @@ export function activateCommand(
   const offset = count(flags, "--offset", 0);
   const maxEntries = count(flags, "--max-entries", 1);
   const skill = checked ?? loadNamed(dir, load);
+  const usageLog = flags.get("--usage-log");
+  if (usageLog !== undefined) assertLogOutside(usageLog, [skill.location]);
   const report = new Report(io, verbosity);
   warnAbout(skill, io, dir, report);
   report.summary("skillset", "skillset validate or --verbose shows each");
@@ -118,7 +120,6 @@ export function activateCommand(
         : escapeControlsKeepingLines(renderActivation(activation))
     }\n`,
   );
-  const usageLog = flags.get("--usage-log");
   if (usageLog !== undefined) {
     recordActivation(usageLog, { name: skill.name, origin: "local", trigger: "user" }, io);
   }
