@@ -128,7 +128,10 @@ describe("skillset stats", () => {
     const { io, cliIO } = capture();
     statsCommand([skills], [], FLAGS, { usageLog: log, since: "2026-11-30" }, true, cliIO, NOW);
     assert.equal(JSON.parse(io.out).events, 2);
-    for (const bad of ["yesterday", "7", "-1d", "2026-13-45", "7d; rm"]) {
+    // A span back past what a date can hold (271,821 BC) is one too.
+    for (
+      const bad of ["yesterday", "7", "-1d", "2026-13-45", "7d; rm", "999999999w", "999999999d"]
+    ) {
       assert.throws(
         () => statsCommand([skills], [], FLAGS, { usageLog: log, since: bad }, true, cliIO, NOW),
         {

@@ -64,6 +64,8 @@ export function runStats(args: Args, io: CliIO): number {
 }
 
 const DAY_MS = 24 * 60 * 60 * 1000;
+/** The farthest a `Date` reaches either side of the epoch: 100,000,000 days. */
+const MAX_DATE_MS = 8.64e15;
 const UNITS: ReadonlyMap<string, number> = new Map([
   ["m", 60 * 1000],
   ["h", 60 * 60 * 1000],
@@ -82,7 +84,9 @@ const UNITS: ReadonlyMap<string, number> = new Map([
  */
 export function sinceOf(value: string, now: number): number {
   const span = /^(\d{1,9})([mhdw])$/.exec(value);
-  if (span !== null) return now - Number(span[1]) * UNITS.get(span[2]!)!;
+  // A span back past the first date a Date can hold (271,821 BC) is no time at all.
+  const back = span === null ? NaN : now - Number(span[1]) * UNITS.get(span[2]!)!;
+  if (back >= -MAX_DATE_MS) return back;
   if (/^\d{4}-\d{2}-\d{2}(?:T[0-9:.]+(?:Z|[+-]\d{2}:\d{2})?)?$/.test(value)) {
     const time = Date.parse(value);
     if (Number.isFinite(time)) return time;
