@@ -156,6 +156,29 @@ describe("skillset activate", () => {
     assert.equal(cycle.code, 1);
     assert.match(cycle.stderr, /its dependencies form a cycle: "loop-a" -> "loop-b" -> "loop-a"/);
   });
+
+  it("with --lockfile, finds them under --root as without one, and only locked ones count", () => {
+    const root = join(temp, "locked");
+    skillAt(join(root, "a"), "report", { "requires-skills": "ledger" });
+    skillAt(join(root, "b"), "ledger");
+    const both = join(root, "both.lock");
+    const one = join(root, "one.lock");
+    const a = `p=${join(root, "a")}`;
+    const b = `q=${join(root, "b")}`;
+    assert.equal(cli(["lock", "--root", a, "--root", b, "--lockfile", both]).code, 0);
+    assert.equal(cli(["lock", "--root", a, "--lockfile", one]).code, 0);
+    const activate = (lock: string) =>
+      cli(["activate", join(root, "a", "report"), "--root", b, "--lockfile", lock]);
+    const locked = activate(both);
+    assert.equal(locked.code, 0, locked.stderr);
+    assert.match(locked.stdout, /with the skill tool\): "ledger"\n/);
+    const unlocked = activate(one);
+    assert.equal(unlocked.code, 1);
+    assert.equal(
+      unlocked.stderr,
+      'skillset: error: Skill "report" cannot activate: "report" requires "ledger", which is not available\n',
+    );
+  });
 });
 
 describe("skills consumed from two MCP servers", () => {

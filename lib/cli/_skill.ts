@@ -21,6 +21,7 @@ import { MIN_PAGE_BYTES, readResource, renderResourceRead } from "../core/read.t
 import { type LoadedSkill, loadSkillFolder } from "../fs/skill_folder.ts";
 import { type Diagnostic, formatDiagnostic, validatePaths } from "../fs/validate.ts";
 import { activationDependencies } from "./_dependencies.ts";
+import type { DependentSkill } from "../core/skill_dependencies.ts";
 
 /**
  * `validate <path>...`: every rule break of the catalogs and skill folders given, as
@@ -83,6 +84,7 @@ function colorDiagnostic(d: Diagnostic, io: CliIO): string {
  * @param verbosity Which of the skill's rule breaks are printed (default: a summary line).
  * @param checked The skill already loaded and checked (`--lockfile`, `--approvals`), else loaded here.
  * @param roots The values of `--root`: where its dependencies are found (none: beside it).
+ * @param keep Which skills found there may satisfy a dependency (default: all), e.g. locked ones.
  * @returns The exit code.
  * @throws {UsageError} For a bad flag value.
  * @throws {AgentSkillError} For a folder that is not a usable skill.
@@ -97,6 +99,7 @@ export function activateCommand(
   verbosity: Verbosity = "normal",
   checked?: LoadedSkill,
   roots: readonly string[] = [],
+  keep?: (skill: DependentSkill) => boolean,
 ): number {
   const offset = count(flags, "--offset", 0);
   const maxEntries = count(flags, "--max-entries", 1);
@@ -106,7 +109,7 @@ export function activateCommand(
   const report = new Report(io, verbosity);
   warnAbout(skill, io, dir, report);
   report.summary("skillset", "skillset validate or --verbose shows each");
-  const dependencies = activationDependencies(skill, roots, load);
+  const dependencies = activationDependencies(skill, roots, load, keep);
   const activation = activateSkill(skill, {
     ...safetyFlags(flags),
     ...(dependencies === undefined ? {} : { dependencies }),
