@@ -389,6 +389,26 @@ describe("skillsWithDependencies", () => {
     assert.deepEqual(hidden.map((h) => [h.skill, h.missing_any]), [[later, ["a"]]]);
   });
 
+  it("gives a later skill of a taken name a cycle only when the cycle runs through it", () => {
+    const later = skill("x", "a");
+    const { hidden } = skillsWithDependencies([
+      skill("x"),
+      later,
+      skill("a", "b"),
+      skill("b", "a"),
+      skill("y", "a"),
+      skill("x", "x"),
+    ]);
+    assert.deepEqual(hidden.map((h) => [h.name, h.blocked_by, h.cycle]), [
+      ["x", ["a"], null], // needs a skill on a cycle, as "y" does
+      ["a", ["b"], ["a", "b", "a"]],
+      ["b", ["a"], ["b", "a", "b"]],
+      ["y", ["a"], null],
+      ["x", [], ["x", "x"]],
+    ]);
+    assert.equal(hidden[0]!.skill, later);
+  });
+
   it("agrees with each skill's own closure on catalogs with repeated names", () => {
     const leaf = fc.constantFrom("a", "b", "c");
     const needs = fc.option(

@@ -306,8 +306,13 @@ export class SkillDependencies<T extends DependentSkill = DependentSkill> {
       }
       const node = first ? nodes.get(name)! : this.#node(skill);
       const gap = node.gap;
+      // A later skill of a taken name walks from itself: a cycle through it starts at it.
       const own = first ? undefined : this.closure(skill).cycle;
-      const place = first ? cycles.get(name) : own === null ? undefined : { cycle: own!, at: 0 };
+      const place = first
+        ? cycles.get(name)
+        : own === null || own![0] !== name
+        ? undefined
+        : { cycle: own!, at: 0 };
       let turned: readonly string[] | undefined;
       const entry: DependencyHiddenSkill<T> = Object.freeze({
         skill,
