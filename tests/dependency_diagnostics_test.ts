@@ -5,10 +5,12 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Client, InMemoryTransport } from "@modelcontextprotocol/client";
 import { discoverSkills, validatePaths } from "../lib/load.ts";
-import { mcpSkillBundles, serveSkills } from "../lib/mcp.ts";
-import { handleSkillTool, skillDependencies } from "../mod.ts";
+import { mcpSkillBundles, serveSkills, trustedMcpSkills } from "../lib/mcp.ts";
+import { handleSkillTool, MemoryApprovalStore, skillDependencies } from "../mod.ts";
 import { cli, runInProcess } from "./_cli.ts";
 import { put } from "./_tree.ts";
+import { dependencyDiagnostics } from "../lib/fs/_dependency_diagnostics.ts";
+import { skillsWithDependencies } from "../mod.ts";
 import { cliCommand, commandLine } from "./_mcp.ts";
 
 const temp = mkdtempSync(join(tmpdir(), "skillset-deps-"));
@@ -154,6 +156,29 @@ describe("skillset activate", () => {
     assert.equal(cycle.code, 1);
     assert.match(cycle.stderr, /its dependencies form a cycle: "loop-a" -> "loop-b" -> "loop-a"/);
   });
+
+  it("with --lockfile, finds them under --root as without one, and only locked ones count", () => {
+    const root = join(temp, "locked");
+    skillAt(join(root, "a"), "report", { "requires-skills": "ledger" });
+    skillAt(join(root, "b"), "ledger");
+    const both = join(root, "both.lock");
+    const one = join(root, "one.lock");
+    const a = `p=${join(root, "a")}`;
+    const b = `q=${join(root, "b")}`;
+    assert.equal(cli(["lock", "--root", a, "--root", b, "--lockfile", both]).code, 0);
+    assert.equal(cli(["lock", "--root", a, "--lockfile", one]).code, 0);
+    const activate = (lock: string) =>
+      cli(["activate", join(root, "a", "report"), "--root", b, "--lockfile", lock]);
+    const locked = activate(both);
+    assert.equal(locked.code, 0, locked.stderr);
+    assert.match(locked.stdout, /with the skill tool\): "ledger"\n/);
+    const unlocked = activate(one);
+    assert.equal(unlocked.code, 1);
+    assert.equal(
+      unlocked.stderr,
+      'skillset: error: Skill "report" cannot activate: "report" requires "ledger", which is not available\n',
+    );
+  });
 });
 
 describe("skills consumed from two MCP servers", () => {
@@ -205,5 +230,69 @@ describe("skills consumed from two MCP servers", () => {
       await docs.client.close();
       await web.client.close();
     }
+  });
+});
+
+describe("skills consumed through approvals", () => {
+  it("depend only on the skills shown: an unapproved skill of the listing satisfies none", async () => {
+    const root = join(temp, "approved");
+    skillAt(root, "audit", { "requires-skills": "ledger" });
+    skillAt(root, "ledger");
+    const served = await serveSkills([root], { onWarning: () => {} });
+    const [here, there] = InMemoryTransport.createLinkedPair();
+    await served.server.connect(there);
+    const client = new Client({ name: "test-host", version: "1.0.0" });
+    await client.connect(here);
+    try {
+      const trusted = await trustedMcpSkills(client, {
+        origin: "docs",
+        approvals: new MemoryApprovalStore(),
+      });
+      await trusted.approve("docs:audit");
+      assert.deepEqual([...trusted.bundles.keys()], ["docs:audit"]);
+      // "docs:ledger" is listed but not approved: the model could not activate it.
+      assert.equal((await trusted.handleSkillTool({ skill: "docs:ledger" })).is_error, true);
+      assert.deepEqual(await trusted.handleSkillTool({ skill: "docs:audit" }), {
+        is_error: true,
+        content:
+          'Skill "docs:audit" cannot activate: "docs:audit" requires "ledger", which is not available',
+      });
+      await trusted.approve("docs:ledger");
+      const activated = await trusted.handleSkillTool({ skill: "docs:audit" });
+      assert.equal(activated.is_error, false, activated.content);
+      assert.ok(activated.content.includes('with the skill tool): "docs:ledger"'));
+    } finally {
+      await client.close();
+    }
+  });
+});
+
+describe("a cycle through every skill of a large catalog", () => {
+  it("costs each skill its message, not a copy of the cycle (20,000 skills on one ring)", () => {
+    // A copy per skill would be 20,000 lists of 20,001 names: gigabytes, minutes.
+    const n = 20_000;
+    const ring = Array.from({ length: n }, (_, i) => ({
+      name: `s${i}`,
+      frontmatter: { metadata: { "requires-skills": `s${(i + 1) % n}` } },
+    }));
+    const { hidden } = skillsWithDependencies(ring);
+    assert.equal(hidden.length, n);
+    // Each skill's cycle still starts (and ends) at it, made when read.
+    assert.deepEqual(hidden[7]!.cycle!.slice(0, 3), ["s7", "s8", "s9"]);
+    assert.deepEqual([hidden[7]!.cycle!.length, hidden[7]!.cycle!.at(-1)], [n + 1, "s7"]);
+    const diagnostics = dependencyDiagnostics(ring, (s) => s.name, "warning");
+    assert.equal(diagnostics.size, n);
+    const last = diagnostics.get(ring[n - 1]!)!;
+    assert.equal(last.code, "DEPENDENCY_CYCLE");
+    assert.ok(
+      last.message.startsWith(
+        `Skill "s${n - 1}" cannot activate: its dependencies form a cycle: "s${
+          n - 1
+        }" -> "s0" -> "s1"`,
+      ),
+      last.message,
+    );
+    const tail = Array.from({ length: 10 }, (_, k) => `"s${n - 10 + k}"`).join(" -> ");
+    assert.ok(last.message.endsWith(`… ${n + 1 - 20} more -> ${tail}`), last.message);
   });
 });

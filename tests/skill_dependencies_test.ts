@@ -5,11 +5,15 @@ import {
   activateSkill,
   agentSkillNameProblem,
   createBundle,
+  createLockfile,
   type DependentSkill,
+  handleLockedSkillTool,
   handleSkillTool,
+  lockEntry,
   renderActivation,
   skillDependencies,
   SkillDependencyError,
+  skillManifest,
   skillRequirements,
   skillsWithDependencies,
 } from "../mod.ts";
@@ -373,6 +377,60 @@ describe("skillsWithDependencies", () => {
     assert.equal(hidden[0]!.skill, catalog[1]);
   });
 
+  it("holds a later skill of a taken name to its own closure, also when no other skill needs one", () => {
+    // The first "f" needs nothing; the second lacks "a". Nothing else declares a need, so a
+    // shortcut that looks only at the first of each name called the whole catalog available.
+    const later = skill("f", undefined, "a");
+    const catalog = [skill("f", undefined, ""), skill("g"), later];
+    const deps = skillDependencies(catalog);
+    assert.equal(deps.closure(later).ok, false);
+    const { available, hidden } = deps.split();
+    assert.deepEqual(available, catalog.slice(0, 2));
+    assert.deepEqual(hidden.map((h) => [h.skill, h.missing_any]), [[later, ["a"]]]);
+  });
+
+  it("gives a later skill of a taken name a cycle only when the cycle runs through it", () => {
+    const later = skill("x", "a");
+    const { hidden } = skillsWithDependencies([
+      skill("x"),
+      later,
+      skill("a", "b"),
+      skill("b", "a"),
+      skill("y", "a"),
+      skill("x", "x"),
+    ]);
+    assert.deepEqual(hidden.map((h) => [h.name, h.blocked_by, h.cycle]), [
+      ["x", ["a"], null], // needs a skill on a cycle, as "y" does
+      ["a", ["b"], ["a", "b", "a"]],
+      ["b", ["a"], ["b", "a", "b"]],
+      ["y", ["a"], null],
+      ["x", [], ["x", "x"]],
+    ]);
+    assert.equal(hidden[0]!.skill, later);
+  });
+
+  it("agrees with each skill's own closure on catalogs with repeated names", () => {
+    const leaf = fc.constantFrom("a", "b", "c");
+    const needs = fc.option(
+      fc.array(fc.constantFrom("a", "b", "c", "gone"), { maxLength: 2 }).map((l) => l.join(" ")),
+    );
+    const catalog = fc.array(
+      fc.tuple(leaf, needs, needs).map(([name, all, any]) =>
+        skill(name, all ?? undefined, any ?? undefined)
+      ),
+      { minLength: 1, maxLength: 6 },
+    );
+    fc.assert(
+      fc.property(catalog, (skills) => {
+        const deps = skillDependencies(skills);
+        const { available, hidden } = deps.split();
+        assert.deepEqual(available, skills.filter((s) => deps.closure(s).ok));
+        assert.deepEqual(hidden.map((h) => h.skill), skills.filter((s) => !deps.closure(s).ok));
+      }),
+      { ...runs(300), seed },
+    );
+  });
+
   it("returns the catalog as it is when no skill declares a dependency", () => {
     const catalog = [skill("a"), { name: "b" }];
     assert.deepEqual(skillsWithDependencies(catalog), { available: catalog, hidden: [] });
@@ -444,6 +502,42 @@ describe("activation lists the dependency closure", () => {
     assert.ok(set.content.includes('with the skill tool): "pdf", "charts"'));
     // A skill without requirements activates as before.
     assert.equal(handleSkillTool({ skill: "pdf" }, { skills: [pdf] }).is_error, false);
+  });
+
+  it("the locked skill tool resolves dependencies over the locked skills it serves", async () => {
+    const locked = async (...skills: ReturnType<typeof bundle>[]) =>
+      createLockfile(
+        await Promise.all(
+          skills.map(async (s) =>
+            lockEntry(await skillManifest(s), { scope: "p", source: s.name })
+          ),
+        ),
+      );
+    const skills = [report, charts, pdf];
+    // Every skill locked: the answer is built from the one checked bundle, yet its
+    // dependencies are found among the context's skills.
+    const all = await handleLockedSkillTool({ skill: "report" }, {
+      skills,
+      lock: await locked(...skills),
+    });
+    assert.equal(all.is_error, false, all.content);
+    assert.ok(all.content.includes('with the skill tool): "pdf", "charts"'), all.content);
+    // A dependency the lock does not name never satisfies one under "enforce"...
+    const partly = await locked(report, charts);
+    const enforced = await handleLockedSkillTool({ skill: "report" }, { skills, lock: partly });
+    assert.deepEqual(enforced, {
+      is_error: true,
+      content:
+        'Skill "report" cannot activate: "charts" requires one of "svg", "pdf", none available',
+    });
+    // ...and does under "warn", as the unlocked skill itself would be used.
+    const warned = await handleLockedSkillTool({ skill: "report" }, {
+      skills,
+      lock: partly,
+      lockMode: "warn",
+    });
+    assert.equal(warned.is_error, false, warned.content);
+    assert.ok(warned.content.includes('"pdf", "charts"'));
   });
 
   it("keeps two MCP origins apart unless the host allows crossing", () => {

@@ -1,9 +1,9 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { put } from "./_tree.ts";
+import { link, put } from "./_tree.ts";
 import { cli, runInProcess } from "./_cli.ts";
 import { activationEvent, formatActivationEvent } from "../mod.ts";
 import { statsCommand, usageLogOption } from "../lib/cli/_stats.ts";
@@ -128,7 +128,10 @@ describe("skillset stats", () => {
     const { io, cliIO } = capture();
     statsCommand([skills], [], FLAGS, { usageLog: log, since: "2026-11-30" }, true, cliIO, NOW);
     assert.equal(JSON.parse(io.out).events, 2);
-    for (const bad of ["yesterday", "7", "-1d", "2026-13-45", "7d; rm"]) {
+    // A span back past what a date can hold (271,821 BC) is one too.
+    for (
+      const bad of ["yesterday", "7", "-1d", "2026-13-45", "7d; rm", "999999999w", "999999999d"]
+    ) {
       assert.throws(
         () => statsCommand([skills], [], FLAGS, { usageLog: log, since: bad }, true, cliIO, NOW),
         {
@@ -197,6 +200,30 @@ describe("the usage log in activate and to-prompt", () => {
       result.stderr,
       /skillset: warning: the activation was not recorded in .*: The usage log is not a regular file\n/,
     );
+  });
+
+  it("a log inside the skill folder is refused before anything is written (it would change the skill)", () => {
+    const { skills, root } = project();
+    const inside = join(skills, "pdf", "usage.jsonl");
+    // Also when reached through a link to the folder, and when served.
+    link(join(skills, "pdf"), join(root, "pdf-link"));
+    for (const log of [inside, join(root, "pdf-link", "usage.jsonl")]) {
+      const result = runInProcess(["activate", join(skills, "pdf"), "--usage-log", log]);
+      assert.equal(result.code, 2, result.stderr);
+      assert.equal(result.stdout, "");
+      assert.match(
+        result.stderr,
+        /lies inside the skill folder .*keep the log outside skill folders/,
+      );
+    }
+    const served = cli(["serve", skills, "--usage-log", inside]);
+    assert.equal(served.code, 2, served.stderr);
+    assert.match(served.stderr, /lies inside the skill folder/);
+    assert.deepEqual(readdirSync(join(skills, "pdf")), ["SKILL.md"]);
+    // Beside the skills is fine.
+    const beside = join(skills, "usage.jsonl");
+    assert.equal(runInProcess(["activate", join(skills, "pdf"), "--usage-log", beside]).code, 0);
+    assert.equal(readFileSync(beside, "utf8").split("\n").length, 2);
   });
 
   it("to-prompt --rank usage keeps the most used lately; never-used skills go first", () => {

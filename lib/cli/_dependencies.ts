@@ -8,7 +8,11 @@
  * @module
  */
 import { dirname } from "node:path";
-import { type SkillDependencies, skillDependencies } from "../core/skill_dependencies.ts";
+import {
+  type DependentSkill,
+  type SkillDependencies,
+  skillDependencies,
+} from "../core/skill_dependencies.ts";
 import { declaresSkillRequirements } from "../core/skill_requirements.ts";
 import { discoverSkills } from "../fs/discover.ts";
 import type { LoadedSkill } from "../fs/skill_folder.ts";
@@ -20,6 +24,7 @@ import { type DiscoveryFlags, rootOf } from "./_discovery.ts";
  * @param skill The skill being activated.
  * @param rootFlags The values of `--root` (none: the skill's parent folder).
  * @param load The class mapping and switches.
+ * @param keep Which skills discovered there may satisfy a dependency (default: all).
  * @returns The resolver over the skill and the skills discovered there.
  * @throws {UsageError} When a `--root` value is not `scope=path`.
  */
@@ -27,11 +32,13 @@ export function activationDependencies(
   skill: LoadedSkill,
   rootFlags: readonly string[],
   load: DiscoveryFlags,
+  keep?: (skill: DependentSkill) => boolean,
 ): SkillDependencies | undefined {
   if (!declaresSkillRequirements(skill.frontmatter.metadata)) return undefined;
   const roots = rootFlags.length > 0
     ? rootFlags.map(rootOf)
     : [{ scope: "siblings", path: dirname(skill.location) }];
   const found = discoverSkills(roots, { ...load, conventionalRoots: true });
-  return skillDependencies([skill, ...found.skills]);
+  const usable = keep === undefined ? found.skills : found.skills.filter(keep);
+  return skillDependencies([skill, ...usable]);
 }

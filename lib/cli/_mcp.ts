@@ -43,7 +43,7 @@ import { discoverSkills, type SkillRoot } from "../fs/discover.ts";
 import { JsonFileApprovalStore, readLockfile } from "../fs/trust_files.ts";
 import { trustedMcpSkills } from "../mcp/_trust.ts";
 import { rootsHoldSkills } from "./_roots.ts";
-import { usageLogOption, usageLogRank } from "./_stats.ts";
+import { assertLogOutside, usageLogOption, usageLogRank } from "./_stats.ts";
 import { rankOf } from "./_list.ts";
 import { resolve } from "node:path";
 import type { Discovery } from "../fs/discovery.ts";
@@ -199,17 +199,10 @@ async function serve(args: Args, io: McpCliIO): Promise<number> {
   const safety = safetyFlags(args.flags);
   // No silent empties: a root that does not exist or holds no skill is an error.
   const allowEmpty = args.switches.has("--allow-empty");
-  if (
-    !rootsHoldSkills(
-      roots,
-      discoverSkills(roots, { conventionalRoots: true, resourceClasses, safety }),
-      true,
-      allowEmpty,
-      io,
-    )
-  ) {
-    return 1;
-  }
+  const found = discoverSkills(roots, { conventionalRoots: true, resourceClasses, safety });
+  if (!rootsHoldSkills(roots, found, true, allowEmpty, io)) return 1;
+  const usageLog = args.flags.get("--usage-log");
+  if (usageLog !== undefined) assertLogOutside(usageLog, found.skills.map((s) => s.real_path));
   const lockfile = args.flags.get("--lockfile");
   const approvalsFile = args.flags.get("--approvals");
   let first = true;

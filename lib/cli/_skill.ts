@@ -12,7 +12,7 @@ import { count, safetyFlags, type Verbosity } from "./_args.ts";
 import { Report } from "./_report.ts";
 import { withHint } from "./_errors.ts";
 import { didYouMean, nearest } from "./_suggest.ts";
-import { recordActivation } from "./_stats.ts";
+import { assertLogOutside, recordActivation } from "./_stats.ts";
 import { modesFlag } from "./_modes.ts";
 import { skillMode, SkillModeError } from "../core/skill_modes.ts";
 import { ResourceNotFoundError, SkillFolderError } from "../core/errors.ts";
@@ -23,6 +23,7 @@ import { MIN_PAGE_BYTES, readResource, renderResourceRead } from "../core/read.t
 import { type LoadedSkill, loadSkillFolder } from "../fs/skill_folder.ts";
 import { type Diagnostic, formatDiagnostic, validatePaths } from "../fs/validate.ts";
 import { activationDependencies } from "./_dependencies.ts";
+import type { DependentSkill } from "../core/skill_dependencies.ts";
 
 /**
  * `validate <path>...`: every rule break of the catalogs and skill folders given, as
@@ -85,6 +86,7 @@ function colorDiagnostic(d: Diagnostic, io: CliIO): string {
  * @param verbosity Which of the skill's rule breaks are printed (default: a summary line).
  * @param checked The skill already loaded and checked (`--lockfile`, `--approvals`), else loaded here.
  * @param roots The values of `--root`: where its dependencies are found (none: beside it).
+ * @param keep Which skills found there may satisfy a dependency (default: all), e.g. locked ones.
  * @returns The exit code.
  * @throws {UsageError} For a bad flag value.
  * @throws {AgentSkillError} For a folder that is not a usable skill.
@@ -100,6 +102,7 @@ export function activateCommand(
   verbosity: Verbosity = "normal",
   checked?: LoadedSkill,
   roots: readonly string[] = [],
+  keep?: (skill: DependentSkill) => boolean,
 ): number {
   const offset = count(flags, "--offset", 0);
   const maxEntries = count(flags, "--max-entries", 1);
@@ -114,10 +117,12 @@ export function activateCommand(
       })`,
     );
   }
+  const usageLog = flags.get("--usage-log");
+  if (usageLog !== undefined) assertLogOutside(usageLog, [skill.location]);
   const report = new Report(io, verbosity);
   warnAbout(skill, io, dir, report);
   report.summary("skillset", "skillset validate or --verbose shows each");
-  const dependencies = activationDependencies(skill, roots, load);
+  const dependencies = activationDependencies(skill, roots, load, keep);
   const activation = activateSkill(skill, {
     ...safetyFlags(flags),
     ...(dependencies === undefined ? {} : { dependencies }),
@@ -131,7 +136,6 @@ export function activateCommand(
         : escapeControlsKeepingLines(renderActivation(activation))
     }\n`,
   );
-  const usageLog = flags.get("--usage-log");
   if (usageLog !== undefined) {
     recordActivation(usageLog, { name: skill.name, origin: "local", trigger: "user" }, io);
   }

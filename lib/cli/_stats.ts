@@ -5,7 +5,8 @@
  *
  * @module
  */
-import { isAbsolute, relative } from "node:path";
+import { realpathSync } from "node:fs";
+import { basename, dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
 import { escapeControls as esc } from "../core/_text.ts";
 import {
   activationEvent,
@@ -63,6 +64,8 @@ export function runStats(args: Args, io: CliIO): number {
 }
 
 const DAY_MS = 24 * 60 * 60 * 1000;
+/** The farthest a `Date` reaches either side of the epoch: 100,000,000 days. */
+const MAX_DATE_MS = 8.64e15;
 const UNITS: ReadonlyMap<string, number> = new Map([
   ["m", 60 * 1000],
   ["h", 60 * 60 * 1000],
@@ -81,7 +84,9 @@ const UNITS: ReadonlyMap<string, number> = new Map([
  */
 export function sinceOf(value: string, now: number): number {
   const span = /^(\d{1,9})([mhdw])$/.exec(value);
-  if (span !== null) return now - Number(span[1]) * UNITS.get(span[2]!)!;
+  // A span back past the first date a Date can hold (271,821 BC) is no time at all.
+  const back = span === null ? NaN : now - Number(span[1]) * UNITS.get(span[2]!)!;
+  if (back >= -MAX_DATE_MS) return back;
   if (/^\d{4}-\d{2}-\d{2}(?:T[0-9:.]+(?:Z|[+-]\d{2}:\d{2})?)?$/.test(value)) {
     const time = Date.parse(value);
     if (Number.isFinite(time)) return time;
@@ -163,6 +168,42 @@ export function recordActivation(
       }\n`,
     );
     return false;
+  }
+}
+
+/**
+ * Refuse a usage log that lies inside a skill folder: each append would change that skill
+ * (a new file in it, so its lock entry or approval no longer matches, and a reader may
+ * serve the log).
+ *
+ * @param path The usage log, as typed.
+ * @param folders The skill folders used (their real paths, or paths that resolve to them).
+ * @throws {UsageError} Naming the log and the folder.
+ */
+export function assertLogOutside(path: string, folders: Iterable<string>): void {
+  const log = realOrResolved(path);
+  for (const folder of folders) {
+    const real = realOrResolved(folder);
+    if (log.startsWith(real.endsWith(sep) ? real : real + sep)) {
+      throw new UsageError(
+        `--usage-log ${visible(path)} lies inside the skill folder ${
+          visible(folder)
+        }: each activation would change that skill (its lock entry or approval would no longer match); keep the log outside skill folders`,
+      );
+    }
+  }
+}
+
+/** A path's real path, or, when it does not exist yet, its folder's real path joined to its name. */
+function realOrResolved(path: string): string {
+  try {
+    return realpathSync(path);
+  } catch {
+    try {
+      return join(realpathSync(dirname(resolve(path))), basename(path));
+    } catch {
+      return resolve(path);
+    }
   }
 }
 

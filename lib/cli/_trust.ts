@@ -304,9 +304,12 @@ async function trustedFolderCommand(
   const manifest = await skillManifest(skill);
   const problems: string[] = [];
   const others = otherEntries(skill);
+  let locked: ReadonlySet<string> | undefined;
   if (options.lock !== undefined) {
-    const mismatch = await lockMismatch(loadLock(options.lock), dir, manifest, others);
+    const lock = loadLock(options.lock);
+    const mismatch = await lockMismatch(lock, dir, manifest, others);
     if (mismatch !== null) problems.push(mismatch.message);
+    locked = new Set([...lock.entries.values()].map((e) => e.name));
   }
   if (options.approvals !== undefined) {
     const decision = await decideApproval(options.approvals, FILE_ORIGIN, dir, manifest, others);
@@ -322,8 +325,19 @@ async function trustedFolderCommand(
     return 1;
   }
   const checked = pinBundle(skill, manifest);
+  // Its dependencies are found under --root as without a lock; only locked skills satisfy one.
   return command === "activate"
-    ? activateCommand(dir, args.flags, load, args.json, io, args.verbosity, checked)
+    ? activateCommand(
+      dir,
+      args.flags,
+      load,
+      args.json,
+      io,
+      args.verbosity,
+      checked,
+      args.repeated.get("--root") ?? [],
+      locked === undefined ? undefined : (s) => locked.has(s.name),
+    )
     : readCommand(dir, path, args.flags, load, args.json, io, args.verbosity, checked);
 }
 

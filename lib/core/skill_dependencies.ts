@@ -263,18 +263,18 @@ export class SkillDependencies<T extends DependentSkill = DependentSkill> {
       nodes.set(name, node);
       edges += node.includes.length + (node.gap === null ? 0 : 1);
     }
-    if (edges === 0) {
+    // Nothing to resolve, unless a later skill of a taken name declares what it needs.
+    if (edges === 0 && !this.#skills.some((s) => this.#byName.get(s.name) !== s && hasNeeds(s))) {
       return Object.freeze({ available: Object.freeze([...this.#skills]), hidden: NONE });
     }
     const graph = includeGraph(nodes as unknown as ReadonlyMap<string, Skill>);
     const hidden = new Set<string>();
-    const cycles = new Map<string, readonly string[]>();
+    // Each skill's place on its group's cycle: the cycle turned to start there is made only
+    // when asked for, so a cycle of n skills costs O(n), not n copies of it.
+    const cycles = new Map<string, CyclePlace>();
     for (const cycle of graph.cycles) {
-      for (let i = 0; i < cycle.length - 1; i++) {
-        const name = cycle[i]!;
-        if (!cycles.has(name)) {
-          cycles.set(name, Object.freeze([...cycle.slice(i, -1), ...cycle.slice(0, i), name]));
-        }
+      for (let at = 0; at < cycle.length - 1; at++) {
+        if (!cycles.has(cycle[at]!)) cycles.set(cycle[at]!, { cycle, at });
       }
     }
     const needers = new Map<string, string[]>();
@@ -306,16 +306,28 @@ export class SkillDependencies<T extends DependentSkill = DependentSkill> {
       }
       const node = first ? nodes.get(name)! : this.#node(skill);
       const gap = node.gap;
-      out.push(Object.freeze({
+      // A later skill of a taken name walks from itself: a cycle through it starts at it.
+      const own = first ? undefined : this.closure(skill).cycle;
+      const place = first
+        ? cycles.get(name)
+        : own === null || own![0] !== name
+        ? undefined
+        : { cycle: own!, at: 0 };
+      let turned: readonly string[] | undefined;
+      const entry: DependencyHiddenSkill<T> = Object.freeze({
         skill,
         name,
         missing: gap?.missing ?? NONE,
         missing_any: gap?.missing_any ?? NONE,
         elsewhere: gap?.elsewhere ?? NONE,
         blocked_by: Object.freeze(node.includes.filter((d) => d !== name && hidden.has(d))),
-        cycle: first ? cycles.get(name) ?? null : this.closure(skill).cycle,
+        get cycle(): readonly string[] | null {
+          return place === undefined ? null : turned ??= turn(place);
+        },
         ...(gap?.problem === undefined ? {} : { problem: gap.problem }),
-      }));
+      });
+      if (place !== undefined) PLACES.set(entry, place);
+      out.push(entry);
     }
     return Object.freeze({ available: Object.freeze(available), hidden: Object.freeze(out) });
   }
@@ -507,11 +519,13 @@ export function skillsWithDependencies<T extends DependentSkill>(
  *
  * @param skills The skill tool context's `skills`.
  * @param skill The skill being activated.
+ * @param keep Which listed skills may satisfy a dependency (default: all), e.g. only locked ones.
  * @returns A resolver over the listed skills, or `undefined`.
  */
 export function contextDependencies(
   skills: unknown,
   skill: DependentSkill,
+  keep?: (skill: DependentSkill) => boolean,
 ): SkillDependencies | undefined {
   if (!declaresSkillRequirements(skill.frontmatter?.metadata)) return undefined;
   if (typeof skills !== "object" || skills === null) return undefined;
@@ -524,7 +538,41 @@ export function contextDependencies(
     : Array.isArray(skills) || skills instanceof Set
     ? [...(skills as Iterable<DependentSkill>)]
     : undefined; // an iterator is read once: by the lookup, not here
-  return catalog === undefined ? undefined : new SkillDependencies(catalog as DependentSkill[]);
+  if (catalog === undefined) return undefined;
+  const kept = keep === undefined ? catalog : (catalog as DependentSkill[]).filter(keep);
+  return new SkillDependencies(kept as DependentSkill[]);
+}
+
+/** Where a skill lies on a cycle (its first name repeated at its end). */
+export interface CyclePlace {
+  /** The cycle as reported for the skill's group. */
+  readonly cycle: readonly string[];
+  /** The skill's position in it. */
+  readonly at: number;
+}
+
+const PLACES = new WeakMap<object, CyclePlace>();
+
+/**
+ * Where a hidden skill of {@linkcode SkillDependencies.split} lies on its cycle, without
+ * making its `cycle` (the same names turned to start at it): for reports that show a cycle
+ * per skill of a long one.
+ *
+ * @param hidden An entry of `split().hidden`.
+ * @returns The cycle and the skill's position, or `undefined` when it lies on none.
+ */
+export function cyclePlace(hidden: object): CyclePlace | undefined {
+  return PLACES.get(hidden);
+}
+
+/** The cycle turned to start at its `at`, its first name repeated at its end. */
+function turn({ cycle, at }: CyclePlace): readonly string[] {
+  if (at === 0) return cycle;
+  return Object.freeze([...cycle.slice(at, -1), ...cycle.slice(0, at), cycle[at]!]);
+}
+
+function hasNeeds(skill: DependentSkill): boolean {
+  return declaresSkillRequirements(skill.frontmatter?.metadata);
 }
 
 function originOf(skill: DependentSkill): string {

@@ -282,13 +282,19 @@ const SHOWN = 10;
  * A cycle for a message: whole up to {@linkcode SHOWN} names on each side of a cut.
  *
  * @param cycle A cycle, its first name repeated at its end.
+ * @param at Where to start it (default 0): the cycle shown from its `at`-th name.
  * @returns `"a" -> "b" -> "a"`, or the ends with how many are left out between.
  */
-export function showCycle(cycle: readonly string[]): string {
-  const names = cycle.length <= 2 * SHOWN + 1 ? cycle.map(quote) : [
-    ...cycle.slice(0, SHOWN).map(quote),
+export function showCycle(cycle: readonly string[], at = 0): string {
+  // The cycle turned to start at `at`, read by index: a long one is never copied.
+  const n = cycle.length - 1;
+  const name = (k: number) => quote(cycle[n > 0 ? (at + k) % n : 0]!);
+  const range = (from: number, to: number) =>
+    Array.from({ length: to - from }, (_, i) => name(from + i));
+  const names = cycle.length <= 2 * SHOWN + 1 ? range(0, cycle.length) : [
+    ...range(0, SHOWN),
     `… ${cycle.length - 2 * SHOWN} more`,
-    ...cycle.slice(-SHOWN).map(quote),
+    ...range(cycle.length - SHOWN, cycle.length),
   ];
   return names.join(" -> ");
 }

@@ -7,7 +7,11 @@
  *
  * @module
  */
-import { type DependentSkill, skillsWithDependencies } from "../core/skill_dependencies.ts";
+import {
+  cyclePlace,
+  type DependentSkill,
+  skillsWithDependencies,
+} from "../core/skill_dependencies.ts";
 import { describeGap, showCycle } from "../core/skill_requirements.ts";
 import type { SkillDiagnostic, SkillDiagnosticCode } from "./skill_diagnostic.ts";
 
@@ -25,10 +29,18 @@ export function dependencyDiagnostics<T extends DependentSkill>(
   severity: SkillDiagnostic["severity"],
 ): Map<T, SkillDiagnostic> {
   const out = new Map<T, SkillDiagnostic>();
+  // Each cycle's names once (a skill's own turn of a long cycle is never made).
+  const members = new Map<readonly string[], ReadonlySet<string>>();
   for (const h of skillsWithDependencies(skills).hidden) {
     const who = JSON.stringify(h.name);
+    const place = cyclePlace(h);
+    let onCycle: ReadonlySet<string> | undefined;
+    if (place !== undefined) {
+      onCycle = members.get(place.cycle);
+      if (onCycle === undefined) members.set(place.cycle, onCycle = new Set(place.cycle));
+    }
     // A dependency on the cycle reported is said by the cycle already.
-    const others = h.blocked_by.filter((n) => h.cycle === null || !h.cycle.includes(n));
+    const others = h.blocked_by.filter((n) => onCycle === undefined || !onCycle.has(n));
     const blocked = others.length === 0
       ? ""
       : `its ${others.length === 1 ? "dependency" : "dependencies"} ${
@@ -37,12 +49,14 @@ export function dependencyDiagnostics<T extends DependentSkill>(
     const lacks = h.missing.length > 0 || h.missing_any.length > 0;
     const code: SkillDiagnosticCode = h.problem !== undefined
       ? "INVALID_DEPENDENCY"
-      : h.cycle !== null
+      : place !== undefined
       ? "DEPENDENCY_CYCLE"
       : "MISSING_DEPENDENCY";
     const why = [
       h.problem === undefined ? "" : lower(h.problem),
-      h.cycle === null ? "" : `its dependencies form a cycle: ${showCycle(h.cycle)}`,
+      place === undefined
+        ? ""
+        : `its dependencies form a cycle: ${showCycle(place.cycle, place.at)}`,
       lacks ? describeGap({ ...h, skill: h.name }) : "",
       blocked,
     ].filter((part) => part !== "").join("; ");

@@ -21,6 +21,7 @@ type SdkClient = Client;
 import type { Skill } from "@modelcontextprotocol/client/ext/skills";
 import type { ActivateOptions, Activation } from "../core/activate.ts";
 import { handleSkillTool, type SkillToolContext } from "../core/skill_tool.ts";
+import { contextDependencies } from "../core/skill_dependencies.ts";
 import { type SkillToolResult } from "../core/tool_format.ts";
 import type { ReadOptions, ResourceRead } from "../core/read.ts";
 import { normalizeResourcePath } from "../core/resource_path.ts";
@@ -387,7 +388,8 @@ export class TrustedMcpSkills {
 
   /**
    * The skill tool over the shown skills only: a call naming any other
-   * skill gets the unknown-skill answer, and nothing of it is fetched.
+   * skill gets the unknown-skill answer, and nothing of it is fetched; a
+   * dependency resolves over the shown skills only (unless `context.dependencies`).
    *
    * @param input What the model sent.
    * @param context The host's switches.
@@ -405,7 +407,14 @@ export class TrustedMcpSkills {
       } catch {
         return handleSkillTool(input, { ...context, skills: this.#bundles });
       }
-      return await checked.listing.handleSkillTool(input, context);
+      // Dependencies resolve over the shown skills only: an unapproved or unlocked skill of
+      // the listing never satisfies one (the listing's own handler would see all of them).
+      const dependencies = context.dependencies ??
+        contextDependencies(this.#bundles, checked.bundle);
+      return await checked.listing.handleSkillTool(
+        input,
+        dependencies === undefined ? context : { ...context, dependencies },
+      );
     }
     return handleSkillTool(input, { ...context, skills: this.#bundles });
   }

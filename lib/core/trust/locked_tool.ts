@@ -16,6 +16,7 @@ import type { Lockfile } from "./lockfile.ts";
 import type { SkillBundle } from "../bundle.ts";
 import { skillManifest } from "./manifest.ts";
 import { pinBundle } from "./pin.ts";
+import { contextDependencies, type DependentSkill } from "../skill_dependencies.ts";
 import { describeChanges, diffFiles } from "./trust_file.ts";
 
 /** The context of {@linkcode handleLockedSkillTool}. */
@@ -43,7 +44,10 @@ export interface LockedSkillToolResult extends SkillToolResult {
  * the loader is not asked twice — with its files pinned to the digests that
  * were compared, so a file changed after the check is refused
  * (`RESOURCE_CHANGED`); a bundle loaded from disk holds its SKILL.md as the
- * bytes its instructions were parsed from, so those are what is hashed. For bundles whose bytes are at hand (on disk or in
+ * bytes its instructions were parsed from, so those are what is hashed. A skill's
+ * dependencies resolve over the context's skills (or its `dependencies`), and under
+ * `"enforce"` only a skill the lock names satisfies one (it is checked in turn when
+ * activated). For bundles whose bytes are at hand (on disk or in
  * memory); for skills consumed over MCP use `trustedMcpSkills`.
  *
  * @param input What the model sent.
@@ -106,11 +110,30 @@ export async function handleLockedSkillTool(
     }`;
   }
   // The answer is built from the very bundle that was hashed (a loader is not asked
-  // again), its files pinned to the digests that were compared.
-  if (problem === null) return handleSkillTool(input, { ...context, skills: [checked] }, call);
-  if (context.lockMode !== "warn") return Object.freeze({ content: problem, is_error: true });
-  return Object.freeze({
-    ...handleSkillTool(input, { ...context, skills: [bundle] }, call),
-    lock_warning: problem,
-  });
+  // again), its files pinned to the digests that were compared; its dependencies still
+  // resolve over the context's skills, not over that one bundle.
+  const enforce = context.lockMode !== "warn";
+  if (problem !== null && enforce) return Object.freeze({ content: problem, is_error: true });
+  const dependencies = context.dependencies ?? lockedDependencies(context, bundle, enforce);
+  const answer = handleSkillTool(input, {
+    ...context,
+    skills: [problem === null ? checked : bundle],
+    ...(dependencies === undefined ? {} : { dependencies }),
+  }, call);
+  return problem === null ? answer : Object.freeze({ ...answer, lock_warning: problem });
+}
+
+/**
+ * The resolver the skill tool would build over the context's skills; when the lock is
+ * enforced, only skills with a lock entry of their name satisfy a dependency (each is
+ * checked against its entry when the model activates it).
+ */
+function lockedDependencies(
+  context: LockedSkillToolContext,
+  bundle: SkillBundle,
+  enforce: boolean,
+) {
+  if (!enforce) return contextDependencies(context.skills, bundle);
+  const locked = new Set(context.lock.skills.map((e) => e.name));
+  return contextDependencies(context.skills, bundle, (s: DependentSkill) => locked.has(s.name));
 }
