@@ -1,7 +1,14 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { appendFileSync, mkdtempSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import {
+  appendFileSync,
+  mkdtempSync,
+  readFileSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import process from "node:process";
@@ -112,6 +119,38 @@ describe("appending to the usage log", () => {
       },
     );
     assert.throws(() => readUsageLog(dir, () => {}), { code: "LOG_NOT_A_FILE" });
+  });
+
+  it("only a usage log is appended to: never through a link, never to another file", () => {
+    const dir = temp();
+    const event = activationEvent({ name: "a", origin: "local", trigger: "user" }, 0);
+    // What a hostile skillset.json could name: a shell profile, directly or through a link.
+    const profile = join(dir, ".bashrc");
+    writeFileSync(profile, "export PATH=$HOME/bin:$PATH\n");
+    symlinkSync(profile, join(dir, "usage.jsonl"));
+    assert.throws(() => appendActivationEvent(join(dir, "usage.jsonl"), event), {
+      name: "UsageLogError",
+      code: "LOG_NOT_A_FILE",
+      message: "The usage log is a link; name the file itself",
+    });
+    assert.throws(() => appendActivationEvent(profile, event), {
+      name: "UsageLogError",
+      code: "LOG_FOREIGN",
+      message:
+        "The file is not a usage log (its first line is not an activation event); not appended to",
+    });
+    assert.equal(readFileSync(profile, "utf8"), "export PATH=$HOME/bin:$PATH\n");
+    // A first line longer than any event, or no line at all, is not a usage log either.
+    const long = join(dir, "long");
+    writeFileSync(long, "x".repeat(MAX_USAGE_LINE_BYTES + 10));
+    assert.throws(() => appendActivationEvent(long, event), { code: "LOG_FOREIGN" });
+    // An empty file and a log that starts with an event (then anything) are appended to.
+    const empty = join(dir, "empty.jsonl");
+    writeFileSync(empty, "");
+    appendActivationEvent(empty, event);
+    appendFileSync(empty, "torn garbage\n");
+    appendActivationEvent(empty, event);
+    assert.equal(readAll(empty).names.length, 2);
   });
 
   it("two processes appending at once never mix their lines", async () => {

@@ -20,7 +20,7 @@ import {
   type UsageOptions,
   UsageTally,
 } from "../core/skill_usage.ts";
-import { READ_FLAGS } from "./_safe_open.ts";
+import { O_NOFOLLOW, READ_FLAGS } from "./_safe_open.ts";
 
 /** The longest line a usage log holds, in bytes; longer lines are skipped, never buffered. */
 export const MAX_USAGE_LINE_BYTES = 4096;
@@ -28,12 +28,15 @@ export const MAX_USAGE_LINE_BYTES = 4096;
 /** The codes of {@linkcode UsageLogError}. */
 export type UsageLogCode =
   | "LOG_NOT_A_FILE"
+  | "LOG_FOREIGN"
   | "LOG_UNREADABLE"
   | "LOG_UNWRITABLE"
   | "EVENT_TOO_LARGE";
 
 /**
- * A usage log could not be used: it is not a regular file (`LOG_NOT_A_FILE`),
+ * A usage log could not be used: it is not a regular file, or is a link
+ * (`LOG_NOT_A_FILE`), it holds something other than activation events
+ * (`LOG_FOREIGN`: it is never appended to),
  * the file system refused to read it (`LOG_UNREADABLE`) or to append to it
  * (`LOG_UNWRITABLE`), or an event's line is longer than
  * {@linkcode MAX_USAGE_LINE_BYTES} (`EVENT_TOO_LARGE`).
@@ -69,19 +72,24 @@ export class UsageLogError extends SkillsetError {
   }
 }
 
-const APPEND_FLAGS = constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT |
-  (constants.O_NONBLOCK ?? 0) | (constants.O_NOCTTY ?? 0);
+// Read and write: the first line is read to tell a usage log from any other file. No final link.
+const APPEND_FLAGS = constants.O_RDWR | constants.O_APPEND | constants.O_CREAT |
+  (constants.O_NONBLOCK ?? 0) | (constants.O_NOCTTY ?? 0) | O_NOFOLLOW;
 const ENCODER = new TextEncoder();
 
 /**
  * Append one event to a usage log (created, private to its owner, when
  * missing): the whole line in one `write` to a file opened with `O_APPEND`,
- * so concurrent writers' lines never interleave.
+ * so concurrent writers' lines never interleave. Only a usage log is
+ * appended to: a path that is a link, or a file whose first line is not an
+ * activation event (a shell profile a hostile `skillset.json` names, say),
+ * is refused and left as it was.
  *
  * @param path The log.
  * @param event The event.
  * @throws {UsageLogError} `EVENT_TOO_LARGE` for a line over {@linkcode MAX_USAGE_LINE_BYTES};
- *   `LOG_NOT_A_FILE` when the path is a folder, a pipe or a device; `LOG_UNWRITABLE` when the
+ *   `LOG_NOT_A_FILE` when the path is a folder, a pipe, a device or a link; `LOG_FOREIGN` when
+ *   the file's first line is not an activation event; `LOG_UNWRITABLE` when the
  *   file system refuses the append or takes only part of the line.
  * @example
  * ```ts
@@ -112,11 +120,26 @@ export function appendActivationEvent(path: string, event: ActivationEvent): voi
   try {
     fd = openSync(path, APPEND_FLAGS, 0o600);
   } catch (e) {
+    if ((e as { code?: unknown }).code === "ELOOP") {
+      throw new UsageLogError(
+        "LOG_NOT_A_FILE",
+        path,
+        "The usage log is a link; name the file itself",
+      );
+    }
     throw refused("LOG_UNWRITABLE", path, "appended to", e);
   }
   try {
-    if (!fstatSync(fd).isFile()) {
+    const stat = fstatSync(fd);
+    if (!stat.isFile()) {
       throw new UsageLogError("LOG_NOT_A_FILE", path, "The usage log is not a regular file");
+    }
+    if (stat.size > 0 && !startsWithEvent(fd)) {
+      throw new UsageLogError(
+        "LOG_FOREIGN",
+        path,
+        "The file is not a usage log (its first line is not an activation event); not appended to",
+      );
     }
     // One write of the whole line: O_APPEND puts it at the end as one piece.
     const written = writeSync(fd, bytes);
@@ -133,6 +156,26 @@ export function appendActivationEvent(path: string, event: ActivationEvent): voi
   } finally {
     closeSync(fd);
   }
+}
+
+/** Whether a file's first line is an activation event (read at offset 0, at most one line). */
+function startsWithEvent(fd: number): boolean {
+  const head = new Uint8Array(MAX_USAGE_LINE_BYTES + 1);
+  let n = 0;
+  while (n < head.length) {
+    const got = readSync(fd, head, n, head.length - n, n);
+    if (got === 0) break;
+    n += got;
+  }
+  const end = head.subarray(0, n).indexOf(0x0a);
+  if (end < 0) return false;
+  let line: string;
+  try {
+    line = new TextDecoder("utf-8", { fatal: true }).decode(head.subarray(0, end));
+  } catch {
+    return false;
+  }
+  return parseActivationEvent(line) !== undefined;
 }
 
 /**
