@@ -902,3 +902,77 @@ describe("parsing allowed_signers", () => {
     assert.equal(matchPatternList("a".repeat(5000), `${"*a".repeat(50)}b`), false); // no blow-up
   });
 });
+
+// ── Verdicts as ssh-keygen gives them (each found by comparing with `ssh-keygen -Y verify`) ──
+
+/** ssh-keygen -Y verify's verdict on a signature of `data` with one allowed signers file, or undefined without it. */
+function keygenVerdict(
+  signers: string,
+  identity: string,
+  signature: string,
+  data: Uint8Array,
+  verifyTime?: string,
+): boolean | undefined {
+  if (!HAS_SSH_KEYGEN) return undefined;
+  const dir = tempDir();
+  writeFileSync(join(dir, "allowed_signers"), signers);
+  writeFileSync(join(dir, "sig"), signature);
+  const args = ["-Y", "verify", "-f", join(dir, "allowed_signers"), "-I", identity];
+  args.push("-n", "skillset-lock", "-s", join(dir, "sig"));
+  if (verifyTime !== undefined) args.push(`-Overify-time=${verifyTime}`);
+  return sshKeygen(args, data).code === 0;
+}
+
+/** Our verdict: whether verifySshsig accepts (a typed refusal is `false`). */
+async function ourVerdict(
+  signers: string,
+  identity: string,
+  signature: string,
+  data: Uint8Array,
+  now?: Date,
+): Promise<boolean> {
+  try {
+    await verifySshsig(data, signature, parseAllowedSigners(signers), {
+      identity,
+      ...now === undefined ? {} : { now },
+    });
+    return true;
+  } catch (e) {
+    if (e instanceof SshSignatureError) return false;
+    throw e;
+  }
+}
+
+describe("verdicts as ssh-keygen -Y verify gives them", () => {
+  it("the reserved field is not signed: OpenSSH signs an empty one whatever the field holds", async () => {
+    const key = await seededKey(21);
+    const data = text("lockfile\n");
+    const signers = `a ${renderSshPublicKey(key.publicKey)}\n`;
+    /** A signature whose reserved field holds `field`, made over the reserved bytes `signed`. */
+    const made = async (field: string, signed: string) => {
+      const hash = new Uint8Array(await crypto.subtle.digest("SHA-512", data));
+      const toSign = [...text("SSHSIG"), ...str("skillset-lock"), ...str(signed), ...str("sha512")];
+      const sig = await key.sign(Uint8Array.from([...toSign, ...str(hash)]));
+      return wrap("SSH SIGNATURE", [
+        ...text("SSHSIG"),
+        ...u32(1),
+        ...str(decodeBase64(key.publicKey.base64)),
+        ...str("skillset-lock"),
+        ...str(field),
+        ...str("sha512"),
+        ...str(Uint8Array.from([...str("ssh-ed25519"), ...str(sig)])),
+      ]);
+    };
+    const cases: [field: string, signed: string, good: boolean][] = [
+      ["", "", true],
+      ["x", "", true], // ssh-keygen skips the field
+      ["x", "x", false], // signed over bytes ssh-keygen never signs
+    ];
+    for (const [field, signed, good] of cases) {
+      const signature = await made(field, signed);
+      const theirs = keygenVerdict(signers, "a", signature, data);
+      if (theirs !== undefined) assert.equal(theirs, good, `ssh-keygen: ${field}/${signed}`);
+      assert.equal(await ourVerdict(signers, "a", signature, data), good, `${field}/${signed}`);
+    }
+  });
+});
