@@ -4,6 +4,7 @@ import { spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import process from "node:process";
 import {
   decodeBase64,
   encodeBase64,
@@ -875,10 +876,13 @@ describe("parsing allowed_signers", () => {
     );
   });
 
-  it("matches pattern lists as OpenSSH does: * and ?, a negated match wins", () => {
+  it("matches pattern lists as OpenSSH does: * and ?, a negated match wins, an empty list or a final comma adds no pattern", () => {
     /** A reference: each pattern as a regular expression. */
     const reference = (value: string, list: string) => {
-      const results = list.split(",").map((p) => {
+      // As OpenSSH walks a list: an empty list holds no pattern, a final comma adds none.
+      const patterns = list === "" ? [] : list.split(",");
+      if (patterns.length > 1 && patterns.at(-1) === "") patterns.pop();
+      const results = patterns.map((p) => {
         const negated = p.startsWith("!");
         const body = (negated ? p.slice(1) : p).replace(/[.+^${}()|[\]\\]/g, "\\$&")
           .replace(/\*/g, "[\\s\\S]*").replace(/\?/g, "[\\s\\S]");
@@ -974,5 +978,43 @@ describe("verdicts as ssh-keygen -Y verify gives them", () => {
       if (theirs !== undefined) assert.equal(theirs, good, `ssh-keygen: ${field}/${signed}`);
       assert.equal(await ourVerdict(signers, "a", signature, data), good, `${field}/${signed}`);
     }
+  });
+
+  it("pattern lists match UTF-8 bytes, and a pattern over 1,022 bytes matches nothing, as OpenSSH's match_pattern_list", async () => {
+    const key = await seededKey(22);
+    const data = text("lockfile\n");
+    const signature = await signSshsig(data, key);
+    const pub = renderSshPublicKey(key.publicKey);
+    const long = "x".repeat(1023);
+    const cases: [principals: string, identity: string, good: boolean][] = [
+      ["?", "\u00e9", false], // "é" is two bytes
+      ["??", "\u00e9", true],
+      ["a?", "a\u{1f600}", false],
+      ["a????", "a\u{1f600}", true],
+      [`a*,${long}`, "a", false], // the long pattern ends the list: no match
+      [`${long},a`, "a", false],
+      [`a*,${"x".repeat(1022)}`, "a", true],
+      [`!${long},a`, "a", false],
+    ];
+    for (const [principals, identity, good] of cases) {
+      const signers = `${principals} ${pub}\n`;
+      const theirs = keygenVerdict(signers, identity, signature, data);
+      if (theirs !== undefined) {
+        assert.equal(theirs, good, `ssh-keygen: ${principals.slice(0, 20)}`);
+      }
+      assert.equal(
+        await ourVerdict(signers, identity, signature, data),
+        good,
+        `${principals.slice(0, 20)} ~ ${identity}`,
+      );
+    }
+    const namespaces = `a namespaces="skillset-lock,${long}" ${pub}\n`;
+    const theirs = keygenVerdict(namespaces, "a", signature, data);
+    if (theirs !== undefined) assert.equal(theirs, false);
+    assert.equal(await ourVerdict(namespaces, "a", signature, data), false);
+    assert.equal(matchPatternList("\u00e9", "?"), false);
+    assert.equal(matchPatternList("\u00e9", "\u00e9"), true);
+    assert.equal(matchPatternList("a", "a,"), true);
+    assert.equal(matchPatternList("", "a,"), false); // no empty pattern after a final comma
   });
 });

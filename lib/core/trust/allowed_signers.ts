@@ -215,20 +215,42 @@ function timestamp(text: string | undefined, fail: (reason: string) => never): n
   return at.getTime();
 }
 
+/** The longest pattern OpenSSH's `match_pattern_list` reads: a longer one makes the list match nothing. */
+const MAX_PATTERN_BYTES = 1022;
+const UTF8_ENCODER = new TextEncoder();
+
+/** A string's UTF-8 bytes as a string of one character per byte: OpenSSH matches bytes. */
+function byteString(text: string): string {
+  let out = "";
+  for (const b of UTF8_ENCODER.encode(text)) out += String.fromCharCode(b);
+  return out;
+}
+
 /**
- * Whether a value matches an OpenSSH pattern list (ssh_config(5), PATTERNS):
- * comma-separated patterns with `*` and `?`; a match of a `!pattern` is no
- * match whatever else matches.
+ * Whether a value matches an OpenSSH pattern list (ssh_config(5), PATTERNS)
+ * as OpenSSH's `match_pattern_list` decides: comma-separated patterns with
+ * `*` and `?` over the UTF-8 bytes (`?` is one byte), a match of a
+ * `!pattern` is no match whatever else matches, and a pattern over 1,022
+ * bytes makes the whole list match nothing.
  *
  * @param value The identity or namespace.
  * @param list The pattern list.
  * @returns Whether it matches.
  */
 export function matchPatternList(value: string, list: string): boolean {
+  const bytes = byteString(value);
+  const patterns = byteString(list);
   let positive = false;
-  for (const item of list.split(",")) {
-    const negated = item.startsWith("!");
-    if (matchPattern(value, negated ? item.slice(1) : item)) {
+  // As OpenSSH walks it: a final comma ends the list without an empty pattern after it.
+  for (let at = 0; at < patterns.length;) {
+    const negated = patterns[at] === "!";
+    if (negated) at++;
+    let end = patterns.indexOf(",", at);
+    if (end === -1) end = patterns.length;
+    const pattern = patterns.slice(at, end);
+    if (pattern.length > MAX_PATTERN_BYTES) return false;
+    at = end < patterns.length ? end + 1 : end;
+    if (matchPattern(bytes, pattern)) {
       if (negated) return false;
       positive = true;
     }
