@@ -927,6 +927,23 @@ function keygenVerdict(
   return sshKeygen(args, data).code === 0;
 }
 
+/** ssh-keygen -Y verify's verdict with the time zone `tz`. */
+function sshKeygenIn(
+  tz: string,
+  signers: string,
+  signature: string,
+  data: Uint8Array,
+  verifyTime: string,
+): boolean {
+  const dir = tempDir();
+  writeFileSync(join(dir, "allowed_signers"), signers);
+  writeFileSync(join(dir, "sig"), signature);
+  const args = ["-Y", "verify", "-f", join(dir, "allowed_signers"), "-I", "a", "-n"];
+  args.push("skillset-lock", "-s", join(dir, "sig"), `-Overify-time=${verifyTime}`);
+  const r = spawnSync("ssh-keygen", args, { input: data, env: { ...process.env, TZ: tz } });
+  return r.status === 0;
+}
+
 /** Our verdict: whether verifySshsig accepts (a typed refusal is `false`). */
 async function ourVerdict(
   signers: string,
@@ -1016,5 +1033,57 @@ describe("verdicts as ssh-keygen -Y verify gives them", () => {
     assert.equal(matchPatternList("\u00e9", "\u00e9"), true);
     assert.equal(matchPatternList("a", "a,"), true);
     assert.equal(matchPatternList("", "a,"), false); // no empty pattern after a final comma
+  });
+
+  it("valid-after and valid-before: Z or UTC in any case, local times in standard time all year, none at or before the epoch", async () => {
+    const key = await seededKey(23);
+    const data = text("lockfile\n");
+    const signature = await signSshsig(data, key);
+    const pub = renderSshPublicKey(key.publicKey);
+    const zone = process.env.TZ;
+    /** [zone, option, verify time (UTC, as ssh-keygen's -Overify-time), allowed]. */
+    const cases: [string, string, string, boolean][] = [
+      // Summer in Berlin: 12:00 local is read as 12:00 CET (11:00Z), not CEST (10:00Z).
+      ["Europe/Berlin", 'valid-after="202607011200"', "20260701103000Z", false],
+      ["Europe/Berlin", 'valid-after="202607011200"', "20260701113000Z", true],
+      ["Europe/Berlin", 'valid-before="202607011200"', "20260701103000Z", true],
+      ["Europe/Berlin", 'valid-before="202607011200"', "20260701113000Z", false],
+      // Winter in Sydney: AEST (+10) is its standard time all year.
+      ["Australia/Sydney", 'valid-after="20260115120000"', "20260115013000Z", false],
+      ["Australia/Sydney", 'valid-after="20260115120000"', "20260115023000Z", true],
+      ["UTC", 'valid-after="20200101z"', "20260101000000Z", true],
+      ["UTC", 'valid-after="20200101UTC"', "20260101000000Z", true],
+      ["UTC", 'valid-before="20200101utc"', "20260101000000Z", false],
+      // ssh-keygen refuses such a line: the key is allowed by none.
+      ["UTC", 'valid-after="19700101Z"', "20260101000000Z", false],
+      ["UTC", 'valid-after="19691231"', "20260101000000Z", false],
+      ["UTC", 'valid-before="19700101000000Z"', "19690101000000Z", false],
+    ];
+    try {
+      for (const [tz, option, at, good] of cases) {
+        process.env.TZ = tz;
+        const signers = `a ${option} ${pub}\n`;
+        const m = /^(\d{4})(\d\d)(\d\d)(\d\d)(\d\d)(\d\d)Z$/.exec(at)!.slice(1).map(Number);
+        const now = new Date(Date.UTC(m[0]!, m[1]! - 1, m[2]!, m[3]!, m[4]!, m[5]!));
+        const theirs = tz === "UTC" || m[0]! < 1970
+          ? keygenVerdict(signers, "a", signature, data, at)
+          : HAS_SSH_KEYGEN
+          ? sshKeygenIn(tz, signers, signature, data, at)
+          : undefined;
+        if (theirs !== undefined) {
+          assert.equal(theirs, good, `ssh-keygen: ${tz} ${option} at ${at}`);
+        }
+        let ours: boolean;
+        try {
+          ours = await ourVerdict(signers, "a", signature, data, now);
+        } catch (e) {
+          throw new assert.AssertionError({ message: `${tz} ${option}: ${e}` });
+        }
+        assert.equal(ours, good, `${tz} ${option} at ${at}`);
+      }
+    } finally {
+      if (zone === undefined) delete process.env.TZ;
+      else process.env.TZ = zone;
+    }
   });
 });

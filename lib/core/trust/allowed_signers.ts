@@ -49,13 +49,14 @@ export interface AllowedSigners {
 
 const KEY_TYPE =
   /^(?:ssh-(?:ed25519|rsa|dss)|ecdsa-sha2-nistp\d+|sk-[\w.@-]+|rsa-sha2-\d+)(?:-cert-v01@openssh\.com)?$/;
-const TIME = /^(\d{4})(\d{2})(\d{2})(?:(\d{2})(\d{2})(\d{2})?)?(Z?)$/;
+const TIME = /^(\d{4})(\d{2})(\d{2})(?:(\d{2})(\d{2})(\d{2})?)?(Z|UTC)?$/i;
 
 /**
  * Read an allowed signers file: comments (`#`) and empty lines skipped,
  * every other line `principals [options] keytype base64-key [comment]`.
  * Options: `namespaces="…"`, `valid-after="…"`, `valid-before="…"`
- * (`YYYYMMDD[Z]` or `YYYYMMDDHHMM[SS][Z]`, local time without `Z`) and
+ * (`YYYYMMDD[Z]` or `YYYYMMDDHHMM[SS][Z]`, `Z` or `UTC` for UTC, else the
+ * local zone's standard time all year, as OpenSSH reads them) and
  * `cert-authority`. A line with another key type than `ssh-ed25519`, or
  * marked `cert-authority`, is kept out of `signers` and listed in `ignored`
  * with why.
@@ -201,18 +202,36 @@ function parseOptions(text: string, fail: (reason: string) => never): ParsedOpti
   };
 }
 
+/**
+ * A `valid-after`/`valid-before` time as OpenSSH's `parse_absolute_time`
+ * reads it: UTC with a `Z` or `UTC` suffix (any case), else the local zone's
+ * standard time all year (its `mktime` is asked for no daylight saving time,
+ * so a summer time is not an hour earlier); no time at or before the epoch.
+ */
 function timestamp(text: string | undefined, fail: (reason: string) => never): number | undefined {
   if (text === undefined) return undefined;
   const m = TIME.exec(text);
-  if (m === null) return fail(`"${text}" is not a time: YYYYMMDD[Z] or YYYYMMDDHHMM[SS][Z]`);
+  if (m === null) {
+    return fail(`"${text}" is not a time: YYYYMMDD[Z] or YYYYMMDDHHMM[SS][Z]`);
+  }
   const [y, mo, d, h, mi, s] = m.slice(1, 7).map((p) => Number(p ?? "0"));
   const parts = [y!, mo! - 1, d!, h!, mi!, s!] as const;
-  const at = m[7] === "Z" ? new Date(Date.UTC(...parts)) : new Date(...parts);
-  const round = m[7] === "Z"
-    ? [at.getUTCFullYear(), at.getUTCMonth(), at.getUTCDate(), at.getUTCHours(), at.getUTCMinutes()]
-    : [at.getFullYear(), at.getMonth(), at.getDate(), at.getHours(), at.getMinutes()];
+  const wall = new Date(Date.UTC(...parts));
+  const round = [
+    wall.getUTCFullYear(),
+    wall.getUTCMonth(),
+    wall.getUTCDate(),
+    wall.getUTCHours(),
+    wall.getUTCMinutes(),
+  ];
   if (round.some((v, i) => v !== parts[i])) fail(`"${text}" is not a valid date and time`);
-  return at.getTime();
+  // The zone's standard offset: of January's and July's, the one less ahead (daylight saving time adds).
+  const ahead = (month: number) => -new Date(y!, month, 1, 12).getTimezoneOffset();
+  const at = m[7] === undefined
+    ? wall.getTime() - Math.min(ahead(0), ahead(6)) * 60_000
+    : wall.getTime();
+  if (at <= 0) fail(`"${text}" is not after 1970-01-01T00:00:00Z`);
+  return at;
 }
 
 /** The longest pattern OpenSSH's `match_pattern_list` reads: a longer one makes the list match nothing. */
