@@ -1035,6 +1035,33 @@ describe("verdicts as ssh-keygen -Y verify gives them", () => {
     assert.equal(matchPatternList("", "a,"), false); // no empty pattern after a final comma
   });
 
+  it("principals are split off as OpenSSH's strdelimw does: at a blank, a carriage return or a quote", async () => {
+    const key = await seededKey(24);
+    const data = text("lockfile\n");
+    const signature = await signSshsig(data, key);
+    const pub = renderSshPublicKey(key.publicKey);
+    const cases: [principals: string, identity: string, good: boolean][] = [
+      ['"a b"', "a b", true],
+      ['a"b,c"', "c", true], // the text before the quote and the quoted text: "ab,c"
+      ['a"b,c"', "ab,c", false],
+      ['"a",b', "b", false], // the principals are "a"; ",b" is no option: ssh-keygen skips the line
+      ['"a",b', "a", false],
+      ["a\rb", "a\rb", false], // a carriage return ends the principals
+    ];
+    for (const [principals, identity, good] of cases) {
+      const signers = `${principals} ${pub}\n`;
+      const theirs = keygenVerdict(signers, identity, signature, data);
+      if (theirs !== undefined) {
+        assert.equal(theirs, good, `ssh-keygen: ${JSON.stringify(principals)}`);
+      }
+      assert.equal(
+        await ourVerdict(signers, identity, signature, data),
+        good,
+        `${JSON.stringify(principals)} ~ ${JSON.stringify(identity)}`,
+      );
+    }
+  });
+
   it("valid-after and valid-before: Z or UTC in any case, local times in standard time all year, none at or before the epoch", async () => {
     const key = await seededKey(23);
     const data = text("lockfile\n");

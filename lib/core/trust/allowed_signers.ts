@@ -101,7 +101,7 @@ export function parseAllowedSigners(text: string, file = "allowed_signers"): All
       throw new SshSignatureError("INVALID_SIGNERS", `${file}:${i + 1}: ${reason}`);
     };
     const words = new Words(line, fail);
-    const principals = words.next("principals");
+    const principals = words.principals();
     if (principals === "") fail("The principals are empty");
     let options = "";
     let type = words.next("key type");
@@ -146,6 +146,30 @@ class Words {
     this.#fail = fail;
   }
 
+  /**
+   * The principals, split off as OpenSSH's `strdelimw` does: up to the first
+   * blank, carriage return or quote; at a quote, the text before it and the
+   * quoted text after it, up to the closing quote (`"a@x,b@y"` is that list,
+   * and `"a",b` is `a`, the `,b` left for the next word). Then the blanks after.
+   */
+  principals(): string {
+    const s = this.#line;
+    const stop = /[ \t\r\n"]/.exec(s);
+    if (stop === null) return this.#fail("The key type is missing");
+    let word: string;
+    if (stop[0] === '"') {
+      const close = s.indexOf('"', stop.index + 1);
+      if (close === -1) this.#fail("An unclosed quote in the principals");
+      word = s.slice(0, stop.index) + s.slice(stop.index + 1, close);
+      this.#at = close + 1;
+    } else {
+      word = s.slice(0, stop.index);
+      this.#at = stop.index + 1;
+    }
+    while (" \t\r\n".includes(s[this.#at] ?? "_")) this.#at++;
+    return word;
+  }
+
   next(what: string): string {
     const s = this.#line;
     while (s[this.#at] === " " || s[this.#at] === "\t") this.#at++;
@@ -158,9 +182,7 @@ class Words {
     }
     if (quoted) this.#fail(`An unclosed quote before the ${what}`);
     if (start === this.#at) this.#fail(`The ${what} is missing`);
-    const word = s.slice(start, this.#at);
-    // A quoted principals list (`"a@x,b@y"`) is that list.
-    return what === "principals" && /^"[^"]*"$/.test(word) ? word.slice(1, -1) : word;
+    return s.slice(start, this.#at);
   }
 }
 
