@@ -1062,6 +1062,65 @@ describe("verdicts as ssh-keygen -Y verify gives them", () => {
     }
   });
 
+  it("a key of small order signs nothing: its lines are ignored and its universal signature refused, on every runtime", async () => {
+    const data = text("any lockfile\n");
+    const P = (1n << 255n) - 19n;
+    const le = (n: bigint) =>
+      Uint8Array.from({ length: 32 }, (_, i) => Number((n >> BigInt(8 * i)) & 255n));
+    const ys = [
+      0n,
+      1n,
+      P - 1n,
+      2707385501144840649318225287225658788936804267575313519463743609750303402022n,
+    ];
+    ys.push(55188659117513257062467267217118295137698188065244968500265048394206261417927n);
+    const encodings: Uint8Array[] = [];
+    for (const y of ys) {
+      for (const v of [y, y + P]) {
+        if (v >= 1n << 255n) continue;
+        encodings.push(le(v), le(v | (1n << 255n))); // both signs of x
+      }
+    }
+    // R the identity, S zero: [S]B = R + [k]A holds for any bytes when A is the identity.
+    const universal = new Uint8Array(64);
+    universal[0] = 1;
+    for (const point of encodings) {
+      const blob = Uint8Array.from([...str("ssh-ed25519"), ...str(point)]);
+      const pub = `ssh-ed25519 ${encodeBase64(blob)}`;
+      const signature = wrap("SSH SIGNATURE", [
+        ...text("SSHSIG"),
+        ...u32(1),
+        ...str(blob),
+        ...str("skillset-lock"),
+        ...str(""),
+        ...str("sha512"),
+        ...str(Uint8Array.from([...str("ssh-ed25519"), ...str(universal)])),
+      ]);
+      const signers = parseAllowedSigners(`a ${pub}\n`);
+      assert.deepEqual(
+        [signers.signers.length, signers.ignored[0]?.reason],
+        [0, "a key of small order: anyone can sign with it"],
+      );
+      const error = await sshError(() => verifySshsig(data, signature, signers, { identity: "a" }));
+      assert.equal(error.code, "BAD_SIGNATURE", error.message);
+      assert.match(error.message, /a key of small order: anyone can sign with it$/);
+    }
+    // OpenSSH takes the identity's universal signature: skillset is stricter here, on purpose.
+    const identity = Uint8Array.from([...str("ssh-ed25519"), ...str(le(1n))]);
+    const line = `a ssh-ed25519 ${encodeBase64(identity)}\n`;
+    const forged = wrap("SSH SIGNATURE", [
+      ...text("SSHSIG"),
+      ...u32(1),
+      ...str(identity),
+      ...str("skillset-lock"),
+      ...str(""),
+      ...str("sha512"),
+      ...str(Uint8Array.from([...str("ssh-ed25519"), ...str(universal)])),
+    ]);
+    const theirs = keygenVerdict(line, "a", forged, data);
+    if (theirs !== undefined) assert.equal(theirs, true);
+  });
+
   it("valid-after and valid-before: Z or UTC in any case, local times in standard time all year, none at or before the epoch", async () => {
     const key = await seededKey(23);
     const data = text("lockfile\n");

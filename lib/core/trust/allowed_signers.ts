@@ -6,7 +6,12 @@
  *
  * @module
  */
-import { parseSshPublicKey, type SshPublicKey, SshSignatureError } from "./ssh_key.ts";
+import {
+  isSmallOrderKey,
+  parseSshPublicKey,
+  type SshPublicKey,
+  SshSignatureError,
+} from "./ssh_key.ts";
 
 /** The largest allowed signers file read, in characters: 1 MiB. */
 export const MAX_ALLOWED_SIGNERS_CHARS = 1024 * 1024;
@@ -57,9 +62,10 @@ const TIME = /^(\d{4})(\d{2})(\d{2})(?:(\d{2})(\d{2})(\d{2})?)?(Z|UTC)?$/i;
  * Options: `namespaces="…"`, `valid-after="…"`, `valid-before="…"`
  * (`YYYYMMDD[Z]` or `YYYYMMDDHHMM[SS][Z]`, `Z` or `UTC` for UTC, else the
  * local zone's standard time all year, as OpenSSH reads them) and
- * `cert-authority`. A line with another key type than `ssh-ed25519`, or
- * marked `cert-authority`, is kept out of `signers` and listed in `ignored`
- * with why.
+ * `cert-authority`. A line with another key type than `ssh-ed25519`,
+ * marked `cert-authority`, or with a key of small order (one anyone can
+ * sign with; OpenSSH takes it), is kept out of `signers` and listed in
+ * `ignored` with why.
  *
  * @param text The file's text.
  * @param file Its name, for errors.
@@ -125,6 +131,9 @@ export function parseAllowedSigners(text: string, file = "allowed_signers"): All
     }
     if (parsed.certAuthority) {
       const reason = "cert-authority: skillset checks no certificates";
+      ignored.push({ line: i + 1, reason, key: key.base64 });
+    } else if (isSmallOrderKey(key)) {
+      const reason = "a key of small order: anyone can sign with it";
       ignored.push({ line: i + 1, reason, key: key.base64 });
     } else signers.push(Object.freeze({ line: i + 1, principals, key, ...parsed.fields }));
   }

@@ -15,6 +15,7 @@ import {
   blobOf,
   ed25519Blob,
   failWith,
+  isSmallOrderKey,
   MAX_SSH_KEY_CHARS,
   SSH_ED25519,
   sshFingerprint,
@@ -279,6 +280,12 @@ export async function verifySshsig(
     throw new TypeError("Not a parsed SSH signature");
   }
   const fingerprint = await sshFingerprint(sig.publicKey);
+  if (isSmallOrderKey(sig.publicKey)) {
+    throw new SshSignatureError(
+      "BAD_SIGNATURE",
+      `The signature is by ${fingerprint}, a key of small order: anyone can sign with it`,
+    );
+  }
   const data = await signedData(message, namespace, sig.hashAlgorithm);
   let good = false;
   try {
