@@ -934,11 +934,12 @@ function sshKeygenIn(
   signature: string,
   data: Uint8Array,
   verifyTime: string,
+  identity = "a",
 ): boolean {
   const dir = tempDir();
   writeFileSync(join(dir, "allowed_signers"), signers);
   writeFileSync(join(dir, "sig"), signature);
-  const args = ["-Y", "verify", "-f", join(dir, "allowed_signers"), "-I", "a", "-n"];
+  const args = ["-Y", "verify", "-f", join(dir, "allowed_signers"), "-I", identity, "-n"];
   args.push("skillset-lock", "-s", join(dir, "sig"), `-Overify-time=${verifyTime}`);
   const r = spawnSync("ssh-keygen", args, { input: data, env: { ...process.env, TZ: tz } });
   return r.status === 0;
@@ -1119,6 +1120,86 @@ describe("verdicts as ssh-keygen -Y verify gives them", () => {
     ]);
     const theirs = keygenVerdict(line, "a", forged, data);
     if (theirs !== undefined) assert.equal(theirs, true);
+  });
+
+  it("never allows a signer that ssh-keygen -Y verify refuses, on random allowed_signers files", {
+    skip: NO_SSH_KEYGEN,
+  }, async () => {
+    const key = await seededKey(25);
+    const other = await seededKey(26);
+    const data = text("lockfile\n");
+    const signature = await signSshsig(data, key);
+    const pubs = [renderSshPublicKey(key.publicKey), renderSshPublicKey(other.publicKey)];
+    const atom = fc.constantFrom("a", "b", "*", "?", "??", "!", ",", "\u00e9", '"', " ", "ab");
+    const principals = fc.array(atom, { minLength: 1, maxLength: 4 }).map((a) => a.join(""));
+    const time = fc.constantFrom(
+      "20200101",
+      "20200101Z",
+      "29990101z",
+      "202612011200",
+      "20261201120000UTC",
+      "19700101Z",
+      "19691231",
+      "20260231",
+    );
+    const option = fc.oneof(
+      fc.constantFrom("skillset-lock", "git", "skillset-*", "!skillset-lock,*", "", 'a\\"b')
+        .map((n) => `namespaces="${n}"`),
+      time.map((t) => `valid-after="${t}"`),
+      time.map((t) => `valid-before="${t}"`),
+      fc.constantFrom("cert-authority", 'NAMESPACES="*"', "x"),
+    );
+    const line = fc.oneof(
+      { weight: 1, arbitrary: fc.constantFrom("", "# comment", "  # x", "\t") },
+      {
+        weight: 6,
+        arbitrary: fc.record({
+          lead: fc.constantFrom("", " ", "\t"),
+          principals: fc.oneof(principals, fc.constantFrom("a", '"a"', "a,b", '"a b"', "*")),
+          options: fc.array(option, { maxLength: 2 }).map((o) => o.join(",")),
+          key: fc.constantFrom(...pubs, pubs[0]!.split(" ").slice(0, 2).join(" ")),
+          gap: fc.constantFrom(" ", "\t", "  "),
+        }).map((l) =>
+          `${l.lead}${l.principals}${l.gap}${
+            l.options === "" ? "" : `${l.options}${l.gap}`
+          }${l.key}`
+        ),
+      },
+    );
+    const identity = fc.constantFrom("a", "a", "b", "ab", "\u00e9", "a b", "a,b");
+    const now = new Date(Date.UTC(2026, 11, 1, 12, 30));
+    let allowed = 0;
+    const zone = process.env.TZ;
+    process.env.TZ = "UTC"; // local times read here as ssh-keygen reads them, in UTC
+    try {
+      await fc.assert(
+        fc.asyncProperty(
+          fc.array(line, { minLength: 1, maxLength: 3 }),
+          fc.constantFrom("\n", "\r\n"),
+          identity,
+          async (lines, eol, who) => {
+            const signers = `${lines.join(eol)}${eol}`;
+            if (!await ourVerdict(signers, who, signature, data, now)) return;
+            allowed++;
+            assert.equal(
+              sshKeygenIn("UTC", signers, signature, data, "20261201123000Z", who),
+              true,
+              `skillset allows ${JSON.stringify(who)} where ssh-keygen does not: ${
+                JSON.stringify(signers)
+              }`,
+            );
+          },
+        ),
+        runs(300),
+      );
+    } finally {
+      if (zone === undefined) delete process.env.TZ;
+      else process.env.TZ = zone;
+    }
+    assert.ok(
+      allowed > 10,
+      `only ${allowed} files allowed the signer: the property checked little`,
+    );
   });
 
   it("valid-after and valid-before: Z or UTC in any case, local times in standard time all year, none at or before the epoch", async () => {
