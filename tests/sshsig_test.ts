@@ -1122,6 +1122,25 @@ describe("verdicts as ssh-keygen -Y verify gives them", () => {
     if (theirs !== undefined) assert.equal(theirs, true);
   });
 
+  it("a NUL character ends an allowed_signers line, as OpenSSH reads it (a C string)", async () => {
+    const key = await seededKey(27);
+    const data = text("lockfile\n");
+    const signature = await signSshsig(data, key);
+    const pub = renderSshPublicKey(key.publicKey);
+    const cases: [signers: string, good: boolean][] = [
+      [`a\0,* ${pub}\n`, false], // the line is "a": no key
+      [`* ${pub}\0junk\n`, true],
+      [`* namespaces="git\0" ${pub}\n`, false],
+    ];
+    for (const [signers, good] of cases) {
+      const theirs = keygenVerdict(signers, "b", signature, data);
+      if (theirs !== undefined) {
+        assert.equal(theirs, good, `ssh-keygen: ${JSON.stringify(signers)}`);
+      }
+      assert.equal(await ourVerdict(signers, "b", signature, data), good, JSON.stringify(signers));
+    }
+  });
+
   it("never allows a signer that ssh-keygen -Y verify refuses, on random allowed_signers files", {
     skip: NO_SSH_KEYGEN,
   }, async () => {
@@ -1130,7 +1149,20 @@ describe("verdicts as ssh-keygen -Y verify gives them", () => {
     const data = text("lockfile\n");
     const signature = await signSshsig(data, key);
     const pubs = [renderSshPublicKey(key.publicKey), renderSshPublicKey(other.publicKey)];
-    const atom = fc.constantFrom("a", "b", "*", "?", "??", "!", ",", "\u00e9", '"', " ", "ab");
+    const atom = fc.constantFrom(
+      "a",
+      "b",
+      "*",
+      "?",
+      "??",
+      "!",
+      ",",
+      "\u00e9",
+      '"',
+      " ",
+      "ab",
+      "\0",
+    );
     const principals = fc.array(atom, { minLength: 1, maxLength: 4 }).map((a) => a.join(""));
     const time = fc.constantFrom(
       "20200101",

@@ -100,7 +100,8 @@ export function parseAllowedSigners(text: string, file = "allowed_signers"): All
   const ignored: IgnoredSigner[] = [];
   const lines = text.split("\n");
   for (let i = 0; i < lines.length; i++) {
-    const raw = lines[i]!;
+    // OpenSSH reads a line as a C string: a NUL byte ends it.
+    const raw = lines[i]!.split("\0", 1)[0]!;
     const line = (raw.endsWith("\r") ? raw.slice(0, -1) : raw).replace(/^[ \t]+/, "");
     if (line === "" || line.startsWith("#")) continue;
     const fail = (reason: string): never => {
