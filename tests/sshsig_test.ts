@@ -812,8 +812,8 @@ describe("parsing allowed_signers", () => {
       comment: fc.stringMatching(/^[ -~]{0,12}$/),
       indent: fc.stringMatching(/^[ \t]{0,2}$/),
     });
-    await fc.assert(
-      fc.asyncProperty(fc.array(line, { maxLength: 5 }), async (lines) => {
+    fc.assert(
+      fc.property(fc.array(line, { maxLength: 5 }), (lines) => {
         const text = lines.map((l) => {
           const options = [
             ...l.certAuthority ? ["cert-authority"] : [],
