@@ -1141,6 +1141,28 @@ describe("verdicts as ssh-keygen -Y verify gives them", () => {
     }
   });
 
+  it('options are read as OpenSSH reads them: \\" is a quote inside a quoted value, not its end', async () => {
+    const key = await seededKey(28);
+    const data = text("lockfile\n");
+    const signature = await signSshsig(data, key);
+    const pub = renderSshPublicKey(key.publicKey);
+    const cases: [line: string, good: boolean][] = [
+      [`a namespaces="a\\"b,skillset-lock" ${pub}`, true],
+      [`a namespaces="a\\b,skillset-lock" ${pub}`, true],
+      // The value runs on past \": the key is inside it, none is left (ssh-keygen skips the line).
+      [`a namespaces="skillset-lock,\\" ${pub} #"`, false],
+      [`a namespaces="skillset-lock,\\",valid-after="20200101" ${pub}`, false],
+      // Here the key after the value is the line's: the value is `skillset-lock," ssh-ed25519 … #`.
+      [`a namespaces="skillset-lock,\\" ${pub} #" ${pub}`, true],
+    ];
+    for (const [line, good] of cases) {
+      const signers = `${line}\n`;
+      const theirs = keygenVerdict(signers, "a", signature, data);
+      if (theirs !== undefined) assert.equal(theirs, good, `ssh-keygen: ${line}`);
+      assert.equal(await ourVerdict(signers, "a", signature, data), good, line);
+    }
+  });
+
   it("never allows a signer that ssh-keygen -Y verify refuses, on random allowed_signers files", {
     skip: NO_SSH_KEYGEN,
   }, async () => {
@@ -1175,7 +1197,15 @@ describe("verdicts as ssh-keygen -Y verify gives them", () => {
       "20260231",
     );
     const option = fc.oneof(
-      fc.constantFrom("skillset-lock", "git", "skillset-*", "!skillset-lock,*", "", 'a\\"b')
+      fc.constantFrom(
+        "skillset-lock",
+        "git",
+        "skillset-*",
+        "!skillset-lock,*",
+        "",
+        'a\\"b',
+        "skillset-lock,\\",
+      )
         .map((n) => `namespaces="${n}"`),
       time.map((t) => `valid-after="${t}"`),
       time.map((t) => `valid-before="${t}"`),

@@ -185,9 +185,11 @@ class Words {
     while (s[this.#at] === " " || s[this.#at] === "\t") this.#at++;
     const start = this.#at;
     let quoted = false;
+    // As OpenSSH's sshkey_advance_past_options: a quote toggles, `\"` does not.
     for (; this.#at < s.length; this.#at++) {
       const c = s[this.#at];
-      if (c === '"') quoted = !quoted;
+      if (c === "\\" && s[this.#at + 1] === '"') this.#at++;
+      else if (c === '"') quoted = !quoted;
       else if (!quoted && (c === " " || c === "\t")) break;
     }
     if (quoted) this.#fail(`An unclosed quote before the ${what}`);
@@ -199,6 +201,23 @@ class Words {
 interface ParsedOptions {
   readonly certAuthority: boolean;
   readonly fields: Pick<AllowedSigner, "namespaces" | "validAfter" | "validBefore">;
+}
+
+/**
+ * An option's value at `at` (`="…"`), read as OpenSSH's `opt_dequote`
+ * reads it: `\"` is a quote inside it.
+ *
+ * @returns The value and where the text after it starts, or `null` without the quotes.
+ */
+function dequote(text: string, at: number): { text: string; end: number } | null {
+  if (text[at] !== "=" || text[at + 1] !== '"') return null;
+  let value = "";
+  let i = at + 2;
+  for (; i < text.length && text[i] !== '"'; i++) {
+    if (text[i] === "\\" && text[i + 1] === '"') i++;
+    value += text[i];
+  }
+  return i < text.length ? { text: value, end: i + 1 } : null;
 }
 
 function parseOptions(text: string, fail: (reason: string) => never): ParsedOptions {
@@ -214,10 +233,10 @@ function parseOptions(text: string, fail: (reason: string) => never): ParsedOpti
     }
     if (lower === "cert-authority") certAuthority = true;
     else if (lower === "namespaces" || lower === "valid-after" || lower === "valid-before") {
-      const m = /^="([^"]*)"/.exec(text.slice(at));
-      if (m === null) fail(`The option "${lower}" takes a quoted value: ${lower}="…"`);
-      values.set(lower, m![1]!);
-      at += m![0].length;
+      const value = dequote(text, at);
+      if (value === null) fail(`The option "${lower}" takes a quoted value: ${lower}="…"`);
+      values.set(lower, value!.text);
+      at = value!.end;
     } else fail(`Unknown option "${text.slice(at - name.length).split(",")[0]}"`);
     if (at < text.length && text[at++] !== ",") fail(`The options "${text}" are malformed`);
     if (at === text.length && text.endsWith(",")) fail(`The options "${text}" end with a comma`);
