@@ -4,6 +4,7 @@ import { spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import process from "node:process";
 import {
   decodeBase64,
   encodeBase64,
@@ -691,16 +692,24 @@ describe("parsing signatures", () => {
     );
   });
 
-  it("mutated signatures only ever give an SshSignatureError", async () => {
+  it("mutated signatures only ever give an SshSignatureError, unless only the reserved field changed", async () => {
     const key = await seededKey(7);
     const signers = parseAllowedSigners(`a@b ${renderSshPublicKey(key.publicKey)}`);
-    const blob = decodeBase64((await signSshsig(text("x"), key)).split("\n").slice(1, -2).join(""));
+    const original = await signSshsig(text("x"), key);
+    const blob = decodeBase64(original.split("\n").slice(1, -2).join(""));
+    const { reserved: _, ...signed } = parseSshSignature(original);
     await fc.assert(
       fc.asyncProperty(mutation(blob), async (mutated) => {
-        await assert.rejects(
-          () => verifySshsig(text("x"), wrap("SSH SIGNATURE", mutated), signers),
-          SshSignatureError,
-        );
+        const armored = wrap("SSH SIGNATURE", mutated);
+        try {
+          await verifySshsig(text("x"), armored, signers);
+        } catch (e) {
+          assert.ok(e instanceof SshSignatureError, String(e));
+          return;
+        }
+        // Accepted: OpenSSH signs no reserved field, so only it may differ.
+        const { reserved: __, ...rest } = parseSshSignature(armored);
+        assert.deepEqual(rest, signed);
       }),
       runs(300),
     );
@@ -875,10 +884,13 @@ describe("parsing allowed_signers", () => {
     );
   });
 
-  it("matches pattern lists as OpenSSH does: * and ?, a negated match wins", () => {
+  it("matches pattern lists as OpenSSH does: * and ?, a negated match wins, an empty list or a final comma adds no pattern", () => {
     /** A reference: each pattern as a regular expression. */
     const reference = (value: string, list: string) => {
-      const results = list.split(",").map((p) => {
+      // As OpenSSH walks a list: an empty list holds no pattern, a final comma adds none.
+      const patterns = list === "" ? [] : list.split(",");
+      if (patterns.length > 1 && patterns.at(-1) === "") patterns.pop();
+      const results = patterns.map((p) => {
         const negated = p.startsWith("!");
         const body = (negated ? p.slice(1) : p).replace(/[.+^${}()|[\]\\]/g, "\\$&")
           .replace(/\*/g, "[\\s\\S]*").replace(/\?/g, "[\\s\\S]");
@@ -900,5 +912,415 @@ describe("parsing allowed_signers", () => {
       runs(500),
     );
     assert.equal(matchPatternList("a".repeat(5000), `${"*a".repeat(50)}b`), false); // no blow-up
+  });
+});
+
+// ── Verdicts as ssh-keygen gives them (each found by comparing with `ssh-keygen -Y verify`) ──
+
+/** ssh-keygen -Y verify's verdict on a signature of `data` with one allowed signers file, or undefined without it. */
+function keygenVerdict(
+  signers: string,
+  identity: string,
+  signature: string,
+  data: Uint8Array,
+  verifyTime?: string,
+): boolean | undefined {
+  if (!HAS_SSH_KEYGEN) return undefined;
+  const dir = tempDir();
+  writeFileSync(join(dir, "allowed_signers"), signers);
+  writeFileSync(join(dir, "sig"), signature);
+  const args = ["-Y", "verify", "-f", join(dir, "allowed_signers"), "-I", identity];
+  args.push("-n", "skillset-lock", "-s", join(dir, "sig"));
+  if (verifyTime !== undefined) args.push(`-Overify-time=${verifyTime}`);
+  return sshKeygen(args, data).code === 0;
+}
+
+/** ssh-keygen -Y verify's verdict with the time zone `tz`. */
+function sshKeygenIn(
+  tz: string,
+  signers: string,
+  signature: string,
+  data: Uint8Array,
+  verifyTime: string,
+  identity = "a",
+): boolean {
+  const dir = tempDir();
+  writeFileSync(join(dir, "allowed_signers"), signers);
+  writeFileSync(join(dir, "sig"), signature);
+  const args = ["-Y", "verify", "-f", join(dir, "allowed_signers"), "-I", identity, "-n"];
+  args.push("skillset-lock", "-s", join(dir, "sig"), `-Overify-time=${verifyTime}`);
+  const r = spawnSync("ssh-keygen", args, { input: data, env: { ...process.env, TZ: tz } });
+  return r.status === 0;
+}
+
+/** Our verdict: whether verifySshsig accepts (a typed refusal is `false`). */
+async function ourVerdict(
+  signers: string,
+  identity: string,
+  signature: string,
+  data: Uint8Array,
+  now?: Date,
+): Promise<boolean> {
+  try {
+    await verifySshsig(data, signature, parseAllowedSigners(signers), {
+      identity,
+      ...now === undefined ? {} : { now },
+    });
+    return true;
+  } catch (e) {
+    if (e instanceof SshSignatureError) return false;
+    throw e;
+  }
+}
+
+describe("verdicts as ssh-keygen -Y verify gives them", () => {
+  it("the reserved field is not signed: OpenSSH signs an empty one whatever the field holds", async () => {
+    const key = await seededKey(21);
+    const data = text("lockfile\n");
+    const signers = `a ${renderSshPublicKey(key.publicKey)}\n`;
+    /** A signature whose reserved field holds `field`, made over the reserved bytes `signed`. */
+    const made = async (field: string, signed: string) => {
+      const hash = new Uint8Array(await crypto.subtle.digest("SHA-512", data));
+      const toSign = [...text("SSHSIG"), ...str("skillset-lock"), ...str(signed), ...str("sha512")];
+      const sig = await key.sign(Uint8Array.from([...toSign, ...str(hash)]));
+      return wrap("SSH SIGNATURE", [
+        ...text("SSHSIG"),
+        ...u32(1),
+        ...str(decodeBase64(key.publicKey.base64)),
+        ...str("skillset-lock"),
+        ...str(field),
+        ...str("sha512"),
+        ...str(Uint8Array.from([...str("ssh-ed25519"), ...str(sig)])),
+      ]);
+    };
+    const cases: [field: string, signed: string, good: boolean][] = [
+      ["", "", true],
+      ["x", "", true], // ssh-keygen skips the field
+      ["x", "x", false], // signed over bytes ssh-keygen never signs
+    ];
+    for (const [field, signed, good] of cases) {
+      const signature = await made(field, signed);
+      const theirs = keygenVerdict(signers, "a", signature, data);
+      if (theirs !== undefined) assert.equal(theirs, good, `ssh-keygen: ${field}/${signed}`);
+      assert.equal(await ourVerdict(signers, "a", signature, data), good, `${field}/${signed}`);
+    }
+  });
+
+  it("pattern lists match UTF-8 bytes, and a pattern over 1,022 bytes matches nothing, as OpenSSH's match_pattern_list", async () => {
+    const key = await seededKey(22);
+    const data = text("lockfile\n");
+    const signature = await signSshsig(data, key);
+    const pub = renderSshPublicKey(key.publicKey);
+    const long = "x".repeat(1023);
+    const cases: [principals: string, identity: string, good: boolean][] = [
+      ["?", "\u00e9", false], // "é" is two bytes
+      ["??", "\u00e9", true],
+      ["a?", "a\u{1f600}", false],
+      ["a????", "a\u{1f600}", true],
+      [`a*,${long}`, "a", false], // the long pattern ends the list: no match
+      [`${long},a`, "a", false],
+      [`a*,${"x".repeat(1022)}`, "a", true],
+      [`!${long},a`, "a", false],
+    ];
+    for (const [principals, identity, good] of cases) {
+      const signers = `${principals} ${pub}\n`;
+      const theirs = keygenVerdict(signers, identity, signature, data);
+      if (theirs !== undefined) {
+        assert.equal(theirs, good, `ssh-keygen: ${principals.slice(0, 20)}`);
+      }
+      assert.equal(
+        await ourVerdict(signers, identity, signature, data),
+        good,
+        `${principals.slice(0, 20)} ~ ${identity}`,
+      );
+    }
+    const namespaces = `a namespaces="skillset-lock,${long}" ${pub}\n`;
+    const theirs = keygenVerdict(namespaces, "a", signature, data);
+    if (theirs !== undefined) assert.equal(theirs, false);
+    assert.equal(await ourVerdict(namespaces, "a", signature, data), false);
+    assert.equal(matchPatternList("\u00e9", "?"), false);
+    assert.equal(matchPatternList("\u00e9", "\u00e9"), true);
+    assert.equal(matchPatternList("a", "a,"), true);
+    assert.equal(matchPatternList("", "a,"), false); // no empty pattern after a final comma
+  });
+
+  it("principals are split off as OpenSSH's strdelimw does: at a blank, a carriage return or a quote", async () => {
+    const key = await seededKey(24);
+    const data = text("lockfile\n");
+    const signature = await signSshsig(data, key);
+    const pub = renderSshPublicKey(key.publicKey);
+    const cases: [principals: string, identity: string, good: boolean][] = [
+      ['"a b"', "a b", true],
+      ['a"b,c"', "c", true], // the text before the quote and the quoted text: "ab,c"
+      ['a"b,c"', "ab,c", false],
+      ['"a",b', "b", false], // the principals are "a"; ",b" is no option: ssh-keygen skips the line
+      ['"a",b', "a", false],
+      ["a\rb", "a\rb", false], // a carriage return ends the principals
+    ];
+    for (const [principals, identity, good] of cases) {
+      const signers = `${principals} ${pub}\n`;
+      const theirs = keygenVerdict(signers, identity, signature, data);
+      if (theirs !== undefined) {
+        assert.equal(theirs, good, `ssh-keygen: ${JSON.stringify(principals)}`);
+      }
+      assert.equal(
+        await ourVerdict(signers, identity, signature, data),
+        good,
+        `${JSON.stringify(principals)} ~ ${JSON.stringify(identity)}`,
+      );
+    }
+  });
+
+  it("a key of small order signs nothing: its lines are ignored and its universal signature refused, on every runtime", async () => {
+    const data = text("any lockfile\n");
+    const P = (1n << 255n) - 19n;
+    const le = (n: bigint) =>
+      Uint8Array.from({ length: 32 }, (_, i) => Number((n >> BigInt(8 * i)) & 255n));
+    const ys = [
+      0n,
+      1n,
+      P - 1n,
+      2707385501144840649318225287225658788936804267575313519463743609750303402022n,
+    ];
+    ys.push(55188659117513257062467267217118295137698188065244968500265048394206261417927n);
+    const encodings: Uint8Array[] = [];
+    for (const y of ys) {
+      for (const v of [y, y + P]) {
+        if (v >= 1n << 255n) continue;
+        encodings.push(le(v), le(v | (1n << 255n))); // both signs of x
+      }
+    }
+    // R the identity, S zero: [S]B = R + [k]A holds for any bytes when A is the identity.
+    const universal = new Uint8Array(64);
+    universal[0] = 1;
+    for (const point of encodings) {
+      const blob = Uint8Array.from([...str("ssh-ed25519"), ...str(point)]);
+      const pub = `ssh-ed25519 ${encodeBase64(blob)}`;
+      const signature = wrap("SSH SIGNATURE", [
+        ...text("SSHSIG"),
+        ...u32(1),
+        ...str(blob),
+        ...str("skillset-lock"),
+        ...str(""),
+        ...str("sha512"),
+        ...str(Uint8Array.from([...str("ssh-ed25519"), ...str(universal)])),
+      ]);
+      const signers = parseAllowedSigners(`a ${pub}\n`);
+      assert.deepEqual(
+        [signers.signers.length, signers.ignored[0]?.reason],
+        [0, "a key of small order: anyone can sign with it"],
+      );
+      const error = await sshError(() => verifySshsig(data, signature, signers, { identity: "a" }));
+      assert.equal(error.code, "BAD_SIGNATURE", error.message);
+      assert.match(error.message, /a key of small order: anyone can sign with it$/);
+    }
+    // OpenSSH takes the identity's universal signature: skillset is stricter here, on purpose.
+    const identity = Uint8Array.from([...str("ssh-ed25519"), ...str(le(1n))]);
+    const line = `a ssh-ed25519 ${encodeBase64(identity)}\n`;
+    const forged = wrap("SSH SIGNATURE", [
+      ...text("SSHSIG"),
+      ...u32(1),
+      ...str(identity),
+      ...str("skillset-lock"),
+      ...str(""),
+      ...str("sha512"),
+      ...str(Uint8Array.from([...str("ssh-ed25519"), ...str(universal)])),
+    ]);
+    const theirs = keygenVerdict(line, "a", forged, data);
+    if (theirs !== undefined) assert.equal(theirs, true);
+  });
+
+  it("a NUL character ends an allowed_signers line, as OpenSSH reads it (a C string)", async () => {
+    const key = await seededKey(27);
+    const data = text("lockfile\n");
+    const signature = await signSshsig(data, key);
+    const pub = renderSshPublicKey(key.publicKey);
+    const cases: [signers: string, good: boolean][] = [
+      [`a\0,* ${pub}\n`, false], // the line is "a": no key
+      [`* ${pub}\0junk\n`, true],
+      [`* namespaces="git\0" ${pub}\n`, false],
+    ];
+    for (const [signers, good] of cases) {
+      const theirs = keygenVerdict(signers, "b", signature, data);
+      if (theirs !== undefined) {
+        assert.equal(theirs, good, `ssh-keygen: ${JSON.stringify(signers)}`);
+      }
+      assert.equal(await ourVerdict(signers, "b", signature, data), good, JSON.stringify(signers));
+    }
+  });
+
+  it('options are read as OpenSSH reads them: \\" is a quote inside a quoted value, not its end', async () => {
+    const key = await seededKey(28);
+    const data = text("lockfile\n");
+    const signature = await signSshsig(data, key);
+    const pub = renderSshPublicKey(key.publicKey);
+    const cases: [line: string, good: boolean][] = [
+      [`a namespaces="a\\"b,skillset-lock" ${pub}`, true],
+      [`a namespaces="a\\b,skillset-lock" ${pub}`, true],
+      // The value runs on past \": the key is inside it, none is left (ssh-keygen skips the line).
+      [`a namespaces="skillset-lock,\\" ${pub} #"`, false],
+      [`a namespaces="skillset-lock,\\",valid-after="20200101" ${pub}`, false],
+      // Here the key after the value is the line's: the value is `skillset-lock," ssh-ed25519 … #`.
+      [`a namespaces="skillset-lock,\\" ${pub} #" ${pub}`, true],
+    ];
+    for (const [line, good] of cases) {
+      const signers = `${line}\n`;
+      const theirs = keygenVerdict(signers, "a", signature, data);
+      if (theirs !== undefined) assert.equal(theirs, good, `ssh-keygen: ${line}`);
+      assert.equal(await ourVerdict(signers, "a", signature, data), good, line);
+    }
+  });
+
+  it("never allows a signer that ssh-keygen -Y verify refuses, on random allowed_signers files", {
+    skip: NO_SSH_KEYGEN,
+  }, async () => {
+    const key = await seededKey(25);
+    const other = await seededKey(26);
+    const data = text("lockfile\n");
+    const signature = await signSshsig(data, key);
+    const pubs = [renderSshPublicKey(key.publicKey), renderSshPublicKey(other.publicKey)];
+    const atom = fc.constantFrom(
+      "a",
+      "b",
+      "*",
+      "?",
+      "??",
+      "!",
+      ",",
+      "\u00e9",
+      '"',
+      " ",
+      "ab",
+      "\0",
+    );
+    const principals = fc.array(atom, { minLength: 1, maxLength: 4 }).map((a) => a.join(""));
+    const time = fc.constantFrom(
+      "20200101",
+      "20200101Z",
+      "29990101z",
+      "202612011200",
+      "20261201120000UTC",
+      "19700101Z",
+      "19691231",
+      "20260231",
+    );
+    const option = fc.oneof(
+      fc.constantFrom(
+        "skillset-lock",
+        "git",
+        "skillset-*",
+        "!skillset-lock,*",
+        "",
+        'a\\"b',
+        "skillset-lock,\\",
+      )
+        .map((n) => `namespaces="${n}"`),
+      time.map((t) => `valid-after="${t}"`),
+      time.map((t) => `valid-before="${t}"`),
+      fc.constantFrom("cert-authority", 'NAMESPACES="*"', "x"),
+    );
+    const line = fc.oneof(
+      { weight: 1, arbitrary: fc.constantFrom("", "# comment", "  # x", "\t") },
+      {
+        weight: 6,
+        arbitrary: fc.record({
+          lead: fc.constantFrom("", " ", "\t"),
+          principals: fc.oneof(principals, fc.constantFrom("a", '"a"', "a,b", '"a b"', "*")),
+          options: fc.array(option, { maxLength: 2 }).map((o) => o.join(",")),
+          key: fc.constantFrom(...pubs, pubs[0]!.split(" ").slice(0, 2).join(" ")),
+          gap: fc.constantFrom(" ", "\t", "  "),
+        }).map((l) =>
+          `${l.lead}${l.principals}${l.gap}${
+            l.options === "" ? "" : `${l.options}${l.gap}`
+          }${l.key}`
+        ),
+      },
+    );
+    const identity = fc.constantFrom("a", "a", "b", "ab", "\u00e9", "a b", "a,b");
+    const now = new Date(Date.UTC(2026, 11, 1, 12, 30));
+    let allowed = 0;
+    const zone = process.env.TZ;
+    process.env.TZ = "UTC"; // local times read here as ssh-keygen reads them, in UTC
+    try {
+      await fc.assert(
+        fc.asyncProperty(
+          fc.array(line, { minLength: 1, maxLength: 3 }),
+          fc.constantFrom("\n", "\r\n"),
+          identity,
+          async (lines, eol, who) => {
+            const signers = `${lines.join(eol)}${eol}`;
+            if (!await ourVerdict(signers, who, signature, data, now)) return;
+            allowed++;
+            assert.equal(
+              sshKeygenIn("UTC", signers, signature, data, "20261201123000Z", who),
+              true,
+              `skillset allows ${JSON.stringify(who)} where ssh-keygen does not: ${
+                JSON.stringify(signers)
+              }`,
+            );
+          },
+        ),
+        runs(300),
+      );
+    } finally {
+      if (zone === undefined) delete process.env.TZ;
+      else process.env.TZ = zone;
+    }
+    assert.ok(
+      allowed > 10,
+      `only ${allowed} files allowed the signer: the property checked little`,
+    );
+  });
+
+  it("valid-after and valid-before: Z or UTC in any case, local times in standard time all year, none at or before the epoch", async () => {
+    const key = await seededKey(23);
+    const data = text("lockfile\n");
+    const signature = await signSshsig(data, key);
+    const pub = renderSshPublicKey(key.publicKey);
+    const zone = process.env.TZ;
+    /** [zone, option, verify time (UTC, as ssh-keygen's -Overify-time), allowed]. */
+    const cases: [string, string, string, boolean][] = [
+      // Summer in Berlin: 12:00 local is read as 12:00 CET (11:00Z), not CEST (10:00Z).
+      ["Europe/Berlin", 'valid-after="202607011200"', "20260701103000Z", false],
+      ["Europe/Berlin", 'valid-after="202607011200"', "20260701113000Z", true],
+      ["Europe/Berlin", 'valid-before="202607011200"', "20260701103000Z", true],
+      ["Europe/Berlin", 'valid-before="202607011200"', "20260701113000Z", false],
+      // Winter in Sydney: AEST (+10) is its standard time all year.
+      ["Australia/Sydney", 'valid-after="20260115120000"', "20260115013000Z", false],
+      ["Australia/Sydney", 'valid-after="20260115120000"', "20260115023000Z", true],
+      ["UTC", 'valid-after="20200101z"', "20260101000000Z", true],
+      ["UTC", 'valid-after="20200101UTC"', "20260101000000Z", true],
+      ["UTC", 'valid-before="20200101utc"', "20260101000000Z", false],
+      // ssh-keygen refuses such a line: the key is allowed by none.
+      ["UTC", 'valid-after="19700101Z"', "20260101000000Z", false],
+      ["UTC", 'valid-after="19691231"', "20260101000000Z", false],
+      ["UTC", 'valid-before="19700101000000Z"', "19690101000000Z", false],
+    ];
+    try {
+      for (const [tz, option, at, good] of cases) {
+        process.env.TZ = tz;
+        const signers = `a ${option} ${pub}\n`;
+        const m = /^(\d{4})(\d\d)(\d\d)(\d\d)(\d\d)(\d\d)Z$/.exec(at)!.slice(1).map(Number);
+        const now = new Date(Date.UTC(m[0]!, m[1]! - 1, m[2]!, m[3]!, m[4]!, m[5]!));
+        const theirs = tz === "UTC" || m[0]! < 1970
+          ? keygenVerdict(signers, "a", signature, data, at)
+          : HAS_SSH_KEYGEN
+          ? sshKeygenIn(tz, signers, signature, data, at)
+          : undefined;
+        if (theirs !== undefined) {
+          assert.equal(theirs, good, `ssh-keygen: ${tz} ${option} at ${at}`);
+        }
+        let ours: boolean;
+        try {
+          ours = await ourVerdict(signers, "a", signature, data, now);
+        } catch (e) {
+          throw new assert.AssertionError({ message: `${tz} ${option}: ${e}` });
+        }
+        assert.equal(ours, good, `${tz} ${option} at ${at}`);
+      }
+    } finally {
+      if (zone === undefined) delete process.env.TZ;
+      else process.env.TZ = zone;
+    }
   });
 });

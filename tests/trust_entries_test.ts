@@ -163,6 +163,18 @@ describe("an approval covers every entry of the folder", () => {
       const r = await run(dir, "run", "skills/tool", "scripts/run.py", "--approvals", "a.json");
       return { ok: !/approv/.test(r.err), said: r.err };
     }],
+    ["run --root scope=path NAME --approvals", async (dir) => {
+      const r = await run(dir, "run", ...ROOT, "tool", "scripts/run.py", "--approvals", "a.json");
+      return { ok: !/approv/.test(r.err), said: r.err };
+    }],
+    ["search --approvals", async (dir) => {
+      const r = await run(dir, "search", "tool", ...ROOT, "--approvals", "a.json");
+      return { ok: r.code === 0 && /tool/.test(r.out), said: r.err };
+    }],
+    ["read <folder> <path> --approvals", async (dir) => {
+      const r = await run(dir, "read", "skills/tool", "scripts/run.py", "--approvals", "a.json");
+      return { ok: r.code === 0, said: r.err };
+    }],
     ["serve --approvals", async (dir) => {
       const warnings: string[] = [];
       const lock = loadServeLock(
@@ -188,6 +200,17 @@ describe("an approval covers every entry of the folder", () => {
       }
     });
   }
+
+  it("a link added inside a folder no reader serves (.git) lapses the approval too", async () => {
+    for (const [where, check] of checks) {
+      const dir = project();
+      mkdirSync(join(dir, "skills/tool/.git/hooks"), { recursive: true });
+      assert.equal((await run(dir, "approve", "tool", ...ROOT, "--approvals", "a.json")).code, 0);
+      assert.equal((await check(dir)).ok, true, `${where}: approved as it was`);
+      symlinkSync("../../../../outside/json.py", join(dir, "skills/tool/.git/hooks/x"));
+      assert.equal((await check(dir)).ok, false, `${where}: still approved after a hidden link`);
+    }
+  });
 
   it("a folder approved with a link stays approved; retargeting or removing the link lapses it", async () => {
     const dir = project();

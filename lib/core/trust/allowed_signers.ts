@@ -6,7 +6,12 @@
  *
  * @module
  */
-import { parseSshPublicKey, type SshPublicKey, SshSignatureError } from "./ssh_key.ts";
+import {
+  isSmallOrderKey,
+  parseSshPublicKey,
+  type SshPublicKey,
+  SshSignatureError,
+} from "./ssh_key.ts";
 
 /** The largest allowed signers file read, in characters: 1 MiB. */
 export const MAX_ALLOWED_SIGNERS_CHARS = 1024 * 1024;
@@ -49,16 +54,18 @@ export interface AllowedSigners {
 
 const KEY_TYPE =
   /^(?:ssh-(?:ed25519|rsa|dss)|ecdsa-sha2-nistp\d+|sk-[\w.@-]+|rsa-sha2-\d+)(?:-cert-v01@openssh\.com)?$/;
-const TIME = /^(\d{4})(\d{2})(\d{2})(?:(\d{2})(\d{2})(\d{2})?)?(Z?)$/;
+const TIME = /^(\d{4})(\d{2})(\d{2})(?:(\d{2})(\d{2})(\d{2})?)?(Z|UTC)?$/i;
 
 /**
  * Read an allowed signers file: comments (`#`) and empty lines skipped,
  * every other line `principals [options] keytype base64-key [comment]`.
  * Options: `namespaces="…"`, `valid-after="…"`, `valid-before="…"`
- * (`YYYYMMDD[Z]` or `YYYYMMDDHHMM[SS][Z]`, local time without `Z`) and
- * `cert-authority`. A line with another key type than `ssh-ed25519`, or
- * marked `cert-authority`, is kept out of `signers` and listed in `ignored`
- * with why.
+ * (`YYYYMMDD[Z]` or `YYYYMMDDHHMM[SS][Z]`, `Z` or `UTC` for UTC, else the
+ * local zone's standard time all year, as OpenSSH reads them) and
+ * `cert-authority`. A line with another key type than `ssh-ed25519`,
+ * marked `cert-authority`, or with a key of small order (one anyone can
+ * sign with; OpenSSH takes it), is kept out of `signers` and listed in
+ * `ignored` with why.
  *
  * @param text The file's text.
  * @param file Its name, for errors.
@@ -93,14 +100,15 @@ export function parseAllowedSigners(text: string, file = "allowed_signers"): All
   const ignored: IgnoredSigner[] = [];
   const lines = text.split("\n");
   for (let i = 0; i < lines.length; i++) {
-    const raw = lines[i]!;
+    // OpenSSH reads a line as a C string: a NUL byte ends it.
+    const raw = lines[i]!.split("\0", 1)[0]!;
     const line = (raw.endsWith("\r") ? raw.slice(0, -1) : raw).replace(/^[ \t]+/, "");
     if (line === "" || line.startsWith("#")) continue;
     const fail = (reason: string): never => {
       throw new SshSignatureError("INVALID_SIGNERS", `${file}:${i + 1}: ${reason}`);
     };
     const words = new Words(line, fail);
-    const principals = words.next("principals");
+    const principals = words.principals();
     if (principals === "") fail("The principals are empty");
     let options = "";
     let type = words.next("key type");
@@ -125,6 +133,9 @@ export function parseAllowedSigners(text: string, file = "allowed_signers"): All
     if (parsed.certAuthority) {
       const reason = "cert-authority: skillset checks no certificates";
       ignored.push({ line: i + 1, reason, key: key.base64 });
+    } else if (isSmallOrderKey(key)) {
+      const reason = "a key of small order: anyone can sign with it";
+      ignored.push({ line: i + 1, reason, key: key.base64 });
     } else signers.push(Object.freeze({ line: i + 1, principals, key, ...parsed.fields }));
   }
   return Object.freeze({
@@ -145,27 +156,68 @@ class Words {
     this.#fail = fail;
   }
 
+  /**
+   * The principals, split off as OpenSSH's `strdelimw` does: up to the first
+   * blank, carriage return or quote; at a quote, the text before it and the
+   * quoted text after it, up to the closing quote (`"a@x,b@y"` is that list,
+   * and `"a",b` is `a`, the `,b` left for the next word). Then the blanks after.
+   */
+  principals(): string {
+    const s = this.#line;
+    const stop = /[ \t\r\n"]/.exec(s);
+    if (stop === null) return this.#fail("The key type is missing");
+    let word: string;
+    if (stop[0] === '"') {
+      const close = s.indexOf('"', stop.index + 1);
+      if (close === -1) this.#fail("An unclosed quote in the principals");
+      word = s.slice(0, stop.index) + s.slice(stop.index + 1, close);
+      this.#at = close + 1;
+    } else {
+      word = s.slice(0, stop.index);
+      this.#at = stop.index + 1;
+    }
+    while (" \t\r\n".includes(s[this.#at] ?? "_")) this.#at++;
+    return word;
+  }
+
   next(what: string): string {
     const s = this.#line;
     while (s[this.#at] === " " || s[this.#at] === "\t") this.#at++;
     const start = this.#at;
     let quoted = false;
+    // As OpenSSH's sshkey_advance_past_options: a quote toggles, `\"` does not.
     for (; this.#at < s.length; this.#at++) {
       const c = s[this.#at];
-      if (c === '"') quoted = !quoted;
+      if (c === "\\" && s[this.#at + 1] === '"') this.#at++;
+      else if (c === '"') quoted = !quoted;
       else if (!quoted && (c === " " || c === "\t")) break;
     }
     if (quoted) this.#fail(`An unclosed quote before the ${what}`);
     if (start === this.#at) this.#fail(`The ${what} is missing`);
-    const word = s.slice(start, this.#at);
-    // A quoted principals list (`"a@x,b@y"`) is that list.
-    return what === "principals" && /^"[^"]*"$/.test(word) ? word.slice(1, -1) : word;
+    return s.slice(start, this.#at);
   }
 }
 
 interface ParsedOptions {
   readonly certAuthority: boolean;
   readonly fields: Pick<AllowedSigner, "namespaces" | "validAfter" | "validBefore">;
+}
+
+/**
+ * An option's value at `at` (`="…"`), read as OpenSSH's `opt_dequote`
+ * reads it: `\"` is a quote inside it.
+ *
+ * @returns The value and where the text after it starts, or `null` without the quotes.
+ */
+function dequote(text: string, at: number): { text: string; end: number } | null {
+  if (text[at] !== "=" || text[at + 1] !== '"') return null;
+  let value = "";
+  let i = at + 2;
+  for (; i < text.length && text[i] !== '"'; i++) {
+    if (text[i] === "\\" && text[i + 1] === '"') i++;
+    value += text[i];
+  }
+  return i < text.length ? { text: value, end: i + 1 } : null;
 }
 
 function parseOptions(text: string, fail: (reason: string) => never): ParsedOptions {
@@ -181,10 +233,10 @@ function parseOptions(text: string, fail: (reason: string) => never): ParsedOpti
     }
     if (lower === "cert-authority") certAuthority = true;
     else if (lower === "namespaces" || lower === "valid-after" || lower === "valid-before") {
-      const m = /^="([^"]*)"/.exec(text.slice(at));
-      if (m === null) fail(`The option "${lower}" takes a quoted value: ${lower}="…"`);
-      values.set(lower, m![1]!);
-      at += m![0].length;
+      const value = dequote(text, at);
+      if (value === null) fail(`The option "${lower}" takes a quoted value: ${lower}="…"`);
+      values.set(lower, value!.text);
+      at = value!.end;
     } else fail(`Unknown option "${text.slice(at - name.length).split(",")[0]}"`);
     if (at < text.length && text[at++] !== ",") fail(`The options "${text}" are malformed`);
     if (at === text.length && text.endsWith(",")) fail(`The options "${text}" end with a comma`);
@@ -201,34 +253,74 @@ function parseOptions(text: string, fail: (reason: string) => never): ParsedOpti
   };
 }
 
+/**
+ * A `valid-after`/`valid-before` time as OpenSSH's `parse_absolute_time`
+ * reads it: UTC with a `Z` or `UTC` suffix (any case), else the local zone's
+ * standard time all year (its `mktime` is asked for no daylight saving time,
+ * so a summer time is not an hour earlier); no time at or before the epoch.
+ */
 function timestamp(text: string | undefined, fail: (reason: string) => never): number | undefined {
   if (text === undefined) return undefined;
   const m = TIME.exec(text);
-  if (m === null) return fail(`"${text}" is not a time: YYYYMMDD[Z] or YYYYMMDDHHMM[SS][Z]`);
+  if (m === null) {
+    return fail(`"${text}" is not a time: YYYYMMDD[Z] or YYYYMMDDHHMM[SS][Z]`);
+  }
   const [y, mo, d, h, mi, s] = m.slice(1, 7).map((p) => Number(p ?? "0"));
   const parts = [y!, mo! - 1, d!, h!, mi!, s!] as const;
-  const at = m[7] === "Z" ? new Date(Date.UTC(...parts)) : new Date(...parts);
-  const round = m[7] === "Z"
-    ? [at.getUTCFullYear(), at.getUTCMonth(), at.getUTCDate(), at.getUTCHours(), at.getUTCMinutes()]
-    : [at.getFullYear(), at.getMonth(), at.getDate(), at.getHours(), at.getMinutes()];
+  const wall = new Date(Date.UTC(...parts));
+  const round = [
+    wall.getUTCFullYear(),
+    wall.getUTCMonth(),
+    wall.getUTCDate(),
+    wall.getUTCHours(),
+    wall.getUTCMinutes(),
+  ];
   if (round.some((v, i) => v !== parts[i])) fail(`"${text}" is not a valid date and time`);
-  return at.getTime();
+  // The zone's standard offset: of January's and July's, the one less ahead (daylight saving time adds).
+  const ahead = (month: number) => -new Date(y!, month, 1, 12).getTimezoneOffset();
+  const at = m[7] === undefined
+    ? wall.getTime() - Math.min(ahead(0), ahead(6)) * 60_000
+    : wall.getTime();
+  if (at <= 0) fail(`"${text}" is not after 1970-01-01T00:00:00Z`);
+  return at;
+}
+
+/** The longest pattern OpenSSH's `match_pattern_list` reads: a longer one makes the list match nothing. */
+const MAX_PATTERN_BYTES = 1022;
+const UTF8_ENCODER = new TextEncoder();
+
+/** A string's UTF-8 bytes as a string of one character per byte: OpenSSH matches bytes. */
+function byteString(text: string): string {
+  let out = "";
+  for (const b of UTF8_ENCODER.encode(text)) out += String.fromCharCode(b);
+  return out;
 }
 
 /**
- * Whether a value matches an OpenSSH pattern list (ssh_config(5), PATTERNS):
- * comma-separated patterns with `*` and `?`; a match of a `!pattern` is no
- * match whatever else matches.
+ * Whether a value matches an OpenSSH pattern list (ssh_config(5), PATTERNS)
+ * as OpenSSH's `match_pattern_list` decides: comma-separated patterns with
+ * `*` and `?` over the UTF-8 bytes (`?` is one byte), a match of a
+ * `!pattern` is no match whatever else matches, and a pattern over 1,022
+ * bytes makes the whole list match nothing.
  *
  * @param value The identity or namespace.
  * @param list The pattern list.
  * @returns Whether it matches.
  */
 export function matchPatternList(value: string, list: string): boolean {
+  const bytes = byteString(value);
+  const patterns = byteString(list);
   let positive = false;
-  for (const item of list.split(",")) {
-    const negated = item.startsWith("!");
-    if (matchPattern(value, negated ? item.slice(1) : item)) {
+  // As OpenSSH walks it: a final comma ends the list without an empty pattern after it.
+  for (let at = 0; at < patterns.length;) {
+    const negated = patterns[at] === "!";
+    if (negated) at++;
+    let end = patterns.indexOf(",", at);
+    if (end === -1) end = patterns.length;
+    const pattern = patterns.slice(at, end);
+    if (pattern.length > MAX_PATTERN_BYTES) return false;
+    at = end < patterns.length ? end + 1 : end;
+    if (matchPattern(bytes, pattern)) {
       if (negated) return false;
       positive = true;
     }

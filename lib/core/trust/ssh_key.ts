@@ -200,6 +200,34 @@ function skipBlanks(text: string, at: number): number {
   return at;
 }
 
+/** p = 2^255 − 19, the field of Ed25519's coordinates. */
+const FIELD_P = (1n << 255n) - 19n;
+/** The y coordinates of Ed25519's eight points of small order (the identity, orders 2, 4 and 8). */
+const SMALL_ORDER_Y = new Set([
+  0n,
+  1n,
+  FIELD_P - 1n,
+  2707385501144840649318225287225658788936804267575313519463743609750303402022n,
+  55188659117513257062467267217118295137698188065244968500265048394206261417927n,
+]);
+
+/**
+ * Whether a key is a point of small order, in any encoding: one that has no
+ * secret, whose "signature" (the identity point and a zero) verifies any
+ * bytes with OpenSSH and with WebCrypto on some runtimes.
+ *
+ * @param key The key.
+ * @returns Whether anyone can sign with it.
+ */
+export function isSmallOrderKey(key: SshPublicKey): boolean {
+  const blob = strictBase64(key.base64);
+  if (blob === null || blob.length < 32) throw new TypeError("Not a parsed public key");
+  let y = 0n;
+  const point = blob.subarray(blob.length - 32);
+  for (let i = 31; i >= 0; i--) y = (y << 8n) | BigInt(i === 31 ? point[i]! & 0x7f : point[i]!);
+  return SMALL_ORDER_Y.has(y % FIELD_P);
+}
+
 /**
  * Write a public key line, as in a `.pub` file.
  *

@@ -15,6 +15,7 @@ import {
   blobOf,
   ed25519Blob,
   failWith,
+  isSmallOrderKey,
   MAX_SSH_KEY_CHARS,
   SSH_ED25519,
   sshFingerprint,
@@ -39,7 +40,7 @@ export interface SshSignature {
   readonly hashAlgorithm: SshHashAlgorithm;
   /** The Ed25519 signature, base64 (64 bytes). */
   readonly signature: string;
-  /** The reserved field, base64 (empty as `ssh-keygen` writes it; ignored). */
+  /** The reserved field, base64 (empty as `ssh-keygen` writes it; not signed, ignored). */
   readonly reserved: string;
 }
 
@@ -170,17 +171,21 @@ function signatureBlob(
     .string(hash).string(new SshWriter().string(SSH_ED25519).string(signature).finish()).finish();
 }
 
-/** The bytes an SSH signature signs: the magic, namespace, reserved field, hash name and hash. */
+/**
+ * The bytes an SSH signature signs: the magic, namespace, an empty reserved
+ * field, hash name and hash. Empty whatever the signature's reserved field
+ * holds, as OpenSSH signs and verifies: a signature over other reserved bytes
+ * is one `ssh-keygen -Y verify` refuses.
+ */
 async function signedData(
   message: Uint8Array,
   namespace: string,
-  reserved: Uint8Array,
   hash: SshHashAlgorithm,
 ): Promise<Uint8Array<ArrayBuffer>> {
   const digest = new Uint8Array(
     await crypto.subtle.digest(HASHES[hash], message as Uint8Array<ArrayBuffer>),
   );
-  return new SshWriter().raw(MAGIC).string(namespace).string(reserved).string(hash)
+  return new SshWriter().raw(MAGIC).string(namespace).string(new Uint8Array(0)).string(hash)
     .string(digest).finish();
 }
 
@@ -216,7 +221,7 @@ export async function signSshsig(
   }
   if (!(hashAlgorithm in HASHES)) throw new RangeError(`Unknown hash "${hashAlgorithm}"`);
   const empty = new Uint8Array(0);
-  const signature = await key.sign(await signedData(message, namespace, empty, hashAlgorithm));
+  const signature = await key.sign(await signedData(message, namespace, hashAlgorithm));
   const blob = strictBase64(key.publicKey.base64)!;
   return armor(LABEL, signatureBlob(blob, namespace, empty, hashAlgorithm, signature));
 }
@@ -275,7 +280,13 @@ export async function verifySshsig(
     throw new TypeError("Not a parsed SSH signature");
   }
   const fingerprint = await sshFingerprint(sig.publicKey);
-  const data = await signedData(message, namespace, reserved, sig.hashAlgorithm);
+  if (isSmallOrderKey(sig.publicKey)) {
+    throw new SshSignatureError(
+      "BAD_SIGNATURE",
+      `The signature is by ${fingerprint}, a key of small order: anyone can sign with it`,
+    );
+  }
+  const data = await signedData(message, namespace, sig.hashAlgorithm);
   let good = false;
   try {
     const publicKey = await crypto.subtle.importKey(
