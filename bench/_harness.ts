@@ -156,6 +156,51 @@ export function recordValue(row: Row): void {
   record([row]);
 }
 
+/**
+ * Time asynchronous cases (a whole command each: seconds, not microseconds)
+ * in interleaved rounds, the order alternating, after one warm-up run of
+ * each (the page cache and the JIT); record each case's median against the
+ * first case, the baseline.
+ *
+ * @param bench The bench's name (its results group).
+ * @param workload The workload's name.
+ * @param size Its size.
+ * @param cases The cases, the baseline first.
+ * @param rounds How many rounds.
+ */
+export async function timeRounds(
+  bench: string,
+  workload: string,
+  size: number,
+  cases: readonly { readonly name: string; readonly fn: () => unknown }[],
+  rounds: number,
+): Promise<void> {
+  for (const c of cases) await c.fn();
+  const times = new Map<string, number[]>(cases.map((c) => [c.name, []]));
+  for (let round = 0; round < rounds; round++) {
+    for (const c of round % 2 === 0 ? cases : [...cases].reverse()) {
+      collectGarbage();
+      const t0 = performance.now();
+      await c.fn();
+      times.get(c.name)!.push((performance.now() - t0) * 1e6);
+    }
+  }
+  const stats = (ts: number[]) => {
+    const s = [...ts].sort((a, b) => a - b);
+    const q = (p: number) => {
+      const at = p * (s.length - 1), lo = Math.floor(at), hi = Math.ceil(at);
+      return s[lo]! + (s[hi]! - s[lo]!) * (at - lo);
+    };
+    return { median: q(0.5), p75: q(0.75), p99: q(0.99), samples: s.length };
+  };
+  const baseline = cases[0]!.name;
+  const base = stats(times.get(baseline)!).median;
+  for (const c of cases) {
+    const m = stats(times.get(c.name)!);
+    recordValue({ bench, workload, size, case: c.name, ...m, baseline, ratio: m.median / base });
+  }
+}
+
 /** Cases slower than this (one run, in ms) are timed in interleaved rounds. */
 const SLOW_MS = 10;
 

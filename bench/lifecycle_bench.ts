@@ -25,7 +25,7 @@ import { join } from "node:path";
 import process from "node:process";
 import { addSkills } from "../lib/fs/_lifecycle.ts";
 import { outdatedSkills } from "../lib/fs/_update.ts";
-import { collectGarbage, QUICK, recordValue, type Row } from "./_harness.ts";
+import { QUICK, recordValue, timeRounds } from "./_harness.ts";
 
 const SKILLS = QUICK ? 100 : 1000;
 const temp = mkdtempSync(join(tmpdir(), "skillset-life-bench-"));
@@ -93,39 +93,7 @@ const cases: { name: string; fn: () => unknown }[] = [
   { name: BASELINE, fn: cloneAndCopy },
   { name: CASE, fn: add },
 ];
-for (const c of cases) await c.fn();
-const times = new Map<string, number[]>(cases.map((c) => [c.name, []]));
-const ROUNDS = QUICK ? 3 : 5;
-for (let round = 0; round < ROUNDS; round++) {
-  for (const c of round % 2 === 0 ? cases : [...cases].reverse()) {
-    collectGarbage();
-    const t0 = performance.now();
-    await c.fn();
-    times.get(c.name)!.push((performance.now() - t0) * 1e6);
-  }
-}
-const stats = (ts: number[]) => {
-  const s = [...ts].sort((a, b) => a - b);
-  const q = (p: number) => {
-    const at = p * (s.length - 1), lo = Math.floor(at), hi = Math.ceil(at);
-    return s[lo]! + (s[hi]! - s[lo]!) * (at - lo);
-  };
-  return { median: q(0.5), p75: q(0.75), p99: q(0.99), samples: s.length };
-};
-const floor = stats(times.get(BASELINE)!).median;
-for (const c of cases) {
-  const m = stats(times.get(c.name)!);
-  const row: Row = {
-    bench: "lifecycle",
-    workload: WORKLOAD,
-    size: SKILLS,
-    case: c.name,
-    ...m,
-    baseline: BASELINE,
-    ratio: m.median / floor,
-  };
-  recordValue(row);
-}
+await timeRounds("lifecycle", WORKLOAD, SKILLS, cases, QUICK ? 3 : 5);
 
 // outdated of 100 skills from one source: git invocations, counted by a logging wrapper.
 const OUTDATED = 100;

@@ -19,7 +19,7 @@ import {
   verifySkills,
   writeLockfile,
 } from "../lib/load.ts";
-import { collectGarbage, QUICK, recordValue, type Row } from "./_harness.ts";
+import { QUICK, timeRounds } from "./_harness.ts";
 import { LOCK_CASE, LOCK_FLOOR_CASE, LOCK_WORKLOAD, VERIFY_CASE } from "./_report.ts";
 
 const SKILLS = QUICK ? 100 : 1000;
@@ -82,38 +82,5 @@ const cases: { name: string; fn: () => unknown }[] = [
   { name: LOCK_CASE, fn: lock },
   { name: VERIFY_CASE, fn: verify },
 ];
-// Warm the page cache and the JIT, then interleaved rounds, the order alternating.
-for (const c of cases) await c.fn();
-const times = new Map<string, number[]>(cases.map((c) => [c.name, []]));
-const ROUNDS = QUICK ? 3 : 4;
-for (let round = 0; round < ROUNDS; round++) {
-  for (const c of round % 2 === 0 ? cases : [...cases].reverse()) {
-    collectGarbage();
-    const t0 = performance.now();
-    await c.fn();
-    times.get(c.name)!.push((performance.now() - t0) * 1e6);
-  }
-}
-const stats = (ts: number[]) => {
-  const s = [...ts].sort((a, b) => a - b);
-  const q = (p: number) => {
-    const at = p * (s.length - 1), lo = Math.floor(at), hi = Math.ceil(at);
-    return s[lo]! + (s[hi]! - s[lo]!) * (at - lo);
-  };
-  return { median: q(0.5), p75: q(0.75), p99: q(0.99), samples: s.length };
-};
-const floor = stats(times.get(LOCK_FLOOR_CASE)!).median;
-for (const c of cases) {
-  const m = stats(times.get(c.name)!);
-  const row: Row = {
-    bench: "lock",
-    workload: LOCK_WORKLOAD,
-    size: SKILLS,
-    case: c.name,
-    ...m,
-    baseline: LOCK_FLOOR_CASE,
-    ratio: m.median / floor,
-  };
-  recordValue(row);
-}
+await timeRounds("lock", LOCK_WORKLOAD, SKILLS, cases, QUICK ? 3 : 4);
 rmSync(temp, { recursive: true, force: true });

@@ -23,7 +23,7 @@ import {
 } from "../mod.ts";
 import { discoverSkills, lockSkills, verifySkills, writeLockfile } from "../lib/load.ts";
 import { readTrustBytes, readTrustFile, trustFileText } from "../lib/fs/trust_files.ts";
-import { collectGarbage, QUICK, recordValue, type Row } from "./_harness.ts";
+import { QUICK, timeRounds } from "./_harness.ts";
 
 const SKILLS = QUICK ? 100 : 1000;
 const WORKLOAD = "verify: 1,000 small skills, signed lockfile";
@@ -69,37 +69,5 @@ const cases: { name: string; fn: () => Promise<unknown> }[] = [
   { name: SIGNED, fn: async () => verify(trustFileText(await check(), lockfile)) },
   { name: SIGNATURE, fn: check },
 ];
-for (const c of cases) await c.fn(); // warm the page cache and the JIT
-const times = new Map<string, number[]>(cases.map((c) => [c.name, []]));
-const ROUNDS = QUICK ? 5 : 15;
-for (let round = 0; round < ROUNDS; round++) {
-  for (const c of round % 2 === 0 ? cases : [...cases].reverse()) {
-    collectGarbage();
-    const t0 = performance.now();
-    await c.fn();
-    times.get(c.name)!.push((performance.now() - t0) * 1e6);
-  }
-}
-const stats = (ts: number[]) => {
-  const s = [...ts].sort((a, b) => a - b);
-  const q = (p: number) => {
-    const at = p * (s.length - 1), lo = Math.floor(at), hi = Math.ceil(at);
-    return s[lo]! + (s[hi]! - s[lo]!) * (at - lo);
-  };
-  return { median: q(0.5), p75: q(0.75), p99: q(0.99), samples: s.length };
-};
-const base = stats(times.get(UNSIGNED)!).median;
-for (const c of cases) {
-  const m = stats(times.get(c.name)!);
-  const row: Row = {
-    bench: "sign",
-    workload: WORKLOAD,
-    size: SKILLS,
-    case: c.name,
-    ...m,
-    baseline: UNSIGNED,
-    ratio: m.median / base,
-  };
-  recordValue(row);
-}
+await timeRounds("sign", WORKLOAD, SKILLS, cases, QUICK ? 5 : 15);
 rmSync(temp, { recursive: true, force: true });

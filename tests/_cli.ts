@@ -8,7 +8,7 @@ import { spawnSync } from "node:child_process";
 import { join, resolve } from "node:path";
 import process from "node:process";
 import { pathToFileURL } from "node:url";
-import { main } from "../lib/cli.ts";
+import { main, mainAsync } from "../lib/cli.ts";
 
 export const ROOT = resolve(import.meta.dirname ?? ".", "..");
 const CLI = join(ROOT, "lib", "cli.ts");
@@ -81,4 +81,24 @@ export function runInProcess(args: readonly string[]): CliResult {
     color: false,
   });
   return { code, stdout, stderr };
+}
+
+/** The whole CLI in-process (`mainAsync`, the asynchronous commands too), run in `cwd`. */
+export async function runIn(
+  cwd: string,
+  ...argv: string[]
+): Promise<{ code: number; out: string; err: string }> {
+  let out = "", err = "";
+  const io = {
+    stdout: (t: string) => void (out += t),
+    stderr: (t: string) => void (err += t),
+    color: false,
+  };
+  const before = process.cwd();
+  process.chdir(cwd);
+  try {
+    return { code: await mainAsync(argv, io), out, err };
+  } finally {
+    process.chdir(before);
+  }
 }

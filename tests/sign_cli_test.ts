@@ -12,10 +12,8 @@ import {
 } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import process from "node:process";
-import { mainAsync } from "../lib/cli.ts";
 import { renderSshPublicKey, SshPrivateKey } from "../mod.ts";
-import { cli } from "./_cli.ts";
+import { cli, runIn as run } from "./_cli.ts";
 import { fc, runs } from "./_fc.ts";
 
 const temps: string[] = [];
@@ -96,26 +94,6 @@ async function keyFiles(dir: string, name: string): Promise<{ key: string; signe
     { mode: 0o600 },
   );
   return { key: path, signer: `${name}@example.com ${renderSshPublicKey(key.publicKey)}` };
-}
-
-/** Run the CLI in `cwd`, in-process. */
-async function run(
-  cwd: string,
-  ...argv: string[]
-): Promise<{ code: number; out: string; err: string }> {
-  let out = "", err = "";
-  const io = {
-    stdout: (t: string) => void (out += t),
-    stderr: (t: string) => void (err += t),
-    color: false,
-  };
-  const before = process.cwd();
-  process.chdir(cwd);
-  try {
-    return { code: await mainAsync(argv, io), out, err };
-  } finally {
-    process.chdir(before);
-  }
 }
 
 describe("skillset sign and verify --signers", () => {

@@ -13,8 +13,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import process from "node:process";
 import { spawnSync } from "node:child_process";
-import { main, mainAsync } from "../lib/cli.ts";
-import { cli } from "./_cli.ts";
+import { main } from "../lib/cli.ts";
+import { cli, runIn as run } from "./_cli.ts";
 import { parseLockfile } from "../mod.ts";
 
 const temps: string[] = [];
@@ -34,26 +34,6 @@ function project(): string {
     writeFileSync(join(dir, "skills", name, "references", "r.md"), `${name}\n`);
   }
   return dir;
-}
-
-/** Run the CLI in `cwd`, in-process. */
-async function run(
-  cwd: string,
-  ...argv: string[]
-): Promise<{ code: number; out: string; err: string }> {
-  let out = "", err = "";
-  const io = {
-    stdout: (t: string) => void (out += t),
-    stderr: (t: string) => void (err += t),
-    color: false,
-  };
-  const before = process.cwd();
-  process.chdir(cwd);
-  try {
-    return { code: await mainAsync(argv, io), out, err };
-  } finally {
-    process.chdir(before);
-  }
 }
 
 const ROOT = ["--root", "project=skills"];

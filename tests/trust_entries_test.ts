@@ -23,7 +23,6 @@ import {
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import process from "node:process";
-import { mainAsync } from "../lib/cli.ts";
 import { escapeName, unescapeName } from "../lib/core/trust/entries.ts";
 import { parseApprovals, parseLockfile, renderApprovals, renderLockfile } from "../mod.ts";
 import { loadSkillFolder } from "../lib/fs/skill_folder.ts";
@@ -31,7 +30,7 @@ import { JsonFileApprovalStore } from "../lib/fs/trust_files.ts";
 import { loadServeLock } from "../lib/mcp/_serve_lock.ts";
 import { fc, runs } from "./_fc.ts";
 import { put } from "./_tree.ts";
-import { RUNTIME } from "./_cli.ts";
+import { runIn as run, RUNTIME } from "./_cli.ts";
 
 const temps: string[] = [];
 after(() => {
@@ -49,25 +48,6 @@ function project(): string {
   put(dir, "skills/tool/scripts/run.py", "import json\n");
   put(dir, "outside/json.py", "print('outside')\n");
   return dir;
-}
-
-async function run(
-  cwd: string,
-  ...argv: string[]
-): Promise<{ code: number; out: string; err: string }> {
-  let out = "", err = "";
-  const io = {
-    stdout: (t: string) => void (out += t),
-    stderr: (t: string) => void (err += t),
-    color: false,
-  };
-  const before = process.cwd();
-  process.chdir(cwd);
-  try {
-    return { code: await mainAsync(argv, io), out, err };
-  } finally {
-    process.chdir(before);
-  }
 }
 
 const ROOT = ["--root", "project=skills"];
