@@ -99,3 +99,30 @@ export function assertAccess(
   const refusal = decideAccess(path, resourceClass, flags, operation);
   if (refusal !== null) throw refusal;
 }
+
+/**
+ * The refusal of a path that does not lead to a regular file inside the skill
+ * folder (a link out, a folder): the same error for reading and for running.
+ *
+ * @param path The normalised path.
+ * @param flags The safety flags the refusal reports.
+ * @param verb `read` or `run`.
+ * @returns The error, to throw.
+ */
+export function outsideRoot(
+  path: string,
+  flags: SafetyFlags,
+  verb: "read" | "run" = "read",
+): ExecutionError {
+  return new ExecutionError(
+    `Refused to ${verb} ${
+      JSON.stringify(path)
+    }: it does not lead to a regular file inside the skill folder`,
+    {
+      path,
+      operation: "read",
+      global_safety: flags.global_safety !== false,
+      skill_safety: flags.skill_safety !== false,
+    },
+  );
+}

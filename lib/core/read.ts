@@ -14,8 +14,8 @@ import {
   type SkillBundle,
 } from "./bundle.ts";
 import { renderResourceReadEnvelope } from "./envelope.ts";
-import { ExecutionError, ResourceNotFoundError, ResourceReadError } from "./errors.ts";
-import { assertAccess, type SafetyFlags } from "./gate.ts";
+import { ResourceNotFoundError, ResourceReadError } from "./errors.ts";
+import { assertAccess, outsideRoot, type SafetyFlags } from "./gate.ts";
 import {
   classifyResource,
   effectiveClass,
@@ -339,20 +339,6 @@ function parseOffset(value: number | string | undefined): Offset {
     return { line: Number(match[1]), byte: Number(match[2]) };
   }
   return { line: wholeNumber(value, "offset", 0) ?? 0, byte: 0 };
-}
-
-function outsideRoot(path: string, flags: SafetyFlags): ExecutionError {
-  return new ExecutionError(
-    `Refused to read ${
-      JSON.stringify(path)
-    }: it does not lead to a regular file inside the skill folder`,
-    {
-      path,
-      operation: "read",
-      global_safety: flags.global_safety !== false,
-      skill_safety: flags.skill_safety !== false,
-    },
-  );
 }
 
 /** Open a file once for this read; a real path outside the folder is the gate's refusal. */

@@ -23,7 +23,8 @@ import {
 import { tmpdir } from "node:os";
 import { isAbsolute, join } from "node:path";
 import type { SkillBundle } from "../core/bundle.ts";
-import { ExecutionError, ResourceNotFoundError } from "../core/errors.ts";
+import { ResourceNotFoundError } from "../core/errors.ts";
+import { outsideRoot } from "../core/gate.ts";
 import { assertAccess, type SafetyFlags } from "../core/gate.ts";
 import { classifyResource, normalizeResourcePath } from "../core/resource_path.ts";
 import { type ScriptInterpreter, scriptInterpreter } from "../core/script_kind.ts";
@@ -261,7 +262,7 @@ export async function runSkillScript(
   assertAccess(normal, classifyResource(normal, skill.resource_classes), flags, "read");
   const file = skill.files.get(normal);
   if (file === undefined) throw new ResourceNotFoundError(skill.name, normal);
-  if (file.outside_root === true) throw outsideRoot(normal, flags);
+  if (file.outside_root === true) throw outsideRoot(normal, flags, "run");
   const refuse = (code: ConstructorParameters<typeof ScriptRunError>[0], message: string) =>
     new ScriptRunError(code, skill.name, normal, message);
   const location = (skill as { readonly location?: unknown }).location;
@@ -281,7 +282,7 @@ export async function runSkillScript(
   if (script === undefined || !script.visible) {
     // The file's real path is in a folder the gate refuses (a link into it).
     assertAccess(normal, "nonstandard", flags, "read");
-    throw outsideRoot(normal, flags);
+    throw outsideRoot(normal, flags, "run");
   }
   const digest = await sha256Digest(script.bytes);
   if (trusted) {
@@ -574,18 +575,4 @@ function makePrivate(path: string, mode: "bubblewrap" | "deno" | "none"): string
   mkdirSync(path, { mode: 0o700 });
   if (mode === "bubblewrap" && isRoot()) chownSync(path, SANDBOX_UID, SANDBOX_UID);
   return path;
-}
-
-function outsideRoot(path: string, flags: SafetyFlags): ExecutionError {
-  return new ExecutionError(
-    `Refused to run ${
-      JSON.stringify(path)
-    }: it does not lead to a regular file inside the skill folder`,
-    {
-      path,
-      operation: "read",
-      global_safety: flags.global_safety !== false,
-      skill_safety: flags.skill_safety !== false,
-    },
-  );
 }

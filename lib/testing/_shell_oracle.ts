@@ -37,6 +37,7 @@ import {
 } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { PLAIN_BUILTINS } from "../core/policy/shell_words.ts";
 
 /** A shell the oracle can run. */
 export type ShellName = "bash" | "dash";
@@ -79,13 +80,7 @@ export const RECORDED_PROGRAMS: readonly string[] = Object.freeze([
   "make",
   "gh",
   "date",
-  "cd",
-  "echo",
-  "false",
-  "printf",
-  "pwd",
-  "test",
-  "true",
+  ...PLAIN_BUILTINS,
 ]);
 
 /** The plain builtins: run a second time as themselves. */
