@@ -47,7 +47,12 @@
  * @module
  */
 // ── Resolve ───────────────────────────────────────────────────────────────────
-export { formatFieldPath, includeName, isSkillName, parseSkill } from "./lib/core/skill.ts";
+export {
+  formatFieldPath,
+  includeName,
+  isSkillName,
+  parseSkill,
+} from "./lib/core/resolver/skill.ts";
 export type {
   InlineTool,
   McpServer,
@@ -55,21 +60,21 @@ export type {
   Skill,
   SkillInclude,
   ToolOverrides,
-} from "./lib/core/skill.ts";
-export { resolveTools, SkillResolver } from "./lib/core/resolve.ts";
-export type { SkillLookup } from "./lib/core/resolve.ts";
-export { computeCapabilitySummary } from "./lib/core/resolved_tools.ts";
+} from "./lib/core/resolver/skill.ts";
+export { resolveTools, SkillResolver } from "./lib/core/resolver/resolve.ts";
+export type { SkillLookup } from "./lib/core/resolver/resolve.ts";
+export { computeCapabilitySummary } from "./lib/core/resolver/resolved_tools.ts";
 export type {
   CapabilitySummary,
   ResolvedToolEntry,
   ResolvedToolKind,
   ResolvedTools,
-} from "./lib/core/resolved_tools.ts";
-export { includeGraph } from "./lib/core/include_graph.ts";
-export type { GraphEdge, GraphNode, IncludeGraph } from "./lib/core/include_graph.ts";
+} from "./lib/core/resolver/resolved_tools.ts";
+export { includeGraph } from "./lib/core/resolver/include_graph.ts";
+export type { GraphEdge, GraphNode, IncludeGraph } from "./lib/core/resolver/include_graph.ts";
 
 // ── Ordered map ───────────────────────────────────────────────────────────────
-export { OrderedMap, OrderedMapBuilder } from "./lib/core/ordered_map.ts";
+export { OrderedMap, OrderedMapBuilder } from "./lib/core/resolver/ordered_map.ts";
 
 // ── Gate and reads ────────────────────────────────────────────────────────────
 export {
@@ -78,17 +83,22 @@ export {
   normalizeResourcePath,
   RESOURCE_CLASSES,
   resourceClassMap,
-} from "./lib/core/resource_path.ts";
+} from "./lib/core/resources/resource_path.ts";
 export type {
   ResourceClass,
   ResourceClassMap,
   StandardResourceClass,
-} from "./lib/core/resource_path.ts";
-export { assertAccess, decideAccess, isGateOpen, mayAccess } from "./lib/core/gate.ts";
-export type { SafetyFlags } from "./lib/core/gate.ts";
-export { createBundle, memoryFile, openResource } from "./lib/core/bundle.ts";
-export type { BundleInput, ResourceFile, ResourceHandle, SkillBundle } from "./lib/core/bundle.ts";
-export { mediaTypeOf } from "./lib/core/media_type.ts";
+} from "./lib/core/resources/resource_path.ts";
+export { assertAccess, decideAccess, isGateOpen, mayAccess } from "./lib/core/resources/gate.ts";
+export type { SafetyFlags } from "./lib/core/resources/gate.ts";
+export { createBundle, memoryFile, openResource } from "./lib/core/resources/bundle.ts";
+export type {
+  BundleInput,
+  ResourceFile,
+  ResourceHandle,
+  SkillBundle,
+} from "./lib/core/resources/bundle.ts";
+export { mediaTypeOf } from "./lib/core/resources/media_type.ts";
 export {
   DEFAULT_BYTE_LIMIT,
   DEFAULT_LINE_LIMIT,
@@ -96,8 +106,8 @@ export {
   MIN_PAGE_BYTES,
   readResource,
   renderResourceRead,
-} from "./lib/core/read.ts";
-export type { ReadOptions, ResourceRead } from "./lib/core/read.ts";
+} from "./lib/core/resources/read.ts";
+export type { ReadOptions, ResourceRead } from "./lib/core/resources/read.ts";
 export {
   EnvelopeError,
   newNonce,
@@ -106,9 +116,13 @@ export {
   renderEnvelope,
   renderResourceReadEnvelope,
   RESOURCE_READ_MARKER,
-} from "./lib/core/envelope.ts";
-export type { Envelope, ParsedEnvelope, ResourceReadFields } from "./lib/core/envelope.ts";
-export { decodeBase64, encodeBase64 } from "./lib/core/base64.ts";
+} from "./lib/core/resources/envelope.ts";
+export type {
+  Envelope,
+  ParsedEnvelope,
+  ResourceReadFields,
+} from "./lib/core/resources/envelope.ts";
+export { decodeBase64, encodeBase64 } from "./lib/core/resources/base64.ts";
 export { escapeControls } from "./lib/core/_text.ts";
 
 // ── Activation and the skill tool ─────────────────────────────────────────────
@@ -116,13 +130,13 @@ export {
   agentSkillNameProblem,
   allowedTools,
   validateAgentSkillFrontmatter,
-} from "./lib/core/agent_skill.ts";
-export type { AgentSkillFrontmatter } from "./lib/core/agent_skill.ts";
+} from "./lib/core/activation/agent_skill.ts";
+export type { AgentSkillFrontmatter } from "./lib/core/activation/agent_skill.ts";
 export {
   activateSkill,
   DEFAULT_MAX_MANIFEST_ENTRIES,
   renderActivation,
-} from "./lib/core/activate.ts";
+} from "./lib/core/activation/activate.ts";
 export type {
   ActivateOptions,
   Activation,
@@ -131,34 +145,38 @@ export type {
   ManifestOmissions,
   ResourceManifest,
   RunnableScript,
-} from "./lib/core/activate.ts";
+} from "./lib/core/activation/activate.ts";
 export {
   interpreterByExtension,
   SCRIPT_EXTENSIONS,
   scriptInterpreter,
-} from "./lib/core/script_kind.ts";
-export type { ScriptInterpreter } from "./lib/core/script_kind.ts";
-export { handleSkillTool } from "./lib/core/skill_tool.ts";
-export type { SkillBundleSource, SkillToolCall, SkillToolContext } from "./lib/core/skill_tool.ts";
+} from "./lib/core/resources/script_kind.ts";
+export type { ScriptInterpreter } from "./lib/core/resources/script_kind.ts";
+export { handleSkillTool } from "./lib/core/activation/skill_tool.ts";
+export type {
+  SkillBundleSource,
+  SkillToolCall,
+  SkillToolContext,
+} from "./lib/core/activation/skill_tool.ts";
 export {
   DEFAULT_TOOL_BUDGET,
   skillToolDefinition,
   skillTools,
-} from "./lib/core/skill_tool_definition.ts";
+} from "./lib/core/activation/skill_tool_definition.ts";
 export type {
   SkillSummary,
   SkillToolOptions,
   SkillTools,
-} from "./lib/core/skill_tool_definition.ts";
-export { parseSkillToolInput } from "./lib/core/skill_tool_input.ts";
-export type { SkillToolInput } from "./lib/core/skill_tool_input.ts";
-export { toAnthropicTool, toMcpTool, toOpenAITool } from "./lib/core/tool_format.ts";
+} from "./lib/core/activation/skill_tool_definition.ts";
+export { parseSkillToolInput } from "./lib/core/activation/skill_tool_input.ts";
+export type { SkillToolInput } from "./lib/core/activation/skill_tool_input.ts";
+export { toAnthropicTool, toMcpTool, toOpenAITool } from "./lib/core/activation/tool_format.ts";
 export type {
   JsonSchema,
   SkillSearchToolDefinition,
   SkillToolDefinition,
   SkillToolResult,
-} from "./lib/core/tool_format.ts";
+} from "./lib/core/activation/tool_format.ts";
 
 // ── Catalog and search ────────────────────────────────────────────────────────
 export {
@@ -169,7 +187,7 @@ export {
   fitSkillCatalog,
   localizedDescription,
   renderSkillCatalog,
-} from "./lib/core/skill_catalog.ts";
+} from "./lib/core/catalog/skill_catalog.ts";
 export type {
   CatalogBudget,
   CatalogReason,
@@ -179,7 +197,7 @@ export type {
   FittedSkillCatalog,
   SkillCatalogOptions,
   SkillRank,
-} from "./lib/core/skill_catalog.ts";
+} from "./lib/core/catalog/skill_catalog.ts";
 export {
   ACTIVATION_EVENT_NAME,
   activationEvent,
@@ -191,14 +209,14 @@ export {
   parseActivationEvent,
   usageRank,
   UsageTally,
-} from "./lib/core/skill_usage.ts";
+} from "./lib/core/catalog/skill_usage.ts";
 export type {
   ActivationEvent,
   ActivationTrigger,
   SkillActivation,
   SkillUsage,
   UsageOptions,
-} from "./lib/core/skill_usage.ts";
+} from "./lib/core/catalog/skill_usage.ts";
 export {
   MAX_MODES_FILE_BYTES,
   offeredToModel,
@@ -206,8 +224,13 @@ export {
   SKILL_MODES,
   skillMode,
   SkillModeError,
-} from "./lib/core/skill_modes.ts";
-export type { ModedSkill, SkillMode, SkillModeCode, SkillModes } from "./lib/core/skill_modes.ts";
+} from "./lib/core/catalog/skill_modes.ts";
+export type {
+  ModedSkill,
+  SkillMode,
+  SkillModeCode,
+  SkillModes,
+} from "./lib/core/catalog/skill_modes.ts";
 export {
   createSkillIndex,
   DEFAULT_SEARCH_LIMIT,
@@ -229,8 +252,8 @@ export {
   MAX_SEARCH_LIMIT,
   MAX_SEARCH_QUERY,
   skillSearchToolDefinition,
-} from "./lib/core/skill_search_tool.ts";
-export type { SkillSearchInput } from "./lib/core/skill_search_tool.ts";
+} from "./lib/core/activation/skill_search_tool.ts";
+export type { SkillSearchInput } from "./lib/core/activation/skill_search_tool.ts";
 
 // ── Policy ────────────────────────────────────────────────────────────────────
 export {
@@ -269,24 +292,24 @@ export {
   REQUIRES_SKILLS,
   SkillDependencyError,
   skillRequirements,
-} from "./lib/core/skill_requirements.ts";
+} from "./lib/core/catalog/skill_requirements.ts";
 export type {
   DependencyGap,
   SkillDependencyCode,
   SkillRequirements,
-} from "./lib/core/skill_requirements.ts";
+} from "./lib/core/catalog/skill_requirements.ts";
 export {
   SkillDependencies,
   skillDependencies,
   skillsWithDependencies,
-} from "./lib/core/skill_dependencies.ts";
+} from "./lib/core/catalog/skill_dependencies.ts";
 export type {
   DependencyAvailability,
   DependencyClosure,
   DependencyHiddenSkill,
   DependentSkill,
   SkillDependencyOptions,
-} from "./lib/core/skill_dependencies.ts";
+} from "./lib/core/catalog/skill_dependencies.ts";
 export type {
   HiddenSkill,
   RequiringSkill,

@@ -13,7 +13,7 @@ import {
   priorityOrder,
   shorten,
   wholeNumber,
-} from "../lib/core/_fit.ts";
+} from "../lib/core/catalog/_fit.ts";
 import {
   budgetInCharacters,
   type CatalogSkill,

@@ -23,8 +23,8 @@ import {
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import process from "node:process";
-import { addSkills } from "../lib/fs/_lifecycle.ts";
-import { outdatedSkills } from "../lib/fs/_update.ts";
+import { addSkills } from "../lib/fs/lifecycle/_lifecycle.ts";
+import { outdatedSkills } from "../lib/fs/lifecycle/_update.ts";
 import { QUICK, recordValue, timeRounds } from "./_harness.ts";
 
 const SKILLS = QUICK ? 100 : 1000;

@@ -23,7 +23,7 @@ import {
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { activateSkill, encodeBase64, readResource } from "../mod.ts";
-import { encodeBase64Table } from "../lib/core/base64.ts";
+import { encodeBase64Table } from "../lib/core/resources/base64.ts";
 import { loadSkillFolder } from "../lib/load.ts";
 import { QUICK, timeGroup } from "./_harness.ts";
 import { BASE64_CASE, BASE64_WORKLOAD } from "./_report.ts";

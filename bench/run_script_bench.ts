@@ -23,7 +23,7 @@ import {
   SANDBOX_UID,
   sandboxTools,
   systemProgram,
-} from "../lib/fs/_sandbox.ts";
+} from "../lib/fs/scripts/_sandbox.ts";
 import { chownSync, mkdirSync } from "node:fs";
 import { put } from "../tests/_tree.ts";
 import { QUICK, recordValue } from "./_harness.ts";

@@ -22,7 +22,7 @@ import {
   verifySshsig,
 } from "../mod.ts";
 import { discoverSkills, lockSkills, verifySkills, writeLockfile } from "../lib/load.ts";
-import { readTrustBytes, readTrustFile, trustFileText } from "../lib/fs/trust_files.ts";
+import { readTrustBytes, readTrustFile, trustFileText } from "../lib/fs/trust/trust_files.ts";
 import { QUICK, timeRounds } from "./_harness.ts";
 
 const SKILLS = QUICK ? 100 : 1000;

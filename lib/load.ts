@@ -23,10 +23,10 @@ export {
   isSkillFolder,
   loadSkillFolder,
   MAX_SKILL_MD_BYTES,
-} from "./fs/skill_folder.ts";
-export type { LoadedSkill, LoadSkillFolderOptions, LoadWarning } from "./fs/skill_folder.ts";
-export { MAX_ALIAS_COUNT, parseSkillMd } from "./fs/skill_md.ts";
-export type { ParseSkillMdOptions, SkillMd } from "./fs/skill_md.ts";
+} from "./fs/load/skill_folder.ts";
+export type { LoadedSkill, LoadSkillFolderOptions, LoadWarning } from "./fs/load/skill_folder.ts";
+export { MAX_ALIAS_COUNT, parseSkillMd } from "./fs/load/skill_md.ts";
+export type { ParseSkillMdOptions, SkillMd } from "./fs/load/skill_md.ts";
 export {
   CATALOG_EXTENSIONS,
   catalogFiles,
@@ -35,10 +35,10 @@ export {
   MAX_CATALOG_FILE_BYTES,
   parseCatalogFile,
   parseCatalogText,
-} from "./fs/catalog.ts";
-export type { Catalog, Position } from "./fs/catalog.ts";
-export { formatDiagnostic, MAX_BODY_LINES, validatePaths } from "./fs/validate.ts";
-export type { Diagnostic, ValidateOptions } from "./fs/validate.ts";
+} from "./fs/load/catalog.ts";
+export type { Catalog, Position } from "./fs/load/catalog.ts";
+export { formatDiagnostic, MAX_BODY_LINES, validatePaths } from "./fs/discovery/validate.ts";
+export type { Diagnostic, ValidateOptions } from "./fs/discovery/validate.ts";
 export {
   DEFAULT_CONVENTIONAL_ROOTS,
   DEFAULT_MAX_DEPTH,
@@ -46,9 +46,9 @@ export {
   DEFAULT_SKIP_FOLDERS,
   discoverSkills,
   findSkillFolders,
-} from "./fs/discover.ts";
-export type { DiscoverOptions, SkillRoot } from "./fs/discover.ts";
-export { Discovery, nodeDiscoveryFileSystem } from "./fs/discovery.ts";
+} from "./fs/discovery/discover.ts";
+export type { DiscoverOptions, SkillRoot } from "./fs/discovery/discover.ts";
+export { Discovery, nodeDiscoveryFileSystem } from "./fs/discovery/discovery.ts";
 export type {
   DiscoveredSkill,
   DiscoveryEntry,
@@ -57,11 +57,11 @@ export type {
   ShadowedSkill,
   SkillPlace,
   SkippedSkill,
-} from "./fs/discovery.ts";
-export { formatSkillDiagnostic } from "./fs/skill_diagnostic.ts";
-export type { SkillDiagnostic, SkillDiagnosticCode } from "./fs/skill_diagnostic.ts";
-export { validateFrontmatterLeniently } from "./fs/lenient_frontmatter.ts";
-export type { FrontmatterProblem, LenientFrontmatter } from "./fs/lenient_frontmatter.ts";
+} from "./fs/discovery/discovery.ts";
+export { formatSkillDiagnostic } from "./fs/discovery/skill_diagnostic.ts";
+export type { SkillDiagnostic, SkillDiagnosticCode } from "./fs/discovery/skill_diagnostic.ts";
+export { validateFrontmatterLeniently } from "./fs/load/lenient_frontmatter.ts";
+export type { FrontmatterProblem, LenientFrontmatter } from "./fs/load/lenient_frontmatter.ts";
 export {
   approveSkillFolder,
   approveSkills,
@@ -69,7 +69,7 @@ export {
   trustDiscovery,
   trustStandings,
   verifySkills,
-} from "./fs/trust.ts";
+} from "./fs/trust/trust.ts";
 export {
   APPROVALS_NAME,
   FILE_ORIGIN,
@@ -79,15 +79,15 @@ export {
   recordedPath,
   writeFileAtomically,
   writeLockfile,
-} from "./fs/trust_files.ts";
-export type { LockOptions, TrustError, TrustOptions, TrustStanding } from "./fs/trust.ts";
-export { DEFAULT_SCRIPT_LIMITS, runSkillScript } from "./fs/run_script.ts";
-export type { RunScriptOptions, ScriptGrants, ScriptRun } from "./fs/run_script.ts";
-export { ScriptRunError } from "./fs/script_run_error.ts";
-export { SkillSourceError } from "./fs/skill_source_error.ts";
-export type { SkillSourceCode } from "./fs/skill_source_error.ts";
-export type { ScriptRunCode } from "./fs/script_run_error.ts";
-export type { ScriptInterpreter } from "./core/script_kind.ts";
+} from "./fs/trust/trust_files.ts";
+export type { LockOptions, TrustError, TrustOptions, TrustStanding } from "./fs/trust/trust.ts";
+export { DEFAULT_SCRIPT_LIMITS, runSkillScript } from "./fs/scripts/run_script.ts";
+export type { RunScriptOptions, ScriptGrants, ScriptRun } from "./fs/scripts/run_script.ts";
+export { ScriptRunError } from "./fs/scripts/script_run_error.ts";
+export { SkillSourceError } from "./fs/lifecycle/skill_source_error.ts";
+export type { SkillSourceCode } from "./fs/lifecycle/skill_source_error.ts";
+export type { ScriptRunCode } from "./fs/scripts/script_run_error.ts";
+export type { ScriptInterpreter } from "./core/resources/script_kind.ts";
 export {
   appendActivationEvent,
   MAX_USAGE_LINE_BYTES,
@@ -95,5 +95,5 @@ export {
   tallyUsageLog,
   UsageLogError,
   usageLogSink,
-} from "./fs/usage_log.ts";
-export type { UsageLogCode, UsageLogSummary } from "./fs/usage_log.ts";
+} from "./fs/usage/usage_log.ts";
+export type { UsageLogCode, UsageLogSummary } from "./fs/usage/usage_log.ts";

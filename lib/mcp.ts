@@ -50,18 +50,18 @@ export type {
   ManifestOmissions,
   ResourceManifest,
   RunnableScript,
-} from "./core/activate.ts";
-export type { ScriptInterpreter } from "./core/script_kind.ts";
-export type { RunScriptOptions } from "./fs/run_script.ts";
-export type { AgentSkillFrontmatter } from "./core/agent_skill.ts";
-export type { Discovery } from "./fs/discovery.ts";
-export type { ResourceFile, ResourceHandle, SkillBundle } from "./core/bundle.ts";
-export type { SafetyFlags } from "./core/gate.ts";
-export type { ReadOptions, ResourceRead } from "./core/read.ts";
-export type { ResourceClass } from "./core/resource_path.ts";
-export type { LoadedSkill, LoadWarning } from "./fs/skill_folder.ts";
-export type { SkillToolContext } from "./core/skill_tool.ts";
-export type { SkillToolResult } from "./core/tool_format.ts";
+} from "./core/activation/activate.ts";
+export type { ScriptInterpreter } from "./core/resources/script_kind.ts";
+export type { RunScriptOptions } from "./fs/scripts/run_script.ts";
+export type { AgentSkillFrontmatter } from "./core/activation/agent_skill.ts";
+export type { Discovery } from "./fs/discovery/discovery.ts";
+export type { ResourceFile, ResourceHandle, SkillBundle } from "./core/resources/bundle.ts";
+export type { SafetyFlags } from "./core/resources/gate.ts";
+export type { ReadOptions, ResourceRead } from "./core/resources/read.ts";
+export type { ResourceClass } from "./core/resources/resource_path.ts";
+export type { LoadedSkill, LoadWarning } from "./fs/load/skill_folder.ts";
+export type { SkillToolContext } from "./core/activation/skill_tool.ts";
+export type { SkillToolResult } from "./core/activation/tool_format.ts";
 export { mcpSkillManifest, TrustedMcpSkills, trustedMcpSkills } from "./mcp/_trust.ts";
 export type { McpSkillStanding, TrustedMcpSkillsOptions } from "./mcp/_trust.ts";
 export type { ApprovalDecision, ApprovalRecord, ApprovalStore } from "./core/trust/approval.ts";

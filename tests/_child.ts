@@ -41,7 +41,7 @@ import {
   readResource,
   renderActivation,
 } from "../mod.ts";
-import { writeLockfile } from "../lib/fs/trust_files.ts";
+import { writeLockfile } from "../lib/fs/trust/trust_files.ts";
 import { loadSkillFolder } from "../lib/load.ts";
 // From the CLI's module, not lib/cli.ts, which runs the CLI when it is the main module (as in a bundle).
 import { main } from "../lib/cli/main.ts";

@@ -1,5 +1,5 @@
 /**
- * The fuzzing targets of `tests/fuzz_test.ts`, each taking its number of
+ * The fuzzing targets of `tests/cli/fuzz_test.ts`, each taking its number of
  * cases, so a test can run a few in-process and the many in a child process
  * under a time limit (see `runLarge` in `tests/_large.ts`). In the child a
  * run also stops early, as passed, after {@linkcode FUZZ_TIME_MS}, so a slow

@@ -331,3 +331,39 @@ export function sizeProblem(source: string): string | undefined {
   }
   return `${lines} lines, over ${MAX_FILE_LINES}, and its header does not say "${WHOLE_FILE_MARKER} <why>"`;
 }
+
+/** The most `.ts` files a folder of `lib/` may hold directly (STYLE.md › Folders by feature). */
+export const MAX_FOLDER_FILES = 16;
+
+/**
+ * What a module's header says of its folder: the line `Folder \`lib/…/\` — <purpose>`
+ * of its first doc comment.
+ *
+ * @param source The module's text.
+ * @returns The folder named and its purpose, or `undefined` when the header has no such line.
+ */
+export function folderLine(source: string): { folder: string; purpose: string } | undefined {
+  const header = /^\s*\/\*\*([\s\S]*?)\*\//.exec(source)?.[1] ?? "";
+  const m = /^ \* Folder `(lib\/[\w/]+)\/` — (.+?)\.?$/m.exec(header);
+  return m === null ? undefined : { folder: m[1]!, purpose: m[2]! };
+}
+
+/**
+ * Whether the tests mirror `lib/`: each test file in a folder below `tests/`
+ * (fixtures aside) stands where `lib/` has the same folder.
+ *
+ * @param testFiles Test files, as paths from the root (`tests/core/trust/x_test.ts`).
+ * @param libFolders The folders of `lib/`, as paths from the root (`lib/core/trust`).
+ * @returns One message per test file in a folder that `lib/` does not have.
+ */
+export function mirrorProblems(
+  testFiles: readonly string[],
+  libFolders: ReadonlySet<string>,
+): string[] {
+  return testFiles.flatMap((path) => {
+    const dir = path.slice(0, path.lastIndexOf("/"));
+    if (dir === "tests") return [];
+    const mirrored = "lib" + dir.slice("tests".length);
+    return libFolders.has(mirrored) ? [] : [`${path}: no folder ${mirrored} for it to mirror`];
+  });
+}

@@ -11,8 +11,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { put } from "./_tree.ts";
 import { loadSkillFolder } from "../lib/load.ts";
-import { sandboxTools } from "../lib/fs/_sandbox.ts";
-import { runSkillScript } from "../lib/fs/run_script.ts";
+import { sandboxTools } from "../lib/fs/scripts/_sandbox.ts";
+import { runSkillScript } from "../lib/fs/scripts/run_script.ts";
 
 /** skill-creator from anthropics/skills (Apache-2.0, its licence beside it). */
 export const SKILL_CREATOR = join(

@@ -3,6 +3,7 @@
  * the test itself: a hostile skill folder must not escape the gate, hang a
  * read, or flood memory.
  */
+// @slow: attacks the package from child processes (left out of `npm run test:quick`)
 import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
 import {

@@ -6,6 +6,7 @@
  *
  * @module
  */
+// @slow: builds and packs the package, and runs it under three runtimes (left out of `npm run test:quick`)
 import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";

@@ -8,6 +8,7 @@
  *
  * @module
  */
+// @slow: clones the repository and installs it (left out of `npm run test:quick`)
 import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";

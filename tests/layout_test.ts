@@ -7,31 +7,46 @@ import {
   AUDIENCES,
   codeOnly,
   ENTRIES,
+  folderLine,
   importCycles,
   importProblems,
   importSpecifiers,
   joinPath,
   MAX_FILE_LINES,
+  MAX_FOLDER_FILES,
+  mirrorProblems,
   sizeProblem,
 } from "./_layout.ts";
 import { fc, runs } from "./_fc.ts";
 
 const ROOT = resolve(import.meta.dirname ?? ".", "..");
 
-/** Every `.ts` file under `lib/`, as paths from the root, sorted. */
-function libFiles(): string[] {
+/** Every file under a folder whose name passes `keep`, as paths from the root, sorted. */
+function filesUnder(top: string, keep: (name: string) => boolean): string[] {
   const files: string[] = [];
-  const stack = ["lib"];
+  const stack = [top];
   while (stack.length > 0) {
     const dir = stack.pop()!;
     for (const name of readdirSync(join(ROOT, dir))) {
       const path = `${dir}/${name}`;
       if (statSync(join(ROOT, path)).isDirectory()) stack.push(path);
-      else if (name.endsWith(".ts")) files.push(path);
+      else if (keep(name)) files.push(path);
     }
   }
   return files.sort();
 }
+
+/** Every `.ts` file under `lib/`, as paths from the root, sorted. */
+const libFiles = (): string[] => filesUnder("lib", (name) => name.endsWith(".ts"));
+
+/** Every test file under `tests/` but its fixtures, as paths from the root, sorted. */
+const testFiles = (): string[] =>
+  filesUnder("tests", (name) => name.endsWith("_test.ts")).filter((path) =>
+    !path.startsWith("tests/fixtures/")
+  );
+
+/** The folder of a path from the root. */
+const folderOf = (path: string): string => path.slice(0, path.lastIndexOf("/"));
 
 const isFile = (path: string): boolean =>
   existsSync(join(ROOT, path)) && statSync(join(ROOT, path)).isFile();
@@ -80,24 +95,78 @@ describe("lib/ has walls", () => {
   });
 });
 
-describe("tests/README.md maps every module to its tests", () => {
-  it("names every lib/ file in the table of its folder, and only test files that exist", () => {
+describe("folders by feature, and tests that mirror them", () => {
+  it(`no folder of lib/ holds more than ${MAX_FOLDER_FILES} .ts files directly`, () => {
+    const counts = new Map<string, number>();
+    for (const path of libFiles()) {
+      counts.set(folderOf(path), (counts.get(folderOf(path)) ?? 0) + 1);
+    }
+    const crowded = [...counts].filter(([, n]) => n > MAX_FOLDER_FILES).map(([f, n]) =>
+      `${f}: ${n}`
+    );
+    assert.deepEqual(crowded, []);
+  });
+
+  it("each file of an audience folder says in its header what its folder is for, as its neighbours do", () => {
+    const purposes = new Map<string, Set<string>>();
+    const problems: string[] = [];
+    for (const path of libFiles().filter((p) => !ENTRIES.has(p))) {
+      const line = folderLine(readFileSync(join(ROOT, path), "utf8"));
+      if (line === undefined) problems.push(`${path}: no "Folder \`${folderOf(path)}/\` — …" line`);
+      else if (line.folder !== folderOf(path)) problems.push(`${path}: names ${line.folder}`);
+      else purposes.set(line.folder, (purposes.get(line.folder) ?? new Set()).add(line.purpose));
+    }
+    for (const [folder, said] of purposes) {
+      if (said.size > 1) problems.push(`${folder}: ${said.size} different purposes`);
+    }
+    assert.deepEqual(problems, []);
+  });
+
+  it("tests/ mirrors lib/: every test folder names a lib/ folder, and 80 % of test files stand in one", () => {
+    const folders = new Set(libFiles().map(folderOf));
+    const tests = testFiles();
+    assert.deepEqual(mirrorProblems(tests, folders), []);
+    const mirrored = tests.filter((path) => folderOf(path) !== "tests").length;
+    assert.ok(mirrored >= 0.8 * tests.length, `${mirrored} of ${tests.length} in mirrored folders`);
+  });
+
+  it("mirrorProblems names a test folder that lib/ does not have", () => {
+    const folders = new Set(["lib/core", "lib/core/trust"]);
+    assert.deepEqual(
+      mirrorProblems(
+        ["tests/a_test.ts", "tests/core/trust/x_test.ts", "tests/core/gone/y_test.ts"],
+        folders,
+      ),
+      ["tests/core/gone/y_test.ts: no folder lib/core/gone for it to mirror"],
+    );
+  });
+
+  it("tests/README.md lists every lib/ file under its folder, with that folder's purpose, and only tests that exist", () => {
     const text = readFileSync(join(ROOT, "tests/README.md"), "utf8");
     const sections = new Map<string, string>();
     for (const part of text.split(/^## /m).slice(1)) {
-      const folder = /^(lib\/\w+)/.exec(part)?.[1];
-      if (folder !== undefined) sections.set(folder, part);
+      const heading = /^(lib\/[\w/]+) — (.+)$/m.exec(part);
+      if (heading !== null) sections.set(heading[1]!, part);
     }
-    const unlisted = libFiles().filter((path) => {
-      const folder = /^lib\/\w+(?=\/)/.exec(path)?.[0];
-      if (folder === undefined) return !text.includes(`\`${path.slice("lib/".length)}\``);
-      const within = path.slice(folder.length + 1);
-      return !(sections.get(folder) ?? "").includes(`\`${within}\``);
-    });
-    assert.deepEqual(unlisted, []);
-    const named = [...text.matchAll(/`(\w+_test\.ts)`/g)].map((m) => m[1]!);
+    const problems: string[] = [];
+    for (const path of libFiles()) {
+      if (ENTRIES.has(path)) continue;
+      const folder = folderOf(path);
+      const section = sections.get(folder);
+      const purpose = folderLine(readFileSync(join(ROOT, path), "utf8"))?.purpose;
+      if (section === undefined) problems.push(`no section for ${folder}`);
+      else if (!section.includes(`\`${path.slice(folder.length + 1)}\``)) {
+        problems.push(`${path} unlisted`);
+      } else if (purpose !== undefined && !section.startsWith(`${folder} — ${purpose}`)) {
+        problems.push(`${folder}: the heading is not the purpose its files give`);
+      }
+    }
+    assert.deepEqual([...new Set(problems)], []);
+    const named = [...text.matchAll(/`([\w/]+_test\.ts)`/g)].map((m) => m[1]!);
     assert.ok(named.length > 40);
     assert.deepEqual(named.filter((name) => !isFile(`tests/${name}`)), []);
+    const unnamed = testFiles().filter((path) => !named.includes(path.slice("tests/".length)));
+    assert.deepEqual(unnamed, []);
   });
 });
 

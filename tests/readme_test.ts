@@ -21,6 +21,7 @@
  *
  * @module
  */
+// @slow: runs every fenced example of the README and docs/, the CLI among them (left out of `npm run test:quick`)
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";

@@ -1,3 +1,4 @@
+// @slow: imports the package by URL under Deno (left out of `npm run test:quick`)
 import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
 import type { Server } from "node:http";

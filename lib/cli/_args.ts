@@ -5,11 +5,13 @@
  * Values are quoted with their control characters escaped, since they are
  * printed to a terminal.
  *
+ * Folder `lib/cli/` — the command line behind `lib/cli.ts`: the command table, flags, output, config.
+ *
  * @module
  */
 import { SkillsetError } from "../core/errors.ts";
 import { escapeControls as esc } from "../core/_text.ts";
-import { type ResourceClassMap, resourceClassMap } from "../core/resource_path.ts";
+import { type ResourceClassMap, resourceClassMap } from "../core/resources/resource_path.ts";
 import { didYouMean } from "./_suggest.ts";
 
 /** Bad usage: exit code 2. */

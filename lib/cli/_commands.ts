@@ -3,22 +3,24 @@
  * and the tool's help. The commands run elsewhere (see `main.ts`); the
  * lifecycle, stats and script runner keep their flags beside their code.
  *
+ * Folder `lib/cli/` — the command line behind `lib/cli.ts`: the command table, flags, output, config.
+ *
  * @module
  */
-import { RUN_REPEATED_FLAGS, RUN_SWITCHES, RUN_VALUE_FLAGS } from "./_run_flags.ts";
-import { LIFECYCLE_COMMANDS } from "./_lifecycle_flags.ts";
+import { RUN_REPEATED_FLAGS, RUN_SWITCHES, RUN_VALUE_FLAGS } from "./scripts/_run_flags.ts";
+import { LIFECYCLE_COMMANDS } from "./lifecycle/_lifecycle_flags.ts";
 import type { ArgSpec } from "./_args.ts";
 import { CONFIG_NAME } from "./_config.ts";
-import { STATS_COMMAND } from "./_stats.ts";
+import { STATS_COMMAND } from "./catalog/_stats.ts";
 
 /** A command's flags, usage line and help text. */
 export interface FlagSpec extends ArgSpec {
   readonly help: string;
 }
 
-// ---- Trust (issue 20): `lock`, `verify`, `approve`, `list --approvals`, in lib/cli/_trust.ts ----
+// ---- Trust (issue 20): `lock`, `verify`, `approve`, `list --approvals`, in lib/cli/trust/_trust.ts ----
 
-/** The help entries of the trust commands; they run in lib/cli/_trust.ts (asynchronous: hashing). */
+/** The help entries of the trust commands; they run in lib/cli/trust/_trust.ts (asynchronous: hashing). */
 const TRUST_COMMANDS: Readonly<Record<string, FlagSpec>> = {
   lock: {
     values: ["--root", "--lockfile"],
@@ -66,9 +68,9 @@ const TRUST_COMMANDS: Readonly<Record<string, FlagSpec>> = {
   },
 };
 
-// ---- Scripts (issue 32): `run`, in lib/cli/_run.ts, loaded on demand ----
+// ---- Scripts (issue 32): `run`, in lib/cli/scripts/_run.ts, loaded on demand ----
 
-/** The help entry of `run`; it runs in lib/cli/_run.ts (asynchronous: a child process). */
+/** The help entry of `run`; it runs in lib/cli/scripts/_run.ts (asynchronous: a child process). */
 export const RUN_COMMAND: FlagSpec = {
   values: [
     "--root",
@@ -101,8 +103,8 @@ export const RUN_COMMAND: FlagSpec = {
     "--dangerously-run-unsandboxed runs it with your own rights.",
 };
 
-// ---- Lifecycle (issue 33): `add`, `outdated`, `update`, `remove`, in lib/cli/_lifecycle.ts ----
-// Their help entries are in lib/cli/_lifecycle_flags.ts.
+// ---- Lifecycle (issue 33): `add`, `outdated`, `update`, `remove`, in lib/cli/lifecycle/_lifecycle.ts ----
+// Their help entries are in lib/cli/lifecycle/_lifecycle_flags.ts.
 
 /** The commands that take `--lockfile FILE` and `--approvals FILE` to use only trusted skills. */
 const TRUSTED = ["activate", "read", "to-prompt", "list", "search"];
@@ -110,7 +112,7 @@ const TRUST_HELP =
   "--lockfile FILE uses only skills that match their entry of the lockfile, --approvals FILE only\n" +
   "skills approved at their digest; each refused skill is named on stderr with why.";
 
-/** Whether the command line is one of the trust commands, or takes a lockfile or approvals (run by lib/cli/_trust.ts). */
+/** Whether the command line is one of the trust commands, or takes a lockfile or approvals (run by lib/cli/trust/_trust.ts). */
 export function isTrustCommand(argv: readonly string[]): boolean {
   return Object.hasOwn(TRUST_COMMANDS, argv[0] ?? "") ||
     (TRUSTED.includes(argv[0] ?? "") &&
@@ -118,9 +120,9 @@ export function isTrustCommand(argv: readonly string[]): boolean {
       !argv.some((a) => /^--mcp-(?:stdio|url)(?:=|$)/.test(a)));
 }
 
-// ---- MCP (issue 13): `serve`, and `--mcp-stdio`/`--mcp-url` sources, in lib/cli/_mcp.ts ----
+// ---- MCP (issue 13): `serve`, and `--mcp-stdio`/`--mcp-url` sources, in lib/cli/mcp/_mcp.ts ----
 
-/** The help entry of `serve`; the command itself runs in lib/cli/_mcp.ts, loaded on demand. */
+/** The help entry of `serve`; the command itself runs in lib/cli/mcp/_mcp.ts, loaded on demand. */
 const MCP_SERVE = {
   values: [],
   positional: [0, Infinity] as const,

@@ -7,6 +7,8 @@
  * already give it: flags override the file. Its shape is published as
  * `skillset.config.schema.json`.
  *
+ * Folder `lib/cli/` — the command line behind `lib/cli.ts`: the command table, flags, output, config.
+ *
  * @module
  */
 import { existsSync, readFileSync, statSync, writeFileSync } from "node:fs";

@@ -3,6 +3,8 @@
  * searched (the conventional ones, or `--root scope=path` and folder
  * arguments), and the report on stderr of what it noticed.
  *
+ * Folder `lib/cli/` — the command line behind `lib/cli.ts`: the command table, flags, output, config.
+ *
  * @module
  */
 import { homedir } from "node:os";
@@ -10,14 +12,14 @@ import { join, resolve } from "node:path";
 import { escapeControls as esc } from "../core/_text.ts";
 import { classFlags, safetyFlags, UsageError } from "./_args.ts";
 import { type CliIO, visible } from "./_io.ts";
-import { discoverSkills, type SkillRoot } from "../fs/discover.ts";
-import type { Discovery } from "../fs/discovery.ts";
+import { discoverSkills, type SkillRoot } from "../fs/discovery/discover.ts";
+import type { Discovery } from "../fs/discovery/discovery.ts";
 import {
   formatSkillDiagnostic,
   type SkillDiagnostic,
   type SkillDiagnosticCode,
-} from "../fs/skill_diagnostic.ts";
-import type { ResourceClassMap } from "../core/resource_path.ts";
+} from "../fs/discovery/skill_diagnostic.ts";
+import type { ResourceClassMap } from "../core/resources/resource_path.ts";
 import type { Report, Severity } from "./_report.ts";
 
 /** The class mapping and the switches, as `discoverSkills`, `loadSkillFolder` and `validatePaths` take them. */

@@ -3,6 +3,8 @@
  * commands: a usage error exits 2, any other failure 1, each as one clear
  * line with its file named as typed.
  *
+ * Folder `lib/cli/` — the command line behind `lib/cli.ts`: the command table, flags, output, config.
+ *
  * @module
  */
 import { escapeControls as esc, escapeControlsKeepingLines } from "../core/_text.ts";

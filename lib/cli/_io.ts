@@ -3,6 +3,8 @@
  * IO type, untrusted text made visible, bold, tables, and file names shown
  * as the user typed them.
  *
+ * Folder `lib/cli/` — the command line behind `lib/cli.ts`: the command table, flags, output, config.
+ *
  * @module
  */
 import { isAbsolute, relative } from "node:path";

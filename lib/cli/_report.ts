@@ -6,6 +6,8 @@
  * `serve`) print the summary alone unless `--verbose`: a skill's rule
  * breaks are `validate`'s and `list`'s to show.
  *
+ * Folder `lib/cli/` — the command line behind `lib/cli.ts`: the command table, flags, output, config.
+ *
  * @module
  */
 import type { Verbosity } from "./_args.ts";

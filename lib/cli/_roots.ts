@@ -4,13 +4,15 @@
  * empty root is meant; a typo in a root never writes an empty lockfile or
  * verifies nothing.
  *
+ * Folder `lib/cli/` — the command line behind `lib/cli.ts`: the command table, flags, output, config.
+ *
  * @module
  */
 import { existsSync } from "node:fs";
 import { resolve, sep } from "node:path";
 import { escapeControls as esc } from "../core/_text.ts";
-import type { SkillRoot } from "../fs/discover.ts";
-import type { Discovery } from "../fs/discovery.ts";
+import type { SkillRoot } from "../fs/discovery/discover.ts";
+import type { Discovery } from "../fs/discovery/discovery.ts";
 import type { CliIO } from "./_io.ts";
 
 /**

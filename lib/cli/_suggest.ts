@@ -2,6 +2,8 @@
  * "Did you mean": the nearest of some known words to a mistyped one, for
  * commands, flags, config keys and skill names.
  *
+ * Folder `lib/cli/` — the command line behind `lib/cli.ts`: the command table, flags, output, config.
+ *
  * @module
  */
 import { cores, editDistance as distance } from "../core/_nearest.ts";

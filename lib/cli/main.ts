@@ -10,10 +10,12 @@
  *
  * Exit codes: 0 ok, 1 invalid input or refused access, 2 bad usage.
  *
+ * Folder `lib/cli/` — the command line behind `lib/cli.ts`: the command table, flags, output, config.
+ *
  * @module
  */
 import { COMMANDS, isTrustCommand, RUN_COMMAND, TOOL_HELP } from "./_commands.ts";
-import { LIFECYCLE_COMMANDS } from "./_lifecycle_flags.ts";
+import { LIFECYCLE_COMMANDS } from "./lifecycle/_lifecycle_flags.ts";
 import { realpathSync } from "node:fs";
 import process from "node:process";
 import { fileURLToPath } from "node:url";
@@ -22,13 +24,13 @@ import { type ArgSpec, count, parseArgs, toolList, UsageError } from "./_args.ts
 import { discoveryFlags } from "./_discovery.ts";
 import { failed } from "./_errors.ts";
 import { type CliIO, processIO } from "./_io.ts";
-import { listCommand, rankOf, searchCommand, toPromptCommand } from "./_list.ts";
+import { listCommand, rankOf, searchCommand, toPromptCommand } from "./catalog/_list.ts";
 import { findConfig, initCommand, readConfig, withConfig } from "./_config.ts";
 import { didYouMean } from "./_suggest.ts";
-import { graphCommand, resolveCommand } from "./_resolve.ts";
-import { activateCommand, readCommand, validateCommand } from "./_skill.ts";
-import { runStats } from "./_stats.ts";
-import { modesFlag } from "./_modes.ts";
+import { graphCommand, resolveCommand } from "./catalog/_resolve.ts";
+import { activateCommand, readCommand, validateCommand } from "./catalog/_skill.ts";
+import { runStats } from "./catalog/_stats.ts";
+import { modesFlag } from "./catalog/_modes.ts";
 import { VERSION } from "./_version.ts";
 
 /**
@@ -56,10 +58,10 @@ export async function mainAsync(
   io: CliIO = processIO(),
 ): Promise<number> {
   const mcp = argv[0] === "serve" || argv.some((a) => /^--mcp-(?:stdio|url)(?:=|$)/.test(a));
-  let mcpCli: typeof import("./_mcp.ts") | undefined;
+  let mcpCli: typeof import("./mcp/_mcp.ts") | undefined;
   try {
     if (mcp && !argv.includes("--help") && !argv.includes("-h")) {
-      mcpCli = await import("./_mcp.ts");
+      mcpCli = await import("./mcp/_mcp.ts");
       argv = configured(argv, mcpCli.mcpArgSpec(argv[0]!));
     } else {
       argv = configured(argv, COMMANDS[argv[0] ?? ""]);
@@ -69,7 +71,7 @@ export async function mainAsync(
   }
   if (isTrustCommand(argv) && !argv.includes("--help") && !argv.includes("-h")) {
     try {
-      const { runTrustCli } = await import("./_trust.ts");
+      const { runTrustCli } = await import("./trust/_trust.ts");
       return await runTrustCli(argv, io, COMMANDS[argv[0]!]!);
     } catch (e) {
       return failed(e, argv, io);
@@ -80,7 +82,7 @@ export async function mainAsync(
     !argv.includes("-h")
   ) {
     try {
-      const { runLifecycleCli } = await import("./_lifecycle.ts");
+      const { runLifecycleCli } = await import("./lifecycle/_lifecycle.ts");
       return await runLifecycleCli(argv, io, LIFECYCLE_COMMANDS[argv[0]!]!);
     } catch (e) {
       return failed(e, argv, io);
@@ -90,7 +92,7 @@ export async function mainAsync(
   const own = argv.includes("--") ? argv.slice(0, argv.indexOf("--")) : argv;
   if (argv[0] === "run" && !own.includes("--help") && !own.includes("-h")) {
     try {
-      const { runRunCli } = await import("./_run.ts");
+      const { runRunCli } = await import("./scripts/_run.ts");
       return await runRunCli(argv, io, RUN_COMMAND);
     } catch (e) {
       return failed(e, argv, io);

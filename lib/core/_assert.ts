@@ -3,6 +3,8 @@
  * import nothing but relative `.ts` files, like the module itself. Not
  * exported from `mod.ts`; the tests use `node:assert/strict`.
  *
+ * Folder `lib/core/` — the pure core behind `mod.ts`: the error family and shared helpers; no I/O.
+ *
  * @module
  */
 

@@ -1,6 +1,8 @@
 /**
  * Deep-freeze plain data in place, with an explicit stack (no recursion).
  *
+ * Folder `lib/core/` — the pure core behind `mod.ts`: the error family and shared helpers; no I/O.
+ *
  * @module
  */
 

@@ -3,6 +3,8 @@
  * mistyped one: for "did you mean" hints, in the core (the skill tool's
  * answer to an unknown name) and the command line.
  *
+ * Folder `lib/core/` — the pure core behind `mod.ts`: the error family and shared helpers; no I/O.
+ *
  * @module
  */
 

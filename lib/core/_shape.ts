@@ -4,9 +4,11 @@
  * `resolveTools`): a wrong shape is a `TypeError` naming what was passed and
  * what to pass instead, never a raw "cannot read properties of undefined".
  *
+ * Folder `lib/core/` — the pure core behind `mod.ts`: the error family and shared helpers; no I/O.
+ *
  * @module
  */
-import type { SkillBundle } from "./bundle.ts";
+import type { SkillBundle } from "./resources/bundle.ts";
 
 /** A short account of a value's shape, for a message. */
 function shapeOf(value: unknown): string {

@@ -8,6 +8,8 @@
  * and the line and paragraph separators (U+2028, U+2029). Each becomes a
  * visible escape: `\x1b`, `\n`, `\t`, `\r` or `\u202e`.
  *
+ * Folder `lib/core/` — the pure core behind `mod.ts`: the error family and shared helpers; no I/O.
+ *
  * @module
  */
 

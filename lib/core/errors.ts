@@ -3,6 +3,8 @@
  * of the API (a wrong argument type) throws the built-in `TypeError` or
  * `RangeError` instead.
  *
+ * Folder `lib/core/` — the pure core behind `mod.ts`: the error family and shared helpers; no I/O.
+ *
  * @module
  */
 

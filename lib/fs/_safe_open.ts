@@ -10,6 +10,8 @@
  * catalog reader (`catalog.ts`), trust's file reader (`trust.ts`) and the
  * discovery file system (`discovery.ts`) all open through here.
  *
+ * Folder `lib/fs/` — the file system behind `lib/load.ts`: verified opens, shared by its folders.
+ *
  * @module
  */
 import {
@@ -29,7 +31,7 @@ import {
 } from "node:fs";
 import { sep } from "node:path";
 import process from "node:process";
-import type { ResourceHandle } from "../core/bundle.ts";
+import type { ResourceHandle } from "../core/resources/bundle.ts";
 import { ResourceReadError } from "../core/errors.ts";
 
 /*
@@ -118,7 +120,7 @@ export function handlePathPrefix(): string | null {
  * @example
  * ```ts
  * import { _setOpenChecks } from "./_safe_open.ts";
- * import { loadSkillFolder } from "./skill_folder.ts";
+ * import { loadSkillFolder } from "./load/skill_folder.ts";
  * import { assert } from "../core/_assert.ts";
  *
  * const opened: string[] = [];

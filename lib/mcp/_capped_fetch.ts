@@ -3,6 +3,8 @@
  * cuts every response body after a number of bytes, so a server that never
  * stops sending costs the host at most that much.
  *
+ * Folder `lib/mcp/` — skills over MCP behind `lib/mcp.ts`: serve, consume, watch, HTTP, remote trust.
+ *
  * @module
  */
 import { McpSkillError } from "./_errors.ts";

@@ -14,6 +14,8 @@
  * {@linkcode McpSkills}); an entry becomes a bundle in `_remote_bundle.ts`,
  * and the HTTP response cap is `_capped_fetch.ts`.
  *
+ * Folder `lib/mcp/` — skills over MCP behind `lib/mcp.ts`: serve, consume, watch, HTTP, remote trust.
+ *
  * @module
  */
 import { type Client, ProtocolError, SdkError, SdkErrorCode } from "@modelcontextprotocol/client";
@@ -23,15 +25,19 @@ import {
   SkillsClient,
   SkillVerificationError,
 } from "@modelcontextprotocol/client/ext/skills";
-import { type ActivateOptions, activateSkill, type Activation } from "../core/activate.ts";
-import { mayAccess } from "../core/gate.ts";
+import {
+  type ActivateOptions,
+  activateSkill,
+  type Activation,
+} from "../core/activation/activate.ts";
+import { mayAccess } from "../core/resources/gate.ts";
 import { McpSkillError } from "./_errors.ts";
 import { quoteShort } from "../core/_text.ts";
-import { type ReadOptions, readResource, type ResourceRead } from "../core/read.ts";
-import { classifyResource, normalizeResourcePath } from "../core/resource_path.ts";
-import { handleSkillTool, type SkillToolContext } from "../core/skill_tool.ts";
-import { parseSkillToolInput } from "../core/skill_tool_input.ts";
-import { type SkillToolResult } from "../core/tool_format.ts";
+import { type ReadOptions, readResource, type ResourceRead } from "../core/resources/read.ts";
+import { classifyResource, normalizeResourcePath } from "../core/resources/resource_path.ts";
+import { handleSkillTool, type SkillToolContext } from "../core/activation/skill_tool.ts";
+import { parseSkillToolInput } from "../core/activation/skill_tool_input.ts";
+import { type SkillToolResult } from "../core/activation/tool_format.ts";
 import { type LazyBundle, type McpSkillBundle, printable, remoteBundle } from "./_remote_bundle.ts";
 
 /**

@@ -1,6 +1,8 @@
 /**
  * The typed error of the MCP entry point (`lib/mcp.ts`).
  *
+ * Folder `lib/mcp/` — skills over MCP behind `lib/mcp.ts`: serve, consume, watch, HTTP, remote trust.
+ *
  * @module
  */
 import { SkillsetError } from "../core/errors.ts";

@@ -7,6 +7,8 @@
  * body bytes, subscription streams, and how long a request may take to
  * arrive.
  *
+ * Folder `lib/mcp/` — skills over MCP behind `lib/mcp.ts`: serve, consume, watch, HTTP, remote trust.
+ *
  * @module
  */
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";

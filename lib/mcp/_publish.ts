@@ -7,6 +7,8 @@
  * through `_serve_reads.ts`; the `skill` tool of each version is built by
  * `_serve_tools.ts`.
  *
+ * Folder `lib/mcp/` — skills over MCP behind `lib/mcp.ts`: serve, consume, watch, HTTP, remote trust.
+ *
  * @module
  */
 import { resolve } from "node:path";
@@ -16,11 +18,11 @@ import {
   type SkillFiles,
   type SkillWarning,
 } from "@modelcontextprotocol/server/ext/skills";
-import { agentSkillNameProblem } from "../core/agent_skill.ts";
-import { skillMode } from "../core/skill_modes.ts";
-import { mayAccess, type SafetyFlags } from "../core/gate.ts";
-import { effectiveClass, type ResourceClassMap } from "../core/resource_path.ts";
-import { type LoadedSkill, loadSkillFolder } from "../fs/skill_folder.ts";
+import { agentSkillNameProblem } from "../core/activation/agent_skill.ts";
+import { skillMode } from "../core/catalog/skill_modes.ts";
+import { mayAccess, type SafetyFlags } from "../core/resources/gate.ts";
+import { effectiveClass, type ResourceClassMap } from "../core/resources/resource_path.ts";
+import { type LoadedSkill, loadSkillFolder } from "../fs/load/skill_folder.ts";
 import { McpSkillError } from "./_errors.ts";
 import { type LoadLock, loadServeLock } from "./_serve_lock.ts";
 import { type ServeSkillsOptions, skillSafety } from "./_serve_options.ts";

@@ -5,12 +5,17 @@
  * fetched; reading a file before it was fetched is `NOT_LOADED`, never a
  * silent empty read. Fetching is `McpSkills`' (`_consume.ts`).
  *
+ * Folder `lib/mcp/` — skills over MCP behind `lib/mcp.ts`: serve, consume, watch, HTTP, remote trust.
+ *
  * @module
  */
 import type { Skill } from "@modelcontextprotocol/client/ext/skills";
-import { type AgentSkillFrontmatter, validateAgentSkillFrontmatter } from "../core/agent_skill.ts";
-import type { ResourceFile, SkillBundle } from "../core/bundle.ts";
-import { normalizeResourcePath } from "../core/resource_path.ts";
+import {
+  type AgentSkillFrontmatter,
+  validateAgentSkillFrontmatter,
+} from "../core/activation/agent_skill.ts";
+import type { ResourceFile, SkillBundle } from "../core/resources/bundle.ts";
+import { normalizeResourcePath } from "../core/resources/resource_path.ts";
 import { McpSkillError } from "./_errors.ts";
 
 /** A skill an MCP server serves, as a bundle. */

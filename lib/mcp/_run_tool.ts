@@ -6,10 +6,12 @@
  * and answers with what the run did as JSON. The model names the skill, the
  * script and its arguments; it cannot widen a grant.
  *
+ * Folder `lib/mcp/` — skills over MCP behind `lib/mcp.ts`: serve, consume, watch, HTTP, remote trust.
+ *
  * @module
  */
 import { fromJsonSchema, type McpServer, type RegisteredTool } from "@modelcontextprotocol/server";
-import { runSkillScript } from "../fs/run_script.ts";
+import { runSkillScript } from "../fs/scripts/run_script.ts";
 import type { CurrentTools } from "./_serve_tools.ts";
 import { type ServeSkillsOptions, skillSafety } from "./_serve_options.ts";
 

@@ -9,6 +9,8 @@
  * (`_publish.ts`), reads (`_serve_reads.ts`), the tools (`_serve_tools.ts`);
  * watching folders is `_watch.ts`.
  *
+ * Folder `lib/mcp/` — skills over MCP behind `lib/mcp.ts`: serve, consume, watch, HTTP, remote trust.
+ *
  * @module
  */
 import { McpServer, type RegisteredTool } from "@modelcontextprotocol/server";
@@ -18,8 +20,8 @@ import {
   SkillCatalogError,
   type SkillWarning,
 } from "@modelcontextprotocol/server/ext/skills";
-import { skillToolDefinition } from "../core/skill_tool_definition.ts";
-import type { Discovery } from "../fs/discovery.ts";
+import { skillToolDefinition } from "../core/activation/skill_tool_definition.ts";
+import type { Discovery } from "../fs/discovery/discovery.ts";
 import { McpSkillError } from "./_errors.ts";
 import { LoaderFiles } from "./_publish.ts";
 import type { ServeSkillsOptions, SkillServer } from "./_serve_options.ts";

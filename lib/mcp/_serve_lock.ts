@@ -9,15 +9,17 @@
  * compared digest when it is read, so a change after the check is refused
  * (`RESOURCE_CHANGED`), never served.
  *
+ * Folder `lib/mcp/` — skills over MCP behind `lib/mcp.ts`: serve, consume, watch, HTTP, remote trust.
+ *
  * @module
  */
 import type { SkillWarning } from "@modelcontextprotocol/server/ext/skills";
 import { approvalChanges, decideApproval } from "../core/trust/approval.ts";
-import { FILE_ORIGIN } from "../fs/trust_files.ts";
+import { FILE_ORIGIN } from "../fs/trust/trust_files.ts";
 import { hashAndPin } from "../core/trust/pin.ts";
-import type { LoadedSkill } from "../fs/skill_folder.ts";
-import { otherEntries } from "../fs/_trust_entries.ts";
-import { type LoadedLock, loadLock, lockMismatch } from "../fs/trust.ts";
+import type { LoadedSkill } from "../fs/load/skill_folder.ts";
+import { otherEntries } from "../fs/trust/_trust_entries.ts";
+import { type LoadedLock, loadLock, lockMismatch } from "../fs/trust/trust.ts";
 import type { ServeSkillsOptions } from "./_serve_options.ts";
 
 /** A lock read for one load: checks a loaded skill and pins it. */

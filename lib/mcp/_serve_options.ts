@@ -5,6 +5,8 @@
  * from `serveSkills` so the files that publish, register tools and watch
  * folders can name them without importing the server (no import cycle).
  *
+ * Folder `lib/mcp/` — skills over MCP behind `lib/mcp.ts`: serve, consume, watch, HTTP, remote trust.
+ *
  * @module
  */
 import type { McpServer } from "@modelcontextprotocol/server";
@@ -13,13 +15,13 @@ import type {
   SkillCatalogChanges,
   SkillWarning,
 } from "@modelcontextprotocol/server/ext/skills";
-import type { ResourceClassMap } from "../core/resource_path.ts";
-import type { SkillActivation } from "../core/skill_usage.ts";
-import type { SkillModes } from "../core/skill_modes.ts";
+import type { ResourceClassMap } from "../core/resources/resource_path.ts";
+import type { SkillActivation } from "../core/catalog/skill_usage.ts";
+import type { SkillModes } from "../core/catalog/skill_modes.ts";
 import type { ApprovalStore } from "../core/trust/approval.ts";
 import type { Lockfile } from "../core/trust/lockfile.ts";
-import type { RunScriptOptions } from "../fs/run_script.ts";
-import type { LoadedSkill } from "../fs/skill_folder.ts";
+import type { RunScriptOptions } from "../fs/scripts/run_script.ts";
+import type { LoadedSkill } from "../fs/load/skill_folder.ts";
 
 /**
  * An MCP server of the SDK (`McpServer` of `@modelcontextprotocol/server`).

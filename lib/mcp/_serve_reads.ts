@@ -8,14 +8,16 @@
  * in one message of the transport, and whether a kept file still has its
  * published size.
  *
+ * Folder `lib/mcp/` — skills over MCP behind `lib/mcp.ts`: serve, consume, watch, HTTP, remote trust.
+ *
  * @module
  */
 import { statSync } from "node:fs";
 import { join } from "node:path";
-import type { ResourceFile } from "../core/bundle.ts";
-import type { SafetyFlags } from "../core/gate.ts";
-import { readWholeResource } from "../core/read.ts";
-import type { ResourceClassMap } from "../core/resource_path.ts";
+import type { ResourceFile } from "../core/resources/bundle.ts";
+import type { SafetyFlags } from "../core/resources/gate.ts";
+import { readWholeResource } from "../core/resources/read.ts";
+import type { ResourceClassMap } from "../core/resources/resource_path.ts";
 
 /** A published file and the switches its skill is served under. */
 export interface Published {

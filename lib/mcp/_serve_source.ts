@@ -3,12 +3,14 @@
  * skill, or a folder of skills), loaded strictly; or a discovery, run again
  * on every reload, loaded leniently.
  *
+ * Folder `lib/mcp/` — skills over MCP behind `lib/mcp.ts`: serve, consume, watch, HTTP, remote trust.
+ *
  * @module
  */
 import { readdirSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { Discovery } from "../fs/discovery.ts";
-import { isSkillFolder } from "../fs/skill_folder.ts";
+import { Discovery } from "../fs/discovery/discovery.ts";
+import { isSkillFolder } from "../fs/load/skill_folder.ts";
 
 /** Where the skills come from: folders loaded strictly, or discovery loaded leniently. */
 export type Source =

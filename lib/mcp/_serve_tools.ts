@@ -5,15 +5,17 @@
  * ({@linkcode toolOf}); each server registers them, and a reload updates,
  * adds or removes them.
  *
+ * Folder `lib/mcp/` — skills over MCP behind `lib/mcp.ts`: serve, consume, watch, HTTP, remote trust.
+ *
  * @module
  */
 import { fromJsonSchema, type McpServer, type RegisteredTool } from "@modelcontextprotocol/server";
 import type { SkillIndex } from "../core/search/skill_index.ts";
-import { handleSkillSearchTool } from "../core/skill_search_tool.ts";
-import { handleSkillTool } from "../core/skill_tool.ts";
-import { skillTools } from "../core/skill_tool_definition.ts";
-import { offeredToModel, skillMode, type SkillModes } from "../core/skill_modes.ts";
-import type { LoadedSkill } from "../fs/skill_folder.ts";
+import { handleSkillSearchTool } from "../core/activation/skill_search_tool.ts";
+import { handleSkillTool } from "../core/activation/skill_tool.ts";
+import { skillTools } from "../core/activation/skill_tool_definition.ts";
+import { offeredToModel, skillMode, type SkillModes } from "../core/catalog/skill_modes.ts";
+import type { LoadedSkill } from "../fs/load/skill_folder.ts";
 import { type ServeSkillsOptions, skillSafety } from "./_serve_options.ts";
 
 /** The `skill` tool of one catalog version: built once, the same schema object for every server. */

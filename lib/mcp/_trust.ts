@@ -8,6 +8,8 @@
  * frontmatter field by field with the entry's), so approved and used bytes
  * are the same.
  *
+ * Folder `lib/mcp/` — skills over MCP behind `lib/mcp.ts`: serve, consume, watch, HTTP, remote trust.
+ *
  * @module
  */
 import type { Client } from "@modelcontextprotocol/client";
@@ -19,12 +21,12 @@ import type { Client } from "@modelcontextprotocol/client";
  */
 type SdkClient = Client;
 import type { Skill } from "@modelcontextprotocol/client/ext/skills";
-import type { ActivateOptions, Activation } from "../core/activate.ts";
-import { handleSkillTool, type SkillToolContext } from "../core/skill_tool.ts";
-import { contextDependencies } from "../core/skill_dependencies.ts";
-import { type SkillToolResult } from "../core/tool_format.ts";
-import type { ReadOptions, ResourceRead } from "../core/read.ts";
-import { normalizeResourcePath } from "../core/resource_path.ts";
+import type { ActivateOptions, Activation } from "../core/activation/activate.ts";
+import { handleSkillTool, type SkillToolContext } from "../core/activation/skill_tool.ts";
+import { contextDependencies } from "../core/catalog/skill_dependencies.ts";
+import { type SkillToolResult } from "../core/activation/tool_format.ts";
+import type { ReadOptions, ResourceRead } from "../core/resources/read.ts";
+import { normalizeResourcePath } from "../core/resources/resource_path.ts";
 import {
   type ApprovalDecision,
   type ApprovalRecord,

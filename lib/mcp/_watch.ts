@@ -4,6 +4,8 @@
  * ({@linkcode Sweeper}, the same on every runtime and file system) and, where
  * the runtime has them, file-system events ({@linkcode FolderEvents}).
  *
+ * Folder `lib/mcp/` — skills over MCP behind `lib/mcp.ts`: serve, consume, watch, HTTP, remote trust.
+ *
  * @module
  */
 import { type Dir, existsSync, type FSWatcher, opendirSync, statSync, watch } from "node:fs";

@@ -5,12 +5,14 @@
  * kinds, names like `__proto__`), resource paths (hostile ones included),
  * in-memory bundles and safety flags.
  *
+ * Folder `lib/testing/` — the testing kit behind `lib/testing.ts`: arbitraries, references, laws.
+ *
  * @module
  */
 import fc from "fast-check";
 
-import type { SafetyFlags } from "../core/gate.ts";
-import type { InlineTool, McpServer, Skill, SkillInclude } from "../core/skill.ts";
+import type { SafetyFlags } from "../core/resources/gate.ts";
+import type { InlineTool, McpServer, Skill, SkillInclude } from "../core/resolver/skill.ts";
 
 /**
  * A fast-check arbitrary (`fc.Arbitrary` of the `fast-check` peer dependency).

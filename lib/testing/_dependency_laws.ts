@@ -7,6 +7,8 @@
  * unless the host allows crossing, and the catalog split agreeing with the
  * closures — with {@linkcode assertDependencyInvariants} to run them all.
  *
+ * Folder `lib/testing/` — the testing kit behind `lib/testing.ts`: arbitraries, references, laws.
+ *
  * @module
  */
 import fc from "fast-check";
@@ -16,7 +18,7 @@ import type {
   DependencyClosure,
   DependentSkill,
   SkillDependencyOptions,
-} from "../core/skill_dependencies.ts";
+} from "../core/catalog/skill_dependencies.ts";
 import { check, type InvariantOptions, type InvariantProperty, law } from "./_invariants.ts";
 import {
   referenceDependencyClosure,

@@ -4,10 +4,12 @@
  * catalog, the closure by naive recursion — to compare a resolver against.
  * A definition, not fast code: quadratic in the catalog and recursive.
  *
+ * Folder `lib/testing/` — the testing kit behind `lib/testing.ts`: arbitraries, references, laws.
+ *
  * @module
  */
-import type { DependentSkill, SkillDependencyOptions } from "../core/skill_dependencies.ts";
-import { type DependencyGap, skillRequirements } from "../core/skill_requirements.ts";
+import type { DependentSkill, SkillDependencyOptions } from "../core/catalog/skill_dependencies.ts";
+import { type DependencyGap, skillRequirements } from "../core/catalog/skill_requirements.ts";
 
 /** What the reference says of a skill's closure (as `DependencyClosure`, unfrozen). */
 export interface ReferenceClosure {

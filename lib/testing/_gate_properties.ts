@@ -3,11 +3,13 @@
  * properties, with hostile paths and host class mappings, and the one-call
  * {@linkcode assertGateInvariants}.
  *
+ * Folder `lib/testing/` — the testing kit behind `lib/testing.ts`: arbitraries, references, laws.
+ *
  * @module
  */
 import fc from "fast-check";
 import assert from "node:assert/strict";
-import type { SafetyFlags } from "../core/gate.ts";
+import type { SafetyFlags } from "../core/resources/gate.ts";
 import { resourcePathArbitrary, safetyFlagsArbitrary } from "./_arbitraries.ts";
 import { check, type InvariantOptions, type InvariantProperty, law } from "./_invariants.ts";
 import { referenceNormalize } from "./_reference.ts";

@@ -4,6 +4,8 @@
  * {@linkcode check}, which runs named laws with a bounded shrink and throws
  * one error naming each that fails.
  *
+ * Folder `lib/testing/` — the testing kit behind `lib/testing.ts`: arbitraries, references, laws.
+ *
  * @module
  */
 import { SkillsetError } from "../core/errors.ts";

@@ -6,11 +6,13 @@
  * recursion is exponential on diamonds and overflows the stack on deep
  * chains.
  *
+ * Folder `lib/testing/` — the testing kit behind `lib/testing.ts`: arbitraries, references, laws.
+ *
  * @module
  */
 import { SkillCycleError, SkillResolutionError } from "../core/errors.ts";
-import type { ResolvedToolEntry } from "../core/resolved_tools.ts";
-import type { Skill } from "../core/skill.ts";
+import type { ResolvedToolEntry } from "../core/resolver/resolved_tools.ts";
+import type { Skill } from "../core/resolver/skill.ts";
 
 /** A lookup the reference accepts: a map or a function of the skill name. */
 export type ReferenceLookup = ReadonlyMap<string, Skill> | ((name: string) => Skill | undefined);

@@ -3,12 +3,14 @@
  * properties, checked against the naive reference resolver, and the
  * one-call {@linkcode assertResolverInvariants}.
  *
+ * Folder `lib/testing/` — the testing kit behind `lib/testing.ts`: arbitraries, references, laws.
+ *
  * @module
  */
 import fc from "fast-check";
 import assert from "node:assert/strict";
-import type { ResolvedToolEntry } from "../core/resolved_tools.ts";
-import type { Skill } from "../core/skill.ts";
+import type { ResolvedToolEntry } from "../core/resolver/resolved_tools.ts";
+import type { Skill } from "../core/resolver/skill.ts";
 import { catalogArbitrary, type GeneratedCatalog, includeChain } from "./_arbitraries.ts";
 import { deepFreeze } from "../core/_deep_freeze.ts";
 import {

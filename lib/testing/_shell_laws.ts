@@ -19,6 +19,8 @@
  * program), operators, redirections, comments, control and non-ASCII space
  * characters, and many plain commands with quotes holding all of those.
  *
+ * Folder `lib/testing/` — the testing kit behind `lib/testing.ts`: arbitraries, references, laws.
+ *
  * @module
  */
 import fc from "fast-check";

@@ -22,6 +22,8 @@
  * commands whose program is a plain builtin (`echo`, `test`, …) with the real
  * builtins, where nothing may be recorded at all.
  *
+ * Folder `lib/testing/` — the testing kit behind `lib/testing.ts`: arbitraries, references, laws.
+ *
  * @module
  */
 import { spawnSync } from "node:child_process";

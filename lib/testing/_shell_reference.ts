@@ -2,6 +2,8 @@
  * A reference for the policy's shell grammar, by regular expressions: what
  * `shellWords` must return, written the plain way.
  *
+ * Folder `lib/testing/` — the testing kit behind `lib/testing.ts`: arbitraries, references, laws.
+ *
  * @module
  */
 import { codeRunningOptions } from "../core/policy/code_options.ts";

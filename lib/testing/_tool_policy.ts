@@ -5,6 +5,8 @@
  * `;`, `|` or `$(`, expansions, code-running options) and modes; a plain reference of what `allowed-tools`
  * covers; the laws as named fast-check properties and as one assertion.
  *
+ * Folder `lib/testing/` — the testing kit behind `lib/testing.ts`: arbitraries, references, laws.
+ *
  * @module
  */
 import fc from "fast-check";

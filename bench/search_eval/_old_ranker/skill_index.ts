@@ -23,7 +23,7 @@
  */
 import { tokenize } from "./tokenize.ts";
 import { stem } from "./stem.ts";
-import { localizedDescription } from "../../../lib/core/skill_catalog.ts";
+import { localizedDescription } from "../../../lib/core/catalog/skill_catalog.ts";
 import { siftDown, siftUp } from "./_top_k.ts";
 
 /** A skill as the index reads it: plain data, or a bundle (`createBundle`, `loadSkillFolder`). */

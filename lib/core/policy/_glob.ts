@@ -5,6 +5,8 @@
  * `*` is the only special character). Linear in the text, no backtracking,
  * no regular expression built from user data.
  *
+ * Folder `lib/core/policy/` — the tool policy: allowed-tools patterns, the shell grammar, decisions.
+ *
  * @module
  */
 

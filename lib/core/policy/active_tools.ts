@@ -2,13 +2,15 @@
  * Skill-scoped tools: the tools a host exposes while a set of skills is
  * active, as one ordered, de-duplicated list across the skills.
  *
+ * Folder `lib/core/policy/` — the tool policy: allowed-tools patterns, the shell grammar, decisions.
+ *
  * @module
  */
 import { SkillResolutionError } from "../errors.ts";
-import { adopt } from "../ordered_map.ts";
-import { resolveTools, type SkillLookup } from "../resolve.ts";
-import type { ResolvedToolEntry, ResolvedTools } from "../resolved_tools.ts";
-import type { Skill } from "../skill.ts";
+import { adopt } from "../resolver/ordered_map.ts";
+import { resolveTools, type SkillLookup } from "../resolver/resolve.ts";
+import type { ResolvedToolEntry, ResolvedTools } from "../resolver/resolved_tools.ts";
+import type { Skill } from "../resolver/skill.ts";
 
 /**
  * The union of the active skills' resolved tool sets, with the resolver's

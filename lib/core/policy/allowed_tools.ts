@@ -17,6 +17,8 @@
  * and only without the options that make its program run code
  * (`./code_options.ts`) unless the pattern names them.
  *
+ * Folder `lib/core/policy/` — the tool policy: allowed-tools patterns, the shell grammar, decisions.
+ *
  * @module
  */
 import { SkillsetError } from "../errors.ts";

@@ -23,6 +23,8 @@
  * interpreter or a runner (`python3`, `node`, `make`, `env`, `xargs`) runs
  * what it is given.
  *
+ * Folder `lib/core/policy/` — the tool policy: allowed-tools patterns, the shell grammar, decisions.
+ *
  * @module
  */
 

@@ -6,6 +6,8 @@
  * available tool). A host hides the skills whose tools it lacks, rather than
  * showing them to the model and failing later.
  *
+ * Folder `lib/core/policy/` — the tool policy: allowed-tools patterns, the shell grammar, decisions.
+ *
  * @module
  */
 import { compileGlob } from "./_glob.ts";

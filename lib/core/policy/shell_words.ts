@@ -25,6 +25,8 @@
  * a plain builtin may not use its code-running options (`printf -v`,
  * `test -v`: they evaluate `a[$(…)]` too).
  *
+ * Folder `lib/core/policy/` — the tool policy: allowed-tools patterns, the shell grammar, decisions.
+ *
  * @module
  */
 

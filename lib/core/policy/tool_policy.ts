@@ -20,11 +20,13 @@
  * pattern buckets, the memo), so a split would only pass that state across
  * files; the shell grammar patterns are matched under is `./shell_words.ts`.
  *
+ * Folder `lib/core/policy/` — the tool policy: allowed-tools patterns, the shell grammar, decisions.
+ *
  * @module
  */
 import { quoteShort } from "../_text.ts";
-import { OrderedMap } from "../ordered_map.ts";
-import type { ResolvedTools } from "../resolved_tools.ts";
+import { OrderedMap } from "../resolver/ordered_map.ts";
+import type { ResolvedTools } from "../resolver/resolved_tools.ts";
 import { compileGlob } from "./_glob.ts";
 import {
   type AllowedToolEntry,

@@ -3,9 +3,11 @@
  * description (and `description-<lang>` translations), the headings of its
  * SKILL.md and the body, bounded to {@linkcode MAX_BODY}.
  *
+ * Folder `lib/core/search/` — search over large libraries: the BM25F index and its text analysis.
+ *
  * @module
  */
-import { localizedDescription } from "../skill_catalog.ts";
+import { localizedDescription } from "../catalog/skill_catalog.ts";
 
 /** The most UTF-16 units of a SKILL.md body the index reads (the first 32 KiB). */
 export const MAX_BODY = 32 * 1024;

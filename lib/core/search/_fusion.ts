@@ -5,6 +5,8 @@
  * promise, vectors of the wrong count, length or with non-finite numbers)
  * makes the vectors absent, and search stays lexical.
  *
+ * Folder `lib/core/search/` — search over large libraries: the BM25F index and its text analysis.
+ *
  * @module
  */
 

@@ -12,6 +12,8 @@
  * letter mask (26 bits) screens each before the distance is computed, in
  * O(length²) with early exit and no allocation.
  *
+ * Folder `lib/core/search/` — search over large libraries: the BM25F index and its text analysis.
+ *
  * @module
  */
 

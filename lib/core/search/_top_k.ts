@@ -4,6 +4,8 @@
  * score; on a tie, the later name), so a better candidate replaces it in
  * O(log limit).
  *
+ * Folder `lib/core/search/` — search over large libraries: the BM25F index and its text analysis.
+ *
  * @module
  */
 

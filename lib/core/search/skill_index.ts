@@ -27,6 +27,8 @@
  * | createSkillIndex | O(total text, bodies bounded) + O(n log n) for the names |
  * | searchSkills     | O(query) + O(postings of its terms · log limit)         |
  *
+ * Folder `lib/core/search/` — search over large libraries: the BM25F index and its text analysis.
+ *
  * @module
  */
 import { tokenize, tokenizeQuery } from "./tokenize.ts";

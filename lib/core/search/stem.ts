@@ -12,6 +12,8 @@
  * step. Terms that are not plain `a`–`z` words of 4 to
  * {@linkcode MAX_STEM_LENGTH} letters are left as they are.
  *
+ * Folder `lib/core/search/` — search over large libraries: the BM25F index and its text analysis.
+ *
  * @module
  */
 

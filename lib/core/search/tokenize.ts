@@ -15,6 +15,8 @@
  * - No stemming here: the index stems each term it gets from here with
  *   `stem` (`./stem.ts`), unless told not to.
  *
+ * Folder `lib/core/search/` — search over large libraries: the BM25F index and its text analysis.
+ *
  * @module
  */
 

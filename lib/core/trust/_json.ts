@@ -7,6 +7,8 @@
  * bracket past it, in time linear in what was read); a key given twice in
  * one object is an error, not a silent overwrite.
  *
+ * Folder `lib/core/trust/` — trust as data: digests, manifests, lockfiles, approvals, pins, SSH signatures.
+ *
  * @module
  */
 import { SkillsetError } from "../errors.ts";

@@ -4,6 +4,8 @@
  * page by page here instead, in constant memory. Checked against
  * `crypto.subtle` in the tests.
  *
+ * Folder `lib/core/trust/` — trust as data: digests, manifests, lockfiles, approvals, pins, SSH signatures.
+ *
  * @module
  */
 

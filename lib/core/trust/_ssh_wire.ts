@@ -5,9 +5,11 @@
  * byte is a failure, reported through the caller's `fail`), strict base64
  * and PEM-like armor. Web standards only.
  *
+ * Folder `lib/core/trust/` — trust as data: digests, manifests, lockfiles, approvals, pins, SSH signatures.
+ *
  * @module
  */
-import { decodeBase64, encodeBase64 } from "../base64.ts";
+import { decodeBase64, encodeBase64 } from "../resources/base64.ts";
 
 /** Reports a malformed input: throws the caller's typed error. */
 export type Fail = (reason: string) => never;

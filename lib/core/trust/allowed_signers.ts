@@ -4,6 +4,8 @@
  * strictly, and the question a verifier asks it: which lines allow this key,
  * for this identity and namespace, now. Web standards only.
  *
+ * Folder `lib/core/trust/` — trust as data: digests, manifests, lockfiles, approvals, pins, SSH signatures.
+ *
  * @module
  */
 import {

@@ -6,6 +6,8 @@
  * rotated, added or removed, a link added — means the skill needs approval
  * again.
  *
+ * Folder `lib/core/trust/` — trust as data: digests, manifests, lockfiles, approvals, pins, SSH signatures.
+ *
  * @module
  */
 import { compareCodeUnits, type FileDigest } from "./digest.ts";

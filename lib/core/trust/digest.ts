@@ -4,6 +4,8 @@
  * frontmatter object. Hashing uses the runtime's WebCrypto
  * (`crypto.subtle`); nothing else.
  *
+ * Folder `lib/core/trust/` — trust as data: digests, manifests, lockfiles, approvals, pins, SSH signatures.
+ *
  * @module
  */
 

@@ -9,6 +9,8 @@
  * holding a line feed, carriage return or backslash), so the documented
  * recipe still recomputes it.
  *
+ * Folder `lib/core/trust/` — trust as data: digests, manifests, lockfiles, approvals, pins, SSH signatures.
+ *
  * @module
  */
 import { compareCodeUnits, type FileDigest, hexDigest, sha256Digest } from "./digest.ts";

@@ -3,6 +3,8 @@
  * records it (`installed_from`): written on one line in a fixed order,
  * read strictly.
  *
+ * Folder `lib/core/trust/` — trust as data: digests, manifests, lockfiles, approvals, pins, SSH signatures.
+ *
  * @module
  */
 import type { FieldReader } from "./trust_file.ts";

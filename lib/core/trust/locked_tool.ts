@@ -2,6 +2,8 @@
  * The `skill` tool's handler behind a lockfile: the named skill is hashed
  * and compared with its lock entry before anything of it reaches the model.
  *
+ * Folder `lib/core/trust/` — trust as data: digests, manifests, lockfiles, approvals, pins, SSH signatures.
+ *
  * @module
  */
 import {
@@ -9,14 +11,14 @@ import {
   handleSkillTool,
   type SkillToolCall,
   type SkillToolContext,
-} from "../skill_tool.ts";
-import { parseSkillToolInput } from "../skill_tool_input.ts";
-import type { SkillToolResult } from "../tool_format.ts";
+} from "../activation/skill_tool.ts";
+import { parseSkillToolInput } from "../activation/skill_tool_input.ts";
+import type { SkillToolResult } from "../activation/tool_format.ts";
 import type { Lockfile } from "./lockfile.ts";
-import type { SkillBundle } from "../bundle.ts";
+import type { SkillBundle } from "../resources/bundle.ts";
 import { skillManifest } from "./manifest.ts";
 import { pinBundle } from "./pin.ts";
-import { contextDependencies, type DependentSkill } from "../skill_dependencies.ts";
+import { contextDependencies, type DependentSkill } from "../catalog/skill_dependencies.ts";
 import { describeChanges, diffFiles } from "./trust_file.ts";
 
 /** The context of {@linkcode handleLockedSkillTool}. */

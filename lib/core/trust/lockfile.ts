@@ -5,6 +5,8 @@
  * file per line, so it diffs well in version control; anyone can recompute
  * every digest with `sha256sum`.
  *
+ * Folder `lib/core/trust/` — trust as data: digests, manifests, lockfiles, approvals, pins, SSH signatures.
+ *
  * @module
  */
 import { compareCodeUnits, type FileDigest } from "./digest.ts";

@@ -3,6 +3,8 @@
  * in code-unit order, the skill digest over them, and the frontmatter's
  * digest, computed through the same opened handles as reads.
  *
+ * Folder `lib/core/trust/` — trust as data: digests, manifests, lockfiles, approvals, pins, SSH signatures.
+ *
  * @module
  */
 import {
@@ -10,10 +12,10 @@ import {
   type ResourceFile,
   type ResourceHandle,
   type SkillBundle,
-} from "../bundle.ts";
+} from "../resources/bundle.ts";
 import { ResourceReadError } from "../errors.ts";
-import { mayAccess, type SafetyFlags } from "../gate.ts";
-import { effectiveClass } from "../resource_path.ts";
+import { mayAccess, type SafetyFlags } from "../resources/gate.ts";
+import { effectiveClass } from "../resources/resource_path.ts";
 import {
   compareCodeUnits,
   type FileDigest,
@@ -71,7 +73,7 @@ let wholeBytes = HASH_WHOLE_BYTES;
  * @example
  * ```ts
  * import { _setHashWholeBytes, hashResource } from "./manifest.ts";
- * import { memoryFile } from "../bundle.ts";
+ * import { memoryFile } from "../resources/bundle.ts";
  * import { assert } from "../_assert.ts";
  *
  * const file = memoryFile("a", new TextEncoder().encode("abc"));
@@ -104,7 +106,7 @@ export function _setHashWholeBytes(bytes: number): () => void {
  * @example
  * ```ts
  * import { hashResource } from "./manifest.ts";
- * import { memoryFile } from "../bundle.ts";
+ * import { memoryFile } from "../resources/bundle.ts";
  * import { assert } from "../_assert.ts";
  *
  * const entry = await hashResource(memoryFile("a.txt", new TextEncoder().encode("abc")));
@@ -192,7 +194,7 @@ function changedWhileHashed(path: string): ResourceReadError {
  * @example
  * ```ts
  * import { skillManifest } from "./manifest.ts";
- * import { createBundle } from "../bundle.ts";
+ * import { createBundle } from "../resources/bundle.ts";
  * import { assert } from "../_assert.ts";
  *
  * const skill = createBundle({

@@ -9,6 +9,8 @@
  * serves a later open only while the opened file's version is the one
  * verified — so a server of pinned skills reads each file from disk once.
  *
+ * Folder `lib/core/trust/` — trust as data: digests, manifests, lockfiles, approvals, pins, SSH signatures.
+ *
  * @module
  */
 import {
@@ -17,7 +19,7 @@ import {
   type ResourceFile,
   type ResourceHandle,
   type SkillBundle,
-} from "../bundle.ts";
+} from "../resources/bundle.ts";
 import { ResourceReadError } from "../errors.ts";
 import type { FileDigest } from "./digest.ts";
 import { hexDigest } from "./digest.ts";
@@ -43,8 +45,8 @@ import { Sha256 } from "./_sha256.ts";
  * ```ts
  * import { pinBundle } from "./pin.ts";
  * import { skillManifest } from "./manifest.ts";
- * import { createBundle } from "../bundle.ts";
- * import { readResource } from "../read.ts";
+ * import { createBundle } from "../resources/bundle.ts";
+ * import { readResource } from "../resources/read.ts";
  * import { assert } from "../_assert.ts";
  *
  * const bundle = createBundle({ frontmatter: { name: "x", description: "x" }, instructions: "", files: { "a.md": "a" } });
@@ -75,8 +77,8 @@ export function pinBundle<B extends SkillBundle>(bundle: B, manifest: SkillManif
  * @example
  * ```ts
  * import { hashAndPin } from "./pin.ts";
- * import { createBundle } from "../bundle.ts";
- * import { readResource } from "../read.ts";
+ * import { createBundle } from "../resources/bundle.ts";
+ * import { readResource } from "../resources/read.ts";
  * import { assert } from "../_assert.ts";
  *
  * const bundle = createBundle({ frontmatter: { name: "x", description: "x" }, instructions: "", files: { "a.md": "a" } });

@@ -5,10 +5,12 @@
  * signature parser throws. Web standards only: the private key becomes a
  * non-extractable WebCrypto Ed25519 key.
  *
+ * Folder `lib/core/trust/` — trust as data: digests, manifests, lockfiles, approvals, pins, SSH signatures.
+ *
  * @module
  */
 import { SkillsetError } from "../errors.ts";
-import { decodeBase64, encodeBase64 } from "../base64.ts";
+import { decodeBase64, encodeBase64 } from "../resources/base64.ts";
 import {
   armorLabel,
   dearmor,

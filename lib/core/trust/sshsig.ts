@@ -6,9 +6,11 @@
  * file. A signature from `ssh-keygen -Y sign -n skillset-lock` verifies
  * here, and one made here verifies with `ssh-keygen -Y verify`.
  *
+ * Folder `lib/core/trust/` — trust as data: digests, manifests, lockfiles, approvals, pins, SSH signatures.
+ *
  * @module
  */
-import { encodeBase64 } from "../base64.ts";
+import { encodeBase64 } from "../resources/base64.ts";
 import { type AllowedSigners, signersOf } from "./allowed_signers.ts";
 import { armor, dearmor, sameBytes, SshReader, SshWriter, strictBase64 } from "./_ssh_wire.ts";
 import {

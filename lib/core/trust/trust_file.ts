@@ -3,11 +3,13 @@
  * size cap, and the checks of a file list and of a folder's other entries
  * read from JSON, each failure naming the file, line and column.
  *
+ * Folder `lib/core/trust/` — trust as data: digests, manifests, lockfiles, approvals, pins, SSH signatures.
+ *
  * @module
  */
 import { SkillsetError } from "../errors.ts";
 import { InvalidResourcePathError } from "../errors.ts";
-import { normalizeResourcePath } from "../resource_path.ts";
+import { normalizeResourcePath } from "../resources/resource_path.ts";
 import { compareCodeUnits, DIGEST_PATTERN, type FileDigest, isDigest } from "./digest.ts";
 import {
   ENTRY_KINDS,

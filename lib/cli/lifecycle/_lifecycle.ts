@@ -1,0 +1,144 @@
+/**
+ * The lifecycle commands of the `skillset` CLI: `add <source>`, `outdated`,
+ * `update [NAME...]` and `remove NAME...` (lib/fs/lifecycle/_lifecycle.ts and
+ * _update.ts do the work). Asynchronous (git and hashing), so `mainAsync`
+ * runs them; `SKILLSET_GIT` names the git program (default `git`).
+ *
+ * Folder `lib/cli/lifecycle/` — the lifecycle commands: add, outdated, update, remove.
+ *
+ * @module
+ */
+import process from "node:process";
+import { escapeControls as esc, escapeControlsKeepingLines } from "../../core/_text.ts";
+import { type ArgSpec, parseArgs, UsageError } from "../_args.ts";
+import type { CliIO } from "../_io.ts";
+import { addSkills, type LifecycleOptions, removeSkills } from "../../fs/lifecycle/_lifecycle.ts";
+import { outdatedSkills, updateSkills } from "../../fs/lifecycle/_update.ts";
+import type { FileDiff } from "../../fs/lifecycle/_skill_diff.ts";
+
+/**
+ * Run one lifecycle command.
+ *
+ * @param argv The arguments after the program name (the command first).
+ * @param io Where to write.
+ * @param spec The command's flags.
+ * @returns The exit code: 0 ok; 1 a refusal, a stale or modified skill (`outdated`), or a failure.
+ * @throws {UsageError} For bad usage (exit 2).
+ * @throws {SkillSourceError} For git missing or failing, or a source with no skill (exit 1).
+ */
+export async function runLifecycleCli(
+  argv: readonly string[],
+  io: CliIO,
+  spec: ArgSpec,
+): Promise<number> {
+  const [command = "", ...rest] = argv;
+  const args = parseArgs(command, spec, rest);
+  const scope = args.flags.get("--scope") ?? "project";
+  if (scope !== "project" && scope !== "user") {
+    throw new UsageError(`--scope takes project or user, got "${esc(scope)}"`);
+  }
+  const lockfile = args.flags.get("--lockfile");
+  const git = process.env["SKILLSET_GIT"];
+  const options: LifecycleOptions = {
+    scope,
+    ...lockfile === undefined ? {} : { lockfile },
+    ...git === undefined || git === "" ? {} : { git },
+  };
+  const out = (value: unknown): void => io.stdout(`${JSON.stringify(value, null, 2)}\n`);
+  switch (command) {
+    case "add": {
+      const ref = args.flags.get("--ref");
+      const skills = args.repeated.get("--skill");
+      const result = await addSkills(args.positional[0]!, {
+        ...options,
+        ...ref === undefined ? {} : { ref },
+        ...skills === undefined ? {} : { skills },
+      });
+      if (args.json) out(result);
+      else {
+        for (const s of result.installed) {
+          io.stdout(
+            `added ${esc(s.name)} ${esc(s.folder)} (${esc(s.installed_from.path)}${
+              s.installed_from.commit === undefined
+                ? ""
+                : ` at ${s.installed_from.commit.slice(0, 12)}`
+            })\n`,
+          );
+        }
+        for (const r of result.refused) {
+          io.stderr(`skillset: refused: ${r.code}: ${esc(r.message)}\n`);
+        }
+        io.stdout(
+          `${result.installed.length} skill${
+            result.installed.length === 1 ? "" : "s"
+          } added; lockfile ${esc(result.lockfile)}\n`,
+        );
+      }
+      return result.refused.length > 0 ? 1 : 0;
+    }
+    case "outdated": {
+      const skills = await outdatedSkills(options);
+      if (args.json) out({ skills });
+      else {
+        for (const s of skills) {
+          const state = s.state.replaceAll("_", " ").replace("stale modified", "stale+modified");
+          const moved = s.remote_commit !== undefined && s.stale
+            ? ` (${s.installed_from.commit?.slice(0, 12)} -> ${s.remote_commit.slice(0, 12)})`
+            : "";
+          io.stdout(
+            `${state.padEnd(14)} ${esc(s.name)}${moved}${s.missing ? " (missing here)" : ""}${
+              s.error === undefined ? "" : `: ${esc(s.error.message)}`
+            }\n`,
+          );
+        }
+        if (skills.length === 0) io.stdout("No skill installed by skillset add\n");
+      }
+      return skills.every((s) => s.state === "up_to_date") ? 0 : 1;
+    }
+    case "update": {
+      const commit = args.flags.get("--commit");
+      const result = await updateSkills(args.positional, {
+        ...options,
+        preview: args.switches.has("--preview"),
+        force: args.switches.has("--force"),
+        ...commit === undefined ? {} : { commit },
+      });
+      if (args.json) out({ skills: result });
+      else {
+        for (const s of result) {
+          const to = s.to_commit === undefined || s.status === "up_to_date"
+            ? ""
+            : ` -> ${s.to_commit.slice(0, 12)}`;
+          io.stdout(
+            `${s.status.replaceAll("_", " ")} ${esc(s.name)}${to}${
+              s.error === undefined ? "" : `: ${esc(s.error.message)}`
+            }\n`,
+          );
+          if (s.status !== "up_to_date") { for (const f of s.files) io.stdout(describeFile(f)); }
+        }
+      }
+      return result.some((s) => s.status === "refused") ? 1 : 0;
+    }
+    default: {
+      const removed = removeSkills(args.positional, options);
+      if (args.json) out({ removed });
+      else for (const r of removed) io.stdout(`removed ${esc(r)}\n`);
+      return 0;
+    }
+  }
+}
+
+function describeFile(f: FileDiff): string {
+  const sizes = f.change === "added"
+    ? `${f.size_after} bytes`
+    : f.change === "removed"
+    ? `${f.size_before} bytes`
+    : `${f.size_before} -> ${f.size_after} bytes`;
+  const head = `  ${f.change.padEnd(7)} ${esc(f.path)} (${sizes})${
+    f.note === undefined ? "" : ` [diff ${f.note}]`
+  }\n`;
+  if (f.diff === undefined) return head;
+  return head +
+    escapeControlsKeepingLines(f.diff).split("\n").filter((l) => l !== "").map((l) => `    ${l}\n`)
+      .join("");
+}

@@ -1,0 +1,61 @@
+/**
+ * The flags, usage lines and help of the lifecycle commands (`add`,
+ * `outdated`, `update`, `remove`), for the command table of `main.ts`; the
+ * commands run in `_lifecycle.ts`, loaded on demand.
+ *
+ * Folder `lib/cli/lifecycle/` — the lifecycle commands: add, outdated, update, remove.
+ *
+ * @module
+ */
+import type { ArgSpec } from "../_args.ts";
+
+const SCOPE_HELP =
+  "--scope project (default) installs into .agents/skills with the lockfile skills.lock.json in\n" +
+  "this folder; --scope user into ~/.agents/skills with ~/.agents/skills.lock.json. --lockfile\n" +
+  "FILE names another lockfile. Needs the git program (SKILLSET_GIT names another).";
+
+/** The help entries of the lifecycle commands; they run in lib/cli/lifecycle/_lifecycle.ts (asynchronous: git). */
+export const LIFECYCLE_COMMANDS: Readonly<Record<string, ArgSpec & { readonly help: string }>> = {
+  add: {
+    values: ["--skill", "--scope", "--ref", "--lockfile"],
+    repeated: ["--skill"],
+    positional: [1, 1],
+    usage:
+      "skillset add <source> [--skill NAME]... [--scope project|user] [--ref REF] [--lockfile FILE] [--json]",
+    help:
+      "Install skills from a git repository (any URL git takes, or a local path; --ref a branch,\n" +
+      "tag or full commit) or a folder: the skills discovery finds from its root (or those named by\n" +
+      "--skill), each staged and moved into place whole, and locked with where it came from (URL, ref,\n" +
+      "commit, path). Nothing from the source runs (no hooks, filters, submodules or LFS); a skill\n" +
+      "folder holding a link out of it, over 512 files or 16 MiB, a name with a control character,\n" +
+      "a nested .git or a submodule is refused. Exits 1 when any skill was refused.\n" + SCOPE_HELP,
+  },
+  outdated: {
+    values: ["--scope", "--lockfile"],
+    positional: [0, 0],
+    usage: "skillset outdated [--scope project|user] [--lockfile FILE] [--json]",
+    help:
+      "Report each installed skill: up to date, stale (its source moved on), modified (the local\n" +
+      "copy differs from the lockfile), or stale+modified. One git ls-remote per source; writes\n" +
+      "nothing. Exits 1 unless every skill is up to date.\n" + SCOPE_HELP,
+  },
+  update: {
+    values: ["--scope", "--lockfile", "--commit"],
+    switches: ["--preview", "--force"],
+    positional: [0, Infinity],
+    usage:
+      "skillset update [NAME]... [--preview] [--force] [--commit SHA] [--scope project|user] [--lockfile FILE] [--json]",
+    help:
+      "Update installed skills (all, or those named) from their sources: each file added, removed\n" +
+      "or changed with its sizes, and a unified diff for small text files; then the new version is\n" +
+      "moved into place and the lockfile rewritten. --preview shows the changes and writes nothing;\n" +
+      "a skill changed locally is refused unless --force; --commit SHA applies only if the source\n" +
+      "is still at that commit (as outdated or a preview showed it).\n" + SCOPE_HELP,
+  },
+  remove: {
+    values: ["--scope", "--lockfile"],
+    positional: [1, Infinity],
+    usage: "skillset remove <name>... [--scope project|user] [--lockfile FILE] [--json]",
+    help: "Remove installed skills: each folder, and its lockfile entry.\n" + SCOPE_HELP,
+  },
+};

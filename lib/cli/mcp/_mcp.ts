@@ -1,0 +1,584 @@
+/**
+ * The MCP commands of the `skillset` CLI: `serve`, and `activate`, `read`
+ * and `to-prompt` with `--mcp-stdio "<command>"` or `--mcp-url <url>` as the
+ * source. `main.ts` loads this file only for those, so the other commands
+ * never load the SDK. Logs go to stderr only: on stdio, stdout is the
+ * protocol.
+ *
+ * Folder `lib/cli/mcp/` — the MCP commands: serve, and reading skills from MCP servers.
+ *
+ * @module
+ */
+import process from "node:process";
+import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
+import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
+import { serveStdio } from "@modelcontextprotocol/server/stdio";
+import { escapeControls as esc, escapeControlsKeepingLines } from "../../core/_text.ts";
+import {
+  type Args,
+  type ArgSpec,
+  classFlags,
+  count,
+  parseArgs,
+  safetyFlags,
+  UsageError,
+} from "../_args.ts";
+import { reportDiscovery, rootOf } from "../_discovery.ts";
+import { runOptions } from "../scripts/_run.ts";
+import { RUN_REPEATED_FLAGS, RUN_SWITCHES, RUN_VALUE_FLAGS } from "../scripts/_run_flags.ts";
+import type { RunScriptOptions } from "../../fs/scripts/run_script.ts";
+import { Report } from "../_report.ts";
+import { nearest } from "../_suggest.ts";
+import { modesFlag } from "../catalog/_modes.ts";
+import { fitSkillCatalog } from "../../core/catalog/skill_catalog.ts";
+import type { CliIO } from "../_io.ts";
+import { renderActivation } from "../../core/activation/activate.ts";
+import { contextDependencies } from "../../core/catalog/skill_dependencies.ts";
+import { McpSkillError } from "../../mcp/_errors.ts";
+import { cappedFetch } from "../../mcp/_capped_fetch.ts";
+import { mcpSkillBundles, type McpSkills, ORIGIN } from "../../mcp/_consume.ts";
+import { isLoopbackHost, listenHttp } from "../../mcp/_http.ts";
+import { serveSkills } from "../../mcp/_serve.ts";
+import { STDIO_MESSAGE_BYTES } from "../../mcp/_serve_options.ts";
+import { watchSkills } from "../../mcp/_watch.ts";
+import { discoverSkills, type SkillRoot } from "../../fs/discovery/discover.ts";
+import { JsonFileApprovalStore, readLockfile } from "../../fs/trust/trust_files.ts";
+import { trustedMcpSkills } from "../../mcp/_trust.ts";
+import { rootsHoldSkills } from "../_roots.ts";
+import { assertLogOutside, usageLogOption, usageLogRank } from "../catalog/_stats.ts";
+import { rankOf } from "../catalog/_list.ts";
+import { resolve } from "node:path";
+import type { Discovery } from "../../fs/discovery/discovery.ts";
+import { renderResourceRead } from "../../core/resources/read.ts";
+
+/** Where the MCP commands write: the CLI's IO, whose colour they do not use. */
+type McpCliIO = Omit<CliIO, "color">;
+
+const SAFETY = "[--global-safety true|false] [--skill-safety true|false]";
+const SOURCE =
+  '(--mcp-stdio "<command>" | --mcp-url <url>) [--origin <label>] [--lockfile FILE] [--approvals FILE]';
+const SOURCE_FLAGS = ["--mcp-stdio", "--mcp-url", "--origin", "--lockfile", "--approvals"];
+
+const SPECS: Readonly<Record<string, ArgSpec>> = {
+  serve: {
+    values: [
+      "--root",
+      "--http",
+      "--prefix",
+      "--page-size",
+      "--global-safety",
+      "--skill-safety",
+      "--max-connections",
+      "--max-subscriptions",
+      "--max-buffered-bytes",
+      "--class",
+      "--tool-budget",
+      "--usage-log",
+      "--lockfile",
+      "--approvals",
+      "--modes",
+      ...RUN_VALUE_FLAGS,
+    ],
+    repeated: ["--root", "--class", ...RUN_REPEATED_FLAGS],
+    switches: ["--watch", "--allow-remote", "--allow-empty", "--allow-scripts", ...RUN_SWITCHES],
+    positional: [0, Infinity],
+    usage:
+      `skillset serve <folder>... [--root scope=path]... [--http 127.0.0.1:PORT [--allow-remote]] ` +
+      `[--watch] [--prefix <p>] [--page-size N] [--tool-budget N] [--usage-log FILE] ` +
+      `[--class NAME=references|assets|scripts]... ${SAFETY} ` +
+      `[--lockfile FILE] [--approvals FILE] [--modes FILE] [--allow-empty] [--allow-scripts [run's flags]]`,
+  },
+  activate: {
+    values: [...SOURCE_FLAGS, "--global-safety", "--skill-safety"],
+    switches: [],
+    positional: [1, 1],
+    usage: `skillset activate ${SOURCE} <skill> ${SAFETY} [--json]`,
+  },
+  read: {
+    values: [...SOURCE_FLAGS, "--offset", "--limit", "--global-safety", "--skill-safety"],
+    switches: [],
+    positional: [2, 2],
+    usage: `skillset read ${SOURCE} <skill> <path> [--offset N] [--limit N] ${SAFETY} [--json]`,
+  },
+  "to-prompt": {
+    values: [...SOURCE_FLAGS, "--budget", "--rank", "--usage-log"],
+    switches: [],
+    positional: [0, 0],
+    usage:
+      `skillset to-prompt ${SOURCE} [--budget N] [--rank position|name|usage [--usage-log FILE]] [--json]`,
+  },
+};
+
+/**
+ * The flags an MCP command accepts, for the project config to fill in.
+ *
+ * @param command `serve`, or `activate`, `read` or `to-prompt` with an MCP source.
+ * @returns Its flag spec, or `undefined`.
+ */
+export function mcpArgSpec(command: string): ArgSpec | undefined {
+  return Object.hasOwn(SPECS, command) ? SPECS[command] : undefined;
+}
+
+/** The usage lines of the MCP commands and sources, for the CLI's help. */
+export const MCP_USAGE: readonly string[] = Object.values(SPECS).map((s) => s.usage);
+
+/**
+ * Run one MCP command. `serve` resolves when the server stops (stdin closed,
+ * or SIGINT/SIGTERM for HTTP).
+ *
+ * @param argv The arguments after the program name.
+ * @param io Where to write.
+ * @returns The exit code.
+ * @throws {UsageError} For bad usage.
+ */
+export async function runMcpCli(argv: readonly string[], io: McpCliIO): Promise<number> {
+  const [command = "", ...rest] = argv;
+  const spec = Object.hasOwn(SPECS, command) ? SPECS[command]! : undefined;
+  if (spec === undefined) {
+    throw new UsageError(
+      `${command}: --mcp-stdio and --mcp-url work with activate, read and to-prompt`,
+    );
+  }
+  const args = parseArgs(command, spec, rest);
+  if (args.help) {
+    io.stdout(`usage: ${spec.usage}\n`);
+    return 0;
+  }
+  if (command === "serve") return await serve(args, io);
+  const { client, skills } = await connect(args, io);
+  try {
+    return await consume(command, args, skills, io);
+  } catch (e) {
+    throw cliAdvice(e);
+  } finally {
+    await client.close();
+  }
+}
+
+/**
+ * An error of the library as the command line should word it: the advice to
+ * `call refresh("…")` (an API only a library caller has) becomes "run the
+ * command again", which fetches the entry anew.
+ *
+ * @param e What was thrown.
+ * @returns The error to report.
+ */
+export function cliAdvice(e: unknown): unknown {
+  const REFRESH = / call refresh\(.*\) to fetch the entry again$/;
+  if (!(e instanceof McpSkillError) || !REFRESH.test(e.message)) return e;
+  return new McpSkillError(
+    e.code,
+    e.message.replace(REFRESH, " run the command again to fetch the entry anew"),
+    e.uri,
+    { cause: e },
+  );
+}
+
+// ---- serve ------------------------------------------------------------------
+
+async function serve(args: Args, io: McpCliIO): Promise<number> {
+  const http = args.flags.get("--http");
+  const address = http === undefined ? undefined : hostPort(http);
+  if (
+    address !== undefined && !args.switches.has("--allow-remote") && !isLoopbackHost(address.host)
+  ) {
+    throw new UsageError(
+      `refused to serve on "${address.host}": not a loopback address (add --allow-remote to serve beyond this machine)`,
+    );
+  }
+  const roots = serveRoots(args);
+  const pageSize = count(args.flags, "--page-size", 1);
+  const toolBudget = count(args.flags, "--tool-budget", 0);
+  const modes = modesFlag(args.flags.get("--modes"));
+  const prefix = args.flags.get("--prefix");
+  const bounds = {
+    maxConnections: count(args.flags, "--max-connections", 1),
+    maxSubscriptions: count(args.flags, "--max-subscriptions", 1),
+    maxBufferedBytes: count(args.flags, "--max-buffered-bytes", 1),
+  };
+  const log = (text: string) => io.stderr(`skillset serve: ${text}\n`);
+  const resourceClasses = classFlags(args.repeated.get("--class") ?? []);
+  const safety = safetyFlags(args.flags);
+  // No silent empties: a root that does not exist or holds no skill is an error.
+  const allowEmpty = args.switches.has("--allow-empty");
+  const found = discoverSkills(roots, { conventionalRoots: true, resourceClasses, safety });
+  if (!rootsHoldSkills(roots, found, true, allowEmpty, io)) return 1;
+  const usageLog = args.flags.get("--usage-log");
+  if (usageLog !== undefined) assertLogOutside(usageLog, found.skills.map((s) => s.real_path));
+  const lockfile = args.flags.get("--lockfile");
+  const approvalsFile = args.flags.get("--approvals");
+  let first = true;
+  const discover = (): Discovery => {
+    // A folder argument that is a project root is scanned with its client folders, as in list.
+    const discovery = discoverSkills(roots, { conventionalRoots: true, resourceClasses, safety });
+    // What discovery noticed is printed once; a reload reports only what changes.
+    if (first) {
+      const report = new Report(io, args.verbosity);
+      for (const d of discovery.diagnostics) {
+        if (d.code === "ROOT_NOT_FOUND") {
+          report.note(`skillset serve: error: ${esc(d.path)}: no such folder`, "error");
+        }
+      }
+      reportDiscovery(discovery, io, {
+        verb: "served",
+        prefix: "skillset serve: ",
+        escape: esc,
+        namesSkipped: true,
+        report,
+      });
+      report.summary("skillset serve", "skillset validate or --verbose shows each");
+    }
+    first = false;
+    return discovery;
+  };
+  const served = await serveSkills(discover, {
+    ...safety,
+    resourceClasses,
+    // The SDK's "no skills found" names no root; the line below names them.
+    onWarning: (w) =>
+      w.path === "." && w.message.startsWith("no skills found")
+        ? undefined
+        : log(`warning: ${esc(w.path)}: ${esc(w.message)}`),
+    ...(pageSize === undefined ? {} : { pageSize }),
+    ...(prefix === undefined ? {} : { prefix }),
+    // The SDK's stdio transport refuses a message over 10 MiB: such files are not published.
+    ...(address === undefined ? { maxMessageBytes: STDIO_MESSAGE_BYTES } : {}),
+    ...(toolBudget === undefined ? {} : { toolBudget }),
+    ...usageLogOption(args.flags.get("--usage-log"), log),
+    ...(modes === undefined ? {} : { modes }),
+    ...scriptsOption(args, log),
+    // Each refused skill is a warning naming it and why (`not served`).
+    ...(lockfile === undefined ? {} : { lock: resolve(lockfile) }),
+    ...(approvalsFile === undefined ? {} : { approvals: new JsonFileApprovalStore(approvalsFile) }),
+  });
+  const watching = args.switches.has("--watch");
+  if (served.skills.size === 0 && !watching && !allowEmpty) {
+    log(
+      `error: no skill can be served from ${
+        esc(roots.map((r) => r.path).join(", "))
+      } (a skill is a folder containing SKILL.md; the warnings above say why each was refused)`,
+    );
+    return 1;
+  }
+  log(
+    `serving ${served.skills.size} skill${served.skills.size === 1 ? "" : "s"}: ${
+      esc([...served.skills.keys()].join(", "))
+    }`,
+  );
+  const hooks: { notifyHttp?: () => void } = {};
+  const watcher = watching
+    ? watchSkills(served, roots.map((r) => r.path), {
+      onReload: (changes) => {
+        log(
+          `reloaded: ${changes.added.length} added, ${changes.removed.length} removed, ` +
+            `${changes.changed.length} changed`,
+        );
+        hooks.notifyHttp?.();
+      },
+      onError: (e) =>
+        log(
+          `warning: reload failed, still serving the previous skills: ${
+            esc(e instanceof Error ? e.message : String(e))
+          }`,
+        ),
+    })
+    : undefined;
+  if (address === undefined) {
+    const handle = serveStdio(() => served.createServer(), {
+      onerror: (e) => log(`error: ${esc(e.message)}`),
+    });
+    await new Promise<void>((done) => {
+      process.stdin.once("end", done);
+      process.stdin.once("close", done);
+    });
+    watcher?.close();
+    await handle.close();
+    return 0;
+  }
+  const listener = await listenHttp(() => served.createServer(), {
+    host: address.host,
+    port: address.port,
+    allowRemote: args.switches.has("--allow-remote"),
+    onError: (e) => log(`error: ${esc(e.message)}`),
+    ...Object.fromEntries(Object.entries(bounds).filter(([, v]) => v !== undefined)),
+  });
+  hooks.notifyHttp = () => listener.notifyResourcesChanged();
+  log(`listening on ${listener.url}`);
+  await new Promise<void>((done) => {
+    process.once("SIGINT", done);
+    process.once("SIGTERM", done);
+  });
+  watcher?.close();
+  await listener.close();
+  return 0;
+}
+
+/** `--allow-scripts` and run's grant and limit flags as the `scripts` option; those flags alone are a usage error. */
+function scriptsOption(args: Args, log: (line: string) => void): { scripts?: RunScriptOptions } {
+  if (args.switches.has("--allow-scripts")) {
+    const scripts = runOptions(args);
+    if (scripts.dangerouslyRunUnsandboxed === true) {
+      log(
+        "WARNING: run_skill_script runs scripts without a sandbox " +
+          "(--dangerously-run-unsandboxed): a script can read and write whatever this server can",
+      );
+    }
+    return { scripts };
+  }
+  const given = [...RUN_VALUE_FLAGS, ...RUN_SWITCHES].find((f) =>
+    args.flags.has(f) || args.switches.has(f)
+  );
+  if (given !== undefined) throw new UsageError(`serve: ${given} needs --allow-scripts`);
+  return {};
+}
+
+/** The roots `serve` discovers skills under: each folder argument (its own scope), then each `--root`. */
+function serveRoots(args: Args): SkillRoot[] {
+  const roots: SkillRoot[] = [
+    ...args.positional.map((path) => ({ scope: path, path })),
+    ...(args.repeated.get("--root") ?? []).map(rootOf),
+  ];
+  if (roots.length === 0) throw new UsageError("serve needs a folder or --root scope=path");
+  return roots;
+}
+
+function hostPort(value: string): { host: string; port: number } {
+  const match = /^(\[[^\]]+\]|[^:]+):(\d{1,5})$/.exec(value);
+  const port = Number(match?.[2]);
+  if (match === null || port > 65535) {
+    throw new UsageError(`--http takes HOST:PORT (e.g. 127.0.0.1:3000), got "${value}"`);
+  }
+  return { host: match[1]!.replace(/^\[(.*)\]$/, "$1"), port };
+}
+
+// ---- consume ----------------------------------------------------------------
+
+/** What the consuming commands use: a server's skills, all of them or only the trusted ones. */
+type Skills = Pick<McpSkills, "origin" | "bundles" | "activate" | "read">;
+
+async function connect(args: Args, io: McpCliIO): Promise<{ client: Client; skills: Skills }> {
+  const stdio = args.flags.get("--mcp-stdio");
+  const url = args.flags.get("--mcp-url");
+  if ((stdio === undefined) === (url === undefined)) {
+    throw new UsageError("give exactly one of --mcp-stdio and --mcp-url");
+  }
+  const origin = args.flags.get("--origin") ?? "mcp";
+  if (!ORIGIN.test(origin)) {
+    throw new UsageError(
+      `--origin takes a short label of letters, digits, ".", "_" and "-", got ${
+        JSON.stringify(origin)
+      }`,
+    );
+  }
+  let client: Client;
+  if (stdio !== undefined) {
+    const [command, ...commandArgs] = splitCommand(stdio);
+    if (command === undefined) throw new UsageError("--mcp-stdio needs a command");
+    client = new Client({ name: "skillset", version: "0.1.0" });
+    await client.connect(
+      new StdioClientTransport({ command, args: commandArgs, stderr: "inherit" }),
+    );
+  } else {
+    let endpoint: URL;
+    try {
+      endpoint = new URL(url!);
+    } catch {
+      throw new UsageError(`--mcp-url takes a URL, got "${url}"`);
+    }
+    // Over HTTP, ask for the 2026-07-28 revision and fall back to the 2025 handshake.
+    client = new Client({ name: "skillset", version: "0.1.0" }, {
+      versionNegotiation: { mode: "auto" },
+    });
+    await client.connect(new StreamableHTTPClientTransport(endpoint, { fetch: cappedFetch() }));
+  }
+  try {
+    const options = {
+      origin,
+      // The SDK's stdio transport carries at most 10 MiB a message.
+      ...(stdio === undefined ? {} : { maxMessageBytes: STDIO_MESSAGE_BYTES }),
+    };
+    const lockfile = args.flags.get("--lockfile");
+    const approvals = args.flags.get("--approvals");
+    if (lockfile === undefined && approvals === undefined) {
+      const skills = await mcpSkillBundles(client, options);
+      warn(skills, io);
+      return { client, skills };
+    }
+    // Only the skills approved or locked as listed; each refused one named.
+    const trusted = await trustedMcpSkills(client, {
+      ...options,
+      ...(lockfile === undefined ? {} : { lock: readLockfile(resolve(lockfile)) }),
+      ...(approvals === undefined ? {} : { approvals: new JsonFileApprovalStore(approvals) }),
+    });
+    warn(trusted.all, io);
+    for (const [name, s] of trusted.standings) {
+      if (s.shown) continue;
+      const why = s.lock === "not_locked"
+        ? "not in the lockfile"
+        : s.lock === "changed"
+        ? "differs from its lockfile entry"
+        : s.approval?.status === "changed_since_approval"
+        ? "changed since it was approved"
+        : "needs approval";
+      io.stderr(`skillset: refused: ${esc(name)}: ${why}\n`);
+    }
+    return { client, skills: trusted };
+  } catch (e) {
+    await client.close();
+    throw e;
+  }
+}
+
+function warn(skills: McpSkills, io: McpCliIO): void {
+  for (const w of skills.warnings) io.stderr(`${esc(w.uri)}: warning: ${esc(w.message)}\n`);
+}
+
+async function consume(
+  command: string,
+  args: Args,
+  skills: Skills,
+  io: McpCliIO,
+): Promise<number> {
+  const flags = safetyFlags(args.flags);
+  if (command === "to-prompt") {
+    const budget = count(args.flags, "--budget", 0);
+    const { rank, usageLog } = rankOf(args.flags.get("--rank"), args.flags.get("--usage-log"));
+    const entries = [...skills.bundles.values()].map((b) => ({
+      name: b.name,
+      description: b.frontmatter.description,
+      location: b.uri,
+    }));
+    if (rank === "name") entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    if (budget !== undefined) {
+      const fit = fitSkillCatalog(entries, {
+        budget,
+        ...(usageLog === undefined ? {} : { rank: usageLogRank(usageLog, io) }),
+      });
+      if (args.json) {
+        const { listed, left_out, shortened } = fit;
+        io.stdout(`${JSON.stringify({ skills: listed, left_out, shortened }, null, 2)}\n`);
+      } else io.stdout(`${fit.block}\n`);
+      return 0;
+    }
+    if (args.json) io.stdout(`${JSON.stringify(entries, null, 2)}\n`);
+    else io.stdout(`${availableSkills(entries)}\n`);
+    return 0;
+  }
+  const name = skillName(skills, args.positional[0]!);
+  if (command === "activate") {
+    // The server's own skills are the catalog its skills depend on.
+    const bundle = skills.bundles.get(name);
+    const dependencies = bundle === undefined
+      ? undefined
+      : contextDependencies(skills.bundles, bundle);
+    const activation = await skills.activate(name, {
+      ...flags,
+      ...(dependencies === undefined ? {} : { dependencies }),
+    });
+    io.stdout(
+      `${
+        args.json
+          ? JSON.stringify(activation, null, 2)
+          : escapeControlsKeepingLines(renderActivation(activation))
+      }\n`,
+    );
+    return 0;
+  }
+  const offset = count(args.flags, "--offset", 0);
+  const limit = count(args.flags, "--limit", 1);
+  const page = await skills.read(name, args.positional[1]!, {
+    ...flags,
+    ...(offset === undefined ? {} : { offset }),
+    ...(limit === undefined ? {} : { limit }),
+  });
+  io.stdout(
+    `${
+      args.json
+        ? JSON.stringify(page, null, 2)
+        : escapeControlsKeepingLines(renderResourceRead(page))
+    }\n`,
+  );
+  return 0;
+}
+
+/** `origin:path` as given, or a bare skill path within the origin. */
+function skillName(skills: Skills, given: string): string {
+  if (skills.bundles.has(given)) return given;
+  const within = `${skills.origin}:${given}`;
+  if (skills.bundles.has(within)) return within;
+  const near = nearest(given, skills.bundles.keys()) ??
+    nearest(within, skills.bundles.keys());
+  throw new McpSkillError(
+    "UNKNOWN_SKILL",
+    near === undefined
+      ? `Unknown skill ${JSON.stringify(given)} (the server has: ${
+        [...skills.bundles.keys()].join(", ") || "none"
+      })`
+      : `Unknown skill ${JSON.stringify(given)} (did you mean ${JSON.stringify(near)}?)`,
+  );
+}
+
+function availableSkills(
+  entries: readonly { name: string; description: string; location: string }[],
+): string {
+  const lines = ["<available_skills>"];
+  for (const e of entries) {
+    lines.push(
+      "<skill>",
+      `<name>${xml(esc(e.name))}</name>`,
+      `<description>${xml(esc(e.description))}</description>`,
+      `<location>${xml(esc(e.location))}</location>`,
+      "</skill>",
+    );
+  }
+  lines.push("</available_skills>");
+  return lines.join("\n");
+}
+
+function xml(text: string): string {
+  return text.replace(
+    /[&<>"']/g,
+    (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&apos;" })[c]!,
+  );
+}
+
+/**
+ * Split a command line into words, like a shell without expansion: blanks
+ * separate, single quotes keep everything, double quotes keep all but `\"`
+ * and `\\`, a backslash outside quotes escapes the next character.
+ *
+ * @param line The command line.
+ * @returns The words.
+ * @throws {UsageError} For an unclosed quote.
+ */
+export function splitCommand(line: string): string[] {
+  const words: string[] = [];
+  let word: string | undefined;
+  for (let i = 0; i < line.length; i++) {
+    const c = line[i]!;
+    if (c === " " || c === "\t" || c === "\n") {
+      if (word !== undefined) words.push(word);
+      word = undefined;
+    } else if (c === "'") {
+      const end = line.indexOf("'", i + 1);
+      if (end < 0) throw new UsageError(`unclosed ' in ${JSON.stringify(line)}`);
+      word = (word ?? "") + line.slice(i + 1, end);
+      i = end;
+    } else if (c === '"') {
+      word ??= "";
+      for (i++;; i++) {
+        if (i >= line.length) throw new UsageError(`unclosed " in ${JSON.stringify(line)}`);
+        const d = line[i]!;
+        if (d === '"') break;
+        if (d === "\\" && (line[i + 1] === '"' || line[i + 1] === "\\")) word += line[++i];
+        else word += d;
+      }
+    } else if (c === "\\" && i + 1 < line.length) {
+      word = (word ?? "") + line[++i];
+    } else {
+      word = (word ?? "") + c;
+    }
+  }
+  if (word !== undefined) words.push(word);
+  return words;
+}
