@@ -11,6 +11,7 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import {
+  cpSync,
   existsSync,
   mkdirSync,
   readdirSync,
@@ -150,8 +151,11 @@ describe("a lockfile cannot steer the lifecycle outside its install root", { ski
   it("a skill folder swapped for a link: remove refuses it unless --force, then removes the link and not its target", async () => {
     const { proj, victim, lock } = await installed();
     const text = readFileSync(lock, "utf8");
+    // The link's target is an exact copy of the skill: still a local change, never read through.
+    const copy = join(victim, "pdf");
+    cpSync(join(proj, ".agents/skills/pdf"), copy, { recursive: true });
     rmSync(join(proj, ".agents/skills/pdf"), { recursive: true });
-    symlinkSync(victim, join(proj, ".agents/skills/pdf"));
+    symlinkSync(copy, join(proj, ".agents/skills/pdf"));
     const kept = await removeSkills(["pdf"], { cwd: proj });
     assert.deepEqual(kept.refused.map((r) => r.code), ["LOCALLY_MODIFIED"]);
     assert.equal(readFileSync(lock, "utf8"), text);
@@ -159,6 +163,7 @@ describe("a lockfile cannot steer the lifecycle outside its install root", { ski
     assert.deepEqual(forced.removed, [join(proj, ".agents/skills/pdf")]);
     assert.ok(!existsSync(join(proj, ".agents/skills/pdf")));
     assert.equal(readFileSync(join(victim, "id_ed25519"), "utf8"), "PRIVATE KEY\n");
+    assert.ok(existsSync(join(copy, "SKILL.md")));
   });
 
   it("update --force replaces a skill folder swapped for a link without writing through it", async () => {
