@@ -319,13 +319,26 @@ export const COMMANDS: Readonly<Record<string, FlagSpec>> = {
   ...TRUST_COMMANDS,
   run: RUN_COMMAND,
   ...LIFECYCLE_COMMANDS,
+  config: {
+    values: [],
+    positional: [1, 1],
+    usage: "skillset config approve|status",
+    help:
+      `approve: approve the nearest ${CONFIG_NAME} as it is now, on this machine: its digest is\n` +
+      "recorded in your state folder ($SKILLSET_STATE_DIR, else $XDG_STATE_HOME/skillset, else\n" +
+      "~/.local/state/skillset), and any change to the file lapses it. Until then, the keys that pick\n" +
+      "what a verification checks or where skillset writes (lockfile, approvals, usage_log for\n" +
+      "activate and serve, roots for lock and verify, allow_empty, classes, a safety switch set to\n" +
+      "false) are ignored, each command saying which. status: whether it is approved.",
+  },
   init: {
     values: [],
     switches: ["--force"],
     positional: [0, 0],
     usage: "skillset init [--force]",
     help: `Write ${CONFIG_NAME} for the project in this folder: its conventional roots\n` +
-      "(.agents/skills, .claude/skills), and the safety switches. Every command run in the folder or\n" +
+      "(.agents/skills, .claude/skills), and the safety switches, approved on this machine at once\n" +
+      "(see: skillset help config). Every command run in the folder or\n" +
       "below reads the nearest one; flags override it. Keys: roots, classes, global_safety,\n" +
       "skill_safety, budget, rank, tool_budget, lockfile, approvals, modes, frozen, allow_empty,\n" +
       "diagnostics, usage_log (schema: skillset.config.schema.json).",
