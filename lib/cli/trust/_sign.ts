@@ -24,7 +24,7 @@ import {
   verifySshsig,
 } from "../../core/trust/sshsig.ts";
 import { MAX_TRUST_FILE_BYTES, TrustFileError } from "../../core/trust/trust_file.ts";
-import { readTrustBytes, trustFileText, writeFileAtomically } from "../../fs/trust/trust_files.ts";
+import { readTrustBytes, trustFileText, writeOwnFile } from "../../fs/trust/trust_files.ts";
 import { type Args, UsageError } from "../_args.ts";
 import type { CliIO } from "../_io.ts";
 
@@ -72,7 +72,12 @@ export async function signCommand(args: Args, io: CliIO): Promise<number> {
   const key = await parseSshPrivateKey(
     TEXT.decode(mustRead(keyFile, MAX_SSH_KEY_CHARS, "No private key here")),
   );
-  writeFileAtomically(signatureFile, await signSshsig(bytes, key));
+  writeOwnFile(
+    signatureFile,
+    await signSshsig(bytes, key),
+    "signature",
+    (text) => text.trimStart().startsWith("-----BEGIN SSH SIGNATURE-----"),
+  );
   const fingerprint = await sshFingerprint(key.publicKey), comment = key.publicKey.comment;
   if (args.json) {
     const report = { lockfile: file, signature: signatureFile, key: fingerprint };
