@@ -103,11 +103,15 @@ async function cli(...argv: string[]): Promise<void> {
 }
 const HAS_GIT = spawnSync("git", ["--version"], { stdio: "ignore" }).error === undefined;
 await timeRounds("sign", "skillset verify --frozen: 1,000 small skills, in-process", SKILLS, [
-  { name: "skillset verify (unsigned)", fn: () => cli("verify", "--frozen") },
+  {
+    name: "skillset verify (unsigned)",
+    fn: () => cli("verify", "--frozen", "--root", `project=${root}`),
+  },
   // Without git the signers file is outside any repository, and no git runs.
   {
     name: `skillset verify --signers (${HAS_GIT ? "tracked by git" : "no git"})`,
-    fn: () => cli("verify", "--frozen", "--signers", "allowed_signers"),
+    fn: () =>
+      cli("verify", "--frozen", "--root", `project=${root}`, "--signers", "allowed_signers"),
   },
 ], QUICK ? 5 : 15);
 rmSync(temp, { recursive: true, force: true });

@@ -50,30 +50,32 @@ function git(
 export function signersChange(file: string): string | undefined {
   const path = resolve(file);
   const dir = dirname(path), name = basename(path);
-  const inside = git(dir, ["rev-parse", "--is-inside-work-tree"]);
-  if (inside.missing || inside.status !== 0 || inside.stdout.trim() !== "true") return undefined;
-  const tracked = git(dir, ["ls-files", "--error-unmatch", "--", name]);
-  if (tracked.status !== 0) return undefined;
-  const status = git(dir, ["status", "--porcelain", "--no-renames", "--", name]);
-  if (status.status !== 0 || status.stdout.trim() !== "") {
-    return "it has changes not committed";
-  }
-  const parent = git(dir, ["rev-parse", "--verify", "--quiet", "HEAD~1^{commit}"]);
-  if (parent.status !== 0) {
+  // Two git runs in the usual case: where it is, and whether it differs from HEAD~1.
+  const where = git(dir, [
+    "rev-parse",
+    "--is-inside-work-tree",
+    "--verify",
+    "--quiet",
+    "HEAD~1^{commit}",
+  ]);
+  if (where.missing || where.stdout.split("\n")[0] !== "true") return undefined;
+  if (where.status !== 0) {
+    const tracked = git(dir, ["ls-files", "--error-unmatch", "--", name]);
+    if (tracked.status !== 0) return undefined;
     return "there is no parent commit to compare it with (a root commit, or a shallow clone: fetch two commits)";
   }
+  // HEAD~1 against the working tree: the commit under check and uncommitted changes at once.
   const diff = git(dir, [
     "diff",
     "--quiet",
     "--no-ext-diff",
     "--no-textconv",
     "HEAD~1",
-    "HEAD",
     "--",
     name,
   ]);
   if (diff.status === 0) return undefined;
   return diff.status === 1
-    ? "the commit under check changes it (it differs from HEAD~1)"
+    ? "it differs from HEAD~1 (the commit under check, or changes not committed, change it)"
     : "git cannot compare it with HEAD~1";
 }

@@ -10,7 +10,14 @@
 import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import {
+  appendFileSync,
+  mkdtempSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { runIn } from "../../_cli.ts";
@@ -121,7 +128,7 @@ describe("a signers file changed by the commit under check is refused", { skip: 
   it("when the commit adds a key to it, when it has uncommitted changes, and without a parent commit (docs/security.md#signers-outside-the-change)", async () => {
     const root = await repository("self-vouching");
     write(join(root, "allowed_signers"), `${ci.line}\n`);
-    // Uncommitted: refused.
+    // Not tracked by git: not part of any commit. Tracked with no HEAD~1 to compare with: refused.
     const untracked = await runIn(root, "verify", "--signers", "allowed_signers");
     assert.equal(untracked.code, 0, `an untracked file is not part of a commit: ${untracked.err}`);
     git(root, "add", "allowed_signers");
@@ -129,17 +136,26 @@ describe("a signers file changed by the commit under check is refused", { skip: 
     assert.equal(staged.code, 1);
     assert.match(
       staged.err,
-      /SIGNERS_IN_CHANGE|is part of the change under check: it has changes not committed/,
+      /is part of the change under check: there is no parent commit to compare it with/,
     );
     git(root, "commit", "-qm", "signers");
     // The commit under check adds the file: it differs from HEAD~1.
     const added = await runIn(root, "verify", "--signers", "allowed_signers");
     assert.equal(added.code, 1);
-    assert.match(added.err, /the commit under check changes it \(it differs from HEAD~1\)/);
+    assert.match(
+      added.err,
+      /it differs from HEAD~1 \(the commit under check, or changes not committed, change it\)/,
+    );
     // A later commit leaves it alone: accepted.
     git(root, "commit", "-q", "--allow-empty", "-m", "other work");
     const kept = await runIn(root, "verify", "--signers", "allowed_signers");
     assert.equal(kept.code, 0, kept.err);
+    // Changed in the working tree only: refused too.
+    appendFileSync(join(root, "allowed_signers"), `${mallory.line}\n`);
+    const dirty = await runIn(root, "verify", "--signers", "allowed_signers");
+    assert.equal(dirty.code, 1);
+    assert.match(dirty.err, /it differs from HEAD~1/);
+    git(root, "checkout", "--", "allowed_signers");
     // The attack: the change adds mallory under the CI identity, re-locks and signs.
     write(
       join(root, "allowed_signers"),
@@ -160,7 +176,7 @@ describe("a signers file changed by the commit under check is refused", { skip: 
     assert.equal(self.code, 1);
     assert.match(
       self.err,
-      /The signers file "allowed_signers" is part of the change under check: the commit under check changes it/,
+      /The signers file "allowed_signers" is part of the change under check: it differs from HEAD~1/,
     );
     // The user may say otherwise.
     const allowed = await runIn(
