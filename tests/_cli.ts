@@ -5,10 +5,16 @@
  * @module
  */
 import { spawnSync } from "node:child_process";
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import process from "node:process";
 import { pathToFileURL } from "node:url";
 import { main, mainAsync } from "../lib/cli.ts";
+
+// The user's own state (config approvals) of every CLI run by a test: a fresh folder, never the
+// developer's ~/.local/state/skillset.
+process.env.SKILLSET_STATE_DIR ??= mkdtempSync(join(tmpdir(), "skillset-state-"));
 
 export const ROOT = resolve(import.meta.dirname ?? ".", "..");
 const CLI = join(ROOT, "lib", "cli.ts");

@@ -35,19 +35,24 @@ const TRUST_COMMANDS: Readonly<Record<string, FlagSpec>> = {
       "is an error unless --allow-empty.",
   },
   verify: {
-    values: ["--root", "--lockfile", "--signers", "--signature", "--identity"],
-    repeated: ["--root"],
-    switches: ["--frozen", "--allow-empty"],
+    values: ["--root", "--lockfile", "--signers", "--signer", "--signature", "--identity"],
+    repeated: ["--root", "--signer"],
+    switches: ["--frozen", "--allow-empty", "--allow-changed-signers"],
     positional: [0, 0],
     usage: "skillset verify [--root scope=path]... [--lockfile FILE] [--frozen] [--allow-empty] " +
-      "[--signers FILE [--signature FILE] [--identity PRINCIPAL]] [--json]",
+      "[--signers FILE [--allow-changed-signers] | --signer KEY|SHA256:FP...] [--signature FILE] " +
+      "[--identity PRINCIPAL] [--json]",
     help:
       "Recompute every discovered skill and compare with the lockfile: each added, removed or\n" +
       "changed skill, file and other entry. Exits 1 on any change; --frozen also fails on skills\n" +
       "not locked. Without --root, the lockfile's roots; roots other than those are an error.\n" +
       "--signers FILE (an ssh-keygen allowed_signers file) first checks the lockfile's signature\n" +
       "(--signature, default <lockfile>.sig; --identity: the signer's principal): exit 1 if missing,\n" +
-      "invalid, or not by an allowed signer.",
+      "invalid, or not by an allowed signer. --signer names a signer on the command line instead: an\n" +
+      'allowed signers line ("ci@example.com ssh-ed25519 AAAA...") or a key\'s fingerprint (SHA256:...).\n' +
+      "A signers file that the commit under check changes (it differs from HEAD~1, has uncommitted\n" +
+      "changes, or there is no HEAD~1) is refused unless --allow-changed-signers. With signers, the\n" +
+      "lockfile is the one --lockfile or the default names, never the config's.",
   },
   sign: {
     values: ["--lockfile", "--key", "--signature"],
@@ -319,13 +324,26 @@ export const COMMANDS: Readonly<Record<string, FlagSpec>> = {
   ...TRUST_COMMANDS,
   run: RUN_COMMAND,
   ...LIFECYCLE_COMMANDS,
+  config: {
+    values: [],
+    positional: [1, 1],
+    usage: "skillset config approve|status",
+    help:
+      `approve: approve the nearest ${CONFIG_NAME} as it is now, on this machine: its digest is\n` +
+      "recorded in your state folder ($SKILLSET_STATE_DIR, else $XDG_STATE_HOME/skillset, else\n" +
+      "~/.local/state/skillset), and any change to the file lapses it. Until then, the keys that pick\n" +
+      "what a verification checks or where skillset writes (lockfile, approvals, usage_log for\n" +
+      "activate and serve, roots for lock and verify, allow_empty, classes, a safety switch set to\n" +
+      "false) are ignored, each command saying which. status: whether it is approved.",
+  },
   init: {
     values: [],
     switches: ["--force"],
     positional: [0, 0],
     usage: "skillset init [--force]",
     help: `Write ${CONFIG_NAME} for the project in this folder: its conventional roots\n` +
-      "(.agents/skills, .claude/skills), and the safety switches. Every command run in the folder or\n" +
+      "(.agents/skills, .claude/skills), and the safety switches, approved on this machine at once\n" +
+      "(see: skillset help config). Every command run in the folder or\n" +
       "below reads the nearest one; flags override it. Keys: roots, classes, global_safety,\n" +
       "skill_safety, budget, rank, tool_budget, lockfile, approvals, modes, frozen, allow_empty,\n" +
       "diagnostics, usage_log (schema: skillset.config.schema.json).",

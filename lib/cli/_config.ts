@@ -11,13 +11,14 @@
  *
  * @module
  */
-import { existsSync, readFileSync, statSync, writeFileSync } from "node:fs";
-import { dirname, isAbsolute, join, relative, resolve } from "node:path";
+import { existsSync, readFileSync, realpathSync, statSync, writeFileSync } from "node:fs";
+import { dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
 import process from "node:process";
 import { escapeControls as esc } from "../core/_text.ts";
 import { type ArgSpec, UsageError } from "./_args.ts";
 import type { CliIO } from "./_io.ts";
 import { didYouMean } from "./_suggest.ts";
+import { createHash } from "node:crypto";
 
 /** The config file's name. */
 export const CONFIG_NAME = "skillset.json";
@@ -33,6 +34,15 @@ export interface Config {
   readonly flags: ReadonlyMap<string, readonly string[]>;
   /** Its roots' paths, as typed relative to the working folder (for commands that take folders). */
   readonly folders: readonly string[];
+  /** The digest of the bytes read (what an approval records). */
+  readonly digest: string;
+  /** Each key given, with its flag and its value in the file. */
+  readonly keys: ReadonlyMap<string, { readonly flag: string; readonly value: unknown }>;
+}
+
+/** A config file's digest: `sha256:` and 64 hexadecimal digits of its bytes. */
+export function configDigest(bytes: Uint8Array): string {
+  return `sha256:${createHash("sha256").update(bytes).digest("hex")}`;
 }
 
 type Check = (value: unknown, key: string) => readonly string[];
@@ -82,16 +92,55 @@ function invalid(key: string, wanted: string, got: unknown): UsageError {
   );
 }
 
-/** A path of the file, relative to its folder, as typed relative to the working folder. */
-function typed(path: string, base: string): string {
+/**
+ * A path of the file, relative to its folder, as typed relative to the
+ * working folder. It must stay inside the project (the config's folder): not
+ * absolute, no `..`, and no link on the way that leads out
+ * (`docs/security.md#project-paths`).
+ */
+function typed(path: string, base: string, key: string): string {
+  const segments = path.split(/[\\/]/);
+  if (isAbsolute(path) || /^[A-Za-z]:/.test(path) || segments.includes("..")) {
+    throw outside(key, path);
+  }
   const absolute = resolve(base, path);
-  if (isAbsolute(path)) return absolute;
+  if (!insideReal(absolute, base)) throw outside(key, path);
   return relative(process.cwd(), absolute) || ".";
+}
+
+function outside(key: string, path: string): UsageError {
+  return new UsageError(
+    `${CONFIG_NAME}: "${key}" must name a path inside the project (relative, no "..", no link out), got ${
+      esc(JSON.stringify(path))
+    }`,
+  );
+}
+
+/** Whether a path's real path (that of its deepest existing part) lies inside the folder's. */
+function insideReal(path: string, folder: string): boolean {
+  let root: string;
+  try {
+    root = realpathSync(folder);
+  } catch {
+    return false;
+  }
+  let existing = path, rest = "";
+  for (;;) {
+    try {
+      const real = join(realpathSync(existing), rest);
+      return real === root || real.startsWith(root.endsWith(sep) ? root : root + sep);
+    } catch {
+      const up = dirname(existing);
+      if (up === existing) return false;
+      rest = join(existing.slice(up.length + (up.endsWith(sep) ? 0 : 1)), rest);
+      existing = up;
+    }
+  }
 }
 
 function file(v: unknown, key: string, base: string): string {
   if (typeof v !== "string" || v === "") throw invalid(key, "a file path", v);
-  return typed(v, base);
+  return typed(v, base, key);
 }
 
 function roots(v: unknown, base: string): readonly string[] {
@@ -104,7 +153,7 @@ function roots(v: unknown, base: string): readonly string[] {
     ) {
       throw invalid("roots", 'a list of { "scope": "project", "path": "skills" }', root);
     }
-    return `${scope}=${typed(path, base)}`;
+    return `${scope}=${typed(path, base, "roots")}`;
   });
 }
 
@@ -151,9 +200,10 @@ export function findConfig(from: string = process.cwd()): string | undefined {
 export function readConfig(path: string): Config {
   const where = (message: string) => new UsageError(`${esc(path)}: ${message}`);
   if (statSync(path).size > MAX_CONFIG_BYTES) throw where("larger than 1 MiB; not a config file");
+  const bytes = readFileSync(path);
   let data: unknown;
   try {
-    data = JSON.parse(readFileSync(path, "utf8"));
+    data = JSON.parse(new TextDecoder().decode(bytes));
   } catch (e) {
     throw where(`not valid JSON: ${esc((e as Error).message)}`);
   }
@@ -162,6 +212,7 @@ export function readConfig(path: string): Config {
   }
   const base = dirname(path);
   const flags = new Map<string, readonly string[]>();
+  const keys = new Map<string, { flag: string; value: unknown }>();
   let folders: readonly string[] = [];
   for (const [key, value] of Object.entries(data)) {
     if (key === "$schema") continue;
@@ -175,9 +226,10 @@ export function readConfig(path: string): Config {
       if (e instanceof UsageError) throw where(e.message.slice(CONFIG_NAME.length + 2));
       throw e;
     }
+    keys.set(key, { flag: entry.flag, value });
     if (key === "roots") folders = flags.get("--root")!.map((r) => r.slice(r.indexOf("=") + 1));
   }
-  return { path, flags, folders };
+  return { path, flags, folders, digest: configDigest(bytes), keys };
 }
 
 /** Flags a config never fills in for a command that does not take them all. */
@@ -239,9 +291,14 @@ function isValueOf(rest: readonly string[], i: number, spec: ArgSpec): boolean {
  *
  * @param force Whether to replace a config file already there.
  * @param io Where to write.
+ * @param written Called with the file's path and the digest of the bytes written.
  * @returns The exit code: 1 when the file exists and `force` is not given.
  */
-export function initCommand(force: boolean, io: Pick<CliIO, "stdout" | "stderr">): number {
+export function initCommand(
+  force: boolean,
+  io: Pick<CliIO, "stdout" | "stderr">,
+  written: (path: string, digest: string) => void = () => {},
+): number {
   const path = resolve(CONFIG_NAME);
   if (!force && existsSync(path)) {
     io.stderr(`skillset: error: ${CONFIG_NAME} exists already (add --force to replace it)\n`);
@@ -256,7 +313,9 @@ export function initCommand(force: boolean, io: Pick<CliIO, "stdout" | "stderr">
     global_safety: true,
     skill_safety: true,
   };
-  writeFileSync(path, `${JSON.stringify(config, null, 2)}\n`, { flag: force ? "w" : "wx" });
+  const bytes = new TextEncoder().encode(`${JSON.stringify(config, null, 2)}\n`);
+  writeFileSync(path, bytes, { flag: force ? "w" : "wx" });
+  written(path, configDigest(bytes));
   io.stdout(
     `Wrote ${CONFIG_NAME} (roots: ${paths.join(", ")}); every command in this folder and below ` +
       "reads it, and flags override it\n",

@@ -26,6 +26,7 @@ import { failed } from "./_errors.ts";
 import { type CliIO, processIO } from "./_io.ts";
 import { listCommand, rankOf, searchCommand, toPromptCommand } from "./catalog/_list.ts";
 import { findConfig, initCommand, readConfig, withConfig } from "./_config.ts";
+import { approveConfig, configCommand, honouredConfig } from "./_config_trust.ts";
 import { didYouMean } from "./_suggest.ts";
 import { graphCommand, resolveCommand } from "./catalog/_resolve.ts";
 import { activateCommand, readCommand, validateCommand } from "./catalog/_skill.ts";
@@ -62,9 +63,9 @@ export async function mainAsync(
   try {
     if (mcp && !argv.includes("--help") && !argv.includes("-h")) {
       mcpCli = await import("./mcp/_mcp.ts");
-      argv = configured(argv, mcpCli.mcpArgSpec(argv[0]!));
+      argv = configured(argv, mcpCli.mcpArgSpec(argv[0]!), io);
     } else {
-      argv = configured(argv, COMMANDS[argv[0] ?? ""]);
+      argv = configured(argv, COMMANDS[argv[0] ?? ""], io);
     }
   } catch (e) {
     return failed(e, argv, io);
@@ -133,7 +134,7 @@ export function main(
   config = true,
 ): number {
   try {
-    if (config) argv = configured(argv, COMMANDS[argv[0] ?? ""]);
+    if (config) argv = configured(argv, COMMANDS[argv[0] ?? ""], io);
     if (argv[0] === "serve" && !argv.includes("--help") && !argv.includes("-h")) {
       throw new UsageError("serve runs asynchronously: call mainAsync");
     }
@@ -181,7 +182,14 @@ function run(argv: readonly string[], io: CliIO): number {
   const { verbosity } = args;
   switch (command) {
     case "init":
-      return initCommand(args.switches.has("--force"), io);
+      // A file written here, by the user, is approved at once.
+      return initCommand(
+        args.switches.has("--force"),
+        io,
+        (path, digest) => approveConfig(path, digest),
+      );
+    case "config":
+      return configCommand(first, io);
     case "resolve":
       return resolveCommand(first, second, args.json, io);
     case "graph":
@@ -256,16 +264,45 @@ function run(argv: readonly string[], io: CliIO): number {
 
 /**
  * The command line with the nearest `skillset.json`'s defaults put in, for a
- * command that runs (not for help, the version or `init`).
+ * command that runs (not for help, the version, `init` or `config`): only
+ * the keys honoured for it (`docs/security.md#config-keys`); the keys left
+ * out that the command would have taken are named once on stderr.
  */
-function configured(argv: readonly string[], spec: ArgSpec | undefined): readonly string[] {
+function configured(
+  argv: readonly string[],
+  spec: ArgSpec | undefined,
+  io: Pick<CliIO, "stderr">,
+): readonly string[] {
   const command = argv[0];
   if (
-    spec === undefined || command === "init" || command === "help" ||
+    spec === undefined || command === "init" || command === "help" || command === "config" ||
     argv.includes("--help") || argv.includes("-h")
   ) return argv;
   const path = findConfig();
-  return path === undefined ? argv : withConfig(argv, spec, readConfig(path));
+  if (path === undefined) return argv;
+  const decision = honouredConfig(readConfig(path), argv);
+  const given = new Set(argv.map((a) => a.slice(0, (a + "=").indexOf("="))));
+  const missed = decision.ignored.filter((key) => {
+    const flag = decision.config.keys.get(key)!.flag;
+    const takes = spec.values.includes(flag) || spec.switches?.includes(flag) === true ||
+      (key === "roots" && spec.positional[1] === Infinity);
+    return takes && !given.has(flag);
+  });
+  if (missed.length > 0) {
+    const keys = missed.map((k) => `"${k}"`).join(", ");
+    io.stderr(
+      decision.approved
+        ? `skillset: note: ${
+          esc(path)
+        }: ${keys} ignored: verify --signers checks the lockfile the command line names\n`
+        : `skillset: note: ${esc(path)} is not approved on this machine, so ${keys} ${
+          missed.length === 1 ? "is" : "are"
+        } ignored; to honour ${
+          missed.length === 1 ? "it" : "them"
+        }, review the file and run \`skillset config approve\`, or give the flag\n`,
+    );
+  }
+  return withConfig(argv, spec, decision.config);
 }
 
 function commandHelp(command: string): string {

@@ -43,6 +43,9 @@ before(() => {
       lockfile: "my.lock.json",
     }),
   );
+  // The user approved it (docs/security.md#config-approval): its lockfile and roots are honoured.
+  const approve = cli(["config", "approve"], t("proj"));
+  assert.equal(approve.code, 0, approve.stderr);
 });
 after(() => rmSync(temp, { recursive: true, force: true }));
 

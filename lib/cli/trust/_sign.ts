@@ -16,15 +16,23 @@ import {
   parseAllowedSigners,
 } from "../../core/trust/allowed_signers.ts";
 import { type Lockfile, LOCKFILE_NAME, parseLockfile } from "../../core/trust/lockfile.ts";
-import { MAX_SSH_KEY_CHARS, parseSshPrivateKey, sshFingerprint } from "../../core/trust/ssh_key.ts";
+import {
+  MAX_SSH_KEY_CHARS,
+  parseSshPrivateKey,
+  renderSshPublicKey,
+  sshFingerprint,
+  SshSignatureError,
+} from "../../core/trust/ssh_key.ts";
 import {
   LOCK_SIGNATURE_NAMESPACE,
+  parseSshSignature,
   type SignatureCheck,
   signSshsig,
   verifySshsig,
 } from "../../core/trust/sshsig.ts";
+import { signersChange } from "./_signers_change.ts";
 import { MAX_TRUST_FILE_BYTES, TrustFileError } from "../../core/trust/trust_file.ts";
-import { readTrustBytes, trustFileText, writeFileAtomically } from "../../fs/trust/trust_files.ts";
+import { readTrustBytes, trustFileText, writeOwnFile } from "../../fs/trust/trust_files.ts";
 import { type Args, UsageError } from "../_args.ts";
 import type { CliIO } from "../_io.ts";
 
@@ -72,7 +80,12 @@ export async function signCommand(args: Args, io: CliIO): Promise<number> {
   const key = await parseSshPrivateKey(
     TEXT.decode(mustRead(keyFile, MAX_SSH_KEY_CHARS, "No private key here")),
   );
-  writeFileAtomically(signatureFile, await signSshsig(bytes, key));
+  writeOwnFile(
+    signatureFile,
+    await signSshsig(bytes, key),
+    "signature",
+    (text) => text.trimStart().startsWith("-----BEGIN SSH SIGNATURE-----"),
+  );
   const fingerprint = await sshFingerprint(key.publicKey), comment = key.publicKey.comment;
   if (args.json) {
     const report = { lockfile: file, signature: signatureFile, key: fingerprint };
@@ -94,20 +107,30 @@ export interface SignedLock {
   readonly signature: string;
 }
 
+/** A key's SHA-256 fingerprint as ssh-keygen prints it. */
+const FINGERPRINT = /^SHA256:[A-Za-z0-9+/]{43}$/;
+
 /**
- * The signature check of `verify --signers FILE [--signature FILE]
- * [--identity PRINCIPAL]`: the lockfile is read once, its signature checked
- * against the allowed signers, and the lockfile parsed from those bytes.
- * In text mode, a line says who signed.
+ * The signature check of `verify --signers FILE | --signer KEY...
+ * [--signature FILE] [--identity PRINCIPAL] [--allow-changed-signers]`: the
+ * lockfile is read once, its signature checked against the allowed signers
+ * (a file, or keys named on the command line: an allowed signers line, or a
+ * fingerprint `SHA256:…` that allows that very key under any principal), and
+ * the lockfile parsed from those bytes. A signers file that the commit under
+ * check changes is refused unless `--allow-changed-signers`
+ * (`docs/security.md#signers-outside-the-change`). In text mode, a line says
+ * who signed.
  *
  * @param file The lockfile.
  * @param args The parsed command line.
  * @param io Where to write.
- * @returns The checked lockfile, or `undefined` without `--signers`.
- * @throws {UsageError} For `--signature` or `--identity` without `--signers`.
+ * @returns The checked lockfile, or `undefined` without `--signers` or `--signer`.
+ * @throws {UsageError} For `--signature` or `--identity` without signers, both `--signers` and
+ *   `--signer`, or a malformed fingerprint.
  * @throws {TrustFileError} For a missing or unreadable lockfile, signature or signers file.
  * @throws {SshSignatureError} For a signature that is malformed, for another
- *   namespace, over other bytes, or by a key the signers do not allow.
+ *   namespace, over other bytes, or by a key the signers do not allow;
+ *   `SIGNERS_IN_CHANGE` for a signers file the commit under check changes.
  */
 export async function checkSignature(
   file: string,
@@ -115,14 +138,36 @@ export async function checkSignature(
   io: CliIO,
 ): Promise<SignedLock | undefined> {
   const signersFile = args.flags.get("--signers");
+  const named = args.repeated.get("--signer") ?? [];
   const identity = args.flags.get("--identity");
-  if (signersFile === undefined) {
+  if (signersFile === undefined && named.length === 0) {
     if (args.flags.has("--signature") || identity !== undefined) {
       throw new UsageError(
-        "verify: --signature and --identity check a signature: give --signers FILE",
+        "verify: --signature and --identity check a signature: give --signers FILE or --signer KEY",
       );
     }
     return undefined;
+  }
+  if (signersFile !== undefined && named.length > 0) {
+    throw new UsageError("verify: give the signers as --signers FILE or as --signer KEY, not both");
+  }
+  for (const key of named) {
+    if (key.startsWith("SHA256:") && !FINGERPRINT.test(key)) {
+      throw new UsageError(
+        `verify: --signer "${esc(key)}" is not a fingerprint (SHA256: and 43 base64 characters)`,
+      );
+    }
+  }
+  if (signersFile !== undefined && !args.switches.has("--allow-changed-signers")) {
+    const change = signersChange(signersFile);
+    if (change !== undefined) {
+      throw new SshSignatureError(
+        "SIGNERS_IN_CHANGE",
+        `The signers file "${signersFile}" is part of the change under check: ${change}; keep it ` +
+          "out of the change (a CI variable, a protected branch, or --signer with the key or its " +
+          "fingerprint), or give --allow-changed-signers",
+      );
+    }
   }
   const signature = resolve(args.flags.get("--signature") ?? `${file}.sig`);
   // The signature first: nothing parses the lockfile's bytes before they are known to be signed.
@@ -132,10 +177,12 @@ export async function checkSignature(
     MAX_SSH_KEY_CHARS,
     "No signature here: sign the lockfile with `skillset sign --key KEY`",
   ));
-  const signers = parseAllowedSigners(
-    TEXT.decode(mustRead(signersFile, MAX_ALLOWED_SIGNERS_CHARS, "No allowed signers file here")),
-    signersFile,
-  );
+  const signers = signersFile !== undefined
+    ? parseAllowedSigners(
+      TEXT.decode(mustRead(signersFile, MAX_ALLOWED_SIGNERS_CHARS, "No allowed signers file here")),
+      signersFile,
+    )
+    : parseAllowedSigners(await namedSigners(named, signatureText), "--signer");
   const check = await verifySshsig(bytes, signatureText, signers, {
     ...identity === undefined ? {} : { identity },
   });
@@ -148,4 +195,21 @@ export async function checkSignature(
     );
   }
   return { lock, check, signature };
+}
+
+/**
+ * The allowed signers text of `--signer` values: each allowed signers line
+ * as given, and for each fingerprint that is the signature's key, a line
+ * allowing that key under any principal (a fingerprint names the key itself).
+ */
+async function namedSigners(named: readonly string[], signatureText: string): Promise<string> {
+  const lines = named.filter((k) => !FINGERPRINT.test(k));
+  const fingerprints = named.filter((k) => FINGERPRINT.test(k));
+  if (fingerprints.length > 0) {
+    const key = parseSshSignature(signatureText).publicKey;
+    if (fingerprints.includes(await sshFingerprint(key))) {
+      lines.push(`* namespaces="${LOCK_SIGNATURE_NAMESPACE}" ${renderSshPublicKey(key)}`);
+    }
+  }
+  return `${lines.join("\n")}\n`;
 }

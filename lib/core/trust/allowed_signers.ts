@@ -63,11 +63,12 @@ const TIME = /^(\d{4})(\d{2})(\d{2})(?:(\d{2})(\d{2})(\d{2})?)?(Z|UTC)?$/i;
  * every other line `principals [options] keytype base64-key [comment]`.
  * Options: `namespaces="…"`, `valid-after="…"`, `valid-before="…"`
  * (`YYYYMMDD[Z]` or `YYYYMMDDHHMM[SS][Z]`, `Z` or `UTC` for UTC, else the
- * local zone's standard time all year, as OpenSSH reads them) and
- * `cert-authority`. A line with another key type than `ssh-ed25519`,
- * marked `cert-authority`, or with a key of small order (one anyone can
- * sign with; OpenSSH takes it), is kept out of `signers` and listed in
- * `ignored` with why.
+ * local zone's time as OpenSSH reads it) and `cert-authority`. A line with
+ * another key type than `ssh-ed25519`, marked `cert-authority`, with a key of
+ * small order (one anyone can sign with; OpenSSH takes it), or with a local
+ * time skillset cannot read exactly as OpenSSH does (in a zone whose offset
+ * changes within about seven years of it: see `localTimeRefusal`), is kept
+ * out of `signers` and listed in `ignored` with why.
  *
  * @param text The file's text.
  * @param file Its name, for errors.
@@ -138,6 +139,8 @@ export function parseAllowedSigners(text: string, file = "allowed_signers"): All
     } else if (isSmallOrderKey(key)) {
       const reason = "a key of small order: anyone can sign with it";
       ignored.push({ line: i + 1, reason, key: key.base64 });
+    } else if (parsed.localTime !== undefined) {
+      ignored.push({ line: i + 1, reason: parsed.localTime, key: key.base64 });
     } else signers.push(Object.freeze({ line: i + 1, principals, key, ...parsed.fields }));
   }
   return Object.freeze({
@@ -202,6 +205,8 @@ class Words {
 
 interface ParsedOptions {
   readonly certAuthority: boolean;
+  /** Why a local time of the line cannot be read exactly as OpenSSH reads it, if one cannot. */
+  readonly localTime: string | undefined;
   readonly fields: Pick<AllowedSigner, "namespaces" | "validAfter" | "validBefore">;
 }
 
@@ -245,21 +250,22 @@ function parseOptions(text: string, fail: (reason: string) => never): ParsedOpti
   }
   const namespaces = values.get("namespaces");
   if (namespaces === "") fail('The option "namespaces" is empty');
+  const validAfter = timestamp(values.get("valid-after"), fail);
+  const validBefore = timestamp(values.get("valid-before"), fail);
   return {
     certAuthority,
-    fields: {
-      namespaces,
-      validAfter: timestamp(values.get("valid-after"), fail),
-      validBefore: timestamp(values.get("valid-before"), fail),
-    },
+    localTime: localTimeRefusal("valid-after", values.get("valid-after"), validAfter) ??
+      localTimeRefusal("valid-before", values.get("valid-before"), validBefore),
+    fields: { namespaces, validAfter, validBefore },
   };
 }
 
 /**
  * A `valid-after`/`valid-before` time as OpenSSH's `parse_absolute_time`
  * reads it: UTC with a `Z` or `UTC` suffix (any case), else the local zone's
- * standard time all year (its `mktime` is asked for no daylight saving time,
- * so a summer time is not an hour earlier); no time at or before the epoch.
+ * time at its offset then (exact only where that offset does not change
+ * nearby: {@linkcode localTimeRefusal} refuses the others); no time at or
+ * before the epoch.
  */
 function timestamp(text: string | undefined, fail: (reason: string) => never): number | undefined {
   if (text === undefined) return undefined;
@@ -278,13 +284,56 @@ function timestamp(text: string | undefined, fail: (reason: string) => never): n
     wall.getUTCMinutes(),
   ];
   if (round.some((v, i) => v !== parts[i])) fail(`"${text}" is not a valid date and time`);
-  // The zone's standard offset: of January's and July's, the one less ahead (daylight saving time adds).
-  const ahead = (month: number) => -new Date(y!, month, 1, 12).getTimezoneOffset();
+  // The zone's offset at that wall time (exact where it does not change nearby).
   const at = m[7] === undefined
-    ? wall.getTime() - Math.min(ahead(0), ahead(6)) * 60_000
+    ? wall.getTime() + wall.getTimezoneOffset() * 60_000
     : wall.getTime();
   if (at <= 0) fail(`"${text}" is not after 1970-01-01T00:00:00Z`);
   return at;
+}
+
+/**
+ * How far from a local time glibc's `mktime` looks for an offset of the
+ * daylight saving state asked for (`tm_isdst = 0`) when the time itself is
+ * in the other state: half its `duration_max` plus one `stride`, in seconds.
+ */
+const MKTIME_REACH_SECONDS = 457_243_200 / 2 + 601_200;
+/** glibc's probe stride: no period of the tz database, in or out of daylight saving time, is shorter. */
+const MKTIME_STRIDE_SECONDS = 601_200;
+
+/**
+ * Why a local (not `Z`/`UTC`) time cannot be read exactly as OpenSSH reads
+ * it, or `undefined` when it can. OpenSSH's `parse_absolute_time` passes
+ * `tm_isdst = 0` to `mktime`: the time is read with the offset of the
+ * nearest period the system's tz data marks as not daylight saving time.
+ * Which periods those are is not visible here (JavaScript sees offsets, not
+ * the flag, and zones such as Europe/Dublin mark winter as daylight time
+ * with a negative save), so a local time is read only where the zone's
+ * offset is the same at every point `mktime` could look at; elsewhere the
+ * line is refused (stricter than OpenSSH, never looser).
+ *
+ * @param option The option's name, for the reason.
+ * @param text The option's value.
+ * @param at The time as read (the wall time at the zone's offset then).
+ * @returns The reason to refuse the line, or `undefined`.
+ */
+function localTimeRefusal(
+  option: string,
+  text: string | undefined,
+  at: number | undefined,
+): string | undefined {
+  if (text === undefined || at === undefined || /(?:Z|UTC)$/i.test(text)) return undefined;
+  const offset = new Date(at).getTimezoneOffset();
+  for (let d = MKTIME_STRIDE_SECONDS; d < MKTIME_REACH_SECONDS; d += MKTIME_STRIDE_SECONDS) {
+    for (const probe of [at - d * 1000, at + d * 1000]) {
+      if (new Date(probe).getTimezoneOffset() !== offset) {
+        return `${option}="${text}" is a local time in a zone whose offset changes near it ` +
+          "(OpenSSH's reading depends on daylight saving flags skillset cannot see): " +
+          `give it in UTC, as ${option}="${text}Z" or its UTC equivalent`;
+      }
+    }
+  }
+  return undefined;
 }
 
 /** The longest pattern OpenSSH's `match_pattern_list` reads: a longer one makes the list match nothing. */

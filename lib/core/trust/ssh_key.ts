@@ -38,7 +38,9 @@ export type SshSignatureCode =
   /** A signing key that the allowed signers do not allow (for that identity, namespace or time). */
   | "UNKNOWN_SIGNER"
   /** A signature that does not match the signed bytes. */
-  | "BAD_SIGNATURE";
+  | "BAD_SIGNATURE"
+  /** An allowed signers file that the change under check itself changes. */
+  | "SIGNERS_IN_CHANGE";
 
 /**
  * An SSH key, signature or allowed signers file that cannot be used, or a

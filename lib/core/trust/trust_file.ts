@@ -40,7 +40,9 @@ export type TrustFileCode =
   /** No such file (a lockfile that must exist). */
   | "NOT_FOUND"
   /** Not a regular file, or the file system refused to read it. */
-  | "UNREADABLE";
+  | "UNREADABLE"
+  /** A file skillset would write that is not of its kind (or is a link): never replaced. */
+  | "FOREIGN_FILE";
 
 /**
  * A lockfile or approval file that cannot be used, with where: never read

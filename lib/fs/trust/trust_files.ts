@@ -12,6 +12,8 @@ import {
   closeSync,
   fstatSync,
   fsyncSync,
+  linkSync,
+  lstatSync,
   openSync,
   renameSync,
   unlinkSync,
@@ -122,6 +124,15 @@ export function trustFileText(bytes: Uint8Array, path: string): string {
  * @throws {Error} The file system's error when the folder cannot be written.
  */
 export function writeFileAtomically(path: string, text: string): void {
+  placeFile(path, text, false);
+}
+
+/**
+ * Write `text` to a new temporary file beside `path`, then put it at
+ * `path`: renamed over it, or (`fresh`) linked there, which fails with
+ * `EEXIST` rather than replace a file that appeared meanwhile.
+ */
+function placeFile(path: string, text: string, fresh: boolean): void {
   const random = crypto.getRandomValues(new Uint8Array(6));
   const tag = Array.from(random, (b) => b.toString(16).padStart(2, "0")).join("");
   const temp = `${path}.${tag}.tmp`;
@@ -133,7 +144,10 @@ export function writeFileAtomically(path: string, text: string): void {
     while (written < bytes.length) written += writeSync(fd, bytes, written, bytes.length - written);
     fsyncSync(fd);
     closeSync(fd);
-    renameSync(temp, path);
+    if (fresh) {
+      linkSync(temp, path);
+      unlinkSync(temp);
+    } else renameSync(temp, path);
     done = true;
   } finally {
     if (!done) {
@@ -152,6 +166,71 @@ export function writeFileAtomically(path: string, text: string): void {
 }
 
 /**
+ * Write a file of skillset's own kind (a lockfile, an approval file, a
+ * signature) whole, never over a file of another kind
+ * (`docs/security.md#own-files`): where nothing is, the file is created
+ * exclusively (a file that appears meanwhile is not replaced); where a
+ * regular file is, it is replaced atomically only when `ours` recognises
+ * its text; a link, a folder or any other file is refused.
+ *
+ * @param path The file.
+ * @param text Its new text.
+ * @param kind What it is, for the error (`lockfile`).
+ * @param ours Whether the text of the file there now is of this kind.
+ * @throws {TrustFileError} `FOREIGN_FILE` when the path holds anything else
+ *   (or a file appeared there while it was written); as {@linkcode readTrustFile}.
+ * @throws {Error} The file system's error when the folder cannot be written.
+ */
+export function writeOwnFile(
+  path: string,
+  text: string,
+  kind: string,
+  ours: (text: string) => boolean,
+): void {
+  const foreign = (why: string) =>
+    new TrustFileError(
+      "FOREIGN_FILE",
+      path,
+      `${why}; not replaced (remove it, or name another file)`,
+    );
+  let exists = true;
+  try {
+    const stat = lstatSync(path);
+    if (stat.isSymbolicLink()) throw foreign(`The ${kind} is a link; name the file itself`);
+    if (!stat.isFile()) throw foreign(`Not a regular file, so not a ${kind}`);
+  } catch (e) {
+    if ((e as { code?: unknown }).code !== "ENOENT") throw e;
+    exists = false;
+  }
+  if (exists) {
+    let own: boolean;
+    try {
+      own = ours(readTrustFile(path) ?? "");
+    } catch {
+      own = false;
+    }
+    if (!own) throw foreign(`The file is not a ${kind}`);
+    placeFile(path, text, false);
+    return;
+  }
+  try {
+    placeFile(path, text, true);
+  } catch (e) {
+    if ((e as { code?: unknown }).code === "EEXIST") {
+      throw foreign("A file appeared here meanwhile");
+    }
+    throw e;
+  }
+}
+
+/** Whether a text is a lockfile of some version: a JSON object with `version` and `skills`. */
+function looksLikeLockfile(text: string): boolean {
+  const data: unknown = JSON.parse(text);
+  return typeof data === "object" && data !== null && !Array.isArray(data) &&
+    Object.hasOwn(data, "version") && Object.hasOwn(data, "skills");
+}
+
+/**
  * Read and check a lockfile.
  *
  * @param path The lockfile.
@@ -167,13 +246,15 @@ export function readLockfile(path: string): Lockfile {
 }
 
 /**
- * Write a lockfile atomically (see {@linkcode writeFileAtomically}).
+ * Write a lockfile atomically, only where there is none or a lockfile
+ * (see {@linkcode writeOwnFile}).
  *
  * @param path The lockfile.
  * @param lock Its content.
+ * @throws {TrustFileError} `FOREIGN_FILE` when the path holds another kind of file or a link.
  */
 export function writeLockfile(path: string, lock: Lockfile): void {
-  writeFileAtomically(path, renderLockfile(lock));
+  writeOwnFile(path, renderLockfile(lock), "lockfile", looksLikeLockfile);
 }
 
 /** A skill folder's path as a lockfile or approval file beside `base` records it: relative, `/`-separated. */
@@ -231,7 +312,10 @@ export class JsonFileApprovalStore implements ApprovalStore {
   put(record: ApprovalRecord): void {
     const store = this.#read();
     store.put({ ...record, path: this.#key(record.origin, record.path) });
-    writeFileAtomically(this.path, renderApprovals(store.records()));
+    writeOwnFile(this.path, renderApprovals(store.records()), "approval file", (text) => {
+      parseApprovals(text, this.path);
+      return true;
+    });
     this.#store = store;
   }
 

@@ -7,7 +7,7 @@
 // @slow: runs the CLI as a subprocess (left out of `npm run test:quick`)
 import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { cli } from "../../_cli.ts";
@@ -30,7 +30,8 @@ before(() => {
     JSON.stringify({ modes: { web: "name-only", pdf: "pinned", csv: "disabled" } }),
   );
   write(t("bad.json"), '{\n  "modes": { "web": "hidden" }\n}\n');
-  write(t("proj", "skillset.json"), JSON.stringify({ modes: "../modes.json" }));
+  write(t("proj", "modes.json"), readFileSync(t("modes.json"), "utf8"));
+  write(t("proj", "skillset.json"), JSON.stringify({ modes: "modes.json" }));
 });
 after(() => rmSync(temp, { recursive: true, force: true }));
 

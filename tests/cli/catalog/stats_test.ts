@@ -277,6 +277,8 @@ describe("the usage log in activate and to-prompt", () => {
         budget: 620,
       }),
     );
+    // Writing the log is honoured once the user approved the file (docs/security.md#config-keys).
+    assert.equal(cli(["config", "approve"], root).code, 0);
     assert.equal(cli(["activate", "skills/git"], root).code, 0);
     const prompt = cli(["to-prompt", "--json"], root);
     assert.equal(prompt.code, 0, prompt.stderr);

@@ -221,7 +221,7 @@ describe("skillset sign and verify --signers", () => {
     const usage = await run(dir, "verify", "--signature", "skills.lock.json.sig");
     assert.deepEqual([usage.code, usage.err], [
       2,
-      "skillset: verify: --signature and --identity check a signature: give --signers FILE\n",
+      "skillset: verify: --signature and --identity check a signature: give --signers FILE or --signer KEY\n",
     ]);
     const noKey = await run(dir, "sign");
     assert.deepEqual([noKey.code, noKey.err], [

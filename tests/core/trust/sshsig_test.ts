@@ -1280,32 +1280,48 @@ describe("verdicts as ssh-keygen -Y verify gives them", () => {
     );
   });
 
-  it("valid-after and valid-before: Z or UTC in any case, local times in standard time all year, none at or before the epoch", async () => {
+  it("valid-after and valid-before: Z or UTC in any case, local times read exactly where the zone's offset is steady and refused elsewhere, none at or before the epoch (docs/security.md#signer-times)", async () => {
     const key = await seededKey(23);
     const data = text("lockfile\n");
     const signature = await signSshsig(data, key);
     const pub = renderSshPublicKey(key.publicKey);
     const zone = process.env.TZ;
-    /** [zone, option, verify time (UTC, as ssh-keygen's -Overify-time), allowed]. */
-    const cases: [string, string, string, boolean][] = [
-      // Summer in Berlin: 12:00 local is read as 12:00 CET (11:00Z), not CEST (10:00Z).
-      ["Europe/Berlin", 'valid-after="202607011200"', "20260701103000Z", false],
-      ["Europe/Berlin", 'valid-after="202607011200"', "20260701113000Z", true],
-      ["Europe/Berlin", 'valid-before="202607011200"', "20260701103000Z", true],
-      ["Europe/Berlin", 'valid-before="202607011200"', "20260701113000Z", false],
-      // Winter in Sydney: AEST (+10) is its standard time all year.
-      ["Australia/Sydney", 'valid-after="20260115120000"', "20260115013000Z", false],
-      ["Australia/Sydney", 'valid-after="20260115120000"', "20260115023000Z", true],
-      ["UTC", 'valid-after="20200101z"', "20260101000000Z", true],
-      ["UTC", 'valid-after="20200101UTC"', "20260101000000Z", true],
-      ["UTC", 'valid-before="20200101utc"', "20260101000000Z", false],
+    /**
+     * [zone, option, verify time (UTC, as ssh-keygen's -Overify-time), ours, ssh-keygen's].
+     * Ours is never true where ssh-keygen's is false.
+     */
+    const cases: [string, string, string, boolean, boolean][] = [
+      // A zone without daylight saving time (Tokyo, +09): read exactly, as ssh-keygen reads it.
+      ["Asia/Tokyo", 'valid-after="202607011200"', "20260701023000Z", false, false],
+      ["Asia/Tokyo", 'valid-after="202607011200"', "20260701033000Z", true, true],
+      ["Asia/Tokyo", 'valid-before="202607011200"', "20260701023000Z", true, true],
+      ["Asia/Tokyo", 'valid-before="202607011200"', "20260701033000Z", false, false],
+      // Sao Paulo (southern; daylight saving time ended in 2019): 2030 is steady, 2026 is not.
+      ["America/Sao_Paulo", 'valid-before="203001151200"', "20300115143000Z", true, true],
+      ["America/Sao_Paulo", 'valid-before="203001151200"', "20300115153000Z", false, false],
+      ["America/Sao_Paulo", 'valid-before="202601151200"', "20260115143000Z", false, true],
+      // Summer in Berlin: ssh-keygen reads 12:00 as CET (11:00Z); skillset refuses the line.
+      ["Europe/Berlin", 'valid-before="202607011200"', "20260701103000Z", false, true],
+      ["Europe/Berlin", 'valid-before="202607011200"', "20260701113000Z", false, false],
+      // Dublin's tz data counts winter as daylight time (a negative save): ssh-keygen reads a
+      // January 12:00 with summer's offset (11:00Z), one hour before a plain reading would.
+      ["Europe/Dublin", 'valid-before="202601151200"', "20260115113000Z", false, false],
+      ["Europe/Dublin", 'valid-before="202601151200"', "20260115103000Z", false, true],
+      ["Europe/Dublin", 'valid-after="202601151200"', "20260115113000Z", false, true],
+      // Southern summer in Sydney: refused too.
+      ["Australia/Sydney", 'valid-after="20260115120000"', "20260115023000Z", false, true],
+      ["Australia/Sydney", 'valid-after="20260115120000Z"', "20260115123000Z", true, true],
+      ["UTC", 'valid-after="20200101z"', "20260101000000Z", true, true],
+      ["UTC", 'valid-after="20200101UTC"', "20260101000000Z", true, true],
+      ["UTC", 'valid-after="20200101"', "20260101000000Z", true, true],
+      ["UTC", 'valid-before="20200101utc"', "20260101000000Z", false, false],
       // ssh-keygen refuses such a line: the key is allowed by none.
-      ["UTC", 'valid-after="19700101Z"', "20260101000000Z", false],
-      ["UTC", 'valid-after="19691231"', "20260101000000Z", false],
-      ["UTC", 'valid-before="19700101000000Z"', "19690101000000Z", false],
+      ["UTC", 'valid-after="19700101Z"', "20260101000000Z", false, false],
+      ["UTC", 'valid-after="19691231"', "20260101000000Z", false, false],
+      ["UTC", 'valid-before="19700101000000Z"', "19690101000000Z", false, false],
     ];
     try {
-      for (const [tz, option, at, good] of cases) {
+      for (const [tz, option, at, good, theirsGood] of cases) {
         process.env.TZ = tz;
         const signers = `a ${option} ${pub}\n`;
         const m = /^(\d{4})(\d\d)(\d\d)(\d\d)(\d\d)(\d\d)Z$/.exec(at)!.slice(1).map(Number);
@@ -1316,7 +1332,7 @@ describe("verdicts as ssh-keygen -Y verify gives them", () => {
           ? sshKeygenIn(tz, signers, signature, data, at)
           : undefined;
         if (theirs !== undefined) {
-          assert.equal(theirs, good, `ssh-keygen: ${tz} ${option} at ${at}`);
+          assert.equal(theirs, theirsGood, `ssh-keygen: ${tz} ${option} at ${at}`);
         }
         let ours: boolean;
         try {
@@ -1325,7 +1341,18 @@ describe("verdicts as ssh-keygen -Y verify gives them", () => {
           throw new assert.AssertionError({ message: `${tz} ${option}: ${e}` });
         }
         assert.equal(ours, good, `${tz} ${option} at ${at}`);
+        assert.ok(!ours || theirsGood, `looser than ssh-keygen: ${tz} ${option} at ${at}`);
       }
+      // A refused line says why, and how to write it instead.
+      process.env.TZ = "Europe/Dublin";
+      const parsed = parseAllowedSigners(`a valid-before="202601151200" ${pub}\n`, "signers");
+      assert.deepEqual(parsed.signers, []);
+      assert.deepEqual(parsed.ignored.map((i) => [i.line, i.reason]), [[
+        1,
+        'valid-before="202601151200" is a local time in a zone whose offset changes near it ' +
+        "(OpenSSH's reading depends on daylight saving flags skillset cannot see): give it in " +
+        'UTC, as valid-before="202601151200Z" or its UTC equivalent',
+      ]]);
     } finally {
       if (zone === undefined) delete process.env.TZ;
       else process.env.TZ = zone;

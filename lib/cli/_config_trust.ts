@@ -1,0 +1,231 @@
+/**
+ * Which keys of a project's `skillset.json` are honoured: the file comes with
+ * the project (a clone, a pull request), so a key that picks what a
+ * verification checks or where skillset writes is honoured only once the user
+ * approved the file as it is now — its SHA-256 recorded in the user's own
+ * state folder, direnv-style, so any change lapses the approval — or when the
+ * command line gives it. Keys that only shape how the project's own skills
+ * are shown stay honoured. The decision per key is the table in
+ * `docs/security.md#config-keys`.
+ *
+ * Folder `lib/cli/` — the command line behind `lib/cli.ts`: the command table, flags, output, config.
+ *
+ * @module
+ */
+import { createHash } from "node:crypto";
+import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { homedir } from "node:os";
+import { join } from "node:path";
+import process from "node:process";
+import { escapeControls as esc } from "../core/_text.ts";
+import { UsageError } from "./_args.ts";
+import { type Config, CONFIG_NAME, findConfig, readConfig } from "./_config.ts";
+import type { CliIO } from "./_io.ts";
+import { didYouMean } from "./_suggest.ts";
+
+/** The environment variable naming the state folder (else `$XDG_STATE_HOME/skillset`, else `~/.local/state/skillset`). */
+export const STATE_DIR_ENV = "SKILLSET_STATE_DIR";
+
+/** The environment a decision reads (the state folder's variables). */
+export type StateEnv = Readonly<Record<string, string | undefined>>;
+
+/**
+ * The user's own state folder: `$SKILLSET_STATE_DIR`, else
+ * `$XDG_STATE_HOME/skillset`, else `~/.local/state/skillset`. Never inside a
+ * project: a relative value is ignored.
+ *
+ * @param env The environment (default: the process's).
+ * @returns The folder (it may not exist yet).
+ */
+export function stateDir(env: StateEnv = process.env): string {
+  const own = env[STATE_DIR_ENV];
+  if (own !== undefined && own.startsWith("/")) return own;
+  const xdg = env.XDG_STATE_HOME;
+  if (xdg !== undefined && xdg.startsWith("/")) return join(xdg, "skillset");
+  return join(homedir(), ".local", "state", "skillset");
+}
+
+/** Where the approval of the config file at `path` is recorded. */
+function approvalFile(path: string, env: StateEnv): string {
+  const name = createHash("sha256").update(path).digest("hex").slice(0, 32);
+  return join(stateDir(env), "configs", `${name}.json`);
+}
+
+/**
+ * Whether the user approved this config file with exactly these bytes.
+ *
+ * @param path The config file's absolute path.
+ * @param digest Its digest now (`configDigest` of its bytes).
+ * @param env The environment (default: the process's).
+ * @returns Whether an approval of this path at this digest is recorded.
+ */
+export function isConfigApproved(
+  path: string,
+  digest: string,
+  env: StateEnv = process.env,
+): boolean {
+  let text: string;
+  try {
+    text = readFileSync(approvalFile(path, env), "utf8");
+  } catch {
+    return false;
+  }
+  try {
+    const record = JSON.parse(text) as { path?: unknown; digest?: unknown };
+    return record.path === path && record.digest === digest;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Record the user's approval of a config file at its digest (in the state
+ * folder, created private to the user).
+ *
+ * @param path The config file's absolute path.
+ * @param digest Its digest, of the bytes the user saw checked.
+ * @param env The environment (default: the process's).
+ * @throws {Error} The file system's error when the state folder cannot be written.
+ */
+export function approveConfig(path: string, digest: string, env: StateEnv = process.env): void {
+  const file = approvalFile(path, env);
+  mkdirSync(join(stateDir(env), "configs"), { recursive: true, mode: 0o700 });
+  // A new file (created exclusively) renamed over the old record: a reader sees one or the other.
+  const temp = `${file}.${process.pid}.${Date.now()}.tmp`;
+  writeFileSync(temp, `${JSON.stringify({ path, digest })}\n`, { flag: "wx", mode: 0o600 });
+  renameSync(temp, file);
+}
+
+/**
+ * Whether a key of a not yet approved config is left out for a command:
+ * the decision of `docs/security.md#config-keys`.
+ *
+ * @param key The config key.
+ * @param value Its value in the file.
+ * @param command The command it would apply to.
+ * @returns Whether the key needs the user's approval there.
+ */
+export function needsApproval(key: string, value: unknown, command: string): boolean {
+  switch (key) {
+    case "lockfile":
+    case "approvals":
+    case "allow_empty":
+    case "classes":
+      return true;
+    case "roots":
+      return command === "lock" || command === "verify";
+    case "usage_log":
+      // Writing a log is the user's choice; ranking by the project's own log only shapes display.
+      return command === "activate" || command === "serve";
+    case "global_safety":
+    case "skill_safety":
+      // Closing the gate is always honoured; opening it is a trust decision.
+      return value === false;
+    default:
+      // budget, tool_budget, rank, modes, diagnostics shape display; frozen only adds checks.
+      return false;
+  }
+}
+
+/** A config with only the keys honoured for one command. */
+export interface ConfigDecision {
+  /** Whether the user approved the file as it is now. */
+  readonly approved: boolean;
+  /** The config, narrowed to the keys honoured. */
+  readonly config: Config;
+  /** The keys present but left out for want of approval (or, for `lockfile` under `verify --signers`, always). */
+  readonly ignored: readonly string[];
+}
+
+/** Whether a command line checks a signature (`verify --signers FILE` or `--signer KEY`). */
+function checksSignature(argv: readonly string[]): boolean {
+  return argv[0] === "verify" && argv.some((a) => /^--signers?(?:=|$)/.test(a));
+}
+
+/**
+ * The keys of a project config honoured for a command line: every key once
+ * the user approved the file at its digest, else only those that shape
+ * display or add checks. Under `verify --signers` the config never picks the
+ * lockfile, approved or not: the signed lockfile is the one the command line
+ * or the default names.
+ *
+ * @param config The config, as `readConfig` read it.
+ * @param argv The command line (the command first).
+ * @param env The environment (default: the process's; `SKILLSET_STATE_DIR` names the state folder).
+ * @returns The narrowed config and the keys left out.
+ */
+export function honouredConfig(
+  config: Config,
+  argv: readonly string[],
+  env: StateEnv = process.env,
+): ConfigDecision {
+  const command = argv[0] ?? "";
+  const approved = isConfigApproved(config.path, config.digest, env);
+  const signed = checksSignature(argv);
+  const ignored: string[] = [];
+  const flags = new Map(config.flags);
+  let folders = config.folders;
+  for (const [key, { flag, value }] of config.keys) {
+    const lapsed = !approved && needsApproval(key, value, command);
+    if (!lapsed && !(signed && key === "lockfile")) continue;
+    ignored.push(key);
+    flags.delete(flag);
+    if (key === "roots") folders = [];
+  }
+  return { approved, config: { ...config, flags, folders }, ignored };
+}
+
+/**
+ * `skillset config approve|status`: approve the nearest `skillset.json` as
+ * it is now (it is read and checked first: a config with a bad key or a path
+ * out of the project is not approved), or say whether it is approved and
+ * which keys wait for that.
+ *
+ * @param action `approve` or `status`.
+ * @param io Where to write.
+ * @param env The environment (default: the process's).
+ * @returns The exit code: 1 when there is no config file.
+ * @throws {UsageError} For another action, or a config that does not check.
+ */
+export function configCommand(
+  action: string,
+  io: Pick<CliIO, "stdout" | "stderr">,
+  env: StateEnv = process.env,
+): number {
+  if (action !== "approve" && action !== "status") {
+    throw new UsageError(
+      `config: unknown action "${esc(action)}"${didYouMean(action, ["approve", "status"])}`,
+    );
+  }
+  const path = findConfig();
+  if (path === undefined) {
+    io.stderr(`skillset: error: no ${CONFIG_NAME} here or above (skillset init writes one)\n`);
+    return 1;
+  }
+  const config = readConfig(path);
+  const gated = [...config.keys].filter(([key, { value }]) =>
+    GATED_COMMANDS.some((command) => needsApproval(key, value, command))
+  ).map(([key]) => key);
+  if (action === "approve") {
+    approveConfig(path, config.digest, env);
+    io.stdout(
+      `Approved ${esc(path)} (${config.digest}) on this machine` +
+        (gated.length === 0 ? "" : `: ${gated.join(", ")} now honoured`) +
+        " until the file changes\n",
+    );
+    return 0;
+  }
+  const approved = isConfigApproved(path, config.digest, env);
+  io.stdout(
+    `${esc(path)} (${config.digest}): ${approved ? "approved" : "not approved"}` +
+      (gated.length === 0
+        ? "; every key is honoured without approval\n"
+        : approved
+        ? `; ${gated.join(", ")} honoured\n`
+        : `; ${gated.join(", ")} ignored until \`skillset config approve\`\n`),
+  );
+  return 0;
+}
+
+/** The commands some key needs approval for (to name a config's gated keys whatever the command). */
+const GATED_COMMANDS = ["lock", "verify", "activate", "serve"];
