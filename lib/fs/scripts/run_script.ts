@@ -416,15 +416,22 @@ function chooseSandbox(
   if (want !== "deno" && missing.length === 0) return "bubblewrap";
   const js = interpreter === "runtime";
   if (want !== "bubblewrap" && js && tools.deno !== null) return "deno";
+  if (want === "deno" && !js) {
+    throw refuse(
+      "SANDBOX_UNAVAILABLE",
+      `No sandbox to run ${JSON.stringify(path)}: Deno's permissions sandbox only JavaScript and ` +
+        `TypeScript, and this script needs ${interpreter} (use the bubblewrap sandbox${
+          missing.length === 0 ? "" : `, which needs ${missing.join(", ")}`
+        })`,
+    );
+  }
   if (want === "deno") missing.splice(0, missing.length);
   if (js && want !== "bubblewrap" && tools.deno === null) missing.push("deno");
   throw refuse(
     "SANDBOX_UNAVAILABLE",
     `No sandbox to run ${JSON.stringify(path)}: ${missing.join(", ")} ${
       missing.length === 1 ? "is" : "are"
-    } missing${
-      want === "deno" && !js ? " (Deno's permissions sandbox only JavaScript and TypeScript)" : ""
-    }`,
+    } missing`,
   );
 }
 
