@@ -297,12 +297,11 @@ function targets(files: readonly ResultsFile[]): Target[] {
       values: per((file) => lib(file, LOCK_WORKLOAD, VERIFY_CASE, LOCK_FLOOR_CASE)),
     },
     {
-      what: "runSkillScript of a trivial Python script (bubblewrap, its cgroup made and removed) ÷ " +
+      what:
+        "runSkillScript of a trivial Python script (bubblewrap, its cgroup made and removed) ÷ " +
         "the same bubblewrap command line spawned bare",
       bound: 1.3,
-      values: per((file) =>
-        lib(file, RUN_WORKLOAD, "runSkillScript (bubblewrap)", RUN_BARE_CASE)
-      ),
+      values: per((file) => lib(file, RUN_WORKLOAD, "runSkillScript (bubblewrap)", RUN_BARE_CASE)),
     },
     {
       what: "catalog parse ÷ resolve, 10,000-skill catalog",
