@@ -146,6 +146,10 @@ function file0(
   return undefined;
 }
 
+/** The run_script bench's Python group and its bare baseline (bench/run_script_bench.ts). */
+const RUN_WORKLOAD = "run a trivial Python script";
+const RUN_BARE_CASE = "bare bubblewrap command line (no skillset)";
+
 function targets(files: readonly ResultsFile[]): Target[] {
   const big = [1e5, 1e6];
   const per = (f: (file: ResultsFile) => { value: number; where: string } | null) =>
@@ -291,6 +295,13 @@ function targets(files: readonly ResultsFile[]): Target[] {
       what: "verify of the unchanged 1,000 skills (200 MiB) ÷ sha256sum of the same files",
       bound: 1.5,
       values: per((file) => lib(file, LOCK_WORKLOAD, VERIFY_CASE, LOCK_FLOOR_CASE)),
+    },
+    {
+      what:
+        "runSkillScript of a trivial Python script (bubblewrap, its cgroup made and removed) ÷ " +
+        "the same bubblewrap command line spawned bare",
+      bound: 1.3,
+      values: per((file) => lib(file, RUN_WORKLOAD, "runSkillScript (bubblewrap)", RUN_BARE_CASE)),
     },
     {
       what: "catalog parse ÷ resolve, 10,000-skill catalog",

@@ -20,11 +20,11 @@ import {
   isRoot,
   runtime,
   SANDBOX_SKILL,
-  SANDBOX_UID,
   sandboxTools,
   systemProgram,
 } from "../lib/fs/scripts/_sandbox.ts";
 import { chownSync, mkdirSync } from "node:fs";
+import { SANDBOX_FIRST_UID, SANDBOX_GID } from "../lib/fs/scripts/_run_limits.ts";
 import { put } from "../tests/_tree.ts";
 import { QUICK, recordValue } from "./_harness.ts";
 
@@ -109,10 +109,11 @@ function bare(command: readonly string[]): string[] {
   const work = join(root, "work"), tmp = join(root, "tmp");
   for (const d of [work, tmp]) {
     mkdirSync(d, { recursive: true, mode: 0o700 });
-    if (isRoot()) chownSync(d, SANDBOX_UID, SANDBOX_UID);
+    if (isRoot()) chownSync(d, SANDBOX_FIRST_UID, SANDBOX_GID);
   }
   return bubblewrapArgv({
     tools,
+    uid: SANDBOX_FIRST_UID,
     skill: dir,
     work,
     tmp,

@@ -84,13 +84,14 @@ export const RUN_COMMAND: FlagSpec = {
     "--class",
     "--global-safety",
     "--skill-safety",
+    "--out",
     ...RUN_VALUE_FLAGS,
   ],
   repeated: ["--root", "--class", ...RUN_REPEATED_FLAGS],
   switches: [...RUN_SWITCHES],
   positional: [2, 2],
   usage: "skillset run <skill-dir> | --root scope=path <name> <scripts/path> [--lockfile FILE] " +
-    "[--approvals FILE] [--cwd DIR] [--allow-net] [--allow-read PATH]... [--allow-write PATH]... " +
+    "[--approvals FILE] [--cwd DIR | --out DIR] [--allow-unbounded LIMIT]... [--allow-net] [--allow-read PATH]... [--allow-write PATH]... " +
     "[--env NAME=VALUE]... [--timeout-ms N] [--max-output-chars N] [--sandbox auto|bubblewrap|deno] " +
     "[--json] [-- args...]",
   help:
@@ -104,7 +105,10 @@ export const RUN_COMMAND: FlagSpec = {
     "checked and run from the same buffer. The interpreter comes from the #! line or the extension\n" +
     "(.py python3, .sh bash, .js/.mjs/.cjs/.ts/.mts the current runtime). --allow-net, --allow-read,\n" +
     "--allow-write and --env grant more, and the last line on stderr says what was granted. Exits\n" +
-    "with the script's exit code (1 when a signal or the timeout ended it).\n" +
+    "with the script's exit code (1 when a signal or the timeout ended it). --out DIR copies back\n" +
+    "what it wrote in /work (files and folders, no links, at most --file-bytes). A limit given that\n" +
+    "this machine cannot enforce refuses the run, unless --allow-unbounded memory|processes|cpu|\n" +
+    "file-size accepts it. A <skill-dir> with a / is a folder even where a config gives roots.\n" +
     "--dangerously-run-unsandboxed runs it with your own rights.",
 };
 

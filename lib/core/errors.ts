@@ -238,7 +238,7 @@ export class AgentSkillError extends SkillsetError {
 }
 
 /** The operations the safety gate decides. */
-export type GateOperation = "read" | "list";
+export type GateOperation = "read" | "list" | "run";
 
 /** The safety gate refused an operation on a resource. */
 export class ExecutionError extends SkillsetError {
@@ -248,7 +248,7 @@ export class ExecutionError extends SkillsetError {
   readonly code = "ACCESS_REFUSED" as const;
   /** The refused (normalised) path. */
   readonly path: string;
-  /** The refused operation: `read` or `list`. */
+  /** The refused operation: `read`, `list`, or `run` (a script). */
   readonly operation: GateOperation;
   /** The global safety switch at the time. */
   readonly global_safety: boolean;

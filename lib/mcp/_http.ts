@@ -5,7 +5,9 @@
  * with Host and Origin checked against DNS rebinding before any body byte is
  * read, and every resource a client can hold bounded: connections, buffered
  * body bytes, subscription streams, and how long a request may take to
- * arrive.
+ * arrive. With a bearer token, every request must carry it (compared in
+ * constant time), so another local process cannot call the tools — the
+ * command line insists on one when the server runs scripts.
  *
  * Folder `lib/mcp/` — skills over MCP behind `lib/mcp.ts`: serve, consume, watch, HTTP, remote trust.
  *
@@ -13,6 +15,7 @@
  */
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
+import { createHash, timingSafeEqual } from "node:crypto";
 import { createMcpHandler, type McpServerFactory } from "@modelcontextprotocol/server";
 import { McpSkillError } from "./_errors.ts";
 
@@ -33,6 +36,13 @@ export interface ListenHttpOptions {
   readonly allowRemote?: boolean;
   /** Out-of-band errors (default: ignored). */
   readonly onError?: (error: Error) => void;
+  /**
+   * A token every request must carry as `Authorization: Bearer <token>`
+   * (401 otherwise), compared in constant time; at least 16 characters.
+   * Serve `run_skill_script` over HTTP only with one: any local process can
+   * reach a loopback port.
+   */
+  readonly bearerToken?: string;
   /**
    * Open connections at most; default 256. A connection over the cap evicts
    * the oldest one that never completed a request (half-sent or silent), else
@@ -272,6 +282,10 @@ export async function listenHttp(
   options: ListenHttpOptions,
 ): Promise<HttpListener> {
   const remote = options.allowRemote === true;
+  const token = options.bearerToken === undefined ? undefined : digestOf(options.bearerToken);
+  if (options.bearerToken !== undefined && options.bearerToken.length < MIN_TOKEN_CHARS) {
+    throw new RangeError(`bearerToken must hold at least ${MIN_TOKEN_CHARS} characters`);
+  }
   if (!remote && !isLoopbackHost(options.host)) {
     throw new McpSkillError(
       "REMOTE_NOT_ALLOWED",
@@ -363,6 +377,10 @@ export async function listenHttp(
       const refused = refusedOrigin(req);
       if (refused !== undefined) return refuse(res, 403, refused);
     }
+    if (token !== undefined && !bearerMatches(req.headers.authorization, token)) {
+      res.setHeader("www-authenticate", "Bearer");
+      return refuse(res, 401, "Unauthorized: this server needs its bearer token");
+    }
     const path = (req.url ?? "/").split("?")[0];
     if (path !== "/mcp") {
       res.writeHead(404, { "content-type": "text/plain" }).end("Not found: the endpoint is /mcp\n");
@@ -444,6 +462,23 @@ export async function listenHttp(
       await closed;
     },
   };
+}
+
+/** The fewest characters of a bearer token. */
+export const MIN_TOKEN_CHARS = 16;
+
+function digestOf(text: string): Uint8Array {
+  return createHash("sha256").update(text, "utf8").digest();
+}
+
+/**
+ * Whether an `Authorization` header carries the token: the digests of both
+ * compared in constant time (equal lengths whatever was sent), so the time
+ * taken says nothing about how much of it was right.
+ */
+function bearerMatches(header: string | undefined, token: Uint8Array): boolean {
+  const match = /^Bearer +(\S+) *$/i.exec(header ?? "");
+  return timingSafeEqual(digestOf(match?.[1] ?? ""), token) && match !== null;
 }
 
 const UTF8 = new TextDecoder();

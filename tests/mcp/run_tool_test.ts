@@ -128,7 +128,7 @@ describe("serve --allow-scripts: the run_skill_script tool", () => {
         arguments: { skill: "skill-creator", path: "private/x.py" },
       });
       assert.equal(gated.isError, true);
-      assert.match(text(gated), /^Refused to read non-standard resource "private\/x\.py"/);
+      assert.match(text(gated), /^Refused to run non-standard resource "private\/x\.py"/);
       const unknown = await client.callTool({
         name: "run_skill_script",
         arguments: { skill: "nope", path: "scripts/a.py" },

@@ -38,6 +38,7 @@ import { McpSkillError } from "../../mcp/_errors.ts";
 import { cappedFetch } from "../../mcp/_capped_fetch.ts";
 import { mcpSkillBundles, type McpSkills, ORIGIN } from "../../mcp/_consume.ts";
 import { isLoopbackHost, listenHttp } from "../../mcp/_http.ts";
+import { tokenFlag } from "./_token.ts";
 import { serveSkills } from "../../mcp/_serve.ts";
 import { STDIO_MESSAGE_BYTES } from "../../mcp/_serve_options.ts";
 import { watchSkills } from "../../mcp/_watch.ts";
@@ -77,13 +78,15 @@ const SPECS: Readonly<Record<string, ArgSpec>> = {
       "--lockfile",
       "--approvals",
       "--modes",
+      "--token-file",
+      "--token-env",
       ...RUN_VALUE_FLAGS,
     ],
     repeated: ["--root", "--class", ...RUN_REPEATED_FLAGS],
     switches: ["--watch", "--allow-remote", "--allow-empty", "--allow-scripts", ...RUN_SWITCHES],
     positional: [0, Infinity],
     usage:
-      `skillset serve <folder>... [--root scope=path]... [--http 127.0.0.1:PORT [--allow-remote]] ` +
+      `skillset serve <folder>... [--root scope=path]... [--http 127.0.0.1:PORT [--allow-remote] [--token-file FILE | --token-env NAME]] ` +
       `[--watch] [--prefix <p>] [--page-size N] [--tool-budget N] [--usage-log FILE] ` +
       `[--class NAME=references|assets|scripts]... ${SAFETY} ` +
       `[--lockfile FILE] [--approvals FILE] [--modes FILE] [--allow-empty] [--allow-scripts [run's flags]]`,
@@ -186,6 +189,7 @@ async function serve(args: Args, io: McpCliIO): Promise<number> {
       `refused to serve on "${address.host}": not a loopback address (add --allow-remote to serve beyond this machine)`,
     );
   }
+  const bearerToken = tokenFlag(args, address !== undefined);
   const roots = serveRoots(args);
   const pageSize = count(args.flags, "--page-size", 1);
   const toolBudget = count(args.flags, "--tool-budget", 0);
@@ -299,6 +303,7 @@ async function serve(args: Args, io: McpCliIO): Promise<number> {
     host: address.host,
     port: address.port,
     allowRemote: args.switches.has("--allow-remote"),
+    ...(bearerToken === undefined ? {} : { bearerToken }),
     onError: (e) => log(`error: ${esc(e.message)}`),
     ...Object.fromEntries(Object.entries(bounds).filter(([, v]) => v !== undefined)),
   });

@@ -20,6 +20,7 @@ import {
   type ScriptRun,
 } from "../../fs/scripts/run_script.ts";
 import { loadSkillFolder } from "../../fs/load/skill_folder.ts";
+import { type Unbounded, UNBOUNDED_LIMITS } from "../../fs/scripts/_run_limits.ts";
 import { JsonFileApprovalStore } from "../../fs/trust/trust_files.ts";
 
 /**
@@ -45,11 +46,25 @@ export function runOptions(args: Args): RunScriptOptions {
     return value === undefined ? {} : { [key]: value };
   };
   const cwd = args.flags.get("--cwd");
+  const out = args.flags.get("--out");
+  const unbounded: Unbounded[] = [];
+  for (const list of args.repeated.get("--allow-unbounded") ?? []) {
+    for (const name of list.split(",")) {
+      if (!(UNBOUNDED_LIMITS as readonly string[]).includes(name)) {
+        throw new UsageError(
+          `--allow-unbounded takes ${UNBOUNDED_LIMITS.join(", ")}, got "${esc(name)}"`,
+        );
+      }
+      unbounded.push(name as Unbounded);
+    }
+  }
   const approvals = args.flags.get("--approvals");
   const lock = args.flags.get("--lockfile");
   return {
     ...discoveryFlags(args).safety,
     ...(cwd === undefined ? {} : { cwd: resolve(cwd) }),
+    ...(out === undefined ? {} : { out: resolve(out) }),
+    ...(unbounded.length === 0 ? {} : { allowUnbounded: unbounded }),
     ...(lock === undefined ? {} : { lock: resolve(lock) }),
     ...(approvals === undefined ? {} : { approvals: new JsonFileApprovalStore(approvals) }),
     network: args.switches.has("--allow-net"),
@@ -71,7 +86,9 @@ export function runOptions(args: Args): RunScriptOptions {
 
 /**
  * Run `skillset run <skill-dir> <path> [-- args…]`, or with `--root`,
- * `skillset run --root scope=path <name> <path> [-- args…]`.
+ * `skillset run --root scope=path <name> <path> [-- args…]`; a first
+ * argument with a slash is a folder even with roots (a project config gives
+ * them to every command).
  *
  * @param argv The arguments after the program name (`run` first).
  * @param io Where to write.
@@ -93,11 +110,15 @@ export async function runRunCli(
   const load = discoveryFlags(args);
   const roots = args.repeated.get("--root") ?? [];
   let skill;
-  if (roots.length > 0) {
+  // A skill's name is one plain segment: with a slash it is a folder, whatever roots a config gives.
+  if (roots.length > 0 && !/[\\/]/.test(first)) {
     const { discovery } = listDiscovery([], roots, load);
     skill = discovery.bundle(first);
     if (skill === undefined) {
-      throw new UsageError(`run: no skill named "${esc(first)}" under the roots given`);
+      throw new UsageError(
+        `run: no skill named "${esc(first)}" under the roots given (a skill folder's path, ` +
+          `such as ./${esc(first)}, runs it from there)`,
+      );
     }
   } else {
     skill = loadSkillFolder(first, { resourceClasses: load.resourceClasses, safety: load.safety });
@@ -140,6 +161,17 @@ export function summary(run: ScriptRun): string {
   if (run.grants.write_paths.length > 0) notes.push(`writes ${run.grants.write_paths.join(", ")}`);
   if (run.grants.env.length > 0) notes.push(`env ${run.grants.env.join(", ")}`);
   if (run.grants.cwd !== null) notes.push(`in ${run.grants.cwd}`);
+  if (run.out !== null) {
+    notes.push(
+      `${run.out.files} files (${run.out.bytes} bytes) copied to ${run.out.dir}` +
+        (run.out.left_out > 0 ? `, ${run.out.left_out} left out` : ""),
+    );
+  }
+  const unbounded = (["memory_bytes", "processes", "cpu_seconds", "file_bytes"] as const)
+    .filter((k) => run.limits[k] === null);
+  if (run.sandbox !== "none" && unbounded.length > 0) {
+    notes.push(`unbounded: ${unbounded.join(", ")}`);
+  }
   if (run.stdout_truncated > 0) notes.push(`stdout: ${run.stdout_truncated} more characters cut`);
   if (run.stderr_truncated > 0) notes.push(`stderr: ${run.stderr_truncated} more characters cut`);
   return `skillset run: ${esc(run.skill)} ${esc(run.path)}: ${ended} (${esc(notes.join("; "))})`;

@@ -21,8 +21,14 @@ export const RUN_VALUE_FLAGS: readonly string[] = [
   "--file-bytes",
   "--max-output-chars",
   "--sandbox",
+  "--allow-unbounded",
 ];
 /** The run flags that may be given more than once. */
-export const RUN_REPEATED_FLAGS: readonly string[] = ["--allow-read", "--allow-write", "--env"];
+export const RUN_REPEATED_FLAGS: readonly string[] = [
+  "--allow-read",
+  "--allow-write",
+  "--env",
+  "--allow-unbounded",
+];
 /** The run switches. */
 export const RUN_SWITCHES: readonly string[] = ["--allow-net", "--dangerously-run-unsandboxed"];

@@ -89,7 +89,7 @@ export function decideAccess(
  * @param path The normalised path.
  * @param resourceClass Its class.
  * @param flags The two switches.
- * @param operation `read` or `list`.
+ * @param operation `read`, `list` or `run`.
  * @throws {ExecutionError} When the gate refuses.
  */
 export function assertAccess(
@@ -122,7 +122,7 @@ export function outsideRoot(
     }: it does not lead to a regular file inside the skill folder`,
     {
       path,
-      operation: "read",
+      operation: verb,
       global_safety: flags.global_safety !== false,
       skill_safety: flags.skill_safety !== false,
     },

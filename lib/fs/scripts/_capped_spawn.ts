@@ -3,16 +3,21 @@
  * nothing waits on a prompt), no descriptor the host was started with (each
  * becomes `/dev/null`), stdout and stderr each kept up to a number of
  * characters (the rest counted, never stored), and a wall-clock timeout that
- * kills the child's whole process group with `SIGKILL`. The runner of skill
- * scripts (`run_script.ts`) wraps its sandbox in this.
+ * kills the child's whole process tree with `SIGKILL` — and, when the child
+ * ends, whatever it left running. The tree is the child's cgroup where the
+ * machine lets this process make one (`_cgroup.ts`: a process can leave its
+ * process group and session, not its cgroup), else its process group and the
+ * descendants found in `/proc`. The runner of skill scripts
+ * (`run_script.ts`) wraps its sandbox in this, the lifecycle its git.
  *
  * Folder `lib/fs/scripts/` — running a skill's scripts: the sandbox, capped spawns, snapshots.
  *
  * @module
  */
 import { spawn } from "node:child_process";
-import { closeSync, openSync, readdirSync, readFileSync } from "node:fs";
+import { accessSync, closeSync, constants, openSync, readdirSync, readFileSync } from "node:fs";
 import process from "node:process";
+import { openCgroup, type RunCgroup } from "./_cgroup.ts";
 
 /** What to run and its bounds. */
 export interface CappedSpawn {
@@ -26,6 +31,11 @@ export interface CappedSpawn {
   readonly timeoutMs: number;
   /** Characters kept of stdout, and of stderr. */
   readonly maxOutputChars: number;
+  /**
+   * The cgroup the child runs in (the caller removes it); default one made
+   * for this spawn, only to find the tree, removed after.
+   */
+  readonly cgroup?: RunCgroup;
 }
 
 /** How it ended. */
@@ -87,7 +97,26 @@ function isHighSurrogate(unit: number): boolean {
  * @returns How it ended and what it printed.
  */
 export function cappedSpawn(plan: CappedSpawn): Promise<CappedOutcome> {
-  return new Promise((resolve) => {
+  const program = findProgram(plan.argv[0]!, plan.env["PATH"]);
+  if (program === null) {
+    return Promise.resolve(Object.freeze({
+      exitCode: 127,
+      signal: null,
+      timedOut: false,
+      stdout: "",
+      stderr: `Cannot start ${plan.argv[0]}: no such program\n`,
+      stdoutDropped: 0,
+      stderrDropped: 0,
+    }));
+  }
+  const own = plan.cgroup === undefined ? openCgroup({}) : null;
+  const cgroup = plan.cgroup ?? own!;
+  const sh = cgroup.tracks ? findProgram("/bin/sh", undefined) : null;
+  const argv = sh === null ? [program, ...plan.argv.slice(1)] : cgroup.wrap(sh, [
+    program,
+    ...plan.argv.slice(1),
+  ]);
+  return new Promise<CappedOutcome>((resolve) => {
     const out = new CappedText(plan.maxOutputChars);
     const err = new CappedText(plan.maxOutputChars);
     let timedOut = false;
@@ -108,7 +137,7 @@ export function cappedSpawn(plan: CappedSpawn): Promise<CappedOutcome> {
     };
     let child;
     try {
-      child = spawn(plan.argv[0]!, plan.argv.slice(1), {
+      child = spawn(argv[0]!, argv.slice(1), {
         cwd: plan.cwd,
         env: { ...plan.env },
         stdio,
@@ -121,15 +150,16 @@ export function cappedSpawn(plan: CappedSpawn): Promise<CappedOutcome> {
     }
     const killTree = (): void => {
       if (child.pid === undefined) return;
-      try {
-        process.kill(-child.pid, "SIGKILL");
-      } catch {
+      // Found before the first kill: once a process dies, its children are no longer its.
+      const below = sh === null ? descendants(child.pid) : [];
+      for (const target of [-child.pid, child.pid, ...below]) {
         try {
-          child.kill("SIGKILL");
+          process.kill(target, "SIGKILL");
         } catch {
           // Already gone.
         }
       }
+      cgroup.kill();
     };
     const timer = setTimeout(() => {
       timedOut = true;
@@ -163,7 +193,57 @@ export function cappedSpawn(plan: CappedSpawn): Promise<CappedOutcome> {
     // The script is done: anything it left running in its group goes now, so the pipes close.
     child.on("exit", killTree);
     child.on("close", (code: number | null, signal: NodeJS.Signals | null) => finish(code, signal));
-  });
+  }).finally(() => own?.remove());
+}
+
+/** A program's path: as given when it holds a `/`, else the first on `path`; `null` when none runs. */
+function findProgram(name: string, path: string | undefined): string | null {
+  const runs = (file: string) => {
+    try {
+      accessSync(file, constants.X_OK);
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  if (name.includes("/")) return runs(name) ? name : null;
+  for (const dir of (path ?? "").split(":")) {
+    if (dir.startsWith("/") && runs(`${dir}/${name}`)) return `${dir}/${name}`;
+  }
+  return null;
+}
+
+/** Every process below `pid` now, from the parent links in `/proc` (Linux; elsewhere none). */
+function descendants(pid: number): number[] {
+  const children = new Map<number, number[]>();
+  let names: string[];
+  try {
+    names = readdirSync("/proc");
+  } catch {
+    return [];
+  }
+  for (const name of names) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const stat = readFileSync(`/proc/${name}/stat`, "utf8");
+      // The name in parentheses may hold spaces and parentheses: the fields follow the last ")".
+      const parent = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
+      const list = children.get(parent);
+      if (list === undefined) children.set(parent, [Number(name)]);
+      else list.push(Number(name));
+    } catch {
+      // Ended meanwhile.
+    }
+  }
+  const out: number[] = [];
+  const stack = [pid];
+  while (stack.length > 0) {
+    for (const child of children.get(stack.pop()!) ?? []) {
+      out.push(child);
+      stack.push(child);
+    }
+  }
+  return out;
 }
 
 /**

@@ -21,6 +21,7 @@ import {
 import { spawnSync } from "node:child_process";
 import process from "node:process";
 import { pathToFileURL } from "node:url";
+import { SANDBOX_GID } from "./_run_limits.ts";
 
 /** Where the skill is inside the sandbox (read-only). */
 export const SANDBOX_SKILL = "/skill";
@@ -70,8 +71,8 @@ const ETC_ENTRIES: readonly string[] = [
 /** What name resolution needs once the network is granted. */
 const ETC_NETWORK: readonly string[] = ["resolv.conf", "hosts", "host.conf", "gai.conf"];
 
-/** The user the sandbox runs as when skillset runs as root (so the process limit holds). */
-export const SANDBOX_UID = 65534;
+/** The open files of one process in the sandbox (`memfd` files, each under the file-size limit, included). */
+export const SANDBOX_OPEN_FILES = 256;
 
 /** The sandbox's tools on this machine (`null`: missing). */
 export interface SandboxTools {
@@ -235,6 +236,8 @@ export interface Limits {
 /** What a bubblewrap run binds and grants. */
 export interface BubblewrapPlan {
   readonly tools: SandboxTools;
+  /** As root, the uid the sandbox runs as (the run's own, so its process limit is its own). */
+  readonly uid: number;
   /** The skill's files on the host (bound read-only at {@linkcode SANDBOX_SKILL}). */
   readonly skill: string;
   /** The working folder on the host (bound writable at {@linkcode SANDBOX_WORK}). */
@@ -256,6 +259,11 @@ export interface BubblewrapPlan {
   readonly limits: Limits;
   /** The command inside the sandbox. */
   readonly command: readonly string[];
+  /**
+   * Whether what it writes is writable by its group too (umask 002): in a
+   * host folder, the next run — another uid, the same group — may change it.
+   */
+  readonly groupWrites?: boolean;
 }
 
 /** Whether this process runs as root (then the sandbox leaves root first). */
@@ -269,8 +277,9 @@ export function isRoot(): boolean {
  * and a few files of `/etc` read-only, a fresh `/proc` and `/dev`, the skill
  * read-only, the working and temporary folders writable, no home folder;
  * inside, `prlimit` sets the limits and runs the command. As root, `setpriv`
- * first becomes user 65534, so the process limit holds (the kernel does not
- * apply it to root).
+ * first becomes the run's own user (`plan.uid`, group 65534, no other
+ * groups), so the process limit holds (the kernel does not apply it to root)
+ * and is the run's alone.
  *
  * @param plan What to bind and run.
  * @returns The command line.
@@ -281,8 +290,8 @@ export function bubblewrapArgv(plan: BubblewrapPlan): string[] {
   if (isRoot()) {
     argv.push(
       tools.setpriv!,
-      `--reuid=${SANDBOX_UID}`,
-      `--regid=${SANDBOX_UID}`,
+      `--reuid=${plan.uid}`,
+      `--regid=${SANDBOX_GID}`,
       "--clear-groups",
       "--",
     );
@@ -345,7 +354,9 @@ export function bubblewrapArgv(plan: BubblewrapPlan): string[] {
   argv.push("--remount-ro", "/dev", "--remount-ro", "/");
   argv.push("--clearenv");
   for (const [name, value] of Object.entries(plan.env)) argv.push("--setenv", name, value);
-  argv.push("--chdir", SANDBOX_WORK, "--", ...prlimitArgv(tools.prlimit!, limits), ...plan.command);
+  argv.push("--chdir", SANDBOX_WORK, "--");
+  if (plan.groupWrites === true) argv.push("/bin/sh", "-c", 'umask 002 && exec "$@"', "sh");
+  argv.push(...prlimitArgv(tools.prlimit!, limits), ...plan.command);
   return argv;
 }
 
@@ -370,6 +381,7 @@ function prlimitArgv(prlimit: string, limits: Limits): string[] {
     ...(limits.memoryBytes === null ? [] : [`--as=${limits.memoryBytes}`]),
     `--nproc=${limits.processes}`,
     `--fsize=${limits.fileBytes}`,
+    `--nofile=${SANDBOX_OPEN_FILES}`,
     "--core=0",
     "--",
   ];

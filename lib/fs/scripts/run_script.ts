@@ -13,29 +13,24 @@
  *
  * @module
  */
-import {
-  chmodSync,
-  chownSync,
-  mkdirSync,
-  mkdtempSync,
-  rmSync,
-  statSync,
-  writeFileSync,
-} from "node:fs";
+import { chmodSync, chownSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { isAbsolute, join } from "node:path";
+import { join } from "node:path";
 import type { SkillBundle } from "../../core/resources/bundle.ts";
 import { ResourceNotFoundError } from "../../core/errors.ts";
 import { outsideRoot } from "../../core/resources/gate.ts";
 import { assertAccess, type SafetyFlags } from "../../core/resources/gate.ts";
 import { classifyResource, normalizeResourcePath } from "../../core/resources/resource_path.ts";
 import { type ScriptInterpreter, scriptInterpreter } from "../../core/resources/script_kind.ts";
-import type { ApprovalStore } from "../../core/trust/approval.ts";
 import { approvalChanges, decideApproval } from "../../core/trust/approval.ts";
 import { sha256Digest } from "../../core/trust/digest.ts";
-import { type Lockfile, lockKey } from "../../core/trust/lockfile.ts";
+import { lockKey } from "../../core/trust/lockfile.ts";
 import type { SkillManifest } from "../../core/trust/manifest.ts";
 import { cappedSpawn } from "./_capped_spawn.ts";
+import { openCgroup } from "./_cgroup.ts";
+import { type CopiedOut, copyOut } from "./_copy_out.ts";
+import { checkOptions, type RunScriptOptions } from "./_run_options.ts";
+import { heldLimits, refuseUnheld, SANDBOX_GID, takeRunUid, unwritableBy } from "./_run_limits.ts";
 import { manifestOf, readSkill, writeSnapshot } from "./_skill_snapshot.ts";
 import {
   bubblewrapArgv,
@@ -49,7 +44,6 @@ import {
   SANDBOX_RUNTIME,
   SANDBOX_SKILL,
   SANDBOX_TMP,
-  SANDBOX_UID,
   SANDBOX_WORK,
   sandboxTools,
   systemProgram,
@@ -59,71 +53,7 @@ import { loadLock, lockMismatch } from "../trust/trust.ts";
 import { otherEntries } from "../trust/_trust_entries.ts";
 import { FILE_ORIGIN } from "../trust/trust_files.ts";
 
-/** The defaults of {@linkcode RunScriptOptions}' limits. */
-export const DEFAULT_SCRIPT_LIMITS: Readonly<{
-  timeoutMs: number;
-  cpuSeconds: number;
-  memoryBytes: number;
-  processes: number;
-  fileBytes: number;
-  maxOutputChars: number;
-  maxSkillBytes: number;
-}> = Object.freeze({
-  timeoutMs: 30_000,
-  cpuSeconds: 30,
-  memoryBytes: 2 * 1024 ** 3,
-  processes: 64,
-  fileBytes: 64 * 1024 ** 2,
-  maxOutputChars: 30_000,
-  maxSkillBytes: 64 * 1024 ** 2,
-});
-
-/** Options of {@linkcode runSkillScript}: the gate, trust, grants, limits and the sandbox. */
-export interface RunScriptOptions extends SafetyFlags {
-  /** A lockfile (or its path): the skill must match its entry, byte for byte. */
-  readonly lock?: Lockfile | string;
-  /** Where the lockfile's sources are relative to; default the lockfile's folder. */
-  readonly lockBase?: string;
-  /** Approvals: the skill must be approved at its current digest. Required for a skill served over MCP. */
-  readonly approvals?: ApprovalStore;
-  /** A host folder to run in (bound writable), instead of a fresh empty one that is removed after. */
-  readonly cwd?: string;
-  /** Share the host's network. Default false: no network at all. */
-  readonly network?: boolean;
-  /** Host paths (absolute) the script may read, at the same place. */
-  readonly readPaths?: readonly string[];
-  /** Host paths (absolute) the script may write, at the same place. */
-  readonly writePaths?: readonly string[];
-  /** Environment variables given to the script, beyond the fixed set. */
-  readonly env?: ReadonlyMap<string, string> | Readonly<Record<string, string>>;
-  /** Wall-clock milliseconds before the whole process tree is killed; default 30,000. */
-  readonly timeoutMs?: number;
-  /** CPU seconds; default 30. */
-  readonly cpuSeconds?: number;
-  /** Bytes of address space (heap size for Deno); default 2 GiB. */
-  readonly memoryBytes?: number;
-  /** Processes and threads; default 64. */
-  readonly processes?: number;
-  /**
-   * The largest file the script may write, and what a fresh working folder and
-   * `/tmp` hold in all (bubblewrap 0.8 or later); default 64 MiB.
-   */
-  readonly fileBytes?: number;
-  /** Characters kept of stdout, and of stderr (the rest is counted); default 30,000. */
-  readonly maxOutputChars?: number;
-  /** The most bytes of skill files copied into the sandbox; default 64 MiB. */
-  readonly maxSkillBytes?: number;
-  /**
-   * `"auto"` (the default): bubblewrap, else Deno's permissions for
-   * JavaScript and TypeScript; `"bubblewrap"` or `"deno"` to insist on one.
-   */
-  readonly sandbox?: "auto" | "bubblewrap" | "deno";
-  /**
-   * Run with no sandbox at all (limits of time and output still apply): the
-   * script can read and write whatever this process can. Never the default.
-   */
-  readonly dangerouslyRunUnsandboxed?: boolean;
-}
+export { DEFAULT_SCRIPT_LIMITS, type RunScriptOptions } from "./_run_options.ts";
 
 /** What the host granted a run, as it was applied. */
 export interface ScriptGrants {
@@ -169,10 +99,10 @@ export interface ScriptRun {
   readonly stderr_truncated: number;
   /** What the host granted. */
   readonly grants: ScriptGrants;
-  /** The limits it ran under. */
   /**
-   * The limits it ran under; `null` for one that did not hold (under Deno's
-   * permissions only the heap is limited, unsandboxed only the JavaScript heap).
+   * The limits it ran under; `null` for one that did not hold: memory only
+   * holds through a cgroup of the run's own, CPU and file size only in
+   * bubblewrap, processes in bubblewrap or through the cgroup.
    */
   readonly limits: {
     readonly timeout_ms: number;
@@ -182,6 +112,10 @@ export interface ScriptRun {
     readonly file_bytes: number | null;
     readonly max_output_chars: number;
   };
+  /** The most memory the run held at once, from its cgroup's counter (`null`: no cgroup). */
+  readonly peak_memory_bytes: number | null;
+  /** What was copied back into `out`, or `null` without `out`. */
+  readonly out: CopiedOut | null;
 }
 
 /**
@@ -261,7 +195,7 @@ export async function runSkillScript(
     skill_safety: options.skill_safety !== false,
   };
   const normal = normalizeResourcePath(path);
-  assertAccess(normal, classifyResource(normal, skill.resource_classes), flags, "read");
+  assertAccess(normal, classifyResource(normal, skill.resource_classes), flags, "run");
   const file = skill.files.get(normal);
   if (file === undefined) throw new ResourceNotFoundError(skill.name, normal);
   if (file.outside_root === true) throw outsideRoot(normal, flags, "run");
@@ -283,7 +217,7 @@ export async function runSkillScript(
   const script = files.get(normal);
   if (script === undefined || !script.visible) {
     // The file's real path is in a folder the gate refuses (a link into it).
-    assertAccess(normal, "nonstandard", flags, "read");
+    assertAccess(normal, "nonstandard", flags, "run");
     throw outsideRoot(normal, flags, "run");
   }
   const digest = await sha256Digest(script.bytes);
@@ -324,14 +258,36 @@ export async function runSkillScript(
         }: ${kind.interpreter} is not installed in /usr/bin or /bin`,
       );
     })();
+  const inside = mode === "bubblewrap";
+  // As root, the sandbox runs as a user of the run's own: its process limit is no other run's.
+  const user = inside && isRoot() ? takeRunUid() : null;
+  if (user !== null && options.cwd !== undefined) {
+    const why = unwritableBy(options.cwd, user.uid);
+    if (why !== null) {
+      user.release();
+      const dir = JSON.stringify(options.cwd);
+      throw refuse(
+        "CWD_NOT_WRITABLE",
+        `Cannot run in ${dir}: the sandbox runs as a user of its own (group ${SANDBOX_GID}) and ` +
+          `${why}; let group ${SANDBOX_GID} in (chgrp ${SANDBOX_GID} ${dir} && chmod g+rwx ${dir}), ` +
+          `or run without cwd and copy its files back with out`,
+      );
+    }
+  }
+  const cgroup = openCgroup({
+    memoryBytes: settings.limits.memoryBytes,
+    processes: settings.limits.processes,
+  });
   const base = mkdtempSync(join(tmpdir(), "skillset-run-"));
   try {
+    const held = heldLimits(mode, cgroup, settings.limits);
+    refuseUnheld(held, settings.asked, settings.accepted, skill.name, normal, mode);
     chmodSync(base, 0o711);
     const skillDir = join(base, "skill");
     writeSnapshot(skillDir, files);
-    const work = options.cwd ?? makePrivate(join(base, "work"), mode);
-    const tmp = makePrivate(join(base, "tmp"), mode);
-    const inside = mode === "bubblewrap";
+    const owner = user === null ? null : user.uid;
+    const work = options.cwd ?? makePrivate(join(base, "work"), owner);
+    const tmp = makePrivate(join(base, "tmp"), owner);
     const where = {
       skill: inside ? SANDBOX_SKILL : skillDir,
       work: inside ? SANDBOX_WORK : work,
@@ -376,9 +332,11 @@ export async function runSkillScript(
     const argv = inside
       ? bubblewrapArgv({
         tools,
+        uid: owner ?? 0,
         skill: skillDir,
         work,
-        freshWork: options.cwd === undefined,
+        // With out, the working folder stays on the host to be copied back.
+        freshWork: options.cwd === undefined && options.out === undefined,
         tmp,
         ...(program === null ? { runtimeBinary: runtime().path } : {}),
         readPaths: settings.grants.readPaths,
@@ -387,6 +345,8 @@ export async function runSkillScript(
         env,
         limits,
         command,
+        groupWrites: user !== null &&
+          (options.cwd !== undefined || settings.grants.writePaths.length > 0),
       })
       : command;
     const outcome = await cappedSpawn({
@@ -395,7 +355,14 @@ export async function runSkillScript(
       cwd: inside ? base : work,
       timeoutMs: settings.limits.timeoutMs,
       maxOutputChars: settings.limits.maxOutputChars,
+      cgroup,
     });
+    // Every process of the run is gone (the cgroup, else the process group, was killed).
+    const peak = cgroup.peakMemory();
+    cgroup.remove();
+    const out = options.out === undefined
+      ? null
+      : copyOut(work, options.out, settings.limits.fileBytes);
     return Object.freeze({
       skill: skill.name,
       path: normal,
@@ -419,83 +386,17 @@ export async function runSkillScript(
       }),
       limits: Object.freeze({
         timeout_ms: settings.limits.timeoutMs,
-        // Only bubblewrap's prlimit sets these; Deno and the runtimes limit their heap alone.
-        cpu_seconds: inside ? settings.limits.cpuSeconds : null,
-        memory_bytes: inside || program === null ? settings.limits.memoryBytes : null,
-        processes: inside ? settings.limits.processes : null,
-        file_bytes: inside ? settings.limits.fileBytes : null,
+        ...held,
         max_output_chars: settings.limits.maxOutputChars,
       }),
+      peak_memory_bytes: peak,
+      out,
     });
   } finally {
+    cgroup.remove();
+    user?.release();
     rmSync(base, { recursive: true, force: true });
   }
-}
-
-/** The options, checked, with their defaults. */
-function checkOptions(args: readonly string[], options: RunScriptOptions) {
-  if (!Array.isArray(args) || args.some((a) => typeof a !== "string" || a.includes("\0"))) {
-    throw new TypeError("args must be a list of strings without NUL characters");
-  }
-  const whole = (name: keyof typeof DEFAULT_SCRIPT_LIMITS): number => {
-    const value = (options as Record<string, unknown>)[name] ?? DEFAULT_SCRIPT_LIMITS[name];
-    // A timer longer than 2^31 - 1 ms fires at once.
-    const max = name === "timeoutMs" ? 2 ** 31 - 1 : Number.MAX_SAFE_INTEGER;
-    if (typeof value !== "number" || !Number.isSafeInteger(value) || value < 1 || value > max) {
-      throw new RangeError(`${name} must be a whole number from 1 to ${max}, got ${String(value)}`);
-    }
-    return value;
-  };
-  const paths = (name: "readPaths" | "writePaths"): readonly string[] => {
-    const list = options[name] ?? [];
-    for (const p of list) {
-      if (typeof p !== "string" || !isAbsolute(p) || /[\0,]/.test(p)) {
-        throw new RangeError(
-          `${name} must hold absolute paths without commas, got ${JSON.stringify(p)}`,
-        );
-      }
-    }
-    return Object.freeze([...list]);
-  };
-  if (
-    options.cwd !== undefined && (typeof options.cwd !== "string" || !isAbsolute(options.cwd) ||
-      /[\0,]/.test(options.cwd) ||
-      statSync(options.cwd, { throwIfNoEntry: false })?.isDirectory() !== true)
-  ) {
-    throw new RangeError(
-      `cwd must be an existing folder's absolute path, got ${JSON.stringify(options.cwd)}`,
-    );
-  }
-  const env = new Map<string, string>(
-    options.env instanceof Map ? options.env : Object.entries(options.env ?? {}),
-  );
-  for (const [name, value] of env) {
-    if (
-      !/^[A-Za-z_][A-Za-z0-9_]*$/.test(name) || typeof value !== "string" || value.includes("\0")
-    ) {
-      throw new RangeError(
-        `env must map names to strings without NUL characters, got ${JSON.stringify(name)}`,
-      );
-    }
-  }
-  return {
-    limits: {
-      timeoutMs: whole("timeoutMs"),
-      cpuSeconds: whole("cpuSeconds"),
-      memoryBytes: whole("memoryBytes"),
-      processes: whole("processes"),
-      fileBytes: whole("fileBytes"),
-      maxOutputChars: whole("maxOutputChars"),
-    },
-    maxSkillBytes: whole("maxSkillBytes"),
-    grants: {
-      network: options.network === true,
-      readPaths: paths("readPaths"),
-      writePaths: paths("writePaths"),
-      env: [...env.keys()],
-    },
-    env,
-  };
 }
 
 /** Which sandbox runs the script, or why none can. */
@@ -515,15 +416,22 @@ function chooseSandbox(
   if (want !== "deno" && missing.length === 0) return "bubblewrap";
   const js = interpreter === "runtime";
   if (want !== "bubblewrap" && js && tools.deno !== null) return "deno";
+  if (want === "deno" && !js) {
+    throw refuse(
+      "SANDBOX_UNAVAILABLE",
+      `No sandbox to run ${JSON.stringify(path)}: Deno's permissions sandbox only JavaScript and ` +
+        `TypeScript, and this script needs ${interpreter} (use the bubblewrap sandbox${
+          missing.length === 0 ? "" : `, which needs ${missing.join(", ")}`
+        })`,
+    );
+  }
   if (want === "deno") missing.splice(0, missing.length);
   if (js && want !== "bubblewrap" && tools.deno === null) missing.push("deno");
   throw refuse(
     "SANDBOX_UNAVAILABLE",
     `No sandbox to run ${JSON.stringify(path)}: ${missing.join(", ")} ${
       missing.length === 1 ? "is" : "are"
-    } missing${
-      want === "deno" && !js ? " (Deno's permissions sandbox only JavaScript and TypeScript)" : ""
-    }`,
+    } missing`,
   );
 }
 
@@ -573,8 +481,8 @@ async function checkTrust(
 }
 
 /** A fresh folder only the script's user may use (as root, the sandbox's user owns it). */
-function makePrivate(path: string, mode: "bubblewrap" | "deno" | "none"): string {
+function makePrivate(path: string, owner: number | null): string {
   mkdirSync(path, { mode: 0o700 });
-  if (mode === "bubblewrap" && isRoot()) chownSync(path, SANDBOX_UID, SANDBOX_UID);
+  if (owner !== null) chownSync(path, owner, SANDBOX_GID);
   return path;
 }

@@ -1,6 +1,7 @@
 /**
  * The error of running a skill's script: refused before it starts (no
- * sandbox, no known interpreter, no approval, a lock mismatch, too large).
+ * sandbox, no known interpreter, no approval, a lock mismatch, too large, a
+ * limit that cannot hold, a working folder the sandbox cannot write).
  * What the script itself does — a non-zero exit, a signal, a timeout — is
  * a result, not an error.
  *
@@ -17,7 +18,9 @@ export type ScriptRunCode =
   | "INTERPRETER_MISSING"
   | "NOT_APPROVED"
   | "LOCK_MISMATCH"
-  | "SKILL_TOO_LARGE";
+  | "SKILL_TOO_LARGE"
+  | "LIMIT_UNAVAILABLE"
+  | "CWD_NOT_WRITABLE";
 
 /**
  * A skill's script was not run: no sandbox on this machine
@@ -25,8 +28,11 @@ export type ScriptRunCode =
  * its extension names a known interpreter (`UNKNOWN_INTERPRETER`), the
  * interpreter is not installed (`INTERPRETER_MISSING`), the skill is not
  * approved at its current digest or comes over MCP without an approval
- * (`NOT_APPROVED`), it differs from its lockfile entry (`LOCK_MISMATCH`), or
- * its files are over the size limit (`SKILL_TOO_LARGE`).
+ * (`NOT_APPROVED`), it differs from its lockfile entry (`LOCK_MISMATCH`),
+ * its files are over the size limit (`SKILL_TOO_LARGE`), a limit the caller
+ * set cannot be enforced on this machine and was not accepted unbounded
+ * (`LIMIT_UNAVAILABLE`, naming it), or the sandbox's user cannot write the
+ * host working folder (`CWD_NOT_WRITABLE`, saying how to let it).
  *
  * @example
  * ```ts

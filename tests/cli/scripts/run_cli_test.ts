@@ -76,7 +76,7 @@ describe("skillset run", () => {
     put(dir, "private/x.py", "print('gated')\n");
     const result = cli(["run", "--root", `project=${root}`, "skill-creator", "private/x.py"]);
     assert.equal(result.code, 1);
-    assert.match(result.stderr, /Refused to read non-standard resource "private\/x\.py"/);
+    assert.match(result.stderr, /Refused to run non-standard resource "private\/x\.py"/);
   });
 
   it(

@@ -22,6 +22,7 @@ import { createBundle, type ResourceFile, ResourceReadError } from "../../../mod
 import { ScriptRunError } from "../../../lib/fs/scripts/script_run_error.ts";
 import { loadSkillFolder } from "../../../lib/load.ts";
 import { _setSandboxTools, sandboxTools } from "../../../lib/fs/scripts/_sandbox.ts";
+import { _withoutCgroups } from "../../../lib/fs/scripts/_cgroup.ts";
 import { type RunScriptOptions, runSkillScript } from "../../../lib/fs/scripts/run_script.ts";
 import { sandboxMissing, skillFolder, tempFolders } from "../../_run.ts";
 
@@ -521,8 +522,9 @@ describe("attacks that hold (kept as regression tests)", { skip: NO_BWRAP }, () 
 });
 
 describe("the result: limits it claims", () => {
-  it("reports null for a limit that did not hold (no sandbox, or Deno's permissions)", async () => {
+  it("reports null for each limit that did not hold (no sandbox, no cgroup)", async () => {
     const restore = _setSandboxTools({ bwrap: null, deno: null });
+    const cgroups = _withoutCgroups();
     try {
       const loose = await runIn({ "scripts/a.sh": "echo a\n" }, "scripts/a.sh", [], {
         dangerouslyRunUnsandboxed: true,
@@ -536,26 +538,36 @@ describe("the result: limits it claims", () => {
         null,
       ]);
       assert.equal(loose.limits.timeout_ms, 30_000);
+      assert.equal(loose.peak_memory_bytes, null);
     } finally {
+      cgroups();
       restore();
     }
   });
 
-  it("under Deno's permissions, only the heap", { skip: NO_DENO }, async () => {
-    const restore = _setSandboxTools({ bwrap: null, deno: DENO });
-    try {
-      const run = await runIn({ "scripts/a.mjs": "console.log(1)\n" }, "scripts/a.mjs", [], {
-        sandbox: "deno",
-      });
-      const { cpu_seconds, memory_bytes, processes, file_bytes } = run.limits;
-      assert.deepEqual([cpu_seconds, memory_bytes, processes, file_bytes], [
-        null,
-        2 * 1024 ** 3,
-        null,
-        null,
-      ]);
-    } finally {
-      restore();
-    }
-  });
+  it(
+    "under Deno's permissions without a cgroup: null for memory (off-heap buffers are not the heap)",
+    {
+      skip: NO_DENO,
+    },
+    async () => {
+      const restore = _setSandboxTools({ bwrap: null, deno: DENO });
+      const cgroups = _withoutCgroups();
+      try {
+        const run = await runIn({ "scripts/a.mjs": "console.log(1)\n" }, "scripts/a.mjs", [], {
+          sandbox: "deno",
+        });
+        const { cpu_seconds, memory_bytes, processes, file_bytes } = run.limits;
+        assert.deepEqual([cpu_seconds, memory_bytes, processes, file_bytes], [
+          null,
+          null,
+          null,
+          null,
+        ]);
+      } finally {
+        cgroups();
+        restore();
+      }
+    },
+  );
 });

@@ -80,7 +80,7 @@ describe("runSkillScript: what may run", () => {
       (e: unknown) =>
         e instanceof ExecutionError && e.code === "ACCESS_REFUSED" &&
         e.message ===
-          'Refused to read non-standard resource "tools/x.sh": global safety is true, skill safety is true (both must be false)',
+          'Refused to run non-standard resource "tools/x.sh": global safety is true, skill safety is true (both must be false)',
     );
     // A link in scripts/ into the gated folder is classed by its real path too.
     await assert.rejects(runSkillScript(loaded, "scripts/via.sh"), ExecutionError);
