@@ -4,7 +4,7 @@
 // against the real program (git 2.39, npm 11, GNU find) before it went here.
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { codeRunningOptions, compileToolPolicy, decideToolCall } from "../../../mod.ts";
+import { compileToolPolicy, decideToolCall, unapprovedOption } from "../../../mod.ts";
 import { referenceShellWords } from "../../../lib/testing.ts";
 
 const restrict = (allowed: string, command: string, name = "Bash") =>
@@ -27,10 +27,12 @@ describe("tool policy attacks", () => {
       ]
     ) {
       assert.equal(restrict("Bash(git:*)", command), "deny", command);
-      assert.ok(codeRunningOptions(command.split(" ")).length > 0, command);
+      assert.notEqual(unapprovedOption(command.split(" ")), undefined, command);
     }
     assert.equal(restrict("Bash(git clone -c:*)", "git clone -c a=b ssh://x/y"), "allow");
-    assert.equal(restrict("Bash(git:*)", "git clone ssh://x/y"), "allow");
+    // clone is not in git's table: a pattern names it, and then its operands only.
+    assert.equal(restrict("Bash(git:*)", "git clone ssh://x/y"), "deny");
+    assert.equal(restrict("Bash(git clone:*)", "git clone ssh://x/y"), "allow");
     assert.equal(restrict("Bash(git:*)", "git switch -c topic"), "allow");
   });
 
@@ -46,7 +48,8 @@ describe("tool policy attacks", () => {
     ) {
       assert.equal(restrict("Bash(git:*)", command), "deny", command);
     }
-    assert.equal(restrict("Bash(git:*)", "git daemon --export-all"), "allow");
+    assert.equal(restrict("Bash(git:*)", "git daemon --export-all"), "deny"); // not in the table
+    assert.equal(restrict("Bash(git daemon --export-all:*)", "git daemon --export-all"), "allow");
   });
 
   it("git log --output writes .git/config, which the next git status runs (core.fsmonitor)", () => {
@@ -59,7 +62,8 @@ describe("tool policy attacks", () => {
     ) {
       assert.equal(restrict("Bash(git:*)", command), "deny", command);
     }
-    assert.equal(restrict("Bash(git:*)", "git diff --output-indicator-new=+"), "allow");
+    assert.equal(restrict("Bash(git:*)", "git diff --output-indicator-new=+"), "deny");
+    assert.equal(restrict("Bash(git:*)", "git diff --stat HEAD~1"), "allow");
     assert.equal(restrict("Bash(git log --output:*)", "git log --output x"), "allow");
   });
 
@@ -75,7 +79,7 @@ describe("tool policy attacks", () => {
     ) {
       assert.equal(restrict("Bash(man:*)", command), "deny", command);
     }
-    assert.equal(restrict("Bash(man:*)", "man -k printf"), "allow");
+    assert.equal(restrict("Bash(man:*)", "man -k printf"), "deny"); // man has no table: operands only
     assert.equal(restrict("Bash(man:*)", "man 3 printf"), "allow");
   });
 
@@ -86,18 +90,19 @@ describe("tool policy attacks", () => {
     assert.deepEqual(referenceShellWords("git a'b'c\"d\" e"), ["git", "abcd", "e"]);
   });
 
-  it("a documented limit: Bash(git:*) approves each step of writing a hook and running it", () => {
-    // Checked on git 2.39: the commit runs CMD. docs/tool-policy.md says so ("The limits").
+  it("Bash(git:*) no longer approves the steps of writing a hook; git commit still runs one", () => {
+    // Checked on git 2.39: the four steps write .git/hooks/pre-commit and the commit runs CMD.
+    // notes, update-index and checkout-index are not in git's table; commit is (a documented limit).
     for (
       const command of [
         "git notes add -m '#!/bin/sh' -m 'CMD'",
         "git update-index --add --cacheinfo 100755,4e1d98d6165dc1a75c199cb4bae12b1fc6b2cd0e,pre-commit",
         "git checkout-index --prefix=.git/hooks/ -f pre-commit",
-        "git commit -m x",
       ]
     ) {
-      assert.equal(restrict("Bash(git:*)", command), "allow", command);
+      assert.equal(restrict("Bash(git:*)", command), "deny", command);
     }
+    assert.equal(restrict("Bash(git:*)", "git commit -m x"), "allow");
   });
 
   it("npm reads a long option with one dash, and with underscores", () => {
