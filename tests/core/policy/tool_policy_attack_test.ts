@@ -6,6 +6,7 @@ import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { compileToolPolicy, decideToolCall, unapprovedOption } from "../../../mod.ts";
 import { referenceShellWords } from "../../../lib/testing.ts";
+import { fc, runs } from "../../_fc.ts";
 
 const restrict = (allowed: string, command: string, name = "Bash") =>
   decideToolCall({
@@ -169,6 +170,113 @@ describe("tool policy attacks", () => {
         assert.equal(call(called), "deny");
         assert.equal(call(granted), "allow");
       }
+    }
+  });
+});
+
+describe("options are code (issue 39): every spelling of a code-running option", () => {
+  /** [pattern, the words before the option, long name, short letter, value]. */
+  const families: readonly (readonly [string, string, string, string, string])[] = [
+    ["npm:*", "npm test", "node-options", "", "--import=data:x"],
+    ["npm test:*", "npm test", "script-shell", "", "sh"],
+    ["npm run:*", "npm run build", "prefix", "C", "/tmp/evil"],
+    ["pnpm:*", "pnpm test", "script-shell", "", "sh"],
+    ["zip:*", "zip out.zip a.txt", "unzip-command", "", "sh"],
+    ["sort:*", "sort -S 1K", "compress-program", "", "sh"],
+    ["tar:*", "tar -cf a.tar", "to-command", "", "sh"],
+    ["tar:*", "tar -cf a.tar", "use-compress-program", "I", "sh"],
+    ["tar:*", "tar -cf a.tar", "checkpoint-action", "", "exec=sh"],
+    ["tar:*", "tar -cf a.tar", "rsh-command", "", "sh"],
+    ["tar:*", "tar -cf a.tar", "info-script", "F", "sh"],
+    ["rg:*", "rg x", "pre", "", "sh"],
+    ["git:*", "git fetch", "upload-pack", "", "sh"],
+    ["git:*", "git push", "receive-pack", "", "sh"],
+    ["git:*", "git log", "output", "", ".git/config"],
+    ["git:*", "git grep x", "open-files-in-pager", "O", "sh"],
+    ["git:*", "git", "exec-path", "", "."],
+    ["git:*", "git", "config-env", "c", "core.pager=sh"],
+    ["go test:*", "go test", "toolexec", "", "sh"],
+    ["go test:*", "go test", "exec", "", "sh"],
+    ["cargo test:*", "cargo test", "config", "Z", "x"],
+    ["python3 -m pytest:*", "python3 -m pytest", "pdbcls", "p", "x"],
+  ];
+  const npmLike = (head: string) => head.startsWith("npm") || head.startsWith("pnpm");
+
+  it("none is allowed by a prefix pattern of its program, however it is written", () => {
+    const spelled = fc.constantFrom(...families).chain(([pattern, head, long, short, value]) =>
+      fc.record({
+        pattern: fc.constant(pattern),
+        head: fc.constant(head),
+        option: fc.oneof(
+          // An abbreviation (or the whole name), `=value` or the next word; one letter is npm's `-s`.
+          fc.tuple(fc.integer({ min: 2, max: long.length }), fc.boolean()).map(([n, eq]) =>
+            eq ? `--${long.slice(0, n)}=${value}` : `--${long.slice(0, n)} ${value}`
+          ),
+          // npm: any number of dashes, `_` for `-`, any case.
+          fc.tuple(fc.integer({ min: 1, max: 5 }), fc.boolean(), fc.boolean()).map(([d, u, up]) => {
+            let name = u ? long.replaceAll("-", "_") : long;
+            if (up) name = name.toUpperCase();
+            return npmLike(head) ? `${"-".repeat(d)}${name}=${value}` : `--${long}=${value}`;
+          }),
+          // A short letter alone, attached, or last in a cluster of safe flags.
+          fc.constantFrom("", "v", "q").map((flags) =>
+            short === "" ? `--${long}=${value}` : `-${flags}${short} ${value}`
+          ),
+        ),
+        operand: fc.constantFrom("", " a.txt", " -- x"),
+      })
+    );
+    fc.assert(
+      fc.property(spelled, ({ pattern, head, option, operand }) => {
+        const command = `${head} '${option.split(" ")[0]}'${
+          option.includes(" ") ? ` ${option.split(" ").slice(1).join(" ")}` : ""
+        }${operand}`;
+        assert.notEqual(restrict(`Bash(${pattern})`, command), "allow", command);
+      }),
+      runs(300),
+    );
+  });
+
+  it("tar's dashless first word, find's and test's whole words", () => {
+    for (
+      const command of ["tar cIf sh a.tar b", "tar xf a.tar --to-command=sh", "tar cFf sh a.tar b"]
+    ) {
+      assert.equal(restrict("Bash(tar:*)", command), "deny", command);
+    }
+    for (
+      const primary of [
+        "-exec",
+        "-execdir",
+        "-ok",
+        "-okdir",
+        "-fprint",
+        "-fprintf",
+        "-fls",
+        "-delete",
+      ]
+    ) {
+      assert.equal(restrict("Bash(find:*)", `find . ${primary} sh ';'`), "deny", primary);
+    }
+    assert.equal(restrict("Bash(test:*)", "test -f a.txt"), "allow");
+  });
+
+  it("the everyday commands of the issue are allowed", () => {
+    const everyday: readonly (readonly [string, string])[] = [
+      ["git:*", "git log --oneline -5"],
+      ["git diff:*", "git diff --stat HEAD~1"],
+      ["npm test:*", "npm test -- --watch=false"],
+      ["tar:*", "tar -czf out.tgz dir"],
+      ["sort:*", "sort -k 2,2 -t , data.csv"],
+      ["find:*", "find src -type f -newer package.json"],
+      ["rg:*", "rg -n TODO src"],
+      ["go test:*", "go test -run TestX -v ./pkg"],
+      ["cargo test:*", "cargo test --release"],
+      ["ls:*", "ls -la"],
+      ["grep:*", "grep -rn x src"],
+      ["python3 -m pytest:*", "python3 -m pytest -q -k slow"],
+    ];
+    for (const [pattern, command] of everyday) {
+      assert.equal(restrict(`Bash(${pattern})`, command), "allow", command);
     }
   });
 });
