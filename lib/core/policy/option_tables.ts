@@ -54,6 +54,12 @@ export interface OptionTableSpec {
   /** Whether the first word may be a cluster of options without a dash (`tar czf out.tgz dir`). */
   readonly dashlessFirst?: boolean;
   /**
+   * Whether `--` ends the options (the words after it are operands). Default:
+   * true for the `getopt` and `npm` styles, false for `go` and `word` (GNU find
+   * reads `find -- . -exec …`: `--` ends its own options, not the expression).
+   */
+  readonly dashDashEnds?: boolean;
+  /**
    * Whether the first operand ends the program's own options (an
    * interpreter's script: `python3 fill.py --in x` passes `--in x` to it).
    */
@@ -426,6 +432,8 @@ export const OPTION_TABLES: ReadonlyMap<string, OptionTableSpec> = new Map<
   ["tar", TAR_SPEC],
   ["zip", {
     style: "getopt",
+    // Info-ZIP's own parser: `--` is not relied on to end the options.
+    dashDashEnds: false,
     manual: "zip(1), Info-ZIP Zip 3.0: what to add and how to compress (never -T, which runs" +
       " unzip, nor -TT/--unzip-command, which names the command; a cluster holds only the" +
       " letters here, none of which starts one of zip's two-letter options)",
@@ -437,11 +445,13 @@ export const OPTION_TABLES: ReadonlyMap<string, OptionTableSpec> = new Map<
   }],
   ["unzip", {
     style: "getopt",
+    dashDashEnds: false,
     manual: "unzip(1), Info-ZIP UnZip 6.0: list, test and extract",
     options: "-l -v -t -q -o -n -j -d= -x= -p -C -L",
   }],
   ["jq", {
     style: "getopt",
+    dashDashEnds: false,
     manual: "jq 1.6 manual: output forms and named arguments (never -f/--from-file, which" +
       " reads the program from a file, nor -L, which chooses where modules come from)",
     options: [
@@ -500,7 +510,7 @@ export const OPTION_TABLES: ReadonlyMap<string, OptionTableSpec> = new Map<
     options:
       "-u --utc --universal -d= --date= -I=? --iso-8601=? -R --rfc-email --rfc-3339= -r=path --reference=path",
   }],
-  ["echo", { style: "getopt", manual: "bash(1), echo", options: "-n -e -E" }],
+  ["echo", { style: "getopt", manual: "bash(1), echo", options: "-n -e -E", dashDashEnds: false }],
   ["cd", { style: "getopt", manual: "bash(1), cd", options: "-L -P" }],
   ["pwd", { style: "getopt", manual: "bash(1), pwd", options: "-L -P" }],
   ["test", {

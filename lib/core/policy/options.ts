@@ -38,6 +38,7 @@ interface Table {
   readonly closed: boolean;
   readonly dashlessFirst: boolean;
   readonly operandEnds: boolean;
+  readonly dashDashEnds: boolean;
 }
 
 /** Compiled tables, by program name: what {@linkcode unapprovedOption} reads. */
@@ -52,6 +53,7 @@ const EMPTY: Table = {
   closed: false,
   dashlessFirst: false,
   operandEnds: false,
+  dashDashEnds: true,
 };
 
 /**
@@ -119,6 +121,7 @@ function compileTable(spec: OptionTableSpec, where: string): Table {
     closed: spec.closed === true,
     dashlessFirst: spec.dashlessFirst === true,
     operandEnds: spec.operandEnds === true,
+    dashDashEnds: spec.dashDashEnds ?? (spec.style === "getopt" || spec.style === "npm"),
   };
 }
 
@@ -181,7 +184,10 @@ export function unapprovedOption(
       if ((arity & 7) === PATH && w.includes(":")) return w;
       continue;
     }
-    if (w === "--") return undefined;
+    if (w === "--") {
+      if (t.dashDashEnds) return undefined;
+      continue;
+    }
     if (slot) {
       const sub = t.subcommands!.get(w);
       if (sub !== undefined) {

@@ -97,6 +97,9 @@ describe("shellWords: one simple command of literal words", () => {
     ["]", "ls a]"],
     ["~ at a word start", "ls ~/x"],
     ["~ after =", "git --dir=~/x"],
+    ["~ after : (bash expands it in an assignment-like word)", "echo PATH=a:~/b"],
+    ["~ after a quote", "echo 'a'~"],
+    ["~ after a non-ASCII letter", "echo é~"],
     ["braces", "echo {a,b}"],
     ["a comment", "git status #x"],
     ["history", "git !!"],
@@ -184,6 +187,12 @@ describe("shellWords: one simple command of literal words", () => {
     });
   });
 
+  it("~ inside a word, after a word character, is literal (bash and dash leave it)", () => {
+    assert.deepEqual(shellWords("git diff --stat HEAD~1"), ["git", "diff", "--stat", "HEAD~1"]);
+    assert.deepEqual(shellWords("git log main~~2 a-~"), ["git", "log", "main~~2", "a-~"]);
+    assert.equal(restrict("Bash(git diff:*)", "git diff --stat HEAD~1"), "allow");
+  });
+
   it("reads a long command in one pass", () => {
     const long = `git log ${"a".repeat(1 << 20)}`;
     assert.equal(shellWords(long)?.length, 3);
@@ -226,6 +235,11 @@ describe("unapprovedOption", () => {
     assert.equal(first("find src -type f -newer package.json"), undefined);
     assert.equal(first("find . -exec rm ';'"), "-exec");
     assert.equal(first("find . -name -exec"), "-exec"); // a value that looks like an option
+    // find's `--` ends its own options, not the expression: `find -- . -exec` runs the command.
+    assert.equal(first("find -- . -exec echo x ';'"), "-exec");
+    assert.equal(first("go test -- -exec sh"), "-exec");
+    assert.equal(first("zip out.zip -- -TT sh"), "-TT");
+    assert.equal(first("sort -- --compress-program=sh"), undefined); // a file of that name
   });
 
   it("reads npm's any number of dashes, underscores and case as one name", () => {
