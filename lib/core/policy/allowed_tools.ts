@@ -24,7 +24,7 @@
 import { SkillsetError } from "../errors.ts";
 import { quoteShort } from "../_text.ts";
 import { compileGlob } from "./_glob.ts";
-import { unapprovedOption } from "./options.ts";
+import { unapprovedIn, unapprovedOption } from "./options.ts";
 import { isPlainBuiltin, readWords } from "./shell_words.ts";
 
 /** One entry of an `allowed-tools` value (frozen). */
@@ -473,6 +473,15 @@ export function matchesText(p: CommandPattern, joined: string, plain: boolean): 
  */
 export function approves(p: CommandPattern, words: readonly string[]): boolean {
   return unapprovedOption(words, p.head, p.namedWords) === undefined;
+}
+
+/**
+ * {@linkcode approves} of words joined by one `separator`, without splitting them.
+ *
+ * @internal
+ */
+export function approvesIn(p: CommandPattern, text: string, separator: string): boolean {
+  return unapprovedIn(text, separator, p.head, p.namedWords) === undefined;
 }
 
 /** A compiled pattern: whether a call's subject matches it. */

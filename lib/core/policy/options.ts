@@ -17,7 +17,15 @@
 import { OPTION_TABLES, type OptionStyle, type OptionTableSpec } from "./option_tables.ts";
 
 const DASH = 0x2d;
-const DIGITS = /^-[0-9]+$/;
+
+/** Whether a word is `-` and digits (`-20`). */
+function isNumber(w: string): boolean {
+  for (let k = 1; k < w.length; k++) {
+    const c = w.charCodeAt(k);
+    if (c < 0x30 || c > 0x39) return false;
+  }
+  return w.length > 1;
+}
 const FLAG = 0;
 const VALUE = 1;
 const OPTIONAL = 2;
@@ -91,7 +99,7 @@ function compileTable(spec: OptionTableSpec, where: string): Table {
       unsafe;
     switch (spec.style) {
       case "getopt":
-        if (name.startsWith("--")) long.set(name.slice(2), arity);
+        if (name.startsWith("--")) long.set(name, arity);
         else if (name.length === 2) short.set(name[1]!, arity);
         else throw new RangeError(`Invalid option "${raw}" in the table of "${where}"`);
         break;
@@ -165,29 +173,66 @@ export function unapprovedOption(
   namedWords: ReadonlySet<string> | null = null,
   tables: OptionTables = DEFAULT_OPTION_TABLES,
 ): string | undefined {
-  const n = words.length;
-  if (n < 2) return undefined;
-  const program = words[0]!;
-  let t = tables.get(program.slice(program.lastIndexOf("/") + 1)) ?? EMPTY;
+  for (const w of words) {
+    if (typeof w !== "string" || w.includes(NUL)) {
+      throw new TypeError("words must be strings without NUL");
+    }
+  }
+  return unapprovedIn(words.join(NUL), NUL, named, namedWords, tables);
+}
+
+const NUL = "\u0000";
+
+/**
+ * {@linkcode unapprovedOption} of words joined by one `separator` (a
+ * character no word holds): the policy's own, without splitting; only the
+ * words that may be options or subcommands are cut out of the text.
+ *
+ * @internal
+ */
+export function unapprovedIn(
+  text: string,
+  separator: string,
+  named: number,
+  namedWords: ReadonlySet<string> | null,
+  tables: OptionTables = DEFAULT_OPTION_TABLES,
+): string | undefined {
+  const n = text.length;
+  let end = text.indexOf(separator);
+  if (end < 0) return undefined;
+  const slash = text.lastIndexOf("/", end);
+  let t = tables.get(text.slice(slash < 0 ? 0 : slash + 1, end)) ?? EMPTY;
   // Whether the next operand may still be a subcommand.
   let slot = t.subcommands !== null;
   // The arities of the values the next words are (tar's `cfC out.tar dir` queues two).
-  const queue: number[] = [];
-  for (let i = 1; i < n; i++) {
-    const w = words[i]!;
-    const isNamed = i < named || (namedWords !== null && namedWords.has(w));
-    if (queue.length > 0) {
+  let queue: number[] | null = null;
+  for (let i = 1, start = end + 1; start <= n; i++, start = end + 1) {
+    end = text.indexOf(separator, start);
+    if (end < 0) end = n;
+    const dashed = end - start > 1 && text.charCodeAt(start) === DASH;
+    let w: string | undefined;
+    const isNamed = i < named ||
+      (namedWords !== null && namedWords.has(w = text.slice(start, end)));
+    if (queue !== null && queue.length > 0) {
       const arity = queue.shift()!;
       if (isNamed) continue;
       // A value that looks like an option is not approved: whoever is wrong about an arity errs safe.
-      if (w.length > 1 && w.charCodeAt(0) === DASH) return w;
-      if ((arity & 7) === PATH && w.includes(":")) return w;
+      if (dashed) return text.slice(start, end);
+      if ((arity & 7) === PATH && text.slice(start, end).includes(":")) {
+        return text.slice(start, end);
+      }
       continue;
     }
-    if (w === "--") {
+    if (end - start === 2 && dashed && text.charCodeAt(start + 1) === DASH) {
       if (t.dashDashEnds) return undefined;
       continue;
     }
+    if (!dashed && !slot && !(i === 1 && t.dashlessFirst)) {
+      // An operand.
+      if (t.operandEnds) return undefined;
+      continue;
+    }
+    w ??= text.slice(start, end);
     if (slot) {
       const sub = t.subcommands!.get(w);
       if (sub !== undefined) {
@@ -196,11 +241,13 @@ export function unapprovedOption(
         continue;
       }
     }
-    if (w.length > 1 && w.charCodeAt(0) === DASH) {
+    if (dashed) {
+      queue ??= [];
       if (!readOption(t, w, queue, isNamed) && !isNamed) return w;
       continue;
     }
     if (i === 1 && t.dashlessFirst) {
+      queue ??= [];
       if (!readCluster(t, w, 0, queue, isNamed) && !isNamed) return w;
       continue;
     }
@@ -226,9 +273,9 @@ function readOption(t: Table, w: string, queue: number[], isNamed: boolean): boo
     case "getopt": {
       if (w.charCodeAt(1) === DASH) {
         const eq = w.indexOf("=");
-        return readLong(t.long.get(eq < 0 ? w.slice(2) : w.slice(2, eq)), w, eq, queue, isNamed);
+        return readLong(t.long.get(eq < 0 ? w : w.slice(0, eq)), w, eq, queue, isNamed);
       }
-      if (t.number && DIGITS.test(w)) return true;
+      if (t.number && isNumber(w)) return true;
       return readCluster(t, w, 1, queue, isNamed);
     }
     case "npm": {

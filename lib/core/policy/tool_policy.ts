@@ -30,7 +30,7 @@ import type { ResolvedTools } from "../resolver/resolved_tools.ts";
 import { compileGlob } from "./_glob.ts";
 import {
   type AllowedToolEntry,
-  approves,
+  approvesIn,
   callSubject,
   type CommandPattern,
   compileCommandPattern,
@@ -387,7 +387,7 @@ export class ToolPolicy {
         if (subject === p.prefix) return p.decision;
         if (
           subject.startsWith(quick.spaced) && isPlainTail(subject, quick.spaced.length) &&
-          approves(p, subject.split(" "))
+          approvesIn(p, subject, " ")
         ) {
           return p.decision;
         }
@@ -532,7 +532,7 @@ function allowsOptions(
   plain: boolean,
 ): boolean {
   if (plain && !p.fixed && readWords(subject) === undefined) return false;
-  return approves(p, joined.split(separator));
+  return approvesIn(p, joined, separator);
 }
 
 /**
