@@ -264,7 +264,9 @@ export {
 } from "./lib/core/policy/allowed_tools.ts";
 export type { AllowedToolEntry, AllowedToolsErrorCode } from "./lib/core/policy/allowed_tools.ts";
 export { PLAIN_BUILTINS, shellWords } from "./lib/core/policy/shell_words.ts";
-export { CODE_RUNNING_OPTIONS, codeRunningOptions } from "./lib/core/policy/code_options.ts";
+export { OPTION_TABLES } from "./lib/core/policy/option_tables.ts";
+export type { OptionStyle, OptionTableSpec } from "./lib/core/policy/option_tables.ts";
+export { unapprovedOption } from "./lib/core/policy/options.ts";
 export {
   compileToolPolicy,
   decideToolCall,

@@ -25,7 +25,7 @@
  */
 import fc from "fast-check";
 
-import { codeRunningOptions } from "../core/policy/code_options.ts";
+import { codeRunningOptions } from "./_code_running_options.ts";
 import type { ToolCallQuestion } from "../core/policy/tool_policy.ts";
 import { check, type InvariantOptions, type InvariantProperty, law } from "./_invariants.ts";
 import {
@@ -58,7 +58,7 @@ export interface ShellLawOptions extends InvariantOptions {
   readonly onBatch?: (ran: number) => void;
 }
 
-const PLAIN = "abcxyzABZ0129_-./:,+@%=";
+const PLAIN = "abcxyzABZ0129_-./:,+@%=~";
 /** Characters for quoted text: everything a shell treats specially, and then some. */
 const QUOTED = [
   ..."abz09 _-./:,+@%=",

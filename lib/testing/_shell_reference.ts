@@ -6,8 +6,7 @@
  *
  * @module
  */
-import { codeRunningOptions } from "../core/policy/code_options.ts";
-import { isShellKeyword, PLAIN_BUILTINS } from "../core/policy/shell_words.ts";
+import { isShellKeyword } from "../core/policy/shell_words.ts";
 
 /**
  * One piece of a word: an unquoted character, a single-quoted or a
@@ -15,7 +14,8 @@ import { isShellKeyword, PLAIN_BUILTINS } from "../core/policy/shell_words.ts";
  * and a run of runs backtracks exponentially on a line that does not match
  * (`git aaaaaaaaaaaaaaaaaaaaaaaa$`).
  */
-const PIECE = String.raw`[A-Za-z0-9_\-./:,+@%=STAR]|(?![\x00-\x7f])[\p{L}\p{M}\p{N}\p{P}\p{S}]` +
+const PIECE = String.raw`[A-Za-z0-9_\-./:,+@%=STAR]|(?<=[A-Za-z0-9_\-./,+@%~])~` +
+  String.raw`|(?![\x00-\x7f])[\p{L}\p{M}\p{N}\p{P}\p{S}]` +
   String.raw`|'(?:[\t\x20-\x26\x28-\x7e]|(?![\x00-\x7f])[\p{L}\p{M}\p{N}\p{P}\p{S}])*'` +
   String
     .raw`|"(?:[\t\x20\x23\x25-\x5b\x5d-\x5f\x61-\x7e]|(?![\x00-\x7f])[\p{L}\p{M}\p{N}\p{P}\p{S}])*"`;
@@ -61,6 +61,8 @@ export function referenceShellWords(command: string, star = false): string[] | u
   const bare = raw[0]!.replace(/'[^']*'|"[^"]*"/gu, "");
   if (program === "" || program.startsWith("%") || bare.includes("=")) return undefined;
   if (isShellKeyword(program)) return undefined;
-  if (PLAIN_BUILTINS.includes(program) && codeRunningOptions(words).length > 0) return undefined;
+  // `printf -v NAME`, `test -v NAME`, `test -R NAME` evaluate the name's subscript.
+  const evaluating = program === "printf" ? /^-[^-]*v/ : program === "test" ? /^-[^-]*[vR]/ : null;
+  if (evaluating !== null && words.slice(1).some((w) => evaluating.test(w))) return undefined;
   return words;
 }

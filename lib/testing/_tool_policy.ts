@@ -12,7 +12,7 @@
 import fc from "fast-check";
 import assert from "node:assert/strict";
 import { deepFreeze } from "../core/_deep_freeze.ts";
-import { codeRunningOptions } from "../core/policy/code_options.ts";
+import { unapprovedOption } from "../core/policy/options.ts";
 import { referenceShellWords } from "./_shell_reference.ts";
 import type {
   PolicySkill,
@@ -316,8 +316,8 @@ function globRegExp(glob: string): RegExp {
  * string — when the subject is one simple command of literal words
  * ({@linkcode referenceShellWords}) whose words, joined by NUL, match the
  * pattern's words so joined (a trailing `:*` also matches the head's words
- * followed by more), and it uses no code-running option the pattern does not
- * name.
+ * followed by more), and after the pattern's literal words it uses only
+ * operands and the options the pattern names or its program's table approves.
  *
  * @param entry The entry.
  * @param call The call.
@@ -352,8 +352,14 @@ export function referenceCovers(entry: GeneratedEntry, call: ToolCall): boolean 
   const hit = globRegExp(glob).test(joined) ||
     (prefix && globRegExp(`${glob}\u0000*`).test(joined));
   if (!hit) return false;
-  const named = codeRunningOptions(head);
-  return codeRunningOptions(words).every((u) => named.includes(u));
+  // After the pattern's literal words (up to its first `*`), the options rule is the policy's own.
+  const starred = head.findIndex((w) => w.includes("*"));
+  const literal = head.filter((w) => w.startsWith("-") && !w.includes("*"));
+  return unapprovedOption(
+    words,
+    starred < 0 ? head.length : starred,
+    starred < 0 || literal.length === 0 ? null : new Set(literal),
+  ) === undefined;
 }
 
 function isTrusted(skill: PolicySkill, trusted: ToolTrust): boolean {

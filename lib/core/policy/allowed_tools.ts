@@ -14,8 +14,8 @@
  *
  * A pattern matches a command's words, never its raw text: only a command
  * that is one simple command of literal words (`./shell_words.ts`) can match,
- * and only without the options that make its program run code
- * (`./code_options.ts`) unless the pattern names them.
+ * and after the pattern's literal words only with operands and the options
+ * its program's table approves (`./options.ts`), unless the pattern names them.
  *
  * Folder `lib/core/policy/` — the tool policy: allowed-tools patterns, the shell grammar, decisions.
  *
@@ -24,7 +24,7 @@
 import { SkillsetError } from "../errors.ts";
 import { quoteShort } from "../_text.ts";
 import { compileGlob } from "./_glob.ts";
-import { codeRunningOptions, optionsOf, type OptionStarts, optionStarts } from "./code_options.ts";
+import { unapprovedIn, unapprovedOption } from "./options.ts";
 import { isPlainBuiltin, readWords } from "./shell_words.ts";
 
 /** One entry of an `allowed-tools` value (frozen). */
@@ -356,21 +356,18 @@ export interface CommandPattern {
   readonly spaced: string;
   /** Any other pattern's test; `null` with `prefix` `null` for a pattern that is not plain words (it matches nothing). */
   readonly test: ((joined: string) => boolean) | null;
-  /** The code-running options ({@linkcode codeRunningOptions}) the pattern names itself. */
-  readonly named: readonly string[];
+  /** How many leading words of a matching command the pattern names literally (before any `*`). */
+  readonly head: number;
+  /** The option words a pattern with `*` names further on (`Bash(git * --oneline)`), or `null`. */
+  readonly namedWords: ReadonlySet<string> | null;
   /**
-   * When the pattern fixes the program (its first word has no `*`) and it is
-   * not a plain builtin: the test of that program's code-running options, or
-   * `null` when it has none. `undefined` otherwise: the command is checked
-   * in full.
+   * Whether the pattern fixes its program (its first word has no `*`) and it
+   * is not a plain builtin: a plain command it matches then passes the
+   * grammar's own checks without a second reading.
    */
-  readonly options: ((text: string, separator: string) => readonly string[]) | null | undefined;
-  /**
-   * For a prefix form with a head of plain words and a fixed program: the
-   * head and a space, and how the program's options start
-   * ({@linkcode optionStarts}, `null` for none) — the policy's fast path.
-   */
-  readonly quick: { readonly spaced: string; readonly starts: OptionStarts | null } | null;
+  readonly fixed: boolean;
+  /** For a prefix form with a head of plain words and a fixed program: the head and a space (the policy's fast path). */
+  readonly quick: { readonly spaced: string } | null;
   /**
    * The same pattern over words joined by single spaces, for a plain command
    * (whose words hold no blank); `null` when a word of the pattern holds one.
@@ -389,8 +386,9 @@ const NOTHING: CommandPattern = Object.freeze({
   prefix: null,
   spaced: "",
   test: null,
-  named: [],
-  options: null,
+  head: 0,
+  namedWords: null,
+  fixed: false,
   quick: null,
   plain: null,
 });
@@ -408,21 +406,23 @@ export function compileCommandPattern(pattern: string): CommandPattern {
   const prefixForm = pattern.endsWith(":*");
   const words = readWords(prefixForm ? pattern.slice(0, -2) : pattern, true);
   if (words === undefined || words.length === 0) return NOTHING;
-  const named = codeRunningOptions(words);
   const program = words[0]!;
-  const options = program.includes("*") || isPlainBuiltin(program)
-    ? undefined
-    : optionsOf(program) ?? null;
+  const fixed = !program.includes("*") && !isPlainBuiltin(program);
+  const starred = words.findIndex((w) => w.includes("*"));
+  const literalOptions = words.filter((w, i) =>
+    i > starred && w.startsWith("-") && !w.includes("*")
+  );
   const plain = words.some((w) => w.includes(" ") || w.includes("\t"))
     ? null
     : joinedMatcher(words.join(" "), " ", prefixForm);
   return {
     ...joinedMatcher(words.join(WORD_SEPARATOR), WORD_SEPARATOR, prefixForm),
-    named,
-    options,
-    quick: prefixForm && options !== undefined && words.every((w) => PLAIN_HEAD.test(w)) &&
+    head: starred < 0 ? words.length : starred,
+    namedWords: starred >= 0 && literalOptions.length > 0 ? new Set(literalOptions) : null,
+    fixed,
+    quick: prefixForm && fixed && words.every((w) => PLAIN_HEAD.test(w)) &&
         !words[0]!.includes("=") && !words[0]!.startsWith("%")
-      ? { spaced: words.join(" ") + " ", starts: optionStarts(program) }
+      ? { spaced: words.join(" ") + " " }
       : null,
     plain,
   };
@@ -466,13 +466,22 @@ export function matchesText(p: CommandPattern, joined: string, plain: boolean): 
 }
 
 /**
- * Whether every code-running option a command uses is one the pattern names.
+ * Whether a command's words, which the pattern's text matched, use only the
+ * options the pattern names or its program's table approves.
  *
  * @internal
  */
-export function namesAll(p: CommandPattern, used: readonly string[]): boolean {
-  for (let i = 0; i < used.length; i++) if (!p.named.includes(used[i]!)) return false;
-  return true;
+export function approves(p: CommandPattern, words: readonly string[]): boolean {
+  return unapprovedOption(words, p.head, p.namedWords) === undefined;
+}
+
+/**
+ * {@linkcode approves} of words joined by one `separator`, without splitting them.
+ *
+ * @internal
+ */
+export function approvesIn(p: CommandPattern, text: string, separator: string): boolean {
+  return unapprovedIn(text, separator, p.head, p.namedWords) === undefined;
 }
 
 /** A compiled pattern: whether a call's subject matches it. */
@@ -481,8 +490,9 @@ export type PatternMatcher = (subject: string) => boolean;
 /**
  * Compile a pattern into a test of a whole command: the command must be one
  * simple command of literal words ({@linkcode shellWords}), its words must
- * match the pattern, and it may use a code-running option
- * ({@linkcode codeRunningOptions}) only when the pattern names it.
+ * match the pattern, and after the pattern's literal words it may use only
+ * operands and the options the pattern names or its program's table
+ * approves ({@linkcode unapprovedOption}).
  *
  * @param pattern The text between the parentheses.
  * @returns The matcher.
@@ -492,8 +502,7 @@ export function compilePattern(pattern: string): PatternMatcher {
   return (subject) => {
     const words = readWords(subject);
     if (words === undefined) return false;
-    return matchesText(p, words.join(WORD_SEPARATOR), false) &&
-      namesAll(p, codeRunningOptions(words));
+    return matchesText(p, words.join(WORD_SEPARATOR), false) && approves(p, words);
   };
 }
 

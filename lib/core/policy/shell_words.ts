@@ -13,7 +13,8 @@
  *
  * Words are separated by spaces or tabs (leading and trailing ones are
  * ignored). Refused anywhere outside quotes: `$`, a backtick, `\`, the glob
- * characters `* ? [ ]`, `~`, `{ }`, `#`, `!`, `^`, `;`, `&`, `|`, `<`, `>`,
+ * characters `* ? [ ]`, `~` (but inside a word after a word character other
+ * than `=` and `:`: `HEAD~1`), `{ }`, `#`, `!`, `^`, `;`, `&`, `|`, `<`, `>`,
  * `(`, `)`; refused anywhere: a line break or any other control character,
  * white space beyond space and tab (no-break space, U+2028, …), format and
  * private-use characters, a lone surrogate, an unclosed quote, an empty
@@ -29,8 +30,6 @@
  *
  * @module
  */
-
-import { codeRunningOptions, type OptionStarts } from "./code_options.ts";
 
 /** The class of each ASCII character outside quotes. */
 const WORD = 1;
@@ -62,6 +61,13 @@ const EQUALS = 0x3d;
 const STAR = 0x2a;
 const PERCENT = 0x25;
 const DQ = 0x22;
+const TILDE = 0x7e;
+
+/** Whether an unquoted `~` after the character `prev` (in the same word) is literal to bash and dash. */
+function isTildeLiteralAfter(prev: number): boolean {
+  return prev === TILDE ||
+    (prev < 128 && UNQUOTED[prev] === WORD && prev !== EQUALS && prev !== 0x3a);
+}
 
 /**
  * The shell's reserved words: a command starting with one is not a plain
@@ -160,7 +166,7 @@ const BUILTINS: ReadonlySet<string> = new Set([
 /**
  * The builtins a command may start with: each takes its words as plain
  * arguments and runs nothing (their options that do — `printf -v`,
- * `test -v` — are in the table of code-running options).
+ * `test -v`, `test -R` — make a command not plain words at all).
  */
 export const PLAIN_BUILTINS: readonly string[] = Object.freeze([
   "cd",
@@ -173,6 +179,7 @@ export const PLAIN_BUILTINS: readonly string[] = Object.freeze([
 ]);
 
 const PLAIN_BUILTIN_SET: ReadonlySet<string> = new Set(PLAIN_BUILTINS);
+const DASH = 0x2d;
 
 /**
  * Read a command as one simple command of literal words, or say it is not
@@ -234,6 +241,12 @@ export function readWords(command: string, star = false): string[] | undefined {
           i++;
           continue;
         }
+        // `~` is literal inside a word (`HEAD~1`), after a letter, digit or `_ - . / , + @ %`:
+        // never at a word's start, nor after `=` or `:` (bash expands `a=~` and `a:~` there).
+        if (c === TILDE && i > start && isTildeLiteralAfter(command.charCodeAt(i - 1))) {
+          i++;
+          continue;
+        }
         if (cls === SINGLE) {
           word += command.slice(from, i);
           const close = command.indexOf("'", i + 1);
@@ -282,8 +295,24 @@ export function readWords(command: string, star = false): string[] | undefined {
     return undefined;
   }
   // A builtin runs inside the shell: `printf -v 'a[$(…)]'` evaluates the subscript.
-  if (PLAIN_BUILTIN_SET.has(program) && codeRunningOptions(words).length > 0) return undefined;
+  if (PLAIN_BUILTIN_SET.has(program) && evaluatesNames(program, words)) return undefined;
   return words;
+}
+
+/**
+ * Whether a plain builtin's words use an option that evaluates a name's
+ * array subscript: `printf -v NAME`, `test -v NAME` and `test -R NAME` (any
+ * word of short options holding the letter, as the shells read them).
+ */
+function evaluatesNames(program: string, words: readonly string[]): boolean {
+  const letters = program === "printf" ? "v" : program === "test" ? "vR" : "";
+  if (letters === "") return false;
+  for (let i = 1; i < words.length; i++) {
+    const w = words[i]!;
+    if (w.length < 2 || w.charCodeAt(0) !== DASH || w.charCodeAt(1) === DASH) continue;
+    for (let k = 1; k < w.length; k++) if (letters.includes(w[k]!)) return true;
+  }
+  return false;
 }
 
 /**
@@ -321,78 +350,24 @@ export function isShellKeyword(word: string): boolean {
   return RESERVED.has(word) || BUILTINS.has(word);
 }
 
-/** What {@linkcode scanPlainTail} finds. */
-export const NOT_PLAIN = 0;
-/** Plain, and no word may use a code-running option. */
-export const SURELY_PLAIN = 1;
-/** Plain, but a word may use a code-running option: check in full. */
-export const MAYBE_OPTIONS = 2;
-
 /**
  * The policy's fast path, after a plain head: whether `command[from…]` is
- * plain words separated by single spaces (no trailing one), and whether a
- * word may use one of the program's code-running options, by how they start
- * (`null`: the program has none).
+ * plain words (unquoted word characters) separated by single spaces, with no
+ * trailing one.
  *
  * @internal
  */
-export function scanPlainTail(
-  command: string,
-  from: number,
-  starts: OptionStarts | null,
-): number {
+export function isPlainTail(command: string, from: number): boolean {
   const n = command.length;
-  if (from >= n) return NOT_PLAIN;
-  if (starts === null) {
-    for (let i = from, start = from; i < n; i++) {
-      const c = command.charCodeAt(i);
-      if (c < 128 && UNQUOTED[c] === WORD) continue;
-      if (c !== 0x20 || i === start || i === n - 1) return NOT_PLAIN;
-      start = i + 1;
-    }
-    return SURELY_PLAIN;
-  }
-  let maybe = starts.bundled;
-  const { long, short, wordFirst } = starts;
-  // Where the word starts, and what kind it is so far: 0 plain, 1 `-x…`, 2 `--…`.
-  let start = from;
-  let kind = 0;
-  let first = 0;
-  for (let i = from; i <= n; i++) {
-    const c = i < n ? command.charCodeAt(i) : 0x20;
-    if (c < 128 && UNQUOTED[c] === WORD) {
-      if (maybe) continue;
-      const at = i - start;
-      if (at === 0) {
-        kind = c === DASH ? 1 : 0;
-        first = c;
-      } else if (kind === 1) {
-        if (at === 1 && c === DASH) kind = 2;
-        else if (short[c] !== 0) maybe = true;
-      } else if (kind === 2) {
-        if (at === 2) first = c * 128;
-        else if (at === 3 && c !== EQUALS && long[first] !== 0 && long[first + c] === 0) first = -1;
-      }
-      continue;
-    }
-    if (c !== 0x20 || i === start || (i === n - 1 && i < n)) return NOT_PLAIN;
-    if (!maybe) {
-      const length = i - start;
-      if (kind === 0) {
-        maybe = wordFirst[first] !== 0 && starts.words.has(command.slice(start, i));
-      } else if (kind === 1) {
-        maybe = wordFirst[command.charCodeAt(start + 1)] !== 0 &&
-          starts.dashed.has(command.slice(start, i));
-      } else if (length > 2) {
-        maybe = first >= 0 && long[first] !== 0;
-      }
-    }
+  if (from >= n) return false;
+  for (let i = from, start = from; i < n; i++) {
+    const c = command.charCodeAt(i);
+    if (c < 128 && UNQUOTED[c] === WORD) continue;
+    if (c !== 0x20 || i === start || i === n - 1) return false;
     start = i + 1;
   }
-  return maybe ? MAYBE_OPTIONS : SURELY_PLAIN;
+  return true;
 }
-
-const DASH = 0x2d;
 
 /**
  * Whether an ASCII character is an unquoted word character: a command

@@ -30,24 +30,16 @@ import type { ResolvedTools } from "../resolver/resolved_tools.ts";
 import { compileGlob } from "./_glob.ts";
 import {
   type AllowedToolEntry,
+  approvesIn,
   callSubject,
   type CommandPattern,
   compileCommandPattern,
   formatEntry,
   matchesText,
-  namesAll,
   readAllowedTools,
   WORD_SEPARATOR,
 } from "./allowed_tools.ts";
-import { codeRunningOptionsIn } from "./code_options.ts";
-import {
-  isPlainCommand,
-  isWordStart,
-  MAYBE_OPTIONS,
-  readWords,
-  scanPlainTail,
-  SURELY_PLAIN,
-} from "./shell_words.ts";
+import { isPlainCommand, isPlainTail, isWordStart, readWords } from "./shell_words.ts";
 
 /** How `allowed-tools` is applied. */
 export type ToolPolicyMode = "advisory" | "preapprove" | "restrict";
@@ -393,10 +385,11 @@ export class ToolPolicy {
       const quick = p.quick;
       if (quick !== null) {
         if (subject === p.prefix) return p.decision;
-        if (subject.startsWith(quick.spaced)) {
-          const scan = scanPlainTail(subject, quick.spaced.length, quick.starts);
-          if (scan === SURELY_PLAIN) return p.decision;
-          if (scan === MAYBE_OPTIONS && namesAll(p, p.options!(subject, " "))) return p.decision;
+        if (
+          subject.startsWith(quick.spaced) && isPlainTail(subject, quick.spaced.length) &&
+          approvesIn(p, subject, " ")
+        ) {
+          return p.decision;
         }
       }
     }
@@ -528,8 +521,8 @@ const PRIVATE: unique symbol = Symbol("ToolPolicy");
 /**
  * Whether a command a pattern's text matched is one it approves: a plain
  * command's program passes the grammar's own checks (known beforehand for a
- * pattern that fixes its program), and every code-running option the command
- * uses is one the pattern names.
+ * pattern that fixes its program), and every option after the pattern's
+ * literal words is one the pattern names or its program's table approves.
  */
 function allowsOptions(
   p: CompiledPattern,
@@ -538,10 +531,8 @@ function allowsOptions(
   separator: string,
   plain: boolean,
 ): boolean {
-  if (p.options === null) return true;
-  if (p.options !== undefined) return namesAll(p, p.options(joined, separator));
-  if (plain && readWords(subject) === undefined) return false;
-  return namesAll(p, codeRunningOptionsIn(joined, separator));
+  if (plain && !p.fixed && readWords(subject) === undefined) return false;
+  return approvesIn(p, joined, separator);
 }
 
 /**

@@ -2,16 +2,17 @@ import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { fc, runs, seed } from "../../_fc.ts";
 import {
-  CODE_RUNNING_OPTIONS,
-  codeRunningOptions,
   compileToolPolicy,
   decideToolCall,
   matchesAllowedTool,
   parseAllowedTools,
   PLAIN_BUILTINS,
   shellWords,
+  unapprovedOption,
 } from "../../../mod.ts";
 import { referenceShellWords, shellCommandArbitrary } from "../../../lib/testing.ts";
+import { OPTION_TABLES, type OptionTableSpec } from "../../../lib/core/policy/option_tables.ts";
+import { compileOptionTables } from "../../../lib/core/policy/options.ts";
 
 const restrict = (allowed: string, command: string) =>
   decideToolCall({
@@ -74,7 +75,7 @@ describe("shellWords: one simple command of literal words", () => {
     }
     // The first three are not plain words at all; the rest are, with an option that runs code.
     for (const command of attacks.slice(0, 3)) assert.equal(shellWords(command), undefined);
-    assert.deepEqual(codeRunningOptions(shellWords(attacks[3]!)!), ["git ^-c"]);
+    assert.equal(unapprovedOption(shellWords(attacks[3]!)!), "-c");
     // A pattern that names the option approves it.
     assert.equal(restrict("Bash(git -c:*)", "git -c core.pager=less log"), "allow");
     assert.equal(restrict("Bash(git config:*)", "git config user.name x"), "allow");
@@ -96,6 +97,9 @@ describe("shellWords: one simple command of literal words", () => {
     ["]", "ls a]"],
     ["~ at a word start", "ls ~/x"],
     ["~ after =", "git --dir=~/x"],
+    ["~ after : (bash expands it in an assignment-like word)", "echo PATH=a:~/b"],
+    ["~ after a quote", "echo 'a'~"],
+    ["~ after a non-ASCII letter", "echo é~"],
     ["braces", "echo {a,b}"],
     ["a comment", "git status #x"],
     ["history", "git !!"],
@@ -183,6 +187,12 @@ describe("shellWords: one simple command of literal words", () => {
     });
   });
 
+  it("~ inside a word, after a word character, is literal (bash and dash leave it)", () => {
+    assert.deepEqual(shellWords("git diff --stat HEAD~1"), ["git", "diff", "--stat", "HEAD~1"]);
+    assert.deepEqual(shellWords("git log main~~2 a-~"), ["git", "log", "main~~2", "a-~"]);
+    assert.equal(restrict("Bash(git diff:*)", "git diff --stat HEAD~1"), "allow");
+  });
+
   it("reads a long command in one pass", () => {
     const long = `git log ${"a".repeat(1 << 20)}`;
     assert.equal(shellWords(long)?.length, 3);
@@ -190,52 +200,105 @@ describe("shellWords: one simple command of literal words", () => {
   });
 });
 
-describe("codeRunningOptions", () => {
-  const uses = (command: string) => codeRunningOptions(shellWords(command)!);
+describe("unapprovedOption", () => {
+  const first = (command: string, named = 1) => unapprovedOption(shellWords(command)!, named);
 
-  it("finds git's own options before the subcommand only", () => {
-    assert.deepEqual(uses("git -c a=b log"), ["git ^-c"]);
-    assert.deepEqual(uses("git -C dir -c a=b log"), ["git ^-c"]);
-    assert.deepEqual(uses("/usr/bin/git -c a=b log"), ["git ^-c"]);
-    assert.deepEqual(uses("git switch -c topic"), []);
-    assert.deepEqual(uses("git commit -c HEAD"), []);
-    assert.deepEqual(uses("git -C -c log"), ["git ^-c"]);
-    assert.deepEqual(uses("git --exec-path"), ["git ^--exec-path"]);
+  it("approves git's own safe options before the subcommand, and not -c, -C or --git-dir", () => {
+    assert.equal(first("git --no-pager log --oneline"), undefined);
+    assert.equal(first("/usr/bin/git -P log"), undefined);
+    assert.equal(first("git -c a=b log"), "-c");
+    assert.equal(first("git -C dir log"), "-C");
+    assert.equal(first("git --git-dir=x log"), "--git-dir=x");
+    assert.equal(first("git switch -c topic"), undefined);
+    assert.equal(first("git commit -c HEAD"), "-c");
+    assert.equal(first("git --exec-path"), "--exec-path");
   });
 
-  it("finds long options, abbreviated or with a value, and scoped ones after their subcommand", () => {
-    assert.deepEqual(uses("git fetch --upload-pack=x"), ["git --upload-pack"]);
-    assert.deepEqual(uses("git fetch --upload-p x"), ["git --upload-pack"]);
-    assert.deepEqual(uses("git clone -q -u x url"), ["git clone -u"]);
-    assert.deepEqual(uses("git add -u"), []);
-    assert.deepEqual(uses("git rebase -ix x"), ["git rebase -x"]);
-    assert.deepEqual(uses("git cherry-pick -x a"), []);
-    assert.deepEqual(uses("git config core.pager x"), ["git config"]);
-    assert.deepEqual(uses("git log --oneline --ext-diff"), []);
-    assert.deepEqual(uses("git bisect run x"), ["git bisect run"]);
+  it("reads every spelling of an option the way its program does", () => {
+    assert.equal(first("git log --max-count=5"), undefined);
+    assert.equal(first("git log --max-count 5"), undefined);
+    assert.equal(first("git log --max-c=5"), "--max-c=5"); // an abbreviation is not approved
+    assert.equal(first("git log -n5"), undefined);
+    assert.equal(first("git log --oneline=x"), "--oneline=x"); // a flag takes no value
+    assert.equal(first("ls -lah"), undefined);
+    assert.equal(first("ls -laZq"), undefined);
+    assert.equal(first("sort -k2,2 -t, data.csv"), undefined);
+    assert.equal(first("sort -uS 1K --compress-program=sh a"), "--compress-program=sh");
+    assert.equal(first("sort -S 1K --compress-prog=sh a"), "--compress-prog=sh");
+    assert.equal(first("tar czf out.tgz dir"), undefined);
+    assert.equal(first("tar cIf sh out.tgz dir"), "cIf");
+    assert.equal(first("tar -cf host:x dir"), "host:x");
+    assert.equal(first("tar -cfhost:x dir"), "-cfhost:x");
+    assert.equal(first("tar --file=host:x -c dir"), "--file=host:x");
+    assert.equal(first("zip -T -TT sh out.zip a.txt"), "-T");
+    assert.equal(first("zip -rq out.zip dir"), undefined);
+    assert.equal(first("find src -type f -newer package.json"), undefined);
+    assert.equal(first("find . -exec rm ';'"), "-exec");
+    assert.equal(first("find . -name -exec"), "-exec"); // a value that looks like an option
+    // find's `--` ends its own options, not the expression: `find -- . -exec` runs the command.
+    assert.equal(first("find -- . -exec echo x ';'"), "-exec");
+    assert.equal(first("go test -- -exec sh"), "-exec");
+    assert.equal(first("zip out.zip -- -TT sh"), "-TT");
+    assert.equal(first("sort -- --compress-program=sh"), undefined); // a file of that name
   });
 
-  it("finds find's -exec, tar's bundled letters, rsync's -e in a cluster", () => {
-    assert.deepEqual(uses("find . -name x -exec rm"), ["find -exec"]);
-    assert.deepEqual(uses("find . -name exec"), []);
-    assert.deepEqual(uses("tar xIf prog a.tar"), ["tar -I"]);
-    assert.deepEqual(uses("tar -xzf a.tar"), []);
-    assert.deepEqual(uses("rsync -avze ssh a b"), ["rsync -e"]);
-    assert.deepEqual(uses("rsync -avz a b"), []);
-    assert.deepEqual(uses("ls -c"), []);
-    assert.deepEqual(codeRunningOptions(["git"]), []);
-  });
-
-  it("every entry is written in one of the documented forms", () => {
-    for (const [program, entries] of CODE_RUNNING_OPTIONS) {
-      for (const entry of entries) {
-        assert.match(
-          entry,
-          /^(\^?-{1,2}[A-Za-z][\w-]*|[a-z][\w-]*( -{0,2}[A-Za-z][\w-]*)?)$/,
-          program,
-        );
-      }
+  it("reads npm's any number of dashes, underscores and case as one name", () => {
+    for (
+      const option of [
+        "---node-options=--import=x",
+        "----script-shell=x",
+        "-script-shell=x",
+        "--script_shell=x",
+        "--SCRIPT-SHELL=x",
+        "-c",
+        "--call=x",
+        "--prefix=x",
+        "-w",
+      ]
+    ) {
+      assert.equal(first(`npm test ${option}`), option);
+      assert.equal(first(`npm ${option} test`), option);
     }
+    assert.equal(first("npm test -- --watch=false"), undefined);
+    assert.equal(first("npm run build --silent"), undefined);
+    assert.equal(first("npm ---silent run build"), undefined);
+    assert.equal(first("npm exec sh"), "exec"); // a subcommand without a table
+    // npm's --loglevel takes the next word, as nopt reads it: the subcommand is `run`.
+    assert.equal(first("npm --loglevel exec run x"), undefined);
+    assert.equal(first("npm --silent exec run x"), "exec");
+  });
+
+  it("a program without a table gets operands only; named words are approved as written", () => {
+    assert.equal(first("rsync -e sh a b"), "-e");
+    assert.equal(first("rsync a b"), undefined);
+    assert.equal(first("python3 -m pytest -q -k slow"), undefined);
+    assert.equal(first("python3 -m http.server"), "http.server");
+    assert.equal(first("python3 -c x"), "-c");
+    assert.equal(first("go test -run TestX -v ./pkg"), undefined);
+    assert.equal(first("go test -exec sh ./pkg"), "-exec");
+    assert.equal(first("go test -toolexec=sh ./pkg"), "-toolexec=sh");
+    assert.equal(first("cargo test --release"), undefined);
+    assert.equal(first("cargo test --config x"), "--config");
+    assert.equal(first("git log --output=x", 3), undefined);
+    assert.equal(first("git rebase -x sh", 2), "-x");
+    assert.equal(first("git -c a=b log --oneline", 2), undefined);
+    assert.equal(unapprovedOption(["git"]), undefined);
+  });
+
+  it("every table compiles, and every option in it is written in one of the documented forms", () => {
+    const walk = (spec: OptionTableSpec, where: string) => {
+      assert.doesNotThrow(() => compileOptionTables(new Map([[where, spec]])), where);
+      assert.ok(spec.manual.length > 0, where);
+      for (const [word, sub] of spec.subcommands ?? []) walk(sub, `${where} ${word}`);
+    };
+    for (const [program, spec] of OPTION_TABLES) walk(spec, program);
+    assert.throws(
+      () => compileOptionTables(new Map([["x", { ...OPTION_TABLES.get("ls")!, options: "-ab" }]])),
+      {
+        name: "RangeError",
+        message: 'Invalid option "-ab" in the table of "x"',
+      },
+    );
   });
 
   it("a pattern naming the option approves it; one naming another does not", () => {
@@ -262,7 +325,8 @@ describe("patterns match words, not text", () => {
     assert.equal(restrict("Bash(git:*)", "gitk"), "deny");
     assert.equal(restrict("Bash(git diff -- 'a b.txt')", "git diff -- 'a b.txt'"), "allow");
     assert.equal(restrict("Bash(git diff -- 'a b.txt')", "git diff -- a b.txt"), "deny");
-    assert.equal(restrict("Bash(npm run test:*)", "npm run 'test' --watch"), "allow");
+    assert.equal(restrict("Bash(npm run test:*)", "npm run 'test' -- --watch"), "allow");
+    assert.equal(restrict("Bash(npm run test:*)", "npm run 'test' --watch"), "deny"); // npm's own option
     assert.equal(restrict("Bash(npm run test:*)", "npm run testing"), "deny");
   });
 

@@ -4,8 +4,9 @@
 // against the real program (git 2.39, npm 11, GNU find) before it went here.
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { codeRunningOptions, compileToolPolicy, decideToolCall } from "../../../mod.ts";
+import { compileToolPolicy, decideToolCall, unapprovedOption } from "../../../mod.ts";
 import { referenceShellWords } from "../../../lib/testing.ts";
+import { fc, runs } from "../../_fc.ts";
 
 const restrict = (allowed: string, command: string, name = "Bash") =>
   decideToolCall({
@@ -27,10 +28,12 @@ describe("tool policy attacks", () => {
       ]
     ) {
       assert.equal(restrict("Bash(git:*)", command), "deny", command);
-      assert.ok(codeRunningOptions(command.split(" ")).length > 0, command);
+      assert.notEqual(unapprovedOption(command.split(" ")), undefined, command);
     }
     assert.equal(restrict("Bash(git clone -c:*)", "git clone -c a=b ssh://x/y"), "allow");
-    assert.equal(restrict("Bash(git:*)", "git clone ssh://x/y"), "allow");
+    // clone is not in git's table: a pattern names it, and then its operands only.
+    assert.equal(restrict("Bash(git:*)", "git clone ssh://x/y"), "deny");
+    assert.equal(restrict("Bash(git clone:*)", "git clone ssh://x/y"), "allow");
     assert.equal(restrict("Bash(git:*)", "git switch -c topic"), "allow");
   });
 
@@ -46,7 +49,8 @@ describe("tool policy attacks", () => {
     ) {
       assert.equal(restrict("Bash(git:*)", command), "deny", command);
     }
-    assert.equal(restrict("Bash(git:*)", "git daemon --export-all"), "allow");
+    assert.equal(restrict("Bash(git:*)", "git daemon --export-all"), "deny"); // not in the table
+    assert.equal(restrict("Bash(git daemon --export-all:*)", "git daemon --export-all"), "allow");
   });
 
   it("git log --output writes .git/config, which the next git status runs (core.fsmonitor)", () => {
@@ -59,7 +63,8 @@ describe("tool policy attacks", () => {
     ) {
       assert.equal(restrict("Bash(git:*)", command), "deny", command);
     }
-    assert.equal(restrict("Bash(git:*)", "git diff --output-indicator-new=+"), "allow");
+    assert.equal(restrict("Bash(git:*)", "git diff --output-indicator-new=+"), "deny");
+    assert.equal(restrict("Bash(git:*)", "git diff --stat HEAD~1"), "allow");
     assert.equal(restrict("Bash(git log --output:*)", "git log --output x"), "allow");
   });
 
@@ -75,7 +80,7 @@ describe("tool policy attacks", () => {
     ) {
       assert.equal(restrict("Bash(man:*)", command), "deny", command);
     }
-    assert.equal(restrict("Bash(man:*)", "man -k printf"), "allow");
+    assert.equal(restrict("Bash(man:*)", "man -k printf"), "deny"); // man has no table: operands only
     assert.equal(restrict("Bash(man:*)", "man 3 printf"), "allow");
   });
 
@@ -86,18 +91,19 @@ describe("tool policy attacks", () => {
     assert.deepEqual(referenceShellWords("git a'b'c\"d\" e"), ["git", "abcd", "e"]);
   });
 
-  it("a documented limit: Bash(git:*) approves each step of writing a hook and running it", () => {
-    // Checked on git 2.39: the commit runs CMD. docs/tool-policy.md says so ("The limits").
+  it("Bash(git:*) no longer approves the steps of writing a hook; git commit still runs one", () => {
+    // Checked on git 2.39: the four steps write .git/hooks/pre-commit and the commit runs CMD.
+    // notes, update-index and checkout-index are not in git's table; commit is (a documented limit).
     for (
       const command of [
         "git notes add -m '#!/bin/sh' -m 'CMD'",
         "git update-index --add --cacheinfo 100755,4e1d98d6165dc1a75c199cb4bae12b1fc6b2cd0e,pre-commit",
         "git checkout-index --prefix=.git/hooks/ -f pre-commit",
-        "git commit -m x",
       ]
     ) {
-      assert.equal(restrict("Bash(git:*)", command), "allow", command);
+      assert.equal(restrict("Bash(git:*)", command), "deny", command);
     }
+    assert.equal(restrict("Bash(git:*)", "git commit -m x"), "allow");
   });
 
   it("npm reads a long option with one dash, and with underscores", () => {
@@ -164,6 +170,113 @@ describe("tool policy attacks", () => {
         assert.equal(call(called), "deny");
         assert.equal(call(granted), "allow");
       }
+    }
+  });
+});
+
+describe("options are code (issue 39): every spelling of a code-running option", () => {
+  /** [pattern, the words before the option, long name, short letter, value]. */
+  const families: readonly (readonly [string, string, string, string, string])[] = [
+    ["npm:*", "npm test", "node-options", "", "--import=data:x"],
+    ["npm test:*", "npm test", "script-shell", "", "sh"],
+    ["npm run:*", "npm run build", "prefix", "C", "/tmp/evil"],
+    ["pnpm:*", "pnpm test", "script-shell", "", "sh"],
+    ["zip:*", "zip out.zip a.txt", "unzip-command", "", "sh"],
+    ["sort:*", "sort -S 1K", "compress-program", "", "sh"],
+    ["tar:*", "tar -cf a.tar", "to-command", "", "sh"],
+    ["tar:*", "tar -cf a.tar", "use-compress-program", "I", "sh"],
+    ["tar:*", "tar -cf a.tar", "checkpoint-action", "", "exec=sh"],
+    ["tar:*", "tar -cf a.tar", "rsh-command", "", "sh"],
+    ["tar:*", "tar -cf a.tar", "info-script", "F", "sh"],
+    ["rg:*", "rg x", "pre", "", "sh"],
+    ["git:*", "git fetch", "upload-pack", "", "sh"],
+    ["git:*", "git push", "receive-pack", "", "sh"],
+    ["git:*", "git log", "output", "", ".git/config"],
+    ["git:*", "git grep x", "open-files-in-pager", "O", "sh"],
+    ["git:*", "git", "exec-path", "", "."],
+    ["git:*", "git", "config-env", "c", "core.pager=sh"],
+    ["go test:*", "go test", "toolexec", "", "sh"],
+    ["go test:*", "go test", "exec", "", "sh"],
+    ["cargo test:*", "cargo test", "config", "Z", "x"],
+    ["python3 -m pytest:*", "python3 -m pytest", "pdbcls", "p", "x"],
+  ];
+  const npmLike = (head: string) => head.startsWith("npm") || head.startsWith("pnpm");
+
+  it("none is allowed by a prefix pattern of its program, however it is written", () => {
+    const spelled = fc.constantFrom(...families).chain(([pattern, head, long, short, value]) =>
+      fc.record({
+        pattern: fc.constant(pattern),
+        head: fc.constant(head),
+        option: fc.oneof(
+          // An abbreviation (or the whole name), `=value` or the next word; one letter is npm's `-s`.
+          fc.tuple(fc.integer({ min: 2, max: long.length }), fc.boolean()).map(([n, eq]) =>
+            eq ? `--${long.slice(0, n)}=${value}` : `--${long.slice(0, n)} ${value}`
+          ),
+          // npm: any number of dashes, `_` for `-`, any case.
+          fc.tuple(fc.integer({ min: 1, max: 5 }), fc.boolean(), fc.boolean()).map(([d, u, up]) => {
+            let name = u ? long.replaceAll("-", "_") : long;
+            if (up) name = name.toUpperCase();
+            return npmLike(head) ? `${"-".repeat(d)}${name}=${value}` : `--${long}=${value}`;
+          }),
+          // A short letter alone, attached, or last in a cluster of safe flags.
+          fc.constantFrom("", "v", "q").map((flags) =>
+            short === "" ? `--${long}=${value}` : `-${flags}${short} ${value}`
+          ),
+        ),
+        operand: fc.constantFrom("", " a.txt", " -- x"),
+      })
+    );
+    fc.assert(
+      fc.property(spelled, ({ pattern, head, option, operand }) => {
+        const command = `${head} '${option.split(" ")[0]}'${
+          option.includes(" ") ? ` ${option.split(" ").slice(1).join(" ")}` : ""
+        }${operand}`;
+        assert.notEqual(restrict(`Bash(${pattern})`, command), "allow", command);
+      }),
+      runs(300),
+    );
+  });
+
+  it("tar's dashless first word, find's and test's whole words", () => {
+    for (
+      const command of ["tar cIf sh a.tar b", "tar xf a.tar --to-command=sh", "tar cFf sh a.tar b"]
+    ) {
+      assert.equal(restrict("Bash(tar:*)", command), "deny", command);
+    }
+    for (
+      const primary of [
+        "-exec",
+        "-execdir",
+        "-ok",
+        "-okdir",
+        "-fprint",
+        "-fprintf",
+        "-fls",
+        "-delete",
+      ]
+    ) {
+      assert.equal(restrict("Bash(find:*)", `find . ${primary} sh ';'`), "deny", primary);
+    }
+    assert.equal(restrict("Bash(test:*)", "test -f a.txt"), "allow");
+  });
+
+  it("the everyday commands of the issue are allowed", () => {
+    const everyday: readonly (readonly [string, string])[] = [
+      ["git:*", "git log --oneline -5"],
+      ["git diff:*", "git diff --stat HEAD~1"],
+      ["npm test:*", "npm test -- --watch=false"],
+      ["tar:*", "tar -czf out.tgz dir"],
+      ["sort:*", "sort -k 2,2 -t , data.csv"],
+      ["find:*", "find src -type f -newer package.json"],
+      ["rg:*", "rg -n TODO src"],
+      ["go test:*", "go test -run TestX -v ./pkg"],
+      ["cargo test:*", "cargo test --release"],
+      ["ls:*", "ls -la"],
+      ["grep:*", "grep -rn x src"],
+      ["python3 -m pytest:*", "python3 -m pytest -q -k slow"],
+    ];
+    for (const [pattern, command] of everyday) {
+      assert.equal(restrict(`Bash(${pattern})`, command), "allow", command);
     }
   });
 });

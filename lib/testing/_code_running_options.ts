@@ -1,12 +1,11 @@
 /**
- * Options that make a program run code of the caller's choosing, for the
- * programs whose ordinary use does not: `git -c alias.x='!sh' x`,
- * `git fetch --upload-pack=sh`, `find . -exec sh ;`, `tar -I sh`. A pattern
- * such as `Bash(git:*)` approves git, not these: a command using one matches
- * a pattern only when the pattern names the option itself
- * (`Bash(git -c:*)`, `Bash(git config:*)`).
- *
- * How an entry is written (per program):
+ * The testing kit's own list of options known to make a program run code of
+ * the caller's choosing (`git -c alias.x='!sh' x`, `git fetch
+ * --upload-pack=sh`, `find . -exec sh ;`, `tar -I sh`): what the shell law
+ * looks for in the argv of a command a policy allowed. It is a list of bad
+ * options, kept apart from the policy's tables of options known to be safe
+ * (`lib/core/policy/option_tables.ts`) on purpose: an oracle that shared the
+ * policy's table could not find a gap in it.
  *
  * | entry              | a command uses it when                                                        |
  * | ------------------ | ----------------------------------------------------------------------------- |
@@ -17,13 +16,7 @@
  * | `^opt`             | `opt` is among the options before the subcommand (git's own `-c`)             |
  * | `sub opt`          | the subcommand is `sub`, and `opt` comes after it                             |
  *
- * The table is not a sandbox: a pattern approves a program, and the program
- * still does what it does — `git:*` approves `git commit`, which runs the
- * repository's hooks; `sed:*` approves a sed script's `e` command; an
- * interpreter or a runner (`python3`, `node`, `make`, `env`, `xargs`) runs
- * what it is given.
- *
- * Folder `lib/core/policy/` — the tool policy: allowed-tools patterns, the shell grammar, decisions.
+ * Folder `lib/testing/` — the testing kit behind `lib/testing.ts`: arbitraries, references, laws.
  *
  * @module
  */
@@ -33,8 +26,8 @@
  *
  * @example
  * ```ts
- * import { CODE_RUNNING_OPTIONS } from "./code_options.ts";
- * import { assert } from "../_assert.ts";
+ * import { CODE_RUNNING_OPTIONS } from "./_code_running_options.ts";
+ * import { assert } from "../core/_assert.ts";
  *
  * assert.ok(CODE_RUNNING_OPTIONS.get("git")!.includes("^-c"));
  * ```
@@ -198,8 +191,8 @@ const COMPILED: ReadonlyMap<string, ProgramOptions> = new Map(
  * @throws {TypeError} When a word is not a string or holds NUL.
  * @example
  * ```ts
- * import { codeRunningOptions } from "./code_options.ts";
- * import { assert } from "../_assert.ts";
+ * import { codeRunningOptions } from "./_code_running_options.ts";
+ * import { assert } from "../core/_assert.ts";
  *
  * assert.deepEqual(codeRunningOptions(["git", "-c", "core.pager=sh", "log"]), ["git ^-c"]);
  * assert.deepEqual(codeRunningOptions(["git", "switch", "-c", "topic"]), []);
@@ -226,80 +219,6 @@ export function codeRunningOptionsIn(text: string, separator: string): readonly 
   if (end0 < 0) return NONE;
   const table = COMPILED.get(text.slice(text.lastIndexOf("/", end0 - 1) + 1, end0));
   return table === undefined ? NONE : usedIn(table, text, separator, end0);
-}
-
-/**
- * What a program's options start with, for a quick look at a plain command's
- * words: a word that starts like none of them uses none.
- *
- * @internal
- */
-export interface OptionStarts {
-  /** Long options' first two letters, as `first * 128 + second`; a one-letter name as `first * 128`. */
-  readonly long: Uint8Array;
-  /** Short options' letters. */
-  readonly short: Uint8Array;
-  /** One-dash word options (`-exec`), whole. */
-  readonly dashed: ReadonlySet<string>;
-  /** Words that count without a dash: subcommands and the words after them (`config`, `run`). */
-  readonly words: ReadonlySet<string>;
-  /** The first letters of `words`, and the second letters of `dashed`. */
-  readonly wordFirst: Uint8Array;
-  /** Whether the first word may bundle options without a dash (tar): every command is a maybe. */
-  readonly bundled: boolean;
-}
-
-/**
- * {@linkcode OptionStarts} of a program, or `null` when it has no entries.
- *
- * @internal
- */
-export function optionStarts(program: string): OptionStarts | null {
-  const table = COMPILED.get(program.slice(program.lastIndexOf("/") + 1));
-  if (table === undefined) return null;
-  const long = new Uint8Array(128 * 128);
-  const short = new Uint8Array(128);
-  const dashed = new Set<string>();
-  const words = new Set<string>();
-  const wordFirst = new Uint8Array(128);
-  const mark = (o: Option) => {
-    if (o.kind === "long") {
-      const first = o.name.charCodeAt(0) * 128;
-      long[first] = 1;
-      if (o.name.length > 1) long[first + o.name.charCodeAt(1)] = 1;
-    } else if (o.kind === "short") short[o.name.charCodeAt(0)] = 1;
-    else if (o.name.startsWith("-")) {
-      dashed.add(o.name);
-      wordFirst[o.name.charCodeAt(1)] = 1;
-    } else {
-      words.add(o.name);
-      wordFirst[o.name.charCodeAt(0)] = 1;
-    }
-  };
-  for (const o of [...table.global, ...table.anywhere, ...table.subcommandList]) mark(o);
-  for (const [word, options] of table.scopedList) {
-    words.add(word);
-    wordFirst[word.charCodeAt(0)] = 1;
-    for (const o of options) mark(o);
-  }
-  return { long, short, dashed, words, wordFirst, bundled: table.bundled || table.loose };
-}
-
-/**
- * The test of one program's options, for a pattern that fixes the program:
- * `undefined` when the table has no entry for it.
- *
- * @internal
- */
-export function optionsOf(
-  program: string,
-): ((text: string, separator: string) => readonly string[]) | undefined {
-  const table = COMPILED.get(program.slice(program.lastIndexOf("/") + 1));
-  if (table === undefined) return undefined;
-  return (text, separator) => {
-    const end0 = text.indexOf(separator);
-    return end0 < 0 ? NONE : usedIn(table, text, separator, end0);
-  };
 }
 
 /**

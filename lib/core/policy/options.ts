@@ -1,0 +1,346 @@
+/**
+ * Options are code: after a pattern's literal words, its `*` matches
+ * operands and the arguments after `--`, and an option is approved only when
+ * the pattern names it or it is in its program's table of options known not
+ * to run code (`./option_tables.ts`). A command's words are read the way the
+ * program's own parser reads them — clusters of short options (`-la`),
+ * `--opt=value` and `--opt value`, npm's any number of dashes and `_` for
+ * `-`, tar's dashless first word, git's and npm's subcommands — so every
+ * spelling of an option is the same option. Anything the table does not
+ * approve (an unknown option, an abbreviation, a subcommand not listed, a
+ * value that looks like an option) makes the command not match.
+ *
+ * Folder `lib/core/policy/` — the tool policy: allowed-tools patterns, the shell grammar, decisions.
+ *
+ * @module
+ */
+import { OPTION_TABLES, type OptionStyle, type OptionTableSpec } from "./option_tables.ts";
+
+const DASH = 0x2d;
+
+/** Whether a word is `-` and digits (`-20`). */
+function isNumber(w: string): boolean {
+  for (let k = 1; k < w.length; k++) {
+    const c = w.charCodeAt(k);
+    if (c < 0x30 || c > 0x39) return false;
+  }
+  return w.length > 1;
+}
+const FLAG = 0;
+const VALUE = 1;
+const OPTIONAL = 2;
+const PATH = 3;
+/** Set on an option listed only for its arity (`!-c=`): approved only when named. */
+const UNSAFE = 8;
+
+/** A table, compiled: arities by name. */
+interface Table {
+  readonly style: OptionStyle;
+  /** Long options (getopt: the name after `--`; npm, go, word: the normalized word). */
+  readonly long: ReadonlyMap<string, number>;
+  /** Short options (getopt), by letter. */
+  readonly short: ReadonlyMap<string, number>;
+  /** Whether `-NUM` is an option (`head -20`). */
+  readonly number: boolean;
+  readonly subcommands: ReadonlyMap<string, Table> | null;
+  readonly closed: boolean;
+  readonly dashlessFirst: boolean;
+  readonly operandEnds: boolean;
+  readonly dashDashEnds: boolean;
+}
+
+/** Compiled tables, by program name: what {@linkcode unapprovedOption} reads. */
+export type OptionTables = ReadonlyMap<string, Table>;
+
+const EMPTY: Table = {
+  style: "getopt",
+  long: new Map(),
+  short: new Map(),
+  number: false,
+  subcommands: null,
+  closed: false,
+  dashlessFirst: false,
+  operandEnds: false,
+  dashDashEnds: true,
+};
+
+/**
+ * Compile tables written as {@linkcode OPTION_TABLES} is.
+ *
+ * @param specs The tables, by program name.
+ * @returns The compiled tables.
+ * @throws {RangeError} When an option's spelling is not one of the documented forms.
+ */
+export function compileOptionTables(
+  specs: ReadonlyMap<string, OptionTableSpec>,
+): OptionTables {
+  const out = new Map<string, Table>();
+  for (const [program, spec] of specs) out.set(program, compileTable(spec, program));
+  return out;
+}
+
+function compileTable(spec: OptionTableSpec, where: string): Table {
+  const long = new Map<string, number>();
+  const short = new Map<string, number>();
+  let number = false;
+  for (const raw of spec.options.split(" ")) {
+    if (raw === "") continue;
+    const unsafe = raw.startsWith("!") ? UNSAFE : 0;
+    const entry = unsafe ? raw.slice(1) : raw;
+    if (entry === "-#") {
+      number = true;
+      continue;
+    }
+    const m = /^(-{1,2}[A-Za-z0-9][\w-]*)(=|=\?|=path)?$/.exec(entry);
+    if (m === null) throw new RangeError(`Invalid option "${raw}" in the table of "${where}"`);
+    const name = m[1]!;
+    const arity =
+      (m[2] === "=" ? VALUE : m[2] === "=?" ? OPTIONAL : m[2] === "=path" ? PATH : FLAG) |
+      unsafe;
+    switch (spec.style) {
+      case "getopt":
+        if (name.startsWith("--")) long.set(name, arity);
+        else if (name.length === 2) short.set(name[1]!, arity);
+        else throw new RangeError(`Invalid option "${raw}" in the table of "${where}"`);
+        break;
+      case "npm":
+        long.set(normalizeNpm(name), arity);
+        break;
+      case "go":
+        long.set(name.replace(/^--?/, ""), arity);
+        break;
+      case "word":
+        long.set(name, arity);
+    }
+  }
+  let subcommands: Map<string, Table> | null = null;
+  if (spec.subcommands !== undefined) {
+    subcommands = new Map();
+    for (const [word, sub] of spec.subcommands) {
+      subcommands.set(word, compileTable(sub, `${where} ${word}`));
+    }
+  }
+  return {
+    style: spec.style,
+    long,
+    short,
+    number,
+    subcommands,
+    closed: spec.closed === true,
+    dashlessFirst: spec.dashlessFirst === true,
+    operandEnds: spec.operandEnds === true,
+    dashDashEnds: spec.dashDashEnds ?? (spec.style === "getopt" || spec.style === "npm"),
+  };
+}
+
+/** npm's reading of an option's name: no leading dashes, `_` for `-`, lower case. */
+function normalizeNpm(word: string): string {
+  let k = 0;
+  while (k < word.length && word.charCodeAt(k) === DASH) k++;
+  return word.slice(k).replaceAll("_", "-").toLowerCase();
+}
+
+/** The project's tables, compiled once. */
+export const DEFAULT_OPTION_TABLES: OptionTables = compileOptionTables(OPTION_TABLES);
+
+/**
+ * The first word of a command that its program's table does not approve, or
+ * `undefined` when every option is approved: the words before `named` (the
+ * pattern's literal words) and the words in `namedWords` are approved as
+ * written; any other option must be in the table of its program (or of its
+ * subcommand); operands and the words after `--` are free. A program without
+ * a table gets operands only.
+ *
+ * @param words A command's words ({@linkcode shellWords}), the program first.
+ * @param named How many leading words the pattern names (default 1: the program).
+ * @param namedWords Further words the pattern names (a glob pattern's literal options).
+ * @param tables The tables (default {@linkcode DEFAULT_OPTION_TABLES}).
+ * @returns The first word not approved, or `undefined`.
+ * @example
+ * ```ts
+ * import { unapprovedOption } from "./options.ts";
+ * import { assert } from "../_assert.ts";
+ *
+ * assert.equal(unapprovedOption(["git", "log", "--oneline", "-5"]), undefined);
+ * assert.equal(unapprovedOption(["sort", "-S", "1K", "--compress-program=sh", "a"]), "--compress-program=sh");
+ * assert.equal(unapprovedOption(["npm", "test", "---node-options=--import=x"]), "---node-options=--import=x");
+ * assert.equal(unapprovedOption(["git", "log", "--output=x"], 3), undefined);
+ * ```
+ */
+export function unapprovedOption(
+  words: readonly string[],
+  named = 1,
+  namedWords: ReadonlySet<string> | null = null,
+  tables: OptionTables = DEFAULT_OPTION_TABLES,
+): string | undefined {
+  for (const w of words) {
+    if (typeof w !== "string" || w.includes(NUL)) {
+      throw new TypeError("words must be strings without NUL");
+    }
+  }
+  return unapprovedIn(words.join(NUL), NUL, named, namedWords, tables);
+}
+
+const NUL = "\u0000";
+
+/**
+ * {@linkcode unapprovedOption} of words joined by one `separator` (a
+ * character no word holds): the policy's own, without splitting; only the
+ * words that may be options or subcommands are cut out of the text.
+ *
+ * @internal
+ */
+export function unapprovedIn(
+  text: string,
+  separator: string,
+  named: number,
+  namedWords: ReadonlySet<string> | null,
+  tables: OptionTables = DEFAULT_OPTION_TABLES,
+): string | undefined {
+  const n = text.length;
+  let end = text.indexOf(separator);
+  if (end < 0) return undefined;
+  const slash = text.lastIndexOf("/", end);
+  let t = tables.get(text.slice(slash < 0 ? 0 : slash + 1, end)) ?? EMPTY;
+  // Whether the next operand may still be a subcommand.
+  let slot = t.subcommands !== null;
+  // The arities of the values the next words are (tar's `cfC out.tar dir` queues two).
+  let queue: number[] | null = null;
+  for (let i = 1, start = end + 1; start <= n; i++, start = end + 1) {
+    end = text.indexOf(separator, start);
+    if (end < 0) end = n;
+    const dashed = end - start > 1 && text.charCodeAt(start) === DASH;
+    let w: string | undefined;
+    const isNamed = i < named ||
+      (namedWords !== null && namedWords.has(w = text.slice(start, end)));
+    if (queue !== null && queue.length > 0) {
+      const arity = queue.shift()!;
+      if (isNamed) continue;
+      // A value that looks like an option is not approved: whoever is wrong about an arity errs safe.
+      if (dashed) return text.slice(start, end);
+      if ((arity & 7) === PATH && text.slice(start, end).includes(":")) {
+        return text.slice(start, end);
+      }
+      continue;
+    }
+    if (end - start === 2 && dashed && text.charCodeAt(start + 1) === DASH) {
+      if (t.dashDashEnds) return undefined;
+      continue;
+    }
+    if (!dashed && !slot && !(i === 1 && t.dashlessFirst)) {
+      // An operand.
+      if (t.operandEnds) return undefined;
+      continue;
+    }
+    w ??= text.slice(start, end);
+    if (slot) {
+      const sub = t.subcommands!.get(w);
+      if (sub !== undefined) {
+        t = sub;
+        slot = sub.subcommands !== null;
+        continue;
+      }
+    }
+    if (dashed) {
+      queue ??= [];
+      if (!readOption(t, w, queue, isNamed) && !isNamed) return w;
+      continue;
+    }
+    if (i === 1 && t.dashlessFirst) {
+      queue ??= [];
+      if (!readCluster(t, w, 0, queue, isNamed) && !isNamed) return w;
+      continue;
+    }
+    if (slot) {
+      slot = false;
+      if (t.closed) {
+        if (!isNamed) return w;
+        t = EMPTY;
+      }
+    }
+    // An interpreter's first operand is the program: the words after it are its arguments.
+    if (t.operandEnds) return undefined;
+  }
+  return undefined;
+}
+
+/**
+ * Whether an option word is approved by `t`, queueing the arities of values
+ * it takes from the next words. A named word is read for its arity only.
+ */
+function readOption(t: Table, w: string, queue: number[], isNamed: boolean): boolean {
+  switch (t.style) {
+    case "getopt": {
+      if (w.charCodeAt(1) === DASH) {
+        const eq = w.indexOf("=");
+        return readLong(t.long.get(eq < 0 ? w : w.slice(0, eq)), w, eq, queue, isNamed);
+      }
+      if (t.number && isNumber(w)) return true;
+      return readCluster(t, w, 1, queue, isNamed);
+    }
+    case "npm": {
+      const eq = w.indexOf("=");
+      return readLong(t.long.get(normalizeNpm(eq < 0 ? w : w.slice(0, eq))), w, eq, queue, isNamed);
+    }
+    case "go": {
+      const from = w.charCodeAt(1) === DASH ? 2 : 1;
+      if (w.charCodeAt(from) === DASH) return false;
+      const eq = w.indexOf("=");
+      const arity = t.long.get(eq < 0 ? w.slice(from) : w.slice(from, eq));
+      // A boolean flag of Go's may be written `-v=true`.
+      if (arity === FLAG && eq >= 0) return /^=(?:true|false|1|0)$/.test(w.slice(eq));
+      return readLong(arity, w, eq, queue, isNamed);
+    }
+    case "word":
+      return readLong(t.long.get(w), w, -1, queue, isNamed);
+  }
+}
+
+/** A long option of arity `arity` (undefined: not in the table), with its `=` at `eq`. */
+function readLong(
+  arity: number | undefined,
+  w: string,
+  eq: number,
+  queue: number[],
+  isNamed: boolean,
+): boolean {
+  if (arity === undefined) return false;
+  const kind = arity & 7;
+  if (kind === FLAG) {
+    if (eq >= 0) return false;
+  } else if (kind === VALUE || kind === PATH) {
+    if (eq < 0) queue.push(arity);
+    else if (kind === PATH && w.includes(":", eq) && !isNamed) return false;
+  }
+  return (arity & UNSAFE) === 0;
+}
+
+/** A cluster of short options from `from` (`-la`, tar's `czf`): each letter, up to one taking a value. */
+function readCluster(
+  t: Table,
+  w: string,
+  from: number,
+  queue: number[],
+  isNamed: boolean,
+): boolean {
+  let approved = true;
+  for (let k = from; k < w.length; k++) {
+    const arity = t.short.get(w[k]!);
+    if (arity === undefined) return false;
+    // One listed for its arity only: read on, for a named word's value.
+    if ((arity & UNSAFE) !== 0) approved = false;
+    const kind = arity & 7;
+    if (kind === FLAG) continue;
+    const rest = w.slice(k + 1);
+    // tar's dashless first word: every value letter takes the next word, in order.
+    if (from === 0 && kind !== OPTIONAL) {
+      queue.push(arity);
+      continue;
+    }
+    if (kind === OPTIONAL) return approved;
+    if (rest === "") queue.push(arity);
+    else if (kind === PATH && rest.includes(":") && !isNamed) return false;
+    return approved;
+  }
+  return approved;
+}
