@@ -12,6 +12,7 @@ import { LIFECYCLE_COMMANDS } from "./lifecycle/_lifecycle_flags.ts";
 import type { ArgSpec } from "./_args.ts";
 import { CONFIG_NAME } from "./_config.ts";
 import { STATS_COMMAND } from "./catalog/_stats.ts";
+import { EVAL_COMMAND } from "./eval/_eval.ts";
 
 /** A command's flags, usage line and help text. */
 export interface FlagSpec extends ArgSpec {
@@ -315,6 +316,7 @@ export const COMMANDS: Readonly<Record<string, FlagSpec>> = {
       "matches.\n" + TRUST_HELP,
   },
   stats: STATS_COMMAND,
+  eval: EVAL_COMMAND,
   serve: MCP_SERVE,
   ...TRUST_COMMANDS,
   run: RUN_COMMAND,

@@ -30,6 +30,7 @@ import { didYouMean } from "./_suggest.ts";
 import { graphCommand, resolveCommand } from "./catalog/_resolve.ts";
 import { activateCommand, readCommand, validateCommand } from "./catalog/_skill.ts";
 import { runStats } from "./catalog/_stats.ts";
+import { runEval } from "./eval/_eval.ts";
 import { modesFlag } from "./catalog/_modes.ts";
 import { VERSION } from "./_version.ts";
 
@@ -225,6 +226,8 @@ function run(argv: readonly string[], io: CliIO): number {
       );
     case "stats":
       return runStats(args, io);
+    case "eval":
+      return runEval(args, io);
     case "search":
       return searchCommand(
         args.positional.join(" "),
