@@ -194,7 +194,10 @@ function run(argv: readonly string[], io: CliIO): number {
         io,
       );
     case "validate":
-      return validateCommand(args.positional, discoveryFlags(args), args.json, io, verbosity);
+      return validateCommand(args.positional, discoveryFlags(args), args.json, io, verbosity, {
+        maxBodyTokens: count(args.flags, "--max-body-tokens", 0),
+        collisions: args.switches.has("--collisions"),
+      });
     case "activate":
       return activateCommand(
         first,
