@@ -234,9 +234,23 @@ export type {
 export {
   createSkillIndex,
   DEFAULT_SEARCH_LIMIT,
+  NO_MATCH_THRESHOLD,
   searchSkills,
   SkillIndex,
 } from "./lib/core/search/skill_index.ts";
+export {
+  CONFUSABLE_MARGIN,
+  confusableSkills,
+  evaluateTriggers,
+  parseTriggerEvals,
+} from "./lib/core/search/trigger_eval.ts";
+export type {
+  ConfusableInput,
+  ConfusablePair,
+  TriggerCase,
+  TriggerOutcome,
+  TriggerReport,
+} from "./lib/core/search/trigger_eval.ts";
 export type {
   IndexableSkill,
   SearchOptions,

@@ -48,6 +48,7 @@ export const PACKAGE_OWNERS: ReadonlyMap<string, Audience> = new Map<string, Aud
   ["@modelcontextprotocol/server", "mcp"],
   ["@modelcontextprotocol/client", "mcp"],
   ["fast-check", "testing"],
+  ["gpt-tokenizer", "cli"],
 ]);
 
 /**

@@ -23,7 +23,8 @@ import {
 /** One request of the evaluation. */
 export interface EvalRequest {
   readonly query: string;
-  readonly class: "plain" | "language" | "typo";
+  /** `nomatch`: no skill of the collection serves it (`accept` is empty). */
+  readonly class: "plain" | "language" | "typo" | "nomatch";
   readonly collection: string;
   readonly accept: readonly string[];
   readonly split: "tune" | "eval";
@@ -79,6 +80,10 @@ export const RANKERS: readonly [string, (skills: readonly EvalSkill[]) => Rankin
     const index = createSkillIndex(skills);
     return (q) => searchSkills(index, q).map((r) => r.name);
   }],
+  ["searchSkills (bodies, no threshold)", (skills) => {
+    const index = createSkillIndex(skills);
+    return (q) => searchSkills(index, q, { threshold: false }).map((r) => r.name);
+  }],
   ["searchSkills (no bodies)", (skills) => {
     const index = createSkillIndex(skills.map(({ name, description, metadata }) => ({
       name,
@@ -127,7 +132,11 @@ export function quality(ranks: readonly number[]): Quality {
   return { n: ranks.length, recall1: r1 / n, recall5: r5 / n, mrr: rr / n };
 }
 
-/** Per ranker, per request: the rank of its first acceptable skill. */
+/**
+ * Per ranker, per request: the rank of its first acceptable skill (-1: not
+ * found), or for a `nomatch` request -2 when the ranker returned nothing and
+ * -1 when it returned something.
+ */
 export function evaluate(
   requests: readonly EvalRequest[],
   collections: ReadonlyMap<string, readonly EvalSkill[]>,
@@ -136,9 +145,51 @@ export function evaluate(
   for (const [name, build] of RANKERS) {
     const rankings = new Map<string, Ranking>();
     for (const [source, skills] of collections) rankings.set(source, build(skills));
-    out.set(name, requests.map((r) => firstHit(rankings.get(r.collection)!(r.query), r.accept)));
+    out.set(
+      name,
+      requests.map((r) => {
+        const ranked = rankings.get(r.collection)!(r.query);
+        if (r.class === "nomatch") return ranked.length === 0 ? -2 : -1;
+        return ranked.length === 0 ? -3 : firstHit(ranked, r.accept);
+      }),
+    );
   }
   return out;
+}
+
+/**
+ * Per ranker: how it answers requests no skill serves. `said none` is the
+ * share of `nomatch` requests answered with nothing (no-match recall);
+ * `precision` the share of its empty answers that were `nomatch` requests;
+ * `lost` the share of servable requests answered with nothing.
+ */
+export function noMatchTable(
+  requests: readonly EvalRequest[],
+  ranks: ReadonlyMap<string, readonly number[]>,
+): string {
+  const rows = [
+    "| ranker | no-match requests | said none | no-match precision | servable requests lost |",
+    "| --- | --- | --- | --- | --- |",
+  ];
+  for (const [name, all] of ranks) {
+    let none = 0, said = 0, servable = 0, lost = 0;
+    requests.forEach((r, i) => {
+      if (r.class === "nomatch") {
+        none++;
+        if (all[i] === -2) said++;
+      } else {
+        servable++;
+        if (all[i] === -3) lost++;
+      }
+    });
+    const precision = said + lost === 0 ? 1 : said / (said + lost);
+    rows.push(
+      `| ${name} | ${none} | ${(said / Math.max(none, 1)).toFixed(2)} | ${precision.toFixed(2)} | ${
+        (lost / Math.max(servable, 1)).toFixed(2)
+      } |`,
+    );
+  }
+  return rows.join("\n");
 }
 
 /** A Markdown table: per group of requests, each ranker's recall@1, recall@5 and MRR. */
@@ -154,7 +205,9 @@ export function table(
     "| --- | --- | --- | --- | --- | --- |",
   ];
   for (const g of groups) {
-    const at = requests.map((r, i) => (groupOf(r) === g ? i : -1)).filter((i) => i >= 0);
+    const at = requests.map((r, i) => (groupOf(r) === g && r.class !== "nomatch" ? i : -1))
+      .filter((i) => i >= 0);
+    if (at.length === 0) continue;
     for (const [name, all] of ranks) {
       const q = quality(at.map((i) => all[i]!));
       rows.push(
@@ -186,6 +239,8 @@ if (process.argv[1]?.endsWith("evaluate.ts")) {
     console.log(table(chosen, ranks, (r) => r.collection, "collection"));
     console.log();
     console.log(table(chosen, ranks, (r) => r.class, "class"));
+    console.log();
+    console.log(noMatchTable(chosen, ranks));
     if (args.includes("--misses") && s === "tune") {
       const mine = ranks.get(RANKERS[0]![0])!;
       const build = new Map([...skills].map(([src, list]) => [src, RANKERS[0]![1](list)]));

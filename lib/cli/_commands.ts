@@ -12,6 +12,7 @@ import { LIFECYCLE_COMMANDS } from "./lifecycle/_lifecycle_flags.ts";
 import type { ArgSpec } from "./_args.ts";
 import { CONFIG_NAME } from "./_config.ts";
 import { STATS_COMMAND } from "./catalog/_stats.ts";
+import { EVAL_COMMAND } from "./eval/_eval.ts";
 
 /** A command's flags, usage line and help text. */
 export interface FlagSpec extends ArgSpec {
@@ -197,17 +198,21 @@ export const COMMANDS: Readonly<Record<string, FlagSpec>> = {
       "marked; includes the catalog lacks appear as missing nodes.",
   },
   validate: {
-    values: ["--class", "--global-safety", "--skill-safety"],
+    values: ["--class", "--global-safety", "--skill-safety", "--max-body-tokens"],
     repeated: ["--class"],
+    switches: ["--collisions"],
     positional: [1, Infinity],
-    usage: `skillset validate <path>... ${CLASS} ${SAFETY} [--json]`,
+    usage:
+      `skillset validate <path>... ${CLASS} ${SAFETY} [--max-body-tokens N] [--collisions] [--json]`,
     help: "Check catalogs and Agent Skill folders (or folders of them). Prints\n" +
       "file:line:col: error|warning: message. Exits 1 when there is an error. Every rule break of\n" +
       "a SKILL.md is reported, and its body is checked too. A file named on the command line is a\n" +
       "catalog; in a folder, only a .yaml/.yml/.json file that names skill.schema.json or whose\n" +
       "first name is a scope/name skill is read as one. A skill whose requires-skills or\n" +
       "requires-any-skills does not resolve among the skills read is reported (a cycle or a bad\n" +
-      "value as an error, a missing skill as a warning).\n" + CLASS_HELP,
+      "value as an error, a missing skill as a warning). --max-body-tokens N: an error for each\n" +
+      "skill whose SKILL.md body is over N tokens (o200k_base BPE); --collisions: a warning for\n" +
+      "each pair of skills whose descriptions are likely to be confused.\n" + CLASS_HELP,
   },
   activate: {
     values: [
@@ -324,6 +329,7 @@ export const COMMANDS: Readonly<Record<string, FlagSpec>> = {
       "matches.\n" + TRUST_HELP,
   },
   stats: STATS_COMMAND,
+  eval: EVAL_COMMAND,
   serve: MCP_SERVE,
   ...TRUST_COMMANDS,
   run: RUN_COMMAND,

@@ -73,6 +73,10 @@ const KEYS: ReadonlyMap<
   ["skill_safety", { flag: "--skill-safety", values: (v) => bool(v, "skill_safety") }],
   ["budget", { flag: "--budget", values: (v) => whole(v, "budget") }],
   ["tool_budget", { flag: "--tool-budget", values: (v) => whole(v, "tool_budget") }],
+  [
+    "max_body_tokens",
+    { flag: "--max-body-tokens", values: (v) => whole(v, "max_body_tokens") },
+  ],
   ["rank", { flag: "--rank", values: (v) => oneOf("position", "name", "usage")(v, "rank") }],
   ["usage_log", { flag: "--usage-log", values: (v, base) => [file(v, "usage_log", base)] }],
   ["lockfile", { flag: "--lockfile", values: (v, base) => [file(v, "lockfile", base)] }],

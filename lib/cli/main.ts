@@ -31,6 +31,7 @@ import { didYouMean } from "./_suggest.ts";
 import { graphCommand, resolveCommand } from "./catalog/_resolve.ts";
 import { activateCommand, readCommand, validateCommand } from "./catalog/_skill.ts";
 import { runStats } from "./catalog/_stats.ts";
+import { runEval } from "./eval/_eval.ts";
 import { modesFlag } from "./catalog/_modes.ts";
 import { VERSION } from "./_version.ts";
 
@@ -201,7 +202,10 @@ function run(argv: readonly string[], io: CliIO): number {
         io,
       );
     case "validate":
-      return validateCommand(args.positional, discoveryFlags(args), args.json, io, verbosity);
+      return validateCommand(args.positional, discoveryFlags(args), args.json, io, verbosity, {
+        maxBodyTokens: count(args.flags, "--max-body-tokens", 0),
+        collisions: args.switches.has("--collisions"),
+      });
     case "activate":
       return activateCommand(
         first,
@@ -233,6 +237,8 @@ function run(argv: readonly string[], io: CliIO): number {
       );
     case "stats":
       return runStats(args, io);
+    case "eval":
+      return runEval(args, io);
     case "search":
       return searchCommand(
         args.positional.join(" "),

@@ -31,7 +31,6 @@ import {
 } from "../../core/catalog/skill_dependencies.ts";
 import { createSkillIndex, searchSkills } from "../../core/search/skill_index.ts";
 import { matchReasons } from "../../core/activation/skill_search_tool.ts";
-import { loadSkillFolder } from "../../fs/load/skill_folder.ts";
 import { usageLogRank } from "./_stats.ts";
 
 /**
@@ -198,22 +197,9 @@ export function searchCommand(
   // As in list: the default roots are the conventional folders themselves.
   const discovery = checked ?? discoverSkills(roots, { conventionalRoots: rootFlags.length > 0 });
   const bySkill = new Map(discovery.skills.map((s) => [s.name, s]));
-  // Each SKILL.md body is indexed too; a folder that cannot be loaded now is found by
-  // name and description (one bad folder never fails the search of the others).
-  const bodyOf = (path: string): { body?: string } => {
-    try {
-      return { body: loadSkillFolder(path, { lenient: true }).instructions };
-    } catch {
-      return {};
-    }
-  };
+  // Each skill's SKILL.md body is indexed too (read lazily by the index, as a library's is).
   const index = createSkillIndex(
-    discovery.skills.map((s) => ({
-      name: s.name,
-      description: s.description,
-      ...(s.frontmatter.metadata === undefined ? {} : { metadata: s.frontmatter.metadata }),
-      ...bodyOf(s.path),
-    })),
+    discovery.skills,
     options.lang === undefined ? {} : { lang: options.lang },
   );
   const results = searchSkills(index, query, { limit: options.limit ?? 10 }).map((r) => {

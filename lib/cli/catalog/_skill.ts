@@ -18,7 +18,8 @@ import { assertLogOutside, recordActivation } from "./_stats.ts";
 import { modesFlag } from "./_modes.ts";
 import { skillMode, SkillModeError } from "../../core/catalog/skill_modes.ts";
 import { ResourceNotFoundError, SkillFolderError } from "../../core/errors.ts";
-import { type DiscoveryFlags, printDiagnostics } from "../_discovery.ts";
+import { type DiscoveryFlags, listDiscovery, printDiagnostics } from "../_discovery.ts";
+import { bodyBudgetDiagnostics, collisionDiagnostics } from "../eval/_budgets.ts";
 import { type CliIO, shownAsTyped } from "../_io.ts";
 import { activateSkill, renderActivation } from "../../core/activation/activate.ts";
 import { MIN_PAGE_BYTES, readResource, renderResourceRead } from "../../core/resources/read.ts";
@@ -44,8 +45,9 @@ export function validateCommand(
   json: boolean,
   io: CliIO,
   verbosity: Verbosity = "normal",
+  kit: { maxBodyTokens?: number | undefined; collisions?: boolean } = {},
 ): number {
-  const diagnostics = validatePaths(paths, flags);
+  const diagnostics = [...validatePaths(paths, flags), ...authorKit(paths, flags, kit)];
   const errors = diagnostics.filter((d) => d.severity === "error").length;
   const infos = diagnostics.filter((d) => d.severity === "info").length;
   const warnings = diagnostics.length - errors - infos;
@@ -62,6 +64,28 @@ export function validateCommand(
     report.summary("skillset validate", "--verbose shows each");
   }
   return errors > 0 ? 1 : 0;
+}
+
+/** The skill author's checks of `validate`: body budgets and confusable descriptions. */
+function authorKit(
+  paths: readonly string[],
+  flags: DiscoveryFlags,
+  kit: { maxBodyTokens?: number | undefined; collisions?: boolean },
+): Diagnostic[] {
+  if (kit.maxBodyTokens === undefined && kit.collisions !== true) return [];
+  const { discovery } = listDiscovery(paths, [], flags);
+  const out: Diagnostic[] = [];
+  if (kit.maxBodyTokens !== undefined) {
+    out.push(...bodyBudgetDiagnostics(discovery.skills, kit.maxBodyTokens, (s) => {
+      try {
+        return loadSkillFolder(s.alias ? s.real_path : s.path, { lenient: true }).instructions;
+      } catch {
+        return ""; // validatePaths reports why it does not load.
+      }
+    }));
+  }
+  if (kit.collisions === true) out.push(...collisionDiagnostics(discovery.skills));
+  return out;
 }
 
 function colorDiagnostic(d: Diagnostic, io: CliIO): string {

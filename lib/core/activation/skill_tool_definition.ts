@@ -246,10 +246,13 @@ function summaries(
     const bundle = isBundle(s) ? s.frontmatter : undefined;
     const description = bundle !== undefined ? bundle.description : s.description;
     const metadata = bundle !== undefined ? bundle.metadata : s.metadata;
-    // The search index reads a bundle's body (its first 32 KiB), when it has one loaded.
-    if (bodies !== undefined && bundle !== undefined) {
+    // The search index reads a bundle's body (its first 32 KiB), when it has one loaded,
+    // or a skill's `body` (a discovered skill reads it lazily).
+    if (bodies !== undefined) {
       try {
-        const body = (s as SkillBundle).instructions;
+        const body = bundle !== undefined
+          ? (s as SkillBundle).instructions
+          : (s as { readonly body?: unknown }).body;
         if (typeof body === "string") bodies.set(s.name, body);
       } catch {
         // A bundle whose body is not loaded yet is searched by name and description.

@@ -14,7 +14,11 @@
  * independent of what else is indexed.
  *
  * Queries drop pronouns and filler; a query term the index lacks is read as
- * the nearest indexed word within an edit or two (`_fuzzy.ts`). With an
+ * the nearest indexed word within an edit or two (`_fuzzy.ts`), unless it is
+ * a known English word (`_english_words.ts`: "deck" stays "deck"). A term a
+ * skill holds in its body alone weighs at most `BODY_ONLY_MAX` before idf, and
+ * a search returns nothing when the best skill is no plausible fit
+ * ({@linkcode NO_MATCH_THRESHOLD}). With an
  * `embed` function, lexical and vector rankings are fused (reciprocal rank
  * fusion); without one, or when it fails, search is lexical. Each result says
  * which query terms matched it, and in which fields.
@@ -35,6 +39,7 @@ import { tokenize, tokenizeQuery } from "./tokenize.ts";
 import { stem } from "./stem.ts";
 import { siftDown, siftUp } from "./_top_k.ts";
 import { FIELDS, readSkill, type SkillField } from "./_fields.ts";
+import { isEnglishWord } from "./_english_words.ts";
 import { groupOf, letterMask, nearestTerm, type TypoVocabulary } from "./_fuzzy.ts";
 import { type EmbedFunction, embedTexts, fuse, nearest } from "./_fusion.ts";
 
@@ -102,6 +107,13 @@ export interface SkillIndexOptions {
 export interface SearchOptions {
   /** The most results; default 10. */
   readonly limit?: number;
+  /**
+   * Return nothing when no skill is a plausible fit ({@linkcode NO_MATCH_THRESHOLD}):
+   * the best one matched only body words, or too little of the query. Default
+   * true; `false` ranks whatever shares a term with the query. Not applied
+   * with an embedder (the vector ranking decides).
+   */
+  readonly threshold?: boolean;
 }
 
 /** Why a result matched: one query term, and where. */
@@ -129,6 +141,7 @@ export interface SkillSearchResult {
 }
 
 const NO_SKILLS: ReadonlySet<number> = new Set();
+const NO_RESULTS: readonly SkillSearchResult[] = Object.freeze([]);
 
 /** The default number of results of {@linkcode searchSkills}. */
 export const DEFAULT_SEARCH_LIMIT = 10;
@@ -140,6 +153,18 @@ const WEIGHT = [3, 1, 0.5, 0.15] as const;
 const B = [0.5, 0.75, 0.75, 0.75] as const;
 /** A corrected typo's share of the term's score. */
 const TYPO_SHARE = 0.8;
+/**
+ * The most weight (before idf) of a term a skill holds in its body alone: a
+ * rare body word is evidence, not a verdict. Chosen on the tune split.
+ */
+const BODY_ONLY_MAX = 0.4;
+/**
+ * The no-match threshold: the best skill is a plausible fit when the part of
+ * its score from its name, description and headings is at least this share
+ * of the sum of the query's idf (each term found counted once). Chosen on the
+ * tune split's matched and no-match requests.
+ */
+export const NO_MATCH_THRESHOLD = 0.075;
 /** How many of each ranking reciprocal rank fusion reads. */
 const FUSION_DEPTH = 50;
 
@@ -148,7 +173,10 @@ interface Postings {
   readonly start: Int32Array;
   /** The skill of each posting. */
   readonly skill: Int32Array;
-  /** Its BM25F weight before idf: tf / (k1 + tf). */
+  /**
+   * Its BM25F weight before idf: tf / (k1 + tf); negative (and capped at
+   * `BODY_ONLY_MAX`) when the skill holds the term in its body alone.
+   */
   readonly weight: Float32Array;
   /** Its counts in the name, the description, the headings and the body (4 per posting). */
   readonly counts: Uint16Array;
@@ -188,6 +216,8 @@ export class SkillIndex {
   readonly #byFoldedName: ReadonlyMap<string, readonly number[]>;
   /** Scratch: each skill's score in this search (0 until touched: every weight is > 0). */
   readonly #scores: Float64Array;
+  /** Scratch: the part of each skill's score from its name, description and headings. */
+  readonly #shown: Float64Array;
   readonly #touched: Int32Array;
   readonly #tier: Uint8Array;
   readonly #heapSkill: Int32Array;
@@ -224,6 +254,7 @@ export class SkillIndex {
     this.#byName = byName;
     this.#byFoldedName = folded;
     this.#scores = new Float64Array(names.length);
+    this.#shown = new Float64Array(names.length);
     this.#touched = new Int32Array(names.length);
     this.#tier = new Uint8Array(names.length);
     this.#heapSkill = new Int32Array(names.length);
@@ -249,7 +280,10 @@ export class SkillIndex {
         continue;
       }
       const typos = this.#p.typos;
-      const near = typos === undefined ? undefined : nearestTerm(term, typos);
+      // A known English word is what the user meant, even when no skill holds it.
+      const near = typos === undefined || isEnglishWord(term) || isEnglishWord(stem(term))
+        ? undefined
+        : nearestTerm(term, typos);
       if (near !== undefined) {
         out.push({ term, id: near.id, share: TYPO_SHARE, typo: near.word });
       }
@@ -262,12 +296,15 @@ export class SkillIndex {
    *
    * @param query The query.
    * @param limit The most results (a whole number of at least 1).
+   * @param threshold Whether to return nothing when no skill is a plausible fit.
    * @returns The results.
    */
-  search(query: string, limit: number): readonly SkillSearchResult[] {
-    const scores = this.#scores, touched = this.#touched, tier = this.#tier;
+  search(query: string, limit: number, threshold = true): readonly SkillSearchResult[] {
+    const scores = this.#scores, shown = this.#shown, touched = this.#touched, tier = this.#tier;
     const { start, skill, weight } = this.#p.postings;
     let count = 0;
+    /** The score of a skill that held every query term found, once, in an average description. */
+    let ideal = 0;
     // Each term once, however often the query repeats it (marks cleared below).
     const terms = this.#queryTerms(query);
     const used: typeof terms = [];
@@ -277,10 +314,17 @@ export class SkillIndex {
       mark[t.id] = 1;
       used.push(t);
       const idf = this.#idf[t.id]! * t.share;
+      ideal += idf;
       for (let p = start[t.id]!, end = start[t.id + 1]!; p < end; p++) {
         const d = skill[p]!;
+        const w = weight[p]!;
         if (scores[d] === 0) touched[count++] = d;
-        scores[d] = scores[d]! + idf * weight[p]!;
+        if (w > 0) {
+          scores[d] = scores[d]! + idf * w;
+          shown[d] = shown[d]! + idf * w;
+        } else {
+          scores[d] = scores[d]! - idf * w;
+        }
       }
     }
     for (const t of used) mark[t.id] = 0;
@@ -305,10 +349,17 @@ export class SkillIndex {
     const heapSkill = this.#heapSkill, heapScore = this.#heapScore;
     const capacity = keep < count ? keep : count;
     let size = 0;
+    let best = -1, bestScore = 0, bestShown = 0;
     for (let k = 0; k < count; k++) {
       const d = touched[k]!;
       const score = scores[d]!;
       scores[d] = 0;
+      if (score > bestScore || (score === bestScore && order[d]! < order[best]!)) {
+        best = d;
+        bestScore = score;
+        bestShown = shown[d]!;
+      }
+      shown[d] = 0;
       if (tiered.size > 0 && tier[d] !== 0) {
         tieredScores.set(d, score);
         continue;
@@ -324,6 +375,13 @@ export class SkillIndex {
         heapScore[0] = score;
         siftDown(heapSkill, heapScore, order, size);
       }
+    }
+    // No skill is a plausible fit: only body words, or too little of the query, matched.
+    if (
+      threshold && tiered.size === 0 && queryVector === undefined &&
+      !(bestShown > 0 && bestShown >= NO_MATCH_THRESHOLD * ideal)
+    ) {
+      return NO_RESULTS;
     }
     const ranked: { skill: number; score: number; tier: number; similarity?: number }[] = [];
     for (const [d, score] of tieredScores) ranked.push({ skill: d, score, tier: tier[d]! });
@@ -569,7 +627,9 @@ export function createSkillIndex(
     if (d !== last) {
       last = d;
       for (let f = 0; f < 4; f++) {
-        norm[f] = WEIGHT[f]! / (1 - B[f]! + B[f]! * lengths[4 * d + f]! / (averages[f] || 1));
+        // An average under one term (a field few skills have) counts as one.
+        norm[f] = WEIGHT[f]! /
+          (1 - B[f]! + B[f]! * lengths[4 * d + f]! / Math.max(averages[f]!, 1));
       }
     }
     const p = cursor[id]!++;
@@ -585,7 +645,9 @@ export function createSkillIndex(
       const rarity = Math.log(1 + Math.max(statistics.skills, nameDf[id]!) / nameDf[id]!) / logN;
       tf -= norm[0]! * pCounts[4 * q]! * (1 - rarity);
     }
-    weight[p] = tf / (K1 + tf);
+    const w = tf / (K1 + tf);
+    const bodyOnly = pCounts[4 * q]! + pCounts[4 * q + 1]! + pCounts[4 * q + 2]! === 0;
+    weight[p] = bodyOnly ? -Math.min(w, BODY_ONLY_MAX) : w;
   }
   return new SkillIndex({
     names: Object.freeze(names),
@@ -625,12 +687,15 @@ function typoVocabulary(
  * query comes first (then one whose name is the query lower-cased and
  * trimmed); the rest by BM25F score (fused with the vector ranking when the
  * index has an embedder), ties by name (code-unit order). Skills sharing no
- * term with the query (and, with an embedder, not near it) are not returned.
- * Each result lists the query terms it matched and in which fields.
+ * term with the query (and, with an embedder, not near it) are not returned,
+ * and nothing is when no skill is a plausible fit: when the best one matched
+ * only body words, or its name, description and headings hold too little of
+ * the query ({@linkcode NO_MATCH_THRESHOLD}; `threshold: false` turns this
+ * off). Each result lists the query terms it matched and in which fields.
  *
  * @param index The index.
  * @param query Words of the task, or a skill's name.
- * @param options The most results (default 10).
+ * @param options The most results (default 10), and whether to apply the no-match threshold.
  * @returns Frozen `{ name, description, score, matched, similarity? }` results.
  * @throws {RangeError} When `limit` is not a whole number of at least 1.
  * @example
@@ -659,7 +724,7 @@ export function searchSkills(
   if (!Number.isSafeInteger(limit) || limit < 1) {
     throw new RangeError(`limit must be a whole number of at least 1, got ${String(limit)}`);
   }
-  return index.search(query, limit);
+  return index.search(query, limit, options.threshold !== false);
 }
 
 function fold(name: string): string {

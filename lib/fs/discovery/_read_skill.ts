@@ -28,7 +28,8 @@ import {
   type SkillDiagnosticCode,
 } from "./skill_diagnostic.ts";
 import { MAX_SKILL_MD_BYTES, SKILL_MD_NAMES } from "../load/skill_folder.ts";
-import { parseSkillMd } from "../load/skill_md.ts";
+import { parseSkillMd, skillMdBody } from "../load/skill_md.ts";
+import { MAX_BODY } from "../../core/search/_fields.ts";
 
 /** A skill folder met by the scan. */
 export interface Found {
@@ -175,17 +176,55 @@ export function readSkill(
       place,
       rank,
       depth: folder.depth,
-      skill: Object.freeze({
-        name: fm.name,
-        description: fm.description,
-        ...place,
-        frontmatter: fm,
-        diagnostics: all,
-      }),
+      skill: Object.freeze(
+        withBody({
+          name: fm.name,
+          description: fm.description,
+          ...place,
+          frontmatter: fm,
+          diagnostics: all,
+        }, bodyReader(fs, real)),
+      ),
       diagnostics: all,
     };
   } catch (e) {
     if (!(e instanceof AgentSkillError)) throw e;
     return skip("SKILL_SKIPPED", diagnosticFromError("error", "SKILL_SKIPPED", e, skillMd));
   }
+}
+
+/**
+ * Give a skill its lazy `body`: not enumerable (JSON and spreads leave it
+ * out), read through `read` each time it is asked.
+ *
+ * @param skill The skill, not yet frozen.
+ * @param read The reader, or a skill whose `body` to carry over.
+ * @returns The same object.
+ */
+export function withBody<T extends object>(skill: T, read: (() => string) | object): T {
+  const get = typeof read === "function"
+    ? read as () => string
+    : Object.getOwnPropertyDescriptor(read, "body")?.get;
+  if (get !== undefined) Object.defineProperty(skill, "body", { get, enumerable: false });
+  return skill;
+}
+
+/**
+ * The reader of a SKILL.md's body for search: the file read again as
+ * discovery read it (a regular file, not through a final link, at most
+ * `MAX_SKILL_MD_BYTES`), split from its frontmatter, its first 32 KiB; empty
+ * when it can no longer be read or split. Nothing is kept between calls.
+ */
+function bodyReader(fs: DiscoveryFileSystem, real: string): () => string {
+  return () => {
+    try {
+      const bytes = fs.readFile(real, MAX_SKILL_MD_BYTES);
+      if (bytes.length > MAX_SKILL_MD_BYTES) return "";
+      const text = new TextDecoder().decode(bytes);
+      const body = skillMdBody(text) ?? "";
+      return body.length > MAX_BODY ? body.slice(0, MAX_BODY) : body;
+    } catch {
+      return "";
+    }
+  };
 }

@@ -11,7 +11,7 @@
  */
 import type { SafetyFlags } from "../../core/resources/gate.ts";
 import type { ResourceClassMap } from "../../core/resources/resource_path.ts";
-import type { Found } from "./_read_skill.ts";
+import { type Found, withBody } from "./_read_skill.ts";
 import { compare } from "./_walk.ts";
 import {
   type DiscoveredSkill,
@@ -78,11 +78,11 @@ export function settle(
       skills.push(skill);
       continue;
     }
-    shadowed.push(Object.freeze({
+    shadowed.push(Object.freeze(withBody({
       ...skill,
       winner: Object.freeze({ scope: winner.skill.scope, path: winner.skill.path }),
       same_scope: winner.skill.scope === skill.scope,
-    }));
+    }, skill)));
   }
   const conflicts: NameConflict[] = [];
   for (const [key, paths] of groups) {
@@ -92,7 +92,7 @@ export function settle(
     const winner = winners.get(name)!;
     if (winner.skill.scope !== scope) continue;
     const others = paths.slice(1).map((p) => JSON.stringify(p)).join(", ");
-    skills[winner.index] = Object.freeze({
+    skills[winner.index] = Object.freeze(withBody({
       ...winner.skill,
       diagnostics: Object.freeze([
         ...winner.skill.diagnostics,
@@ -105,7 +105,7 @@ export function settle(
           }; this one is used, not ${others}`,
         ),
       ]),
-    });
+    }, winner.skill));
   }
   return new Discovery({ skills, shadowed, conflicts, skipped, diagnostics }, fs, load);
 }

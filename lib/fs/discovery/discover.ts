@@ -26,7 +26,7 @@ import type { SafetyFlags } from "../../core/resources/gate.ts";
 import { resourceClassMap } from "../../core/resources/resource_path.ts";
 import { skillsAvailable } from "../../core/policy/requirements.ts";
 import { dependencyDiagnostics } from "./_dependency_diagnostics.ts";
-import { type Found, readSkill } from "./_read_skill.ts";
+import { type Found, readSkill, withBody } from "./_read_skill.ts";
 import { settle } from "./_settle.ts";
 import { aliasTarget, compare, type Limits, type ScanRoot, scanRoot } from "./_walk.ts";
 import { Discovery, type DiscoveryFileSystem, nodeDiscoveryFileSystem } from "./discovery.ts";
@@ -200,7 +200,7 @@ export function discoverSkills(
     const d = lacking.get(s);
     return d === undefined
       ? s
-      : Object.freeze({ ...s, diagnostics: Object.freeze([...s.diagnostics, d]) });
+      : Object.freeze(withBody({ ...s, diagnostics: Object.freeze([...s.diagnostics, d]) }, s));
   });
   return new Discovery({ ...settled, skills, unavailable: hidden }, limits.fs, load);
 }

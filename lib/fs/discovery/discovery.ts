@@ -82,6 +82,13 @@ export interface DiscoveredSkill extends SkillPlace {
   readonly frontmatter: AgentSkillFrontmatter;
   /** The rule breaks passed over, and a `NAME_CONFLICT` warning when it won a clash in its scope. */
   readonly diagnostics: readonly SkillDiagnostic[];
+  /**
+   * The first 32 KiB of its SKILL.md body, for search: read from the file
+   * each time it is asked (nothing is kept), empty when the file can no
+   * longer be read. Not enumerable, so JSON leaves it out; `createSkillIndex`
+   * reads it, so `createSkillIndex(discovery.skills)` searches bodies.
+   */
+  readonly body?: string;
 }
 
 /** A skill that lost a name clash. */

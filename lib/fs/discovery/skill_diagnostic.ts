@@ -42,6 +42,10 @@ export type SkillDiagnosticCode =
   | "NAME_CONFLICT"
   /** The body points to a path the safety gate refuses under the current switches and class mapping. */
   | "GATED_REFERENCE"
+  /** `validate --max-body-tokens`: the SKILL.md body has more tokens than the budget. */
+  | "BODY_OVER_BUDGET"
+  /** `validate --collisions`: two skills' descriptions are likely to be confused. */
+  | "CONFUSABLE_DESCRIPTIONS"
   /** A root, folder or file could not be read for lack of permission. */
   | "PERMISSION_DENIED"
   /** A folder on the skip list (`.git`, `node_modules`, …) was not entered. */

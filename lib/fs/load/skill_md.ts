@@ -56,6 +56,23 @@ const OPEN = /^\uFEFF?---[ \t]*\r?\n/;
 const CLOSE = /^---[ \t]*\r?$/m;
 
 /**
+ * The body of a SKILL.md, split from its frontmatter as {@linkcode parseSkillMd}
+ * splits it, without parsing the frontmatter.
+ *
+ * @param text The whole file.
+ * @returns The body, or `undefined` when the frontmatter is missing or unclosed.
+ * @throws Never.
+ */
+export function skillMdBody(text: string): string | undefined {
+  const open = OPEN.exec(text);
+  if (open === null) return undefined;
+  const rest = text.slice(open[0].length);
+  const close = CLOSE.exec(rest);
+  if (close === null) return undefined;
+  return rest.slice(close.index + close[0].length).replace(/^\n/, "");
+}
+
+/**
  * Parse a SKILL.md file's text.
  *
  * @param text The whole file.

@@ -38,6 +38,8 @@ import type { DiscoveredSkill, Discovery } from "../discovery/discovery.ts";
 import { Discovery as DiscoveryClass } from "../discovery/discovery.ts";
 import { diagnostic, type SkillDiagnostic } from "../discovery/skill_diagnostic.ts";
 import type { LoadedSkill } from "../load/skill_folder.ts";
+import { withBody } from "../discovery/_read_skill.ts";
+import { MAX_BODY } from "../../core/search/_fields.ts";
 import { FILE_ORIGIN, readLockfile, recordedPath } from "./trust_files.ts";
 
 /** Options of {@linkcode lockSkills} and {@linkcode verifySkills}. */
@@ -350,14 +352,16 @@ export async function trustDiscovery(
       bundles.set(s.skill.name, s.bundle);
       // The description a model sees comes from the bytes that were checked,
       // not from what discovery read before the check.
-      skills.push(Object.freeze({
+      // So does the body search reads.
+      const instructions = s.bundle.instructions;
+      skills.push(Object.freeze(withBody({
         ...s.skill,
         description: s.bundle.frontmatter.description,
         frontmatter: s.bundle.frontmatter,
         diagnostics: s.diagnostics.length === 0
           ? s.skill.diagnostics
           : Object.freeze([...s.skill.diagnostics, ...s.diagnostics]),
-      }));
+      }, () => instructions.length > MAX_BODY ? instructions.slice(0, MAX_BODY) : instructions)));
     } else {
       skipped.push(Object.freeze({
         scope: s.skill.scope,
