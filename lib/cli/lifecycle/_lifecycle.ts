@@ -15,6 +15,8 @@ import type { CliIO } from "../_io.ts";
 import { addSkills, type LifecycleOptions, removeSkills } from "../../fs/lifecycle/_lifecycle.ts";
 import { outdatedSkills, updateSkills } from "../../fs/lifecycle/_update.ts";
 import type { FileDiff } from "../../fs/lifecycle/_skill_diff.ts";
+import { COMMIT_PATTERN } from "../../fs/lifecycle/_git.ts";
+import { DIGEST_PATTERN } from "../../core/trust/digest.ts";
 
 /**
  * Run one lifecycle command.
@@ -58,10 +60,8 @@ export async function runLifecycleCli(
       else {
         for (const s of result.installed) {
           io.stdout(
-            `added ${esc(s.name)} ${esc(s.folder)} (${esc(s.installed_from.path)}${
-              s.installed_from.commit === undefined
-                ? ""
-                : ` at ${s.installed_from.commit.slice(0, 12)}`
+            `added ${esc(s.name)} ${esc(s.folder)} (${esc(s.installed_from.path)} at ${
+              short(result.revision)
             })\n`,
           );
         }
@@ -82,8 +82,9 @@ export async function runLifecycleCli(
       else {
         for (const s of skills) {
           const state = s.state.replaceAll("_", " ").replace("stale modified", "stale+modified");
+          const was = s.installed_from.commit ?? s.installed_from.digest;
           const moved = s.remote_commit !== undefined && s.stale
-            ? ` (${s.installed_from.commit?.slice(0, 12)} -> ${s.remote_commit.slice(0, 12)})`
+            ? ` (${was === undefined ? "?" : short(was)} -> ${short(s.remote_commit)})`
             : "";
           io.stdout(
             `${state.padEnd(14)} ${esc(s.name)}${moved}${s.missing ? " (missing here)" : ""}${
@@ -97,6 +98,13 @@ export async function runLifecycleCli(
     }
     case "update": {
       const commit = args.flags.get("--commit");
+      if (commit !== undefined && !COMMIT_PATTERN.test(commit) && !DIGEST_PATTERN.test(commit)) {
+        throw new UsageError(
+          `--commit takes a full commit (40 or 64 hexadecimal digits) or a folder's digest (sha256:<64 hex>), got "${
+            esc(commit)
+          }"`,
+        );
+      }
       const result = await updateSkills(args.positional, {
         ...options,
         preview: args.switches.has("--preview"),
@@ -108,7 +116,7 @@ export async function runLifecycleCli(
         for (const s of result) {
           const to = s.to_commit === undefined || s.status === "up_to_date"
             ? ""
-            : ` -> ${s.to_commit.slice(0, 12)}`;
+            : ` -> ${short(s.to_commit)}`;
           io.stdout(
             `${s.status.replaceAll("_", " ")} ${esc(s.name)}${to}${
               s.error === undefined ? "" : `: ${esc(s.error.message)}`
@@ -120,12 +128,25 @@ export async function runLifecycleCli(
       return result.some((s) => s.status === "refused") ? 1 : 0;
     }
     default: {
-      const removed = removeSkills(args.positional, options);
-      if (args.json) out({ removed });
-      else for (const r of removed) io.stdout(`removed ${esc(r)}\n`);
-      return 0;
+      const result = await removeSkills(args.positional, {
+        ...options,
+        force: args.switches.has("--force"),
+      });
+      if (args.json) out(result);
+      else {
+        for (const r of result.removed) io.stdout(`removed ${esc(r)}\n`);
+        for (const r of result.refused) {
+          io.stderr(`skillset: refused: ${r.code}: ${esc(r.message)}\n`);
+        }
+      }
+      return result.refused.length > 0 ? 1 : 0;
     }
   }
+}
+
+/** A revision, shortened: 12 digits of a commit, `sha256:` and 12 of a digest. */
+function short(revision: string): string {
+  return revision.startsWith("sha256:") ? revision.slice(0, 19) : revision.slice(0, 12);
 }
 
 function describeFile(f: FileDiff): string {

@@ -44,18 +44,23 @@ export const LIFECYCLE_COMMANDS: Readonly<Record<string, ArgSpec & { readonly he
     switches: ["--preview", "--force"],
     positional: [0, Infinity],
     usage:
-      "skillset update [NAME]... [--preview] [--force] [--commit SHA] [--scope project|user] [--lockfile FILE] [--json]",
+      "skillset update [NAME]... [--preview] [--force] [--commit REV] [--scope project|user] [--lockfile FILE] [--json]",
     help:
       "Update installed skills (all, or those named) from their sources: each file added, removed\n" +
       "or changed with its sizes, and a unified diff for small text files; then the new version is\n" +
       "moved into place and the lockfile rewritten. --preview shows the changes and writes nothing;\n" +
-      "a skill changed locally is refused unless --force; --commit SHA applies only if the source\n" +
-      "is still at that commit (as outdated or a preview showed it).\n" + SCOPE_HELP,
+      "a skill changed locally is refused unless --force; --commit REV applies only if the source\n" +
+      "is still at that revision, a commit or a folder's digest (as outdated or a preview showed\n" +
+      "it). All skills change, with the lockfile, or none.\n" + SCOPE_HELP,
   },
   remove: {
     values: ["--scope", "--lockfile"],
+    switches: ["--force"],
     positional: [1, Infinity],
-    usage: "skillset remove <name>... [--scope project|user] [--lockfile FILE] [--json]",
-    help: "Remove installed skills: each folder, and its lockfile entry.\n" + SCOPE_HELP,
+    usage: "skillset remove <name>... [--force] [--scope project|user] [--lockfile FILE] [--json]",
+    help:
+      "Remove installed skills: each folder (exactly <install root>/<name>), and its lockfile entry,\n" +
+      "all or none. A skill changed here since it was locked is refused unless --force. Exits 1\n" +
+      "when any skill was refused.\n" + SCOPE_HELP,
   },
 };

@@ -11,8 +11,9 @@ import type { FieldReader } from "./trust_file.ts";
 
 /**
  * Where an installed skill came from (`skillset add`): a git repository at a
- * ref and resolved commit, or a folder (no commit), and the skill folder's
- * path inside it.
+ * ref and resolved commit, or a folder at a content digest (no ref, no
+ * commit), and the skill folder's path inside it. The commit or the digest
+ * is the source's revision: what `update --commit` pins.
  */
 export interface InstalledFrom {
   /** The repository's URL as git takes it, or the source folder's absolute path. */
@@ -21,11 +22,14 @@ export interface InstalledFrom {
   readonly ref?: string;
   /** The commit installed (40 or 64 lowercase hexadecimal digits); absent for a folder. */
   readonly commit?: string;
+  /** A folder source's revision: the digest of its skill folders as installed (`sha256:<hex>`); absent for git. */
+  readonly digest?: string;
   /** The skill folder inside the source, `/`-separated (`.` for its root). */
   readonly path: string;
 }
 
 const COMMIT = /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/;
+const DIGEST = /^sha256:[0-9a-f]{64}$/;
 
 /**
  * `installed_from` on one line, its fields in a fixed order, absent ones left out.
@@ -37,13 +41,15 @@ export function renderFrom(from: InstalledFrom): string {
   const fields = [`"url": ${JSON.stringify(from.url)}`];
   if (from.ref !== undefined) fields.push(`"ref": ${JSON.stringify(from.ref)}`);
   if (from.commit !== undefined) fields.push(`"commit": ${JSON.stringify(from.commit)}`);
+  if (from.digest !== undefined) fields.push(`"digest": ${JSON.stringify(from.digest)}`);
   fields.push(`"path": ${JSON.stringify(from.path)}`);
   return `{ ${fields.join(", ")} }`;
 }
 
 /**
  * The `installed_from` of a skill entry: `url` and `ref` (non-empty
- * strings), `commit` (a full hexadecimal object name), `path` (`.` or a
+ * strings), `commit` (a full hexadecimal object name) or `digest` (a folder
+ * source's `sha256:<hex>`, never beside a ref or commit), `path` (`.` or a
  * relative `/`-separated path without `.`, `..` or empty parts); nothing else.
  *
  * @param r The lockfile's reader.
@@ -58,17 +64,36 @@ export function installedFromOf(
   what: string,
 ): InstalledFrom {
   const node = o.entries.get("installed_from")!.node;
-  const from = r.object(node, `the "installed_from" of ${what}`, ["url", "ref", "commit", "path"]);
+  const from = r.object(node, `the "installed_from" of ${what}`, [
+    "url",
+    "ref",
+    "commit",
+    "digest",
+    "path",
+  ]);
   const where = `"installed_from" of ${what}`;
   const url = r.string(from, "url", where)!;
   const ref = r.string(from, "ref", where, true);
   const commit = r.string(from, "commit", where, true);
+  const digest = r.string(from, "digest", where, true);
   const path = r.string(from, "path", where)!;
   const bad = (at: number, reason: string) => r.error("INVALID_FIELD", at, reason);
   if (commit !== undefined && !COMMIT.test(commit.value)) {
     throw bad(
       commit.offset,
       `Field "commit" of the ${where} must be 40 or 64 lowercase hexadecimal digits`,
+    );
+  }
+  if (digest !== undefined && !DIGEST.test(digest.value)) {
+    throw bad(
+      digest.offset,
+      `Field "digest" of the ${where} must be "sha256:" and 64 lowercase hexadecimal digits`,
+    );
+  }
+  if (digest !== undefined && (commit !== undefined || ref !== undefined)) {
+    throw bad(
+      digest.offset,
+      `Field "digest" of the ${where} is a folder source's revision: it takes no "ref" or "commit"`,
     );
   }
   if (
@@ -86,6 +111,7 @@ export function installedFromOf(
     url: url.value,
     ...ref === undefined ? {} : { ref: ref.value },
     ...commit === undefined ? {} : { commit: commit.value },
+    ...digest === undefined ? {} : { digest: digest.value },
     path: path.value,
   });
 }

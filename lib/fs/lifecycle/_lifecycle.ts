@@ -1,183 +1,77 @@
 /**
  * The skill lifecycle: `add` (install skills from a git repository or a
- * folder into a scope's conventional root) and `remove`, and the steps
- * `outdated` and `update` share with them (`_update.ts`). Each skill is staged
- * in a temporary folder beside the root and moved into place by one rename,
- * so a failure never leaves half a skill; the lockfile records where each
- * came from (`installed_from`) and is written atomically. Git runs as
- * `_git.ts` sets it up (nothing from the source runs); the defences against
- * a hostile source are `_source_tree.ts`'s.
+ * folder into a scope's conventional root) and `remove` (`outdated` and
+ * `update` are `_update.ts`'s). Every change is one transaction
+ * (`_transaction.ts`): the skills are staged beside the root, swapped in by
+ * renames and the lockfile written last, or nothing changes; each skill that
+ * cannot be added or removed is named with its reason and the others
+ * proceed. The lockfile records where each skill came from
+ * (`installed_from`, with the source's revision). Git runs as `_git.ts`
+ * sets it up (nothing from the source runs); the defences against a hostile
+ * source are `_source_tree.ts`'s, against a hostile lockfile
+ * `_installed.ts`'s.
  *
  * Folder `lib/fs/lifecycle/` — the lifecycle: add, outdated, update, remove from git and folder sources.
  *
  * @module
  */
-import {
-  existsSync,
-  lstatSync,
-  mkdirSync,
-  mkdtempSync,
-  realpathSync,
-  renameSync,
-  rmSync,
-  statSync,
-} from "node:fs";
-import { homedir } from "node:os";
-import { dirname, join, relative, resolve, sep } from "node:path";
+import { existsSync, mkdirSync, realpathSync } from "node:fs";
+import { dirname, relative, resolve, sep } from "node:path";
 import process from "node:process";
 import type { InstalledFrom } from "../../core/trust/installed_from.ts";
 import {
   createLockfile,
   type LockEntry,
-  lockEntry,
   type Lockfile,
   lockKey,
-  withEntries,
+  renderLockfile,
 } from "../../core/trust/lockfile.ts";
-import { skillManifest } from "../../core/trust/manifest.ts";
 import { discoverSkills } from "../discovery/discover.ts";
-import { dropSnapshot, fetchSnapshot, type GitOptions, listTree, type Snapshot } from "./_git.ts";
+import type { Refusal } from "./_source_tree.ts";
+import { sourceOf, type SourceRef } from "./_source_kinds.ts";
 import {
-  folderSource,
-  gitSource,
-  type Refusal,
-  type Source,
-  SOURCE_ENTRY_LIMIT,
-  stageSkills,
-} from "./_source_tree.ts";
-import { otherEntries } from "../trust/_trust_entries.ts";
-import { loadSkillFolder } from "../load/skill_folder.ts";
-import { SkillSourceError } from "./skill_source_error.ts";
-import { readLockfile, recordedPath, writeLockfile } from "../trust/trust_files.ts";
+  entryAt,
+  folderOf,
+  type LifecycleOptions,
+  localState,
+  type Place,
+  placeOf,
+  placeProblem,
+  recordedFolder,
+  safeName,
+} from "./_installed.ts";
+import { present, StagingArea, Transaction } from "./_transaction.ts";
+import { type SkillSourceCode, SkillSourceError } from "./skill_source_error.ts";
+import { readLockfile, recordedPath } from "../trust/trust_files.ts";
 
-/** Where the lifecycle works. */
-export interface LifecycleOptions extends GitOptions {
-  /** `project` (default: `<cwd>/.agents/skills`, lockfile `<cwd>/skills.lock.json`) or `user` (`<home>/.agents/skills`, lockfile `<home>/.agents/skills.lock.json`). */
-  readonly scope?: "project" | "user";
-  /** The project folder; default the working folder. */
-  readonly cwd?: string;
-  /** The user's home; default `os.homedir()`. */
-  readonly home?: string;
-  /** The lockfile; default by scope. */
-  readonly lockfile?: string;
-}
-
-/** The scope's skills root and lockfile. */
-export function placeOf(
-  options: LifecycleOptions,
-): { scope: string; root: string; lockfile: string } {
-  const scope = options.scope ?? "project";
-  const base = scope === "user"
-    ? join(options.home ?? homedir(), ".agents")
-    : resolve(options.cwd ?? process.cwd());
-  const root = scope === "user" ? join(base, "skills") : join(base, ".agents", "skills");
-  const lockfile = options.lockfile !== undefined
-    ? resolve(options.cwd ?? process.cwd(), options.lockfile)
-    : join(base, scope === "user" ? "skills.lock.json" : "skills.lock.json");
-  return { scope, root, lockfile };
-}
-
-/** A local folder that is a git repository (a work tree or a bare one). */
-function isGitFolder(path: string): boolean {
-  return existsSync(join(path, ".git")) ||
-    (existsSync(join(path, "HEAD")) && existsSync(join(path, "objects")) &&
-      existsSync(join(path, "refs")));
-}
-
-/** A source as given: a local folder (git or plain, by its absolute path) or a URL git takes. */
-function sourceOf(source: string, cwd: string): { url: string; git: boolean } {
-  const local = resolve(cwd, source);
-  let folder = false;
-  try {
-    folder = statSync(local).isDirectory();
-  } catch {
-    folder = false;
-  }
-  if (folder) return { url: local, git: isGitFolder(local) };
-  return { url: source, git: true };
-}
-
-export function tempBeside(root: string, tag: string): string {
-  mkdirSync(dirname(root), { recursive: true });
-  return mkdtempSync(join(dirname(root), `.skillset-${tag}-`));
-}
-
-/** A skill folder's lock entry, computed from its files now. */
-export async function entryAt(
-  dir: string,
-  scope: string,
-  source: string,
-  from: InstalledFrom | undefined,
-): Promise<LockEntry> {
-  const bundle = loadSkillFolder(dir, { lenient: true });
-  const manifest = await skillManifest(bundle);
-  const entry = await withEntries(lockEntry(manifest, { scope, source }), otherEntries(bundle));
-  return from === undefined ? entry : Object.freeze({ ...entry, installed_from: from });
-}
-
-/** A skill name safe as one folder name. */
-function safeName(name: string): boolean {
-  // deno-lint-ignore no-control-regex
-  return name !== "" && !name.startsWith(".") && !/[/\\\x00-\x1f\x7f]/.test(name) &&
-    name.length <= 255;
-}
+export type { LifecycleOptions };
 
 function posix(path: string): string {
   return sep === "/" ? path : path.split(sep).join("/");
 }
 
-/** A fetched or opened source, staged: the folders written and refused. */
-export interface StagedSource {
-  readonly tree: string;
-  readonly commit: string | undefined;
-  readonly folders: readonly string[];
-  readonly refused: readonly Refusal[];
+/** A message with the staged tree's path (a temporary folder, gone after) left out. */
+export function untemp(message: string, tree: string): string {
+  let out = message;
+  for (const t of new Set([tree, safeRealpath(tree)])) {
+    out = out.replaceAll(`${t}${sep}`, "").replaceAll(t, ".");
+  }
+  return out;
 }
 
-export async function stageSource(
-  url: string,
-  git: boolean,
-  ref: string | undefined,
-  stage: string,
-  only: readonly string[] | undefined,
-  options: GitOptions,
-  expect?: string,
-): Promise<StagedSource> {
-  const tree = join(stage, "tree");
-  mkdirSync(tree);
-  if (!git) {
-    if (ref !== undefined) {
-      throw new SkillSourceError(
-        "REF_NOT_FOUND",
-        `Source ${JSON.stringify(url)} is a folder, not a git repository: it has no ref ${
-          JSON.stringify(ref)
-        }`,
-      );
-    }
-    const staged = await stageSkills(folderSource(url), tree, only);
-    return { tree, commit: undefined, ...staged };
-  }
-  let snapshot: Snapshot | undefined;
+function safeRealpath(path: string): string {
   try {
-    snapshot = await fetchSnapshot(url, ref, options);
-    if (expect !== undefined && snapshot.commit !== expect) {
-      throw new SkillSourceError(
-        "SOURCE_MOVED",
-        `Source ${JSON.stringify(url)} moved: ${
-          ref ?? "HEAD"
-        } is at ${snapshot.commit}, not ${expect}`,
-      );
-    }
-    const source: Source = gitSource(
-      snapshot,
-      await listTree(snapshot, options, SOURCE_ENTRY_LIMIT),
-      options,
-    );
-    const staged = await stageSkills(source, tree, only);
-    return { tree, commit: snapshot.commit, ...staged };
-  } finally {
-    if (snapshot !== undefined) dropSnapshot(snapshot);
+    return realpathSync(path);
+  } catch {
+    return path;
   }
+}
+
+/** A new folder for a staged tree inside a staging area. */
+export function treeIn(area: StagingArea, name: string): string {
+  const tree = area.path(name);
+  mkdirSync(tree);
+  return tree;
 }
 
 /** What to add. */
@@ -200,10 +94,12 @@ export interface Installed {
 /** What {@linkcode addSkills} did. */
 export interface AddResult {
   readonly installed: readonly Installed[];
-  /** Skill folders of the source refused, and skills not installed (already there). */
+  /** Skill folders of the source refused (a defence, a SKILL.md that does not load, a name clash), and skills not installed (already there). */
   readonly refused: readonly Refusal[];
   /** The commit installed (undefined for a folder). */
   readonly commit: string | undefined;
+  /** The source's revision: the commit (git) or the digest of its skill folders (a folder). */
+  readonly revision: string;
   readonly lockfile: string;
 }
 
@@ -213,114 +109,150 @@ export interface AddResult {
  * @param source A git URL, a local repository or a folder.
  * @param options The ref, the skills, the scope.
  * @returns What was installed and refused.
- * @throws {SkillSourceError} `NO_SKILL` when the source has none (or not one named), or as git and staging do.
+ * @throws {SkillSourceError} `NO_SKILL` when the source has none (or not one named), `OUTSIDE_ROOT`
+ *   when the install root passes through a link, `APPLY_FAILED` when the change could not be made
+ *   (and was undone), or as git and staging do.
  */
 export async function addSkills(source: string, options: AddOptions = {}): Promise<AddResult> {
-  const { scope, root, lockfile } = placeOf(options);
+  const place = placeOf(options);
   const cwd = resolve(options.cwd ?? process.cwd());
-  const { url, git } = sourceOf(source, cwd);
-  const stage = tempBeside(root, "add");
+  const { kind, url } = sourceOf(source, cwd);
+  const from: SourceRef = { url, ...options.ref === undefined ? {} : { ref: options.ref } };
+  const area = StagingArea.open(place.base, place.root, "add");
   try {
-    const staged = await stageSource(url, git, options.ref, stage, undefined, options);
+    const staged = await kind.stage(from, treeIn(area, "tree"), undefined, options);
     const refused: Refusal[] = [...staged.refused];
     const real = realpathSync(staged.tree);
     const folders = new Set(staged.folders);
     const discovery = discoverSkills([{ scope: "source", path: staged.tree }], {
       conventionalRoots: true,
     });
+    const pathOf = (p: string): string => posix(relative(real, realpathSync(p))) || ".";
     let found = discovery.skills
-      .map((s) => ({ name: s.name, path: posix(relative(real, realpathSync(s.path))) || "." }))
+      .map((s) => ({ name: s.name, path: pathOf(s.path) }))
       .filter((s) => folders.has(s.path) && !s.path.startsWith(".."));
+    // Skill folders that are no skill: a SKILL.md that does not load, a name another folder won.
+    const unusable: Refusal[] = [
+      ...discovery.skipped.map((s) => ({
+        path: pathOf(s.path),
+        code: "INVALID_SKILL" as const,
+        message: `Skill folder ${JSON.stringify(pathOf(s.path))} of the source cannot be loaded: ${
+          untemp(s.diagnostics.map((d) => d.message).join("; ") || "no usable SKILL.md", real)
+        }`,
+      })),
+      ...discovery.shadowed.map((s) => ({
+        path: pathOf(s.path),
+        code: "INVALID_SKILL" as const,
+        message: `Skill folder ${JSON.stringify(pathOf(s.path))} of the source is named ${
+          JSON.stringify(s.name)
+        }, as ${JSON.stringify(pathOf(s.winner.path))} is, which is installed instead`,
+      })),
+    ].filter((r) => folders.has(r.path) && !r.path.startsWith(".."));
     if (options.skills !== undefined) {
       const missing = options.skills.filter((n) => !found.some((s) => s.name === n));
       if (missing.length > 0) {
+        const why = [...refused, ...unusable];
         throw new SkillSourceError(
           "NO_SKILL",
           `No skill ${missing.map((n) => JSON.stringify(n)).join(", ")} in ${JSON.stringify(url)}${
-            refused.length > 0 ? ` (refused: ${refused.map((r) => r.message).join("; ")})` : ""
+            why.length > 0 ? ` (refused: ${why.map((r) => r.message).join("; ")})` : ""
           }; it has ${found.map((s) => JSON.stringify(s.name)).join(", ") || "none"}`,
         );
       }
       found = found.filter((s) => options.skills!.includes(s.name));
     }
     // A skill inside another one installed comes with it.
-    found = found.filter((s) =>
-      !found.some((o) => o !== s && (o.path === "." || s.path.startsWith(`${o.path}/`)))
-    );
+    const within = (p: string, o: string): boolean => o === "." || p.startsWith(`${o}/`);
+    found = found.filter((s) => !found.some((o) => o !== s && within(s.path, o.path)));
+    if (options.skills === undefined) {
+      refused.push(...unusable.filter((u) => !found.some((o) => within(u.path, o.path))));
+    }
     if (found.length === 0 && refused.length === 0) {
       throw new SkillSourceError("NO_SKILL", `No skill in ${JSON.stringify(url)}`);
     }
-    const base = dirname(lockfile);
     const installed: Installed[] = [];
     const entries: LockEntry[] = [];
-    mkdirSync(root, { recursive: true });
+    const tx = new Transaction(area, options.fs);
+    const refuse = (path: string, code: SkillSourceCode, message: string): void => {
+      refused.push({ path, code, message });
+    };
     for (const s of found) {
-      const dest = join(root, s.name);
       if (!safeName(s.name)) {
-        refused.push({
-          path: s.path,
-          code: "UNSAFE_SOURCE",
-          message: `Skill name ${JSON.stringify(s.name)} cannot name a folder`,
-        });
+        refuse(
+          s.path,
+          "UNSAFE_SOURCE",
+          `Skill name ${JSON.stringify(s.name)} cannot name a folder`,
+        );
         continue;
       }
-      if (existsSync(dest) || isLink(dest)) {
-        refused.push({
-          path: s.path,
-          code: "ALREADY_INSTALLED",
-          message: `Skill ${JSON.stringify(s.name)} is already installed at ${
-            JSON.stringify(recordedPath(base, dest))
+      const dest = folderOf(place, s.name);
+      if (present(dest) || entries.some((e) => e.name === s.name)) {
+        refuse(
+          s.path,
+          "ALREADY_INSTALLED",
+          `Skill ${JSON.stringify(s.name)} is already installed at ${
+            JSON.stringify(recordedPath(dirname(place.lockfile), dest))
           }: use update, or remove it first`,
-        });
+        );
         continue;
       }
-      const from: InstalledFrom = Object.freeze({
-        url,
-        ...options.ref === undefined ? {} : { ref: options.ref },
-        ...staged.commit === undefined ? {} : { commit: staged.commit },
-        path: s.path,
-      });
-      const at = s.path === "." ? staged.tree : join(staged.tree, s.path);
-      const entry = await entryAt(at, scope, recordedPath(base, dest), from);
-      renameSync(at, dest);
+      const installedFrom: InstalledFrom = kind.record({ ...from, path: s.path }, staged.revision);
+      const at = s.path === "." ? staged.tree : resolve(staged.tree, s.path);
+      let entry: LockEntry;
+      try {
+        entry = await entryAt(at, place.scope, recordedFolder(place, s.name), installedFrom);
+      } catch (e) {
+        refuse(
+          s.path,
+          "INVALID_SKILL",
+          `Skill folder ${JSON.stringify(s.path)} of the source cannot be loaded: ${
+            untemp(e instanceof Error ? e.message : String(e), real)
+          }`,
+        );
+        continue;
+      }
+      if (placeProblem(entry, place) !== undefined) {
+        refuse(
+          s.path,
+          "INVALID_SKILL",
+          `Skill folder ${JSON.stringify(s.path)} of the source is found as ${
+            JSON.stringify(s.name)
+          } but loads as ${JSON.stringify(entry.name)}`,
+        );
+        continue;
+      }
+      tx.put(dest, at);
       entries.push(entry);
       installed.push(
-        Object.freeze({ name: s.name, folder: dest, digest: entry.digest, installed_from: from }),
+        Object.freeze({
+          name: s.name,
+          folder: dest,
+          digest: entry.digest,
+          installed_from: installedFrom,
+        }),
       );
     }
-    if (entries.length > 0) writeLockfile(lockfile, merged(lockfile, scope, root, entries, []));
+    if (entries.length > 0) tx.commit(place.lockfile, renderLockfile(merged(place, entries, [])));
     return Object.freeze({
       installed: Object.freeze(installed),
       refused: Object.freeze(refused),
-      commit: staged.commit,
-      lockfile,
+      commit: kind.name === "git" ? staged.revision : undefined,
+      revision: staged.revision,
+      lockfile: place.lockfile,
     });
   } finally {
-    rmSync(stage, { recursive: true, force: true });
+    area.close();
   }
 }
 
-export function isLink(path: string): boolean {
-  try {
-    return lstatSync(path).isSymbolicLink();
-  } catch {
-    return false;
-  }
-}
-
-/** The lockfile with `put` entries in and `drop` keys out (a new one records the scope's root). */
-export function merged(
-  file: string,
-  scope: string,
-  root: string,
-  put: readonly LockEntry[],
-  drop: readonly string[],
-): Lockfile {
+/** The lockfile of a place with `put` entries in and `drop` keys out (a new one records the scope's root). */
+export function merged(place: Place, put: readonly LockEntry[], drop: readonly string[]): Lockfile {
+  const file = place.lockfile;
   const old = existsSync(file) ? readLockfile(file) : undefined;
   const replaced = new Set([...put.map(lockKey), ...drop]);
   const kept = (old?.skills ?? []).filter((s) => !replaced.has(lockKey(s)));
   const roots = old === undefined
-    ? [{ scope, path: recordedPath(dirname(file), root) }]
+    ? [{ scope: place.scope, path: recordedPath(dirname(file), place.root) }]
     : old.roots;
   return createLockfile([...kept, ...put], roots);
 }
@@ -357,22 +289,47 @@ export function keepInstalledFrom(lock: Lockfile, file: string): Lockfile {
   );
 }
 
+/** A skill a command did not act on, and why. */
+export interface SkillRefusal {
+  readonly name: string;
+  readonly code: SkillSourceCode;
+  readonly message: string;
+}
+
+/** What to remove. */
+export interface RemoveOptions extends LifecycleOptions {
+  /** Remove a skill changed here since it was locked. */
+  readonly force?: boolean;
+}
+
+/** What {@linkcode removeSkills} did. */
+export interface RemoveResult {
+  /** The folders removed (a skill whose folder was already gone has its entry dropped). */
+  readonly removed: readonly string[];
+  /** The skills left as they are, and why. */
+  readonly refused: readonly SkillRefusal[];
+}
+
 /**
- * Remove installed skills: each folder renamed aside, then deleted; its
- * lock entry dropped.
+ * Remove installed skills, in one transaction: each folder (exactly
+ * `<install root>/<name>`, never through a link) renamed aside and its lock
+ * entry dropped, then the old folders deleted. A skill changed here since it
+ * was locked is refused (`LOCALLY_MODIFIED`) unless `force`, its digest
+ * checked before anything is deleted; an entry naming another folder is
+ * refused (`OUTSIDE_ROOT`).
  *
  * @param names The skills, by name.
- * @param options The scope or lockfile.
- * @returns The folders removed.
- * @throws {SkillSourceError} `NOT_INSTALLED` for a name the lockfile has not installed (nothing is removed then).
+ * @param options The scope or lockfile, force.
+ * @returns The folders removed, and the skills refused.
+ * @throws {SkillSourceError} `NOT_INSTALLED` for a name the lockfile has not installed (nothing is
+ *   removed then), `OUTSIDE_ROOT` for an install root through a link, `APPLY_FAILED` (undone).
  */
-export function removeSkills(
+export async function removeSkills(
   names: readonly string[],
-  options: LifecycleOptions = {},
-): readonly string[] {
-  const { scope, root, lockfile } = placeOf(options);
-  const lock = readLockfile(lockfile);
-  const base = dirname(lockfile);
+  options: RemoveOptions = {},
+): Promise<RemoveResult> {
+  const place = placeOf(options);
+  const lock = readLockfile(place.lockfile);
   const chosen = lock.skills.filter((s) =>
     s.installed_from !== undefined && s.source !== undefined && names.includes(s.name)
   );
@@ -381,24 +338,42 @@ export function removeSkills(
       throw new SkillSourceError(
         "NOT_INSTALLED",
         `Skill ${JSON.stringify(n)} was not installed by skillset add (not in ${
-          JSON.stringify(lockfile)
+          JSON.stringify(place.lockfile)
         })`,
       );
     }
   }
+  const refused: SkillRefusal[] = [];
   const removed: string[] = [];
-  for (const s of chosen) {
-    const dir = resolve(base, s.source!);
-    if (existsSync(dir) || isLink(dir)) {
-      const stage = tempBeside(dir, "remove");
-      try {
-        renameSync(dir, join(stage, "old"));
-      } finally {
-        rmSync(stage, { recursive: true, force: true });
+  const drop: string[] = [];
+  const area = StagingArea.open(place.base, place.root, "remove");
+  try {
+    const tx = new Transaction(area, options.fs);
+    for (const s of chosen) {
+      const problem = placeProblem(s, place);
+      if (problem !== undefined) {
+        refused.push({ name: s.name, code: "OUTSIDE_ROOT", message: problem });
+        continue;
       }
+      const dir = folderOf(place, s.name);
+      const local = await localState(dir, s);
+      if (local.modified && !local.missing && options.force !== true) {
+        refused.push({
+          name: s.name,
+          code: "LOCALLY_MODIFIED",
+          message: `Skill ${
+            JSON.stringify(s.name)
+          } changed here since it was locked: remove --force deletes it`,
+        });
+        continue;
+      }
+      if (!local.missing) tx.put(dir, undefined);
+      drop.push(lockKey(s));
+      removed.push(dir);
     }
-    removed.push(dir);
+    if (drop.length > 0) tx.commit(place.lockfile, renderLockfile(merged(place, [], drop)));
+  } finally {
+    area.close();
   }
-  writeLockfile(lockfile, merged(lockfile, scope, root, [], chosen.map(lockKey)));
-  return Object.freeze(removed);
+  return Object.freeze({ removed: Object.freeze(removed), refused: Object.freeze(refused) });
 }

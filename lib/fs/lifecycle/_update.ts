@@ -2,31 +2,37 @@
  * The skill lifecycle's `outdated` (each installed skill stale upstream,
  * modified here, both, or neither — read-only, one `git ls-remote` per
  * source) and `update` (one fetch per source and ref, a file-level diff
- * against the local copy, then the new version moved into place by renames
- * and the lockfile rewritten; a local change refused without `force`).
+ * against the local copy, then every new version swapped in and the
+ * lockfile rewritten in one transaction; a local change refused without
+ * `force`). Each skill is judged on its own: one whose source cannot be
+ * reached, whose new version does not load, or whose lock entry names a
+ * folder other than `<install root>/<name>` is named with its reason, and
+ * the others proceed.
  *
  * Folder `lib/fs/lifecycle/` — the lifecycle: add, outdated, update, remove from git and folder sources.
  *
  * @module
  */
-import { existsSync, mkdirSync, renameSync, rmSync } from "node:fs";
-import { dirname, join, resolve } from "node:path";
-import type { InstalledFrom } from "../../core/trust/installed_from.ts";
-import type { LockEntry } from "../../core/trust/lockfile.ts";
-import { COMMIT_PATTERN, listRemoteRefs, resolveRef } from "./_git.ts";
+import { resolve } from "node:path";
+import { type InstalledFrom, renderFrom } from "../../core/trust/installed_from.ts";
+import { type LockEntry, renderLockfile } from "../../core/trust/lockfile.ts";
 import {
   entryAt,
-  isLink,
+  folderOf,
   type LifecycleOptions,
-  merged,
+  type LocalState,
+  localState,
+  type Place,
   placeOf,
-  type StagedSource,
-  stageSource,
-  tempBeside,
-} from "./_lifecycle.ts";
+  placeProblem,
+  recordedFolder,
+} from "./_installed.ts";
+import { merged, treeIn, untemp } from "./_lifecycle.ts";
+import { kindOf, type RefCache, type SourceKind, type StagedSource } from "./_source_kinds.ts";
+import { StagingArea, Transaction } from "./_transaction.ts";
 import { type FileDiff, skillDiff } from "./_skill_diff.ts";
 import { SkillSourceError } from "./skill_source_error.ts";
-import { readLockfile, writeLockfile } from "../trust/trust_files.ts";
+import { readLockfile } from "../trust/trust_files.ts";
 
 /** A locked skill's standing against its source. */
 export interface OutdatedSkill {
@@ -52,74 +58,171 @@ function stateOf(stale: boolean, modified: boolean): OutdatedSkill["state"] {
   return stale ? (modified ? "stale_modified" : "stale") : modified ? "modified" : "up_to_date";
 }
 
-/** Whether the folder at `dir` differs from `entry` (missing counts). */
-async function localChange(
-  dir: string,
-  entry: LockEntry,
-): Promise<{ modified: boolean; missing: boolean; now?: LockEntry }> {
-  if (!existsSync(dir)) return { modified: true, missing: true };
-  try {
-    const now = await entryAt(dir, entry.scope ?? "project", entry.source ?? "", undefined);
-    return { modified: now.digest !== entry.digest, missing: false, now };
-  } catch {
-    return { modified: true, missing: false };
+/** A skill's reason for being unknown or refused. */
+interface Why {
+  readonly code: string;
+  readonly message: string;
+}
+
+function whyOf(e: unknown): Why {
+  return {
+    code: e instanceof SkillSourceError ? e.code : "GIT_FAILED",
+    message: e instanceof Error ? e.message : String(e),
+  };
+}
+
+/** The skills of one source to stage together, and what became of them. */
+interface Group {
+  readonly kind: SourceKind;
+  readonly from: InstalledFrom;
+  readonly skills: LockEntry[];
+}
+
+/** Skills grouped by source kind, URL, ref and `extra` (one staging each). */
+function groupBy(
+  skills: readonly LockEntry[],
+  extra: (s: LockEntry) => string | undefined,
+): Group[] {
+  const groups = new Map<string, Group>();
+  for (const s of skills) {
+    const from = s.installed_from!;
+    const kind = kindOf(from);
+    const key = JSON.stringify([kind.name, from.url, from.ref ?? null, extra(s) ?? null]);
+    const group = groups.get(key) ?? { kind, from, skills: [] };
+    group.skills.push(s);
+    groups.set(key, group);
   }
+  return [...groups.values()];
+}
+
+/** One skill of a staged source: its staged folder and new entry, or why there is none. */
+type Upstream =
+  | { readonly at: string; readonly entry: LockEntry }
+  | { readonly gone: Why }
+  | { readonly error: Why };
+
+/** Each skill of a staged group at its new version. */
+async function upstreamOf(
+  staged: StagedSource,
+  group: Group,
+  place: Place,
+): Promise<Map<LockEntry, Upstream>> {
+  const out = new Map<LockEntry, Upstream>();
+  for (const s of group.skills) {
+    const from = s.installed_from!;
+    const refusal = staged.refused.find((r) => r.path === from.path);
+    if (refusal !== undefined) {
+      out.set(s, { error: { code: refusal.code, message: refusal.message } });
+      continue;
+    }
+    if (!staged.folders.includes(from.path)) {
+      out.set(s, {
+        gone: {
+          code: "NO_SKILL",
+          message: `No skill at ${JSON.stringify(from.path)} in ${JSON.stringify(from.url)} now`,
+        },
+      });
+      continue;
+    }
+    const at = from.path === "." ? staged.tree : resolve(staged.tree, from.path);
+    const to = group.kind.record(from, staged.revision);
+    try {
+      out.set(s, { at, entry: await entryAt(at, place.scope, recordedFolder(place, s.name), to) });
+    } catch (e) {
+      out.set(s, {
+        error: {
+          code: "INVALID_SKILL",
+          message: `Skill folder ${JSON.stringify(from.path)} of ${
+            JSON.stringify(from.url)
+          } at ${staged.revision} cannot be loaded: ${untemp(whyOf(e).message, staged.tree)}`,
+        },
+      });
+    }
+  }
+  return out;
 }
 
 /**
  * Report every installed skill of a lockfile against its source: one
  * `git ls-remote` per distinct URL (none for a skill pinned to a commit),
- * then, where the commit moved, one fetch per URL, ref and commit to compare
- * each skill's files; writes nothing outside a temporary folder.
+ * then, where the commit moved (and for every folder source), one staging
+ * per source, ref and revision to compare each skill's files; writes
+ * nothing outside a temporary folder.
  *
  * @param options The scope or lockfile, how to run git.
  * @returns The skills, in the lockfile's order.
  * @throws {TrustFileError} When there is no lockfile or it is malformed.
+ * @throws {SkillSourceError} `OUTSIDE_ROOT` when the install root passes through a link.
  */
 export async function outdatedSkills(
   options: LifecycleOptions = {},
 ): Promise<readonly OutdatedSkill[]> {
-  const { lockfile } = placeOf(options);
-  const lock = readLockfile(lockfile);
+  const place = placeOf(options);
+  const lock = readLockfile(place.lockfile);
   const installed = lock.skills.filter((s) =>
     s.installed_from !== undefined && s.source !== undefined
   );
-  const refs = new Map<string, Promise<ReadonlyMap<string, string>>>();
+  const outside = new Map<LockEntry, string>();
   for (const s of installed) {
-    const from = s.installed_from!;
-    const pinned = from.ref !== undefined && COMMIT_PATTERN.test(from.ref);
-    if (from.commit !== undefined && !pinned && !refs.has(from.url)) {
-      const got = listRemoteRefs(from.url, options);
-      got.catch(() => {}); // read below, per skill
-      refs.set(from.url, got);
-    }
+    const problem = placeProblem(s, place);
+    if (problem !== undefined) outside.set(s, problem);
   }
-  // Each skill's remote commit, then one fetch per source and commit that moved: the skill is
-  // stale when its files there differ from what was installed, not merely when the commit moved.
-  const remotes = new Map<LockEntry, string | Error>();
-  for (const s of installed) {
-    const from = s.installed_from!;
-    if (from.commit === undefined) continue;
+  const ours = installed.filter((s) => !outside.has(s));
+  // The revision of each source now, where its kind tells without staging (all asked at once).
+  const cache: RefCache = new Map();
+  const asked = ours.map((s) => {
+    const p = kindOf(s.installed_from!).peek(s.installed_from!, options, cache);
+    p.catch(() => {});
+    return [s, p] as const;
+  });
+  const peeked = new Map<LockEntry, string | undefined | Why>();
+  for (const [s, p] of asked) {
     try {
-      const remote = refs.has(from.url)
-        ? resolveRef(await refs.get(from.url)!, from.ref)
-        : from.ref;
-      remotes.set(
-        s,
-        remote ?? new SkillSourceError(
-          "REF_NOT_FOUND",
-          `Source ${JSON.stringify(from.url)} has no ref ${JSON.stringify(from.ref ?? "HEAD")}`,
-        ),
-      );
+      peeked.set(s, await p);
     } catch (e) {
-      remotes.set(s, e instanceof Error ? e : new Error(String(e)));
+      peeked.set(s, whyOf(e));
     }
   }
-  const upstream = await upstreamDigests(installed, remotes, options);
+  // One staging per source and revision where the revision moved or is known only by staging:
+  // a skill is stale when its files there differ from what was locked, not merely when it moved.
+  const toStage = ours.filter((s) => {
+    const now = peeked.get(s);
+    return now === undefined ||
+      (typeof now === "string" && now !== kindOf(s.installed_from!).revision(s.installed_from!));
+  });
+  const upstream = new Map<LockEntry, Upstream>();
+  const revisionNow = new Map<LockEntry, string>();
+  if (toStage.length > 0) {
+    const area = StagingArea.open(place.base, place.root, "outdated");
+    try {
+      const groups = groupBy(toStage, (s) => peeked.get(s) as string | undefined);
+      for (const [i, group] of groups.entries()) {
+        const peek = peeked.get(group.skills[0]!) as string | undefined;
+        try {
+          const staged = await group.kind.stage(
+            group.from,
+            treeIn(area, `g${i}`),
+            group.skills.map((s) => s.installed_from!.path),
+            options,
+            peek,
+          );
+          for (const s of group.skills) revisionNow.set(s, staged.revision);
+          for (const [s, u] of await upstreamOf(staged, group, place)) upstream.set(s, u);
+        } catch (e) {
+          for (const s of group.skills) upstream.set(s, { error: whyOf(e) });
+        }
+      }
+    } finally {
+      area.close();
+    }
+  }
   const out: OutdatedSkill[] = [];
   for (const s of installed) {
     const from = s.installed_from!;
-    const local = await localChange(resolve(dirname(lockfile), s.source!), s);
+    const problem = outside.get(s);
+    const local: LocalState = problem === undefined
+      ? await localState(folderOf(place, s.name), s)
+      : { missing: false, modified: false };
     const base = {
       name: s.name,
       source: s.source!,
@@ -127,92 +230,32 @@ export async function outdatedSkills(
       modified: local.modified,
       missing: local.missing,
     };
-    try {
-      let stale: boolean;
-      const remote = remotes.get(s);
-      if (remote instanceof Error) throw remote;
-      if (from.commit === undefined) {
-        // A folder source: stale when its skill differs from what was installed.
-        const there = join(from.url, from.path);
-        stale = !existsSync(there) ||
-          (await entryAt(there, "source", ".", undefined)).digest !== s.digest;
-      } else if (remote === from.commit) stale = false;
-      else {
-        const there = upstream.get(s);
-        if (there instanceof Error) throw there;
-        stale = there !== s.digest;
-      }
-      out.push(
-        Object.freeze({
-          ...base,
-          ...remote === undefined ? {} : { remote_commit: remote },
-          stale,
-          state: stateOf(stale, local.modified),
-        }),
-      );
-    } catch (e) {
-      out.push(Object.freeze({
-        ...base,
-        stale: false,
-        state: "unknown" as const,
-        error: {
-          code: e instanceof SkillSourceError ? e.code : "GIT_FAILED",
-          message: e instanceof Error ? e.message : String(e),
-        },
-      }));
+    const unknown = (why: Why): OutdatedSkill =>
+      Object.freeze({ ...base, stale: false, state: "unknown" as const, error: why });
+    if (problem !== undefined) {
+      out.push(unknown({ code: "OUTSIDE_ROOT", message: problem }));
+      continue;
     }
+    const now = peeked.get(s);
+    if (now !== undefined && typeof now !== "string") {
+      out.push(unknown(now));
+      continue;
+    }
+    const up = upstream.get(s);
+    if (up !== undefined && "error" in up) {
+      out.push(unknown(up.error));
+      continue;
+    }
+    const remote = revisionNow.get(s) ?? now;
+    const stale = up === undefined ? false : "gone" in up ? true : up.entry.digest !== s.digest;
+    out.push(Object.freeze({
+      ...base,
+      ...remote === undefined ? {} : { remote_commit: remote },
+      stale,
+      state: stateOf(stale, local.modified),
+    }));
   }
   return Object.freeze(out);
-}
-
-/**
- * The digest of each skill at its source's new commit (undefined when the
- * skill is gone there), by one fetch per source, ref and commit.
- */
-async function upstreamDigests(
-  installed: readonly LockEntry[],
-  remotes: ReadonlyMap<LockEntry, string | Error>,
-  options: LifecycleOptions,
-): Promise<Map<LockEntry, string | undefined | Error>> {
-  const groups = new Map<string, LockEntry[]>();
-  for (const s of installed) {
-    const remote = remotes.get(s);
-    if (typeof remote !== "string" || remote === s.installed_from!.commit) continue;
-    const key = JSON.stringify([s.installed_from!.url, s.installed_from!.ref ?? null, remote]);
-    groups.set(key, [...groups.get(key) ?? [], s]);
-  }
-  const out = new Map<LockEntry, string | undefined | Error>();
-  for (const [key, group] of groups) {
-    const [url, ref, remote] = JSON.parse(key) as [string, string | null, string];
-    const stage = tempBeside(placeOf(options).root, "outdated");
-    try {
-      const staged = await stageSource(
-        url,
-        true,
-        ref ?? undefined,
-        stage,
-        group.map((s) => s.installed_from!.path),
-        options,
-        remote,
-      );
-      for (const s of group) {
-        const path = s.installed_from!.path;
-        const refusal = staged.refused.find((r) => r.path === path);
-        if (refusal !== undefined) {
-          out.set(s, new SkillSourceError(refusal.code, refusal.message));
-        } else if (!staged.folders.includes(path)) out.set(s, undefined);
-        else {
-          const at = path === "." ? staged.tree : join(staged.tree, path);
-          out.set(s, (await entryAt(at, s.scope ?? "project", s.source!, undefined)).digest);
-        }
-      }
-    } catch (e) {
-      for (const s of group) out.set(s, e instanceof Error ? e : new Error(String(e)));
-    } finally {
-      rmSync(stage, { recursive: true, force: true });
-    }
-  }
-  return out;
 }
 
 /** What to update. */
@@ -221,7 +264,7 @@ export interface UpdateOptions extends LifecycleOptions {
   readonly preview?: boolean;
   /** Overwrite a skill changed locally. */
   readonly force?: boolean;
-  /** Apply only if each source's ref is still at this commit (as `outdated` or a preview reported it). */
+  /** Apply only if each source is still at this revision: a commit (git) or a digest (a folder), as `outdated` or a preview reported it. */
   readonly commit?: string;
 }
 
@@ -230,7 +273,7 @@ export interface UpdatedSkill {
   readonly name: string;
   readonly source: string;
   readonly installed_from: InstalledFrom;
-  /** The commit (git) it would move to. */
+  /** The revision it would move to: a commit (git) or a digest (a folder). */
   readonly to_commit?: string;
   /** `updated`, `would_update` (preview), `up_to_date`, or `refused` (see `error`). */
   readonly status: "updated" | "would_update" | "up_to_date" | "refused";
@@ -244,21 +287,25 @@ export interface UpdatedSkill {
 /**
  * Update installed skills from their sources: one fetch per distinct URL and
  * ref, a file-level diff against the local copy, then (unless `preview`)
- * the new version moved into place and the lockfile rewritten. A skill
- * changed locally is refused unless `force`.
+ * every new version swapped in and the lockfile rewritten, all in one
+ * transaction. A skill changed locally is refused unless `force`; a skill
+ * whose source fails, whose new version does not load, or whose lock entry
+ * names another folder than `<install root>/<name>` is refused, and the
+ * others proceed.
  *
  * @param names The skills, by name; default every installed one.
- * @param options Preview, force, the expected commit, the scope.
- * @returns Each skill's update.
- * @throws {SkillSourceError} `NOT_INSTALLED` for a name the lockfile has not installed.
+ * @param options Preview, force, the expected revision, the scope.
+ * @returns Each skill's update, in the lockfile's order.
+ * @throws {SkillSourceError} `NOT_INSTALLED` for a name the lockfile has not installed,
+ *   `OUTSIDE_ROOT` for an install root through a link, `APPLY_FAILED` (undone).
  * @throws {TrustFileError} When there is no lockfile or it is malformed.
  */
 export async function updateSkills(
   names: readonly string[],
   options: UpdateOptions = {},
 ): Promise<readonly UpdatedSkill[]> {
-  const { scope, root, lockfile } = placeOf(options);
-  const lock = readLockfile(lockfile);
+  const place = placeOf(options);
+  const lock = readLockfile(place.lockfile);
   const installed = lock.skills.filter((s) =>
     s.installed_from !== undefined && s.source !== undefined
   );
@@ -267,113 +314,103 @@ export async function updateSkills(
       throw new SkillSourceError(
         "NOT_INSTALLED",
         `Skill ${JSON.stringify(n)} was not installed by skillset add (not in ${
-          JSON.stringify(lockfile)
+          JSON.stringify(place.lockfile)
         })`,
       );
     }
   }
   const chosen = names.length === 0 ? installed : installed.filter((s) => names.includes(s.name));
-  const groups = new Map<string, LockEntry[]>();
+  const done = new Map<LockEntry, UpdatedSkill>();
+  const ours: LockEntry[] = [];
   for (const s of chosen) {
-    const f = s.installed_from!;
-    const key = JSON.stringify([f.url, f.commit === undefined, f.ref ?? null]);
-    groups.set(key, [...groups.get(key) ?? [], s]);
+    const problem = placeProblem(s, place);
+    if (problem === undefined) ours.push(s);
+    else done.set(s, refusedUpdate(s, false, "OUTSIDE_ROOT", problem));
   }
-  const base = dirname(lockfile);
-  const out: UpdatedSkill[] = [];
   const put: LockEntry[] = [];
-  for (const group of groups.values()) {
-    const from = group[0]!.installed_from!;
-    const stage = tempBeside(root, "update");
-    try {
+  const area = StagingArea.open(place.base, place.root, "update");
+  try {
+    const tx = new Transaction(area, options.fs);
+    for (const [i, group] of groupBy(ours, () => undefined).entries()) {
       let staged: StagedSource;
       try {
-        staged = await stageSource(
-          from.url,
-          from.commit !== undefined,
-          from.ref,
-          stage,
-          group.map((s) => s.installed_from!.path),
+        staged = await group.kind.stage(
+          group.from,
+          treeIn(area, `g${i}`),
+          group.skills.map((s) => s.installed_from!.path),
           options,
           options.commit,
         );
       } catch (e) {
         if (!(e instanceof SkillSourceError)) throw e;
-        for (const s of group) {
-          const local = await localChange(resolve(base, s.source!), s);
-          out.push(refusedUpdate(s, local.modified, e.code, e.message));
+        for (const s of group.skills) {
+          const local = await localState(folderOf(place, s.name), s);
+          done.set(s, refusedUpdate(s, local.modified, e.code, e.message));
         }
         continue;
       }
-      for (const s of group) {
-        const dir = resolve(base, s.source!);
-        const f = s.installed_from!;
-        const local = await localChange(dir, s);
-        const refusal = staged.refused.find((r) => r.path === f.path);
-        if (refusal !== undefined || !staged.folders.includes(f.path)) {
-          out.push(
-            refusedUpdate(
-              s,
-              local.modified,
-              refusal?.code ?? "NO_SKILL",
-              refusal?.message ??
-                `No skill at ${JSON.stringify(f.path)} in ${JSON.stringify(f.url)} now`,
-            ),
-          );
+      const upstream = await upstreamOf(staged, group, place);
+      for (const s of group.skills) {
+        const dir = folderOf(place, s.name);
+        const local = await localState(dir, s);
+        const up = upstream.get(s)!;
+        if (!("entry" in up)) {
+          const why = "gone" in up ? up.gone : up.error;
+          done.set(s, refusedUpdate(s, local.modified, why.code, why.message));
           continue;
         }
-        const at = f.path === "." ? staged.tree : join(staged.tree, f.path);
-        const to: InstalledFrom = Object.freeze({
-          ...f,
-          ...staged.commit === undefined ? {} : { commit: staged.commit },
-        });
-        const next = await entryAt(at, s.scope ?? scope, s.source!, to);
-        const files = skillDiff(
-          { dir: local.missing ? undefined : dir, files: local.now?.files ?? [] },
-          { dir: at, files: next.files },
-        );
+        const next = up.entry;
         const common = {
           name: s.name,
           source: s.source!,
-          installed_from: f,
-          ...staged.commit === undefined ? {} : { to_commit: staged.commit },
+          installed_from: s.installed_from!,
+          to_commit: staged.revision,
           modified: local.modified,
-          files,
+          files: skillDiff(
+            { dir: local.now === undefined ? undefined : dir, files: local.now?.files ?? [] },
+            { dir: up.at, files: next.files },
+          ),
         };
         if (!local.modified && next.digest === s.digest) {
-          if (to.commit !== f.commit && options.preview !== true) {
-            put.push(Object.freeze({ ...s, installed_from: to }));
+          if (
+            renderFrom(next.installed_from!) !== renderFrom(s.installed_from!) &&
+            options.preview !== true
+          ) {
+            put.push(Object.freeze({ ...s, installed_from: next.installed_from! }));
           }
-          out.push(Object.freeze({ ...common, status: "up_to_date" as const }));
+          done.set(s, Object.freeze({ ...common, status: "up_to_date" as const }));
           continue;
         }
         if (local.modified && options.force !== true) {
-          out.push(Object.freeze({
-            ...common,
-            status: "refused" as const,
-            error: {
-              code: "LOCALLY_MODIFIED",
-              message: `Skill ${
-                JSON.stringify(s.name)
-              } changed here since it was locked: update --force overwrites it`,
-            },
-          }));
+          done.set(
+            s,
+            Object.freeze({
+              ...common,
+              status: "refused" as const,
+              error: {
+                code: "LOCALLY_MODIFIED",
+                message: `Skill ${
+                  JSON.stringify(s.name)
+                } changed here since it was locked: update --force overwrites it`,
+              },
+            }),
+          );
           continue;
         }
         if (options.preview === true) {
-          out.push(Object.freeze({ ...common, status: "would_update" as const }));
+          done.set(s, Object.freeze({ ...common, status: "would_update" as const }));
           continue;
         }
-        replaceFolder(at, dir, stage);
+        tx.put(dir, up.at);
         put.push(next);
-        out.push(Object.freeze({ ...common, status: "updated" as const }));
+        done.set(s, Object.freeze({ ...common, status: "updated" as const }));
       }
-    } finally {
-      rmSync(stage, { recursive: true, force: true });
     }
+    if (put.length > 0) tx.commit(place.lockfile, renderLockfile(merged(place, put, [])));
+  } finally {
+    area.close();
   }
-  if (put.length > 0) writeLockfile(lockfile, merged(lockfile, scope, root, put, []));
-  return Object.freeze(out);
+  return Object.freeze(chosen.map((s) => done.get(s)!));
 }
 
 function refusedUpdate(
@@ -391,18 +428,4 @@ function refusedUpdate(
     files: [],
     error: { code, message },
   });
-}
-
-/** Move `from` to `dir`: the old folder renamed aside first, put back if the move fails. */
-function replaceFolder(from: string, dir: string, stage: string): void {
-  const aside = join(stage, "old");
-  const had = existsSync(dir) || isLink(dir);
-  if (had) renameSync(dir, aside);
-  else mkdirSync(dirname(dir), { recursive: true });
-  try {
-    renameSync(from, dir);
-  } catch (e) {
-    if (had) renameSync(aside, dir);
-    throw e;
-  }
 }

@@ -25,7 +25,10 @@ export type SkillSourceCode =
   | "SOURCE_MOVED"
   | "LOCALLY_MODIFIED"
   | "ALREADY_INSTALLED"
-  | "NOT_INSTALLED";
+  | "NOT_INSTALLED"
+  | "OUTSIDE_ROOT"
+  | "INVALID_SKILL"
+  | "APPLY_FAILED";
 
 /**
  * A lifecycle step refused or failed: the `git` program is not installed
@@ -39,7 +42,11 @@ export type SkillSourceCode =
  * (`SUBMODULE`); a source no longer at the commit expected
  * (`SOURCE_MOVED`); a skill changed locally since it was locked
  * (`LOCALLY_MODIFIED`, without `force`); a skill already there
- * (`ALREADY_INSTALLED`) or not installed (`NOT_INSTALLED`).
+ * (`ALREADY_INSTALLED`) or not installed (`NOT_INSTALLED`); a lock entry
+ * whose folder is not `<install root>/<name>`, or an install root through a
+ * link (`OUTSIDE_ROOT`); a skill folder whose SKILL.md cannot be loaded, or
+ * that loses a name clash (`INVALID_SKILL`); a change that could not be
+ * applied and was undone (`APPLY_FAILED`).
  *
  * @example
  * ```ts

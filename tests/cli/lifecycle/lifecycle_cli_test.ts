@@ -66,7 +66,13 @@ describe("skillset add, outdated, update, remove", { skip: NO_GIT }, () => {
     );
     const verify = cli(["verify"], proj, undefined, env);
     assert.equal(verify.code, 1); // web's local change shows in verify too
-    const removed = cli(["remove", "web"], proj, undefined, env);
+    const kept = cli(["remove", "web"], proj, undefined, env);
+    assert.deepEqual([kept.code, kept.stderr], [
+      1,
+      'skillset: refused: LOCALLY_MODIFIED: Skill "web" changed here since it was locked: remove --force deletes it\n',
+    ]);
+    assert.ok(existsSync(join(proj, ".agents/skills/web/extra.md")));
+    const removed = cli(["remove", "web", "--force"], proj, undefined, env);
     assert.equal(removed.code, 0, removed.stderr);
     assert.ok(!existsSync(join(proj, ".agents/skills/web")));
     assert.equal(cli(["verify"], proj, undefined, env).code, 0);

@@ -255,7 +255,12 @@ describe("add", { skip: NO_GIT }, () => {
     link("references/a.md", join(src, "pdf/alias.md"));
     const proj = project();
     const result = await addSkills(src, { cwd: proj });
-    assert.deepEqual(result.installed[0]!.installed_from, { url: src, path: "pdf" });
+    assert.deepEqual(result.installed[0]!.installed_from, {
+      url: src,
+      digest: result.revision,
+      path: "pdf",
+    });
+    assert.match(result.revision, /^sha256:[0-9a-f]{64}$/);
     assert.equal(readlinkSync(join(proj, ".agents/skills/pdf/alias.md")), "references/a.md");
     await refusedWith(addSkills(src, { cwd: project(), ref: "main" }), "REF_NOT_FOUND");
   });
@@ -622,12 +627,15 @@ describe("remove", { skip: NO_GIT }, () => {
     const repo = twoSkills();
     const proj = project();
     await addSkills(repo.dir, { cwd: proj });
-    assert.throws(() => removeSkills(["pdf", "nope"], { cwd: proj }), {
+    await assert.rejects(removeSkills(["pdf", "nope"], { cwd: proj }), {
       name: "SkillSourceError",
       code: "NOT_INSTALLED",
     });
     assert.ok(existsSync(join(proj, ".agents/skills/pdf")));
-    assert.deepEqual(removeSkills(["pdf"], { cwd: proj }), [join(proj, ".agents/skills/pdf")]);
+    assert.deepEqual(await removeSkills(["pdf"], { cwd: proj }), {
+      removed: [join(proj, ".agents/skills/pdf")],
+      refused: [],
+    });
     assert.ok(!existsSync(join(proj, ".agents/skills/pdf")));
     assert.deepEqual(readLockfile(join(proj, "skills.lock.json")).skills.map((s) => s.name), [
       "web",

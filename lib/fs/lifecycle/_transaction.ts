@@ -1,0 +1,279 @@
+/**
+ * The lifecycle's one way to change the install roots: a transaction. A
+ * command stages every new skill folder in a {@linkcode StagingArea} beside
+ * the root, plans each change ({@linkcode Transaction.put}: a staged folder
+ * into place, or a folder out), then {@linkcode Transaction.commit} swaps
+ * them in by renames — each old folder renamed aside first — and writes the
+ * lockfile last (a new file, then one rename: the commit point). Any failure
+ * before that point undoes every rename done, in reverse, so the tree and
+ * the lockfile are as they were. The folders between the base (the project,
+ * or `~/.agents`) and the root are checked to be real folders, never links,
+ * so nothing is written, moved or deleted through one. Every step that
+ * changes the tree goes through a {@linkcode LifecycleFs}, which tests
+ * replace to fail a chosen rename or write.
+ *
+ * Folder `lib/fs/lifecycle/` — the lifecycle: add, outdated, update, remove from git and folder sources.
+ *
+ * @module
+ */
+import {
+  closeSync,
+  fsyncSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  renameSync,
+  rmdirSync,
+  rmSync,
+  unlinkSync,
+  writeSync,
+} from "node:fs";
+import { dirname, join, relative, sep } from "node:path";
+import { SkillSourceError } from "./skill_source_error.ts";
+
+/**
+ * The steps of a change to the install roots and the lockfile, each a point
+ * where it can fail. The lifecycle uses {@linkcode nodeLifecycleFs}; tests
+ * pass one that fails a chosen step.
+ */
+export interface LifecycleFs {
+  /** Rename a folder or file (both in one file system). */
+  rename(from: string, to: string): void;
+  /** Create `path` (it must not exist) holding `text`, flushed to disk. */
+  writeFile(path: string, text: string): void;
+}
+
+/** The file system itself. */
+export const nodeLifecycleFs: LifecycleFs = Object.freeze({
+  rename: (from: string, to: string): void => renameSync(from, to),
+  writeFile: (path: string, text: string): void => {
+    const fd = openSync(path, "wx", 0o644);
+    try {
+      const bytes = new TextEncoder().encode(text);
+      let written = 0;
+      while (written < bytes.length) {
+        written += writeSync(fd, bytes, written, bytes.length - written);
+      }
+      fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+  },
+});
+
+/** Whether something (a link included) is at `path`. */
+export function present(path: string): boolean {
+  try {
+    lstatSync(path);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function reason(e: unknown): string {
+  return e instanceof Error ? e.message : String(e);
+}
+
+/**
+ * A temporary folder beside an install root, on the same file system (so
+ * a staged folder moves into the root by one rename), and the folders made
+ * for it, removed again when empty.
+ */
+export class StagingArea {
+  /** The temporary folder. */
+  readonly dir: string;
+  /** The install root it sits beside. */
+  readonly root: string;
+  readonly #made: readonly string[];
+  #kept = false;
+
+  private constructor(dir: string, root: string, made: readonly string[]) {
+    this.dir = dir;
+    this.root = root;
+    this.#made = made;
+  }
+
+  /**
+   * Open a staging area beside `root`, making the root and the folders
+   * above it up to `base` where missing.
+   *
+   * @param base The folder the root lies in (the project, or `~/.agents`), trusted as it is.
+   * @param root The install root.
+   * @param tag A word in the temporary folder's name.
+   * @returns The area; {@linkcode StagingArea.close} it.
+   * @throws {SkillSourceError} `OUTSIDE_ROOT` when a folder between `base` and `root` is a link or not a folder.
+   */
+  static open(base: string, root: string, tag: string): StagingArea {
+    const made: string[] = [];
+    const rel = relative(base, root);
+    if (rel.startsWith("..") || rel === "") {
+      throw new RangeError(`The install root ${JSON.stringify(root)} is not inside ${base}`);
+    }
+    if (!present(base)) {
+      mkdirSync(base, { recursive: true });
+      made.push(base);
+    }
+    let at = base;
+    for (const part of rel.split(sep)) {
+      at = join(at, part);
+      let isDir = false;
+      let exists = true;
+      try {
+        const stat = lstatSync(at);
+        isDir = stat.isDirectory();
+        if (stat.isSymbolicLink()) isDir = false;
+      } catch {
+        exists = false;
+      }
+      if (exists && !isDir) {
+        throw new SkillSourceError(
+          "OUTSIDE_ROOT",
+          `The install root ${JSON.stringify(root)} passes through ${
+            JSON.stringify(at)
+          }, a link or not a folder: skills are added, updated and removed only in real folders`,
+        );
+      }
+      if (!exists) {
+        mkdirSync(at);
+        made.push(at);
+      }
+    }
+    const dir = mkdtempSync(join(dirname(root), `.skillset-${tag}-`));
+    return new StagingArea(dir, root, made);
+  }
+
+  /** A path inside the area. */
+  path(name: string): string {
+    return join(this.dir, name);
+  }
+
+  /** Leave the area on disk when closed (it holds what could not be put back). */
+  keep(): void {
+    this.#kept = true;
+  }
+
+  /** Remove the area (unless kept) and the folders made for it that are still empty. */
+  close(): void {
+    if (!this.#kept) rmSync(this.dir, { recursive: true, force: true });
+    for (const dir of [...this.#made].reverse()) {
+      try {
+        rmdirSync(dir);
+      } catch {
+        // Not empty: it holds skills now.
+      }
+    }
+  }
+}
+
+/** One planned change: `from` (a staged folder) put at `dir`, or `dir` taken out. */
+interface Step {
+  readonly dir: string;
+  readonly from: string | undefined;
+}
+
+/**
+ * Changes to install roots and a lockfile, applied all or none (see the
+ * module's doc).
+ *
+ * | operation | cost |
+ * |---|---|
+ * | `put` | O(1) |
+ * | `commit` | two renames per change, one write and one rename of the lockfile |
+ */
+export class Transaction {
+  readonly #area: StagingArea;
+  readonly #fs: LifecycleFs;
+  readonly #steps: Step[] = [];
+
+  /**
+   * A transaction staging in `area`.
+   *
+   * @param area Where old folders are kept until the commit (same file system as the roots).
+   * @param fs The file system's steps.
+   */
+  constructor(area: StagingArea, fs: LifecycleFs = nodeLifecycleFs) {
+    this.#area = area;
+    this.#fs = fs;
+  }
+
+  /** The number of changes planned. */
+  get size(): number {
+    return this.#steps.length;
+  }
+
+  /**
+   * Plan a change: the folder staged at `from` put at `dir` (what is there
+   * now, a link included, moved aside), or, with `from` undefined, `dir`
+   * taken out.
+   *
+   * @param dir A folder of an install root.
+   * @param from A folder of the staging area, or undefined.
+   */
+  put(dir: string, from: string | undefined): void {
+    this.#steps.push({ dir, from });
+  }
+
+  /**
+   * Apply every planned change, then write the lockfile; on any failure,
+   * undo what was done.
+   *
+   * @param lockfile The lockfile.
+   * @param text Its new text.
+   * @throws {SkillSourceError} `APPLY_FAILED`, the tree and lockfile as they were (or, when even
+   *   putting back failed, saying where the old folders are kept).
+   */
+  commit(lockfile: string, text: string): void {
+    const undo: (() => void)[] = [];
+    const fs = this.#fs;
+    try {
+      this.#steps.forEach((step, i) => {
+        if (present(step.dir)) {
+          const aside = this.#area.path(`old-${i}`);
+          fs.rename(step.dir, aside);
+          undo.push(() => fs.rename(aside, step.dir));
+        }
+        if (step.from !== undefined) {
+          fs.rename(step.from, step.dir);
+          undo.push(() => fs.rename(step.dir, this.#area.path(`undone-${i}`)));
+        }
+      });
+      const random = crypto.getRandomValues(new Uint8Array(6));
+      const temp = `${lockfile}.${
+        Array.from(random, (b) => b.toString(16).padStart(2, "0")).join("")
+      }.tmp`;
+      try {
+        fs.writeFile(temp, text);
+        fs.rename(temp, lockfile);
+      } catch (e) {
+        try {
+          unlinkSync(temp);
+        } catch {
+          // Never made.
+        }
+        throw e;
+      }
+    } catch (e) {
+      for (const step of undo.reverse()) {
+        try {
+          step();
+        } catch (again) {
+          this.#area.keep();
+          throw new SkillSourceError(
+            "APPLY_FAILED",
+            `Cannot apply the change (${reason(e)}), nor undo it (${
+              reason(again)
+            }): the skills replaced or removed are kept in ${JSON.stringify(this.#area.dir)}`,
+            { cause: e },
+          );
+        }
+      }
+      throw new SkillSourceError(
+        "APPLY_FAILED",
+        `Cannot apply the change (${reason(e)}): the skills and the lockfile are as they were`,
+        { cause: e },
+      );
+    }
+  }
+}
