@@ -180,6 +180,7 @@ export function readSkill(
         description: fm.description,
         ...place,
         frontmatter: fm,
+        ...md.version === undefined ? {} : { version: md.version },
         diagnostics: all,
       }),
       diagnostics: all,
