@@ -5,7 +5,8 @@
  * `git clone --depth 1` of the same repository plus copying the same 1,000
  * skill folders into place, in the same run; and `outdated` of 100 skills
  * from one source, counting git invocations (one `ls-remote`; after a
- * commit, one fetch), through a wrapper that logs each. Asynchronous cases,
+ * commit, one fetch), and `update` of 100 stale skills from one source (one
+ * fetch), through a wrapper that logs each. Asynchronous cases,
  * timed here in interleaved rounds. Run: `npm run bench -- lifecycle`.
  *
  * @module
@@ -24,7 +25,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import process from "node:process";
 import { addSkills } from "../lib/fs/lifecycle/_lifecycle.ts";
-import { outdatedSkills } from "../lib/fs/lifecycle/_update.ts";
+import { outdatedSkills, updateSkills } from "../lib/fs/lifecycle/_update.ts";
 import { QUICK, recordValue, timeRounds } from "./_harness.ts";
 
 const SKILLS = QUICK ? 100 : 1000;
@@ -145,4 +146,37 @@ writeFileSync(join(small, "skills", "s7", "new.md"), "new\n");
 git(small, "add", "-A");
 git(small, "commit", "--quiet", "-m", "two");
 await counted("one skill changed upstream");
+
+// update of 100 stale skills from one source: one fetch, one transaction.
+for (let i = 0; i < OUTDATED; i++) {
+  writeFileSync(
+    join(small, "skills", `s${i}`, "SKILL.md"),
+    `---\nname: s${i}\ndescription: d, version two\n---\n`,
+  );
+}
+git(small, "add", "-A");
+git(small, "commit", "--quiet", "-m", "three");
+writeFileSync(log, "");
+const t0 = performance.now();
+const updated = await updateSkills([], { cwd: proj, git: wrapper });
+const ns = (performance.now() - t0) * 1e6;
+if (updated.filter((s) => s.status === "updated").length !== OUTDATED) {
+  throw new Error("update failed");
+}
+const calls = readFileSync(log, "utf8").trim().split("\n").filter((l) => l !== "");
+const fetches = calls.filter((c) => / fetch /.test(` ${c} `)).length;
+recordValue({
+  bench: "lifecycle",
+  workload: `update: ${OUTDATED} stale skills from one source`,
+  size: OUTDATED,
+  case: `updateSkills: git invocations (${fetches} fetch)`,
+  median: ns,
+  p75: ns,
+  p99: ns,
+  samples: 1,
+  baseline: null,
+  ratio: null,
+  value: calls.length,
+  note: `${calls.length} git invocations, ${fetches} fetch, for ${OUTDATED} stale skills`,
+});
 rmSync(temp, { recursive: true, force: true });

@@ -123,6 +123,18 @@ describe("installed_from in the lockfile", () => {
     bad('"path": "s/p"', '"path": "s/p", "x": 1', /Unknown field "x"|"x"/);
     bad('"url": "u", ', "", /"url"/);
     bad('"url": "u"', '"url": ""', /non-empty string/);
+    // A folder source's revision: a digest, never beside a ref or a commit.
+    const digest = `sha256:${"b".repeat(64)}`;
+    const folder = good.replace(`"commit": "${"a".repeat(40)}"`, `"digest": "${digest}"`);
+    assert.equal(parseLockfile(folder, "l.json").skills[0]!.installed_from?.digest, digest);
+    assert.equal(renderLockfile(parseLockfile(folder, "l.json")), folder);
+    const badFolder = (from: string, to: string, message: RegExp) =>
+      assert.throws(() => parseLockfile(folder.replace(from, to), "l.json"), {
+        name: "TrustFileError",
+        message,
+      });
+    badFolder(digest, "sha256:abc", /Field "digest" .* must be "sha256:" and 64 lowercase/);
+    badFolder('"url": "u", ', '"url": "u", "ref": "main", ', /takes no "ref" or "commit"/);
   });
 });
 
