@@ -232,7 +232,10 @@ export async function addSkills(source: string, options: AddOptions = {}): Promi
         }),
       );
     }
-    if (entries.length > 0) tx.commit(place.lockfile, renderLockfile(merged(place, entries, [])));
+    if (entries.length > 0) {
+      tx.write(place.lockfile, renderLockfile(merged(place, entries, [])));
+      tx.commit();
+    }
     return Object.freeze({
       installed: Object.freeze(installed),
       refused: Object.freeze(refused),
@@ -378,7 +381,10 @@ export async function removeSkills(
       drop.push(lockKey(s));
       removed.push(dir);
     }
-    if (drop.length > 0) tx.commit(place.lockfile, renderLockfile(merged(place, [], drop)));
+    if (drop.length > 0) {
+      tx.write(place.lockfile, renderLockfile(merged(place, [], drop)));
+      tx.commit();
+    }
   } finally {
     area.close();
   }

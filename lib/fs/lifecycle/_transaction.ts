@@ -6,7 +6,8 @@
  * them in by renames — each old folder renamed aside first — and writes the
  * lockfile last (a new file, then one rename: the commit point). Any failure
  * before that point undoes every rename done, in reverse, so the tree and
- * the lockfile are as they were. The folders between the base (the project,
+ * the lockfile are as they were; folders of other roots (another agent's)
+ * may join the same transaction. The folders between the base (the project,
  * or `~/.agents`) and the root are checked to be real folders, never links,
  * so nothing is written, moved or deleted through one. Every step that
  * changes the tree goes through a {@linkcode LifecycleFs}, which tests
@@ -23,6 +24,7 @@ import {
   mkdirSync,
   mkdtempSync,
   openSync,
+  readFileSync,
   renameSync,
   rmdirSync,
   rmSync,
@@ -156,7 +158,11 @@ export class StagingArea {
 
   /** Remove the area (unless kept) and the folders made for it that are still empty. */
   close(): void {
-    if (!this.#kept) rmSync(this.dir, { recursive: true, force: true });
+    try {
+      if (!this.#kept) rmSync(this.dir, { recursive: true, force: true });
+    } catch {
+      // Left behind (a temporary folder, named as one): the change itself is done or undone.
+    }
     for (const dir of [...this.#made].reverse()) {
       try {
         rmdirSync(dir);
@@ -167,28 +173,37 @@ export class StagingArea {
   }
 }
 
-/** One planned change: `from` (a staged folder) put at `dir`, or `dir` taken out. */
+/** One planned change: `from` (a staged folder) put at `dir`, or `dir` taken out; the old one kept in `area`. */
 interface Step {
   readonly dir: string;
   readonly from: string | undefined;
+  readonly area: StagingArea;
+}
+
+/** A temporary name beside `path`. */
+function tempBeside(path: string): string {
+  const random = crypto.getRandomValues(new Uint8Array(6));
+  return `${path}.${Array.from(random, (b) => b.toString(16).padStart(2, "0")).join("")}.tmp`;
 }
 
 /**
- * Changes to install roots and a lockfile, applied all or none (see the
- * module's doc).
+ * Changes to install roots and files (the lockfile), applied all or none
+ * (see the module's doc). Folders of several roots may join one
+ * transaction, each kept aside in a staging area beside its own root.
  *
  * | operation | cost |
  * |---|---|
- * | `put` | O(1) |
- * | `commit` | two renames per change, one write and one rename of the lockfile |
+ * | `put`, `write` | O(1) |
+ * | `commit` | two renames per folder; per file, one read of the old file, one write and one rename |
  */
 export class Transaction {
   readonly #area: StagingArea;
   readonly #fs: LifecycleFs;
   readonly #steps: Step[] = [];
+  readonly #files = new Map<string, string>();
 
   /**
-   * A transaction staging in `area`.
+   * A transaction keeping old folders in `area` unless told otherwise.
    *
    * @param area Where old folders are kept until the commit (same file system as the roots).
    * @param fs The file system's steps.
@@ -198,7 +213,7 @@ export class Transaction {
     this.#fs = fs;
   }
 
-  /** The number of changes planned. */
+  /** The number of folder changes planned. */
   get size(): number {
     return this.#steps.length;
   }
@@ -209,43 +224,43 @@ export class Transaction {
    * taken out.
    *
    * @param dir A folder of an install root.
-   * @param from A folder of the staging area, or undefined.
+   * @param from A staged folder (same file system), or undefined.
+   * @param area Where the old folder is kept until the commit: a staging area beside `dir`'s root.
    */
-  put(dir: string, from: string | undefined): void {
-    this.#steps.push({ dir, from });
+  put(dir: string, from: string | undefined, area: StagingArea = this.#area): void {
+    this.#steps.push({ dir, from, area });
   }
 
   /**
-   * Apply every planned change, then write the lockfile; on any failure,
-   * undo what was done.
+   * Plan a file written whole (the lockfile), after every folder change.
    *
-   * @param lockfile The lockfile.
+   * @param path The file.
    * @param text Its new text.
-   * @throws {SkillSourceError} `APPLY_FAILED`, the tree and lockfile as they were (or, when even
+   */
+  write(path: string, text: string): void {
+    this.#files.set(path, text);
+  }
+
+  /**
+   * Apply every planned change, folders first and files last; on any
+   * failure, undo what was done.
+   *
+   * @throws {SkillSourceError} `APPLY_FAILED`, the tree and files as they were (or, when even
    *   putting back failed, saying where the old folders are kept).
    */
-  commit(lockfile: string, text: string): void {
+  commit(): void {
     const undo: (() => void)[] = [];
     const fs = this.#fs;
-    try {
-      this.#steps.forEach((step, i) => {
-        if (present(step.dir)) {
-          const aside = this.#area.path(`old-${i}`);
-          fs.rename(step.dir, aside);
-          undo.push(() => fs.rename(aside, step.dir));
-        }
-        if (step.from !== undefined) {
-          fs.rename(step.from, step.dir);
-          undo.push(() => fs.rename(step.dir, this.#area.path(`undone-${i}`)));
-        }
-      });
-      const random = crypto.getRandomValues(new Uint8Array(6));
-      const temp = `${lockfile}.${
-        Array.from(random, (b) => b.toString(16).padStart(2, "0")).join("")
-      }.tmp`;
+    // What each file holds now, to put back.
+    const old = new Map<string, string | undefined>();
+    for (const path of this.#files.keys()) {
+      old.set(path, present(path) ? readFileSync(path, "utf8") : undefined);
+    }
+    const replace = (path: string, text: string): void => {
+      const temp = tempBeside(path);
       try {
         fs.writeFile(temp, text);
-        fs.rename(temp, lockfile);
+        fs.rename(temp, path);
       } catch (e) {
         try {
           unlinkSync(temp);
@@ -254,17 +269,38 @@ export class Transaction {
         }
         throw e;
       }
+    };
+    try {
+      this.#steps.forEach((step, i) => {
+        if (present(step.dir)) {
+          const aside = step.area.path(`old-${i}`);
+          fs.rename(step.dir, aside);
+          undo.push(() => fs.rename(aside, step.dir));
+        }
+        if (step.from !== undefined) {
+          fs.rename(step.from, step.dir);
+          undo.push(() => fs.rename(step.dir, step.area.path(`undone-${i}`)));
+        }
+      });
+      for (const [path, text] of this.#files) {
+        replace(path, text);
+        const was = old.get(path);
+        undo.push(() => (was === undefined ? unlinkSync(path) : replace(path, was)));
+      }
     } catch (e) {
       for (const step of undo.reverse()) {
         try {
           step();
         } catch (again) {
-          this.#area.keep();
+          const areas = new Set([this.#area, ...this.#steps.map((s) => s.area)]);
+          for (const area of areas) area.keep();
           throw new SkillSourceError(
             "APPLY_FAILED",
             `Cannot apply the change (${reason(e)}), nor undo it (${
               reason(again)
-            }): the skills replaced or removed are kept in ${JSON.stringify(this.#area.dir)}`,
+            }): the skills replaced or removed are kept in ${
+              [...areas].map((a) => JSON.stringify(a.dir)).join(", ")
+            }`,
             { cause: e },
           );
         }

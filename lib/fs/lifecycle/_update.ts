@@ -419,7 +419,10 @@ export async function updateSkills(
         done.set(s, Object.freeze({ ...common, status: "updated" as const }));
       }
     }
-    if (put.length > 0) tx.commit(place.lockfile, renderLockfile(merged(place, put, [])));
+    if (put.length > 0) {
+      tx.write(place.lockfile, renderLockfile(merged(place, put, [])));
+      tx.commit();
+    }
   } finally {
     area.close();
   }

@@ -176,6 +176,14 @@ describe("the lifecycle commands' usage", () => {
     ]);
   });
 
+  it("update --commit takes a full commit or a folder's digest", () => {
+    const r = cli(["update", "--commit", "main"], tempFolder());
+    assert.deepEqual([r.code, r.stderr], [
+      2,
+      'skillset: --commit takes a full commit (40 or 64 hexadecimal digits) or a folder\'s digest (sha256:<64 hex>), got "main"\n',
+    ]);
+  });
+
   it("outdated without a lockfile fails with a clear message", () => {
     const r = cli(["outdated"], tempFolder());
     assert.equal(r.code, 1);

@@ -13,9 +13,11 @@ import assert from "node:assert/strict";
 import {
   cpSync,
   existsSync,
+  lstatSync,
   mkdirSync,
   readdirSync,
   readFileSync,
+  readlinkSync,
   rmSync,
   symlinkSync,
   writeFileSync,
@@ -42,16 +44,22 @@ async function installed(): Promise<{ repo: Repo; proj: string; victim: string; 
   return { repo, proj, victim, lock: join(proj, "skills.lock.json") };
 }
 
-/** Every file under a folder with its bytes, for before/after comparisons. */
+/** Every path under a folder with what it holds, for before/after comparisons. */
 function contents(dir: string): Map<string, string> {
   const out = new Map<string, string>();
   if (!existsSync(dir)) return out;
-  for (const e of readdirSync(dir, { recursive: true, withFileTypes: true })) {
-    const path = join(e.parentPath, e.name);
-    out.set(
-      path,
-      e.isFile() ? readFileSync(path, "latin1") : e.isDirectory() ? "<dir>" : "<other>",
-    );
+  const stack = [dir];
+  while (stack.length > 0) {
+    const at = stack.pop()!;
+    for (const name of readdirSync(at)) {
+      const path = join(at, name);
+      const stat = lstatSync(path);
+      if (stat.isSymbolicLink()) out.set(path, `link ${readlinkSync(path)}`);
+      else if (stat.isDirectory()) {
+        out.set(path, "dir");
+        stack.push(path);
+      } else out.set(path, readFileSync(path, "latin1"));
+    }
   }
   return out;
 }
