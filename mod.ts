@@ -369,6 +369,7 @@ export type {
   LockRoot,
 } from "./lib/core/trust/lockfile.ts";
 export type { EntryKind, OtherEntry } from "./lib/core/trust/entries.ts";
+export { isSkillVersion, skillVersion } from "./lib/core/trust/skill_version.ts";
 export {
   approvalChanges,
   approvalRecord,

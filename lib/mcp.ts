@@ -31,8 +31,13 @@
 export { McpSkillError } from "./mcp/_errors.ts";
 export type { McpSkillErrorCode } from "./mcp/_errors.ts";
 export { serveSkills } from "./mcp/_serve.ts";
-export { STDIO_MESSAGE_BYTES } from "./mcp/_serve_options.ts";
-export type { ServeSkillsOptions, SkillSafety, SkillServer } from "./mcp/_serve_options.ts";
+export { MAX_TTL_MS, STDIO_MESSAGE_BYTES } from "./mcp/_serve_options.ts";
+export type {
+  CacheHint,
+  ServeSkillsOptions,
+  SkillSafety,
+  SkillServer,
+} from "./mcp/_serve_options.ts";
 export { watchSkills } from "./mcp/_watch.ts";
 export type { WatchOptions } from "./mcp/_watch.ts";
 export { mcpSkillBundles, McpSkills } from "./mcp/_consume.ts";

@@ -8,7 +8,7 @@
  */
 
 /** The audiences, lowest first: the folders of `lib/`. */
-export const AUDIENCES = ["core", "fs", "mcp", "testing", "cli"] as const;
+export const AUDIENCES = ["core", "fs", "mcp", "testing", "ai", "cli"] as const;
 
 /** One audience: a folder `lib/<audience>/`. */
 export type Audience = typeof AUDIENCES[number];
@@ -19,13 +19,15 @@ export const ENTRIES: ReadonlyMap<string, Audience> = new Map<string, Audience>(
   ["lib/load.ts", "fs"],
   ["lib/mcp.ts", "mcp"],
   ["lib/testing.ts", "testing"],
+  ["lib/ai.ts", "ai"],
   ["lib/cli.ts", "cli"],
 ]);
 
 /**
  * The audiences each audience may import from, its own included: core imports
  * only core; the file system adds `fs`; MCP serves folders from disk; the test
- * suites need only the core; the CLI uses all but the test suites.
+ * suites need only the core; a framework adapter (`ai`) wraps the core's tools
+ * in that framework's; the CLI uses all but the test suites and the adapters.
  */
 export const MAY_IMPORT: ReadonlyMap<Audience, readonly Audience[]> = new Map<
   Audience,
@@ -35,6 +37,7 @@ export const MAY_IMPORT: ReadonlyMap<Audience, readonly Audience[]> = new Map<
   ["fs", ["core", "fs"]],
   ["mcp", ["core", "fs", "mcp"]],
   ["testing", ["core", "testing"]],
+  ["ai", ["core", "ai"]],
   ["cli", ["core", "fs", "mcp", "cli"]],
 ]);
 
@@ -49,6 +52,7 @@ export const PACKAGE_OWNERS: ReadonlyMap<string, Audience> = new Map<string, Aud
   ["@modelcontextprotocol/client", "mcp"],
   ["fast-check", "testing"],
   ["gpt-tokenizer", "cli"],
+  ["ai", "ai"],
 ]);
 
 /**

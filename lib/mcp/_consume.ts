@@ -32,6 +32,7 @@ import {
 } from "../core/activation/activate.ts";
 import { mayAccess } from "../core/resources/gate.ts";
 import { McpSkillError } from "./_errors.ts";
+import { MAX_TTL_MS } from "./_serve_options.ts";
 import { quoteShort } from "../core/_text.ts";
 import { type ReadOptions, readResource, type ResourceRead } from "../core/resources/read.ts";
 import { classifyResource, normalizeResourcePath } from "../core/resources/resource_path.ts";
@@ -75,6 +76,9 @@ export interface McpSkillBundlesOptions {
    */
   readonly maxMessageBytes?: number;
 }
+
+/** The skills extension's identifier (SEP-2640). */
+const SKILLS_EXTENSION = "the skills extension (io.modelcontextprotocol/skills)";
 
 /** Room for the JSON-RPC envelope around a file's content in one message. */
 const ENVELOPE_BYTES = 4096;
@@ -142,7 +146,10 @@ export async function mcpSkillBundles(
   }
   const skillsClient = new SkillsClient(client, { skipInvalid: true });
   const request = options.timeoutMs === undefined ? undefined : { timeout: options.timeoutMs };
-  const listing = await skillsClient.list({}, request);
+  // The SDK would log its own note about a server without the extension to stdout, which is
+  // the output of a command (`to-prompt --json`): the warning below says it instead.
+  const offered = skillsClient.supported;
+  const listing = offered ? await skillsClient.list({}, request) : { skills: [], invalid: [] };
   const skills = new McpSkills(
     skillsClient,
     options.origin,
@@ -150,7 +157,9 @@ export async function mcpSkillBundles(
     options.limits,
     request,
     options.maxMessageBytes,
+    listing,
   );
+  if (!offered) skills.warn(options.origin, `the server does not offer ${SKILLS_EXTENSION}`);
   for (const entry of listing.invalid) {
     skills.warn(entry.uri ?? `#${entry.index}`, `invalid entry, left out: ${entry.reason}`);
   }
@@ -168,6 +177,11 @@ export async function mcpSkillBundles(
  * | `load(name)` | `resources/read` of SKILL.md, once |
  * | `read(name, path)` | SKILL.md and the file, each once |
  * | `refresh(name)` | `skills/get` |
+ *
+ * The listing is what it was when made; `ttlMs` and `listedAt` say how long
+ * the server lets it be kept ({@linkcode TrustedMcpSkills.refresh} lists
+ * again only after that). Fetched files are kept, verified, for the life of
+ * the object (a `refresh(name)` drops that skill's).
  *
  * @example
  * ```ts
@@ -197,6 +211,13 @@ export class McpSkills {
   readonly #limits: { readonly files: number; readonly bytes: number };
   readonly #request: { readonly timeout: number } | undefined;
   readonly #maxMessage: number | undefined;
+  /**
+   * How long the server lets this listing be kept (its `ttlMs` on 2026-07-28 connections, at
+   * most 24 hours; 0 on 2025-era ones, or when the server says nothing), from `listedAt`.
+   */
+  readonly ttlMs: number;
+  /** When the listing was received (`Date.now()`). */
+  readonly listedAt: number;
 
   /**
    * Wrap a server's listed entries; {@linkcode mcpSkillBundles} is the usual way in.
@@ -207,6 +228,7 @@ export class McpSkills {
    * @param limits Entries over these are left out (default SEP-2640's 512 files, 16 MiB).
    * @param request The SDK's options for each request (its timeout).
    * @param maxMessageBytes The transport's message limit (see {@linkcode McpSkillBundlesOptions}).
+   * @param cache The listing's cache hint (`ttlMs`; none means 0).
    */
   constructor(
     client: SkillsClient,
@@ -215,8 +237,15 @@ export class McpSkills {
     limits: McpSkillBundlesOptions["limits"] = {},
     request?: { readonly timeout: number },
     maxMessageBytes?: number,
+    cache: { readonly ttlMs?: number } = {},
   ) {
     this.#client = client;
+    this.listedAt = Date.now();
+    const ttl = cache.ttlMs;
+    // The server's word, bounded: a hostile hint never keeps a listing for more than a day.
+    this.ttlMs = typeof ttl === "number" && Number.isSafeInteger(ttl) && ttl > 0
+      ? Math.min(ttl, MAX_TTL_MS)
+      : 0;
     this.#maxMessage = maxMessageBytes;
     this.#request = request;
     this.origin = origin;

@@ -24,7 +24,7 @@ import { skillToolDefinition } from "../core/activation/skill_tool_definition.ts
 import type { Discovery } from "../fs/discovery/discovery.ts";
 import { McpSkillError } from "./_errors.ts";
 import { LoaderFiles } from "./_publish.ts";
-import type { ServeSkillsOptions, SkillServer } from "./_serve_options.ts";
+import { checkCacheHint, type ServeSkillsOptions, type SkillServer } from "./_serve_options.ts";
 import { sourceOf } from "./_serve_source.ts";
 import { registerSkillTool, syncSearchTool } from "./_serve_tools.ts";
 import { registerRunTool } from "./_run_tool.ts";
@@ -58,6 +58,7 @@ const PRUNE_AT = 1024;
  *   that discovers, called again on every reload (so `--watch` sees new skills).
  * @param options Safety, prefix, paging, limits, the transport's message limit, warnings.
  * @returns The catalog, a connected-ready server and a server factory.
+ * @throws {RangeError} When `cacheHint` is out of range (see {@linkcode ServeSkillsOptions}).
  * @throws {McpSkillError} `DUPLICATE_SKILL` when two folders given as paths hold skills of the same name.
  * @throws {AgentSkillError} When a folder given as a path is missing or a skill breaks the Agent Skills rules.
  * @throws {McpSkillError} `CATALOG_REFUSED` when the SDK cannot list or read a published
@@ -81,6 +82,7 @@ export async function serveSkills(
   const warn = options.onWarning ?? ((w: SkillWarning) => console.warn(`${w.path}: ${w.message}`));
   // A budget too small for the tool's own text is refused before anything is served.
   if (options.toolBudget !== undefined) skillToolDefinition(["x"], { budget: options.toolBudget });
+  const cacheHint = options.cacheHint === undefined ? undefined : checkCacheHint(options.cacheHint);
   const source = sourceOf(folders);
   const files = new LoaderFiles(source, options, warn);
   // One load: checked against the lock, pinned, then published (and the same on each reload).
@@ -93,6 +95,7 @@ export async function serveSkills(
       limits: { files: Infinity, bytes: Infinity },
       ...(options.prefix === undefined ? {} : { prefix: options.prefix }),
       ...(options.pageSize === undefined ? {} : { pageSize: options.pageSize }),
+      ...(cacheHint === undefined ? {} : { cacheHint: { ...cacheHint } }),
     })
   );
   files.commit(catalog.entries);

@@ -130,6 +130,51 @@ export interface ServeSkillsOptions {
    * usage log (`usageLogSink` in `skillset/load`). What it throws is ignored.
    */
   readonly onActivate?: (activation: SkillActivation) => void;
+  /**
+   * The cache hints sent with `skills/list`, `skills/get`, directory reads and
+   * skill files on 2026-07-28 connections (2025-era answers carry none): how
+   * long a client may keep an answer (`ttlMs`, a non-negative integer of
+   * milliseconds, at most 24 hours) and whether a shared cache may hold it
+   * (`cacheScope`). Default the SDK's `ttlMs: 0`, `cacheScope: "private"`.
+   */
+  readonly cacheHint?: CacheHint;
+}
+
+/** The cache hints of a served answer (MCP 2026-07-28, SEP-2549). */
+export interface CacheHint {
+  /** How long a client may keep the answer, in milliseconds; default 0. */
+  readonly ttlMs?: number;
+  /** `"public"`: a shared cache may hold it; default `"private"`. */
+  readonly cacheScope?: "public" | "private";
+}
+
+/** The longest `ttlMs` served or honoured: 24 hours (the SDK's cap). */
+export const MAX_TTL_MS = 24 * 60 * 60 * 1000;
+
+/**
+ * Check a cache hint before anything is served.
+ *
+ * @param hint The hint.
+ * @returns The hint, with only the fields given.
+ * @throws {RangeError} When `ttlMs` is not an integer from 0 to 24 hours, or `cacheScope` is
+ *   neither `"public"` nor `"private"`.
+ */
+export function checkCacheHint(hint: CacheHint): CacheHint {
+  const { ttlMs, cacheScope } = hint;
+  if (ttlMs !== undefined && !(Number.isSafeInteger(ttlMs) && ttlMs >= 0 && ttlMs <= MAX_TTL_MS)) {
+    throw new RangeError(
+      `Invalid ttlMs ${JSON.stringify(ttlMs)}: use an integer from 0 to ${MAX_TTL_MS}`,
+    );
+  }
+  if (cacheScope !== undefined && cacheScope !== "public" && cacheScope !== "private") {
+    throw new RangeError(
+      `Invalid cacheScope ${JSON.stringify(cacheScope)}: use "public" or "private"`,
+    );
+  }
+  return Object.freeze({
+    ...(ttlMs === undefined ? {} : { ttlMs }),
+    ...(cacheScope === undefined ? {} : { cacheScope }),
+  });
 }
 
 /**

@@ -159,6 +159,8 @@ export class TrustedMcpSkills {
   #bundles = new Map<string, McpSkillBundle>();
   #running: Promise<void> | undefined;
   #waiting: Promise<void> | undefined;
+  /** A `list_changed` arrived since the last listing began. */
+  #stale = false;
 
   private constructor(client: SdkClient, options: TrustedMcpSkillsOptions) {
     this.#client = client;
@@ -181,7 +183,11 @@ export class TrustedMcpSkills {
     if (options.watch === true) {
       client.setNotificationHandler(
         "notifications/resources/list_changed",
-        () => trusted.refresh().then(() => {}, () => {}),
+        () => {
+          // The server says the list changed: whatever its `ttlMs` said, list again.
+          trusted.#stale = true;
+          return trusted.refresh().then(() => {}, () => {});
+        },
       );
     }
     return trusted;
@@ -212,7 +218,10 @@ export class TrustedMcpSkills {
    * and lock entry again: a skill whose file list changed is hidden until
    * it is approved again. The new listing replaces the old one whole, once
    * every skill is checked. Calls are merged: while one listing runs, every
-   * further call shares one more listing that starts when it ends.
+   * further call shares one more listing that starts when it ends. A listing
+   * younger than the `ttlMs` its server sent with it (2026-07-28; at most 24
+   * hours) is kept and nothing is requested, unless the server announced
+   * `resources/list_changed` since (with `watch`).
    *
    * With a name: fetch that skill's entry again (`skills/get`, the recovery
    * a `VERIFICATION_FAILED` error advises) and check it the same way; it is
@@ -224,6 +233,8 @@ export class TrustedMcpSkills {
    */
   refresh(name?: string): Promise<void> {
     if (name !== undefined) return this.#refreshOne(name);
+    if (!this.#stale && this.#fresh()) return Promise.resolve();
+    this.#stale = false;
     if (this.#running === undefined) return this.#start();
     // One listing runs: every call until it ends shares the one that follows it.
     this.#waiting ??= this.#running.then(() => {}, () => {}).then(() => {
@@ -231,6 +242,13 @@ export class TrustedMcpSkills {
       return this.#start();
     });
     return this.#waiting;
+  }
+
+  /** Whether the listing is younger than the `ttlMs` its server sent with it. */
+  #fresh(): boolean {
+    const listing = this.#skills as McpSkills | undefined;
+    return listing !== undefined && listing.ttlMs > 0 &&
+      Date.now() - listing.listedAt < listing.ttlMs;
   }
 
   #start(): Promise<void> {

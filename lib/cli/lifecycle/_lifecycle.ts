@@ -87,7 +87,9 @@ export async function runLifecycleCli(
             ? ` (${was === undefined ? "?" : short(was)} -> ${short(s.remote_commit)})`
             : "";
           io.stdout(
-            `${state.padEnd(14)} ${esc(s.name)}${moved}${s.missing ? " (missing here)" : ""}${
+            `${state.padEnd(14)} ${esc(s.name)}${
+              versions(s.version, s.stale ? s.remote_version : undefined)
+            }${moved}${s.missing ? " (missing here)" : ""}${
               s.error === undefined ? "" : `: ${esc(s.error.message)}`
             }\n`,
           );
@@ -118,9 +120,9 @@ export async function runLifecycleCli(
             ? ""
             : ` -> ${short(s.to_commit)}`;
           io.stdout(
-            `${s.status.replaceAll("_", " ")} ${esc(s.name)}${to}${
-              s.error === undefined ? "" : `: ${esc(s.error.message)}`
-            }\n`,
+            `${s.status.replaceAll("_", " ")} ${esc(s.name)}${
+              versions(s.version, s.status === "up_to_date" ? undefined : s.to_version)
+            }${to}${s.error === undefined ? "" : `: ${esc(s.error.message)}`}\n`,
           );
           if (s.status !== "up_to_date") { for (const f of s.files) io.stdout(describeFile(f)); }
         }
@@ -162,4 +164,13 @@ function describeFile(f: FileDiff): string {
   return head +
     escapeControlsKeepingLines(f.diff).split("\n").filter((l) => l !== "").map((l) => `    ${l}\n`)
       .join("");
+}
+
+/**
+ * ` 1.0.0`, ` 1.0.0 -> 1.1.0`, ` ? -> 1.1.0`, or nothing: a skill's version and the one it
+ * would move to, when its SKILL.md states them (checked printable when read).
+ */
+function versions(was: string | undefined, to: string | undefined): string {
+  if (to !== undefined && to !== was) return ` ${esc(was ?? "?")} -> ${esc(to)}`;
+  return was === undefined ? "" : ` ${esc(was)}`;
 }

@@ -9,27 +9,13 @@
  *
  * @module
  */
-import process from "node:process";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
-import { serveStdio } from "@modelcontextprotocol/server/stdio";
 import { escapeControls as esc, escapeControlsKeepingLines } from "../../core/_text.ts";
-import {
-  type Args,
-  type ArgSpec,
-  classFlags,
-  count,
-  parseArgs,
-  safetyFlags,
-  UsageError,
-} from "../_args.ts";
-import { reportDiscovery, rootOf } from "../_discovery.ts";
-import { runOptions } from "../scripts/_run.ts";
+import { type Args, type ArgSpec, count, parseArgs, safetyFlags, UsageError } from "../_args.ts";
 import { RUN_REPEATED_FLAGS, RUN_SWITCHES, RUN_VALUE_FLAGS } from "../scripts/_run_flags.ts";
-import type { RunScriptOptions } from "../../fs/scripts/run_script.ts";
-import { Report } from "../_report.ts";
+import { serve } from "./_serve.ts";
 import { nearest } from "../_suggest.ts";
-import { modesFlag } from "../catalog/_modes.ts";
 import { fitSkillCatalog } from "../../core/catalog/skill_catalog.ts";
 import type { CliIO } from "../_io.ts";
 import { renderActivation } from "../../core/activation/activate.ts";
@@ -37,23 +23,22 @@ import { contextDependencies } from "../../core/catalog/skill_dependencies.ts";
 import { McpSkillError } from "../../mcp/_errors.ts";
 import { cappedFetch } from "../../mcp/_capped_fetch.ts";
 import { mcpSkillBundles, type McpSkills, ORIGIN } from "../../mcp/_consume.ts";
-import { isLoopbackHost, listenHttp } from "../../mcp/_http.ts";
-import { tokenFlag } from "./_token.ts";
-import { serveSkills } from "../../mcp/_serve.ts";
 import { STDIO_MESSAGE_BYTES } from "../../mcp/_serve_options.ts";
-import { watchSkills } from "../../mcp/_watch.ts";
-import { discoverSkills, type SkillRoot } from "../../fs/discovery/discover.ts";
 import { JsonFileApprovalStore, readLockfile } from "../../fs/trust/trust_files.ts";
 import { trustedMcpSkills } from "../../mcp/_trust.ts";
-import { rootsHoldSkills } from "../_roots.ts";
-import { assertLogOutside, usageLogOption, usageLogRank } from "../catalog/_stats.ts";
+import { usageLogRank } from "../catalog/_stats.ts";
 import { rankOf } from "../catalog/_list.ts";
 import { resolve } from "node:path";
-import type { Discovery } from "../../fs/discovery/discovery.ts";
 import { renderResourceRead } from "../../core/resources/read.ts";
 
 /** Where the MCP commands write: the CLI's IO, whose colour they do not use. */
 type McpCliIO = Omit<CliIO, "color">;
+
+/**
+ * How long a stdio server may take to answer the 2026-07-28 probe before it is taken for a
+ * 2025-era server (one that ignores an unknown request before `initialize`).
+ */
+const STDIO_PROBE_MS = 10_000;
 
 const SAFETY = "[--global-safety true|false] [--skill-safety true|false]";
 const SOURCE =
@@ -80,6 +65,8 @@ const SPECS: Readonly<Record<string, ArgSpec>> = {
       "--modes",
       "--token-file",
       "--token-env",
+      "--ttl-ms",
+      "--cache-scope",
       ...RUN_VALUE_FLAGS,
     ],
     repeated: ["--root", "--class", ...RUN_REPEATED_FLAGS],
@@ -89,7 +76,8 @@ const SPECS: Readonly<Record<string, ArgSpec>> = {
       `skillset serve <folder>... [--root scope=path]... [--http 127.0.0.1:PORT [--allow-remote] [--token-file FILE | --token-env NAME]] ` +
       `[--watch] [--prefix <p>] [--page-size N] [--tool-budget N] [--usage-log FILE] ` +
       `[--class NAME=references|assets|scripts]... ${SAFETY} ` +
-      `[--lockfile FILE] [--approvals FILE] [--modes FILE] [--allow-empty] [--allow-scripts [run's flags]]`,
+      `[--lockfile FILE] [--approvals FILE] [--modes FILE] [--ttl-ms N] [--cache-scope public|private] ` +
+      `[--allow-empty] [--allow-scripts [run's flags]]`,
   },
   activate: {
     values: [...SOURCE_FLAGS, "--global-safety", "--skill-safety"],
@@ -177,185 +165,6 @@ export function cliAdvice(e: unknown): unknown {
   );
 }
 
-// ---- serve ------------------------------------------------------------------
-
-async function serve(args: Args, io: McpCliIO): Promise<number> {
-  const http = args.flags.get("--http");
-  const address = http === undefined ? undefined : hostPort(http);
-  if (
-    address !== undefined && !args.switches.has("--allow-remote") && !isLoopbackHost(address.host)
-  ) {
-    throw new UsageError(
-      `refused to serve on "${address.host}": not a loopback address (add --allow-remote to serve beyond this machine)`,
-    );
-  }
-  const bearerToken = tokenFlag(args, address !== undefined);
-  const roots = serveRoots(args);
-  const pageSize = count(args.flags, "--page-size", 1);
-  const toolBudget = count(args.flags, "--tool-budget", 0);
-  const modes = modesFlag(args.flags.get("--modes"));
-  const prefix = args.flags.get("--prefix");
-  const bounds = {
-    maxConnections: count(args.flags, "--max-connections", 1),
-    maxSubscriptions: count(args.flags, "--max-subscriptions", 1),
-    maxBufferedBytes: count(args.flags, "--max-buffered-bytes", 1),
-  };
-  const log = (text: string) => io.stderr(`skillset serve: ${text}\n`);
-  const resourceClasses = classFlags(args.repeated.get("--class") ?? []);
-  const safety = safetyFlags(args.flags);
-  // No silent empties: a root that does not exist or holds no skill is an error.
-  const allowEmpty = args.switches.has("--allow-empty");
-  const found = discoverSkills(roots, { conventionalRoots: true, resourceClasses, safety });
-  if (!rootsHoldSkills(roots, found, true, allowEmpty, io)) return 1;
-  const usageLog = args.flags.get("--usage-log");
-  if (usageLog !== undefined) assertLogOutside(usageLog, found.skills.map((s) => s.real_path));
-  const lockfile = args.flags.get("--lockfile");
-  const approvalsFile = args.flags.get("--approvals");
-  let first = true;
-  const discover = (): Discovery => {
-    // A folder argument that is a project root is scanned with its client folders, as in list.
-    const discovery = discoverSkills(roots, { conventionalRoots: true, resourceClasses, safety });
-    // What discovery noticed is printed once; a reload reports only what changes.
-    if (first) {
-      const report = new Report(io, args.verbosity);
-      for (const d of discovery.diagnostics) {
-        if (d.code === "ROOT_NOT_FOUND") {
-          report.note(`skillset serve: error: ${esc(d.path)}: no such folder`, "error");
-        }
-      }
-      reportDiscovery(discovery, io, {
-        verb: "served",
-        prefix: "skillset serve: ",
-        escape: esc,
-        namesSkipped: true,
-        report,
-      });
-      report.summary("skillset serve", "skillset validate or --verbose shows each");
-    }
-    first = false;
-    return discovery;
-  };
-  const served = await serveSkills(discover, {
-    ...safety,
-    resourceClasses,
-    // The SDK's "no skills found" names no root; the line below names them.
-    onWarning: (w) =>
-      w.path === "." && w.message.startsWith("no skills found")
-        ? undefined
-        : log(`warning: ${esc(w.path)}: ${esc(w.message)}`),
-    ...(pageSize === undefined ? {} : { pageSize }),
-    ...(prefix === undefined ? {} : { prefix }),
-    // The SDK's stdio transport refuses a message over 10 MiB: such files are not published.
-    ...(address === undefined ? { maxMessageBytes: STDIO_MESSAGE_BYTES } : {}),
-    ...(toolBudget === undefined ? {} : { toolBudget }),
-    ...usageLogOption(args.flags.get("--usage-log"), log),
-    ...(modes === undefined ? {} : { modes }),
-    ...scriptsOption(args, log),
-    // Each refused skill is a warning naming it and why (`not served`).
-    ...(lockfile === undefined ? {} : { lock: resolve(lockfile) }),
-    ...(approvalsFile === undefined ? {} : { approvals: new JsonFileApprovalStore(approvalsFile) }),
-  });
-  const watching = args.switches.has("--watch");
-  if (served.skills.size === 0 && !watching && !allowEmpty) {
-    log(
-      `error: no skill can be served from ${
-        esc(roots.map((r) => r.path).join(", "))
-      } (a skill is a folder containing SKILL.md; the warnings above say why each was refused)`,
-    );
-    return 1;
-  }
-  log(
-    `serving ${served.skills.size} skill${served.skills.size === 1 ? "" : "s"}: ${
-      esc([...served.skills.keys()].join(", "))
-    }`,
-  );
-  const hooks: { notifyHttp?: () => void } = {};
-  const watcher = watching
-    ? watchSkills(served, roots.map((r) => r.path), {
-      onReload: (changes) => {
-        log(
-          `reloaded: ${changes.added.length} added, ${changes.removed.length} removed, ` +
-            `${changes.changed.length} changed`,
-        );
-        hooks.notifyHttp?.();
-      },
-      onError: (e) =>
-        log(
-          `warning: reload failed, still serving the previous skills: ${
-            esc(e instanceof Error ? e.message : String(e))
-          }`,
-        ),
-    })
-    : undefined;
-  if (address === undefined) {
-    const handle = serveStdio(() => served.createServer(), {
-      onerror: (e) => log(`error: ${esc(e.message)}`),
-    });
-    await new Promise<void>((done) => {
-      process.stdin.once("end", done);
-      process.stdin.once("close", done);
-    });
-    watcher?.close();
-    await handle.close();
-    return 0;
-  }
-  const listener = await listenHttp(() => served.createServer(), {
-    host: address.host,
-    port: address.port,
-    allowRemote: args.switches.has("--allow-remote"),
-    ...(bearerToken === undefined ? {} : { bearerToken }),
-    onError: (e) => log(`error: ${esc(e.message)}`),
-    ...Object.fromEntries(Object.entries(bounds).filter(([, v]) => v !== undefined)),
-  });
-  hooks.notifyHttp = () => listener.notifyResourcesChanged();
-  log(`listening on ${listener.url}`);
-  await new Promise<void>((done) => {
-    process.once("SIGINT", done);
-    process.once("SIGTERM", done);
-  });
-  watcher?.close();
-  await listener.close();
-  return 0;
-}
-
-/** `--allow-scripts` and run's grant and limit flags as the `scripts` option; those flags alone are a usage error. */
-function scriptsOption(args: Args, log: (line: string) => void): { scripts?: RunScriptOptions } {
-  if (args.switches.has("--allow-scripts")) {
-    const scripts = runOptions(args);
-    if (scripts.dangerouslyRunUnsandboxed === true) {
-      log(
-        "WARNING: run_skill_script runs scripts without a sandbox " +
-          "(--dangerously-run-unsandboxed): a script can read and write whatever this server can",
-      );
-    }
-    return { scripts };
-  }
-  const given = [...RUN_VALUE_FLAGS, ...RUN_SWITCHES].find((f) =>
-    args.flags.has(f) || args.switches.has(f)
-  );
-  if (given !== undefined) throw new UsageError(`serve: ${given} needs --allow-scripts`);
-  return {};
-}
-
-/** The roots `serve` discovers skills under: each folder argument (its own scope), then each `--root`. */
-function serveRoots(args: Args): SkillRoot[] {
-  const roots: SkillRoot[] = [
-    ...args.positional.map((path) => ({ scope: path, path })),
-    ...(args.repeated.get("--root") ?? []).map(rootOf),
-  ];
-  if (roots.length === 0) throw new UsageError("serve needs a folder or --root scope=path");
-  return roots;
-}
-
-function hostPort(value: string): { host: string; port: number } {
-  const match = /^(\[[^\]]+\]|[^:]+):(\d{1,5})$/.exec(value);
-  const port = Number(match?.[2]);
-  if (match === null || port > 65535) {
-    throw new UsageError(`--http takes HOST:PORT (e.g. 127.0.0.1:3000), got "${value}"`);
-  }
-  return { host: match[1]!.replace(/^\[(.*)\]$/, "$1"), port };
-}
-
 // ---- consume ----------------------------------------------------------------
 
 /** What the consuming commands use: a server's skills, all of them or only the trusted ones. */
@@ -379,7 +188,12 @@ async function connect(args: Args, io: McpCliIO): Promise<{ client: Client; skil
   if (stdio !== undefined) {
     const [command, ...commandArgs] = splitCommand(stdio);
     if (command === undefined) throw new UsageError("--mcp-stdio needs a command");
-    client = new Client({ name: "skillset", version: "0.1.0" });
+    // As over HTTP: ask for the 2026-07-28 revision (on a short-lived sibling process the SDK
+    // spawns from the same command), and fall back to the 2025 handshake when the server does
+    // not answer it, answers it with an error, or exits.
+    client = new Client({ name: "skillset", version: "0.1.0" }, {
+      versionNegotiation: { mode: "auto", probe: { timeoutMs: STDIO_PROBE_MS } },
+    });
     await client.connect(
       new StdioClientTransport({ command, args: commandArgs, stderr: "inherit" }),
     );

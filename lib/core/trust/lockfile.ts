@@ -13,6 +13,7 @@ import { compareCodeUnits, type FileDigest } from "./digest.ts";
 import { diffEntries, fullSkillDigest, type OtherEntry, sortEntries } from "./entries.ts";
 import type { SkillManifest } from "./manifest.ts";
 import { type InstalledFrom, installedFromOf, renderFrom } from "./installed_from.ts";
+import { isSkillVersion, MAX_VERSION_LENGTH } from "./skill_version.ts";
 import {
   diffFiles,
   FieldReader,
@@ -23,8 +24,9 @@ import {
 
 /**
  * The newest lockfile format this library writes and reads: version 2 adds
- * a skill's other entries (`entries`), the discovery roots (`roots`) and
- * where an installed skill came from (`installed_from`);
+ * a skill's other entries (`entries`), the discovery roots (`roots`),
+ * where an installed skill came from (`installed_from`) and the version its
+ * SKILL.md states (`version`);
  * version 1 (neither) is still read, and written when there is neither.
  */
 export const LOCKFILE_VERSION = 2;
@@ -38,6 +40,8 @@ export type { InstalledFrom };
 export interface LockEntry {
   /** The skill's name. */
   readonly name: string;
+  /** The version its SKILL.md states (`metadata.version`, or a top-level `version`), when it does (version 2). */
+  readonly version?: string;
   /** For a folder: the scope it was discovered in (`project`, `user`, …). */
   readonly scope?: string;
   /** For a folder: its path, `/`-separated, relative to the lockfile's folder. */
@@ -166,7 +170,9 @@ export function createLockfile(
     }
   }
   const v2 = roots !== undefined ||
-    sorted.some((e) => (e.entries?.length ?? 0) > 0 || e.installed_from !== undefined);
+    sorted.some((e) =>
+      (e.entries?.length ?? 0) > 0 || e.installed_from !== undefined || e.version !== undefined
+    );
   return Object.freeze({
     version: v2 ? 2 : 1,
     skills: Object.freeze(sorted),
@@ -197,6 +203,7 @@ export function renderLockfile(lock: Lockfile): string {
   const made = createLockfile(lock.skills, lock.roots);
   const skills = made.skills.map((s) => {
     const lines = [`      "name": ${JSON.stringify(s.name)}`];
+    if (s.version !== undefined) lines.push(`      "version": ${JSON.stringify(s.version)}`);
     if (s.source !== undefined) {
       lines.push(
         `      "scope": ${JSON.stringify(s.scope)}`,
@@ -285,6 +292,7 @@ export function parseLockfile(text: string, file: string): Lockfile {
   for (const item of r.array(root, "skills", "the lockfile")) {
     const o = r.object(item, "a skill entry", [
       "name",
+      "version",
       "scope",
       "source",
       "origin",
@@ -295,7 +303,7 @@ export function parseLockfile(text: string, file: string): Lockfile {
       "entries",
       "installed_from",
     ]);
-    for (const field of ["entries", "installed_from"]) {
+    for (const field of ["entries", "installed_from", "version"]) {
       if (version === 1 && o.entries.has(field)) {
         throw r.error(
           "INVALID_FIELD",
@@ -306,6 +314,14 @@ export function parseLockfile(text: string, file: string): Lockfile {
     }
     const name = r.string(o, "name", "a skill entry")!.value;
     const what = `skill ${JSON.stringify(name)}`;
+    const stated = r.string(o, "version", what, true);
+    if (stated !== undefined && !isSkillVersion(stated.value)) {
+      throw r.error(
+        "INVALID_FIELD",
+        stated.offset,
+        `Field "version" of ${what} must be 1 to ${MAX_VERSION_LENGTH} printable characters without white space at either end`,
+      );
+    }
     const source = r.string(o, "source", what, true);
     const uri = r.string(o, "uri", what, true);
     let from: Pick<LockEntry, "scope" | "source" | "origin" | "uri" | "installed_from">;
@@ -347,6 +363,7 @@ export function parseLockfile(text: string, file: string): Lockfile {
     const { installed_from, ...place } = from;
     entries.push(Object.freeze({
       name,
+      ...stated === undefined ? {} : { version: stated.value },
       ...place,
       digest: r.digest(o, "digest", what),
       frontmatter_digest: r.digest(o, "frontmatter_digest", what),

@@ -182,6 +182,7 @@ export function readSkill(
           description: fm.description,
           ...place,
           frontmatter: fm,
+          ...md.version === undefined ? {} : { version: md.version },
           diagnostics: all,
         }, bodyReader(fs, real)),
       ),

@@ -80,6 +80,8 @@ export interface DiscoveredSkill extends SkillPlace {
   readonly description: string;
   /** The frontmatter as read leniently. */
   readonly frontmatter: AgentSkillFrontmatter;
+  /** The version its SKILL.md states (`metadata.version`, or a top-level `version`), if any. */
+  readonly version?: string;
   /** The rule breaks passed over, and a `NAME_CONFLICT` warning when it won a clash in its scope. */
   readonly diagnostics: readonly SkillDiagnostic[];
   /**

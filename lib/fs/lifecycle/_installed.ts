@@ -109,7 +109,11 @@ export async function entryAt(
   const bundle = loadSkillFolder(dir, { lenient: true });
   const manifest = await skillManifest(bundle);
   const entry = await withEntries(lockEntry(manifest, { scope, source }), otherEntries(bundle));
-  return from === undefined ? entry : Object.freeze({ ...entry, installed_from: from });
+  return Object.freeze({
+    ...bundle.version === undefined ? {} : { version: bundle.version },
+    ...entry,
+    ...from === undefined ? {} : { installed_from: from },
+  });
 }
 
 /** What is at a locked skill's folder. */

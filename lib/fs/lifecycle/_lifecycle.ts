@@ -261,8 +261,8 @@ export function merged(place: Place, put: readonly LockEntry[], drop: readonly s
 }
 
 /**
- * A new lock with the `installed_from` of the lockfile it replaces kept, for
- * each skill at the same folder (so `skillset lock` does not forget where
+ * A new lock with the `installed_from` (and, for an unchanged skill, the
+ * `version`) of the lockfile it replaces kept, for each skill at the same folder (so `skillset lock` does not forget where
  * installed skills came from). An unreadable old lockfile gives none.
  *
  * @param lock The new lock.
@@ -278,15 +278,22 @@ export function keepInstalledFrom(lock: Lockfile, file: string): Lockfile {
     return lock;
   }
   const from = new Map(
-    old.skills.filter((s) => s.installed_from !== undefined).map((
-      s,
-    ) => [lockKey(s), s.installed_from!]),
+    old.skills.filter((s) => s.installed_from !== undefined).map((s) => [lockKey(s), s]),
   );
   if (from.size === 0) return lock;
   return createLockfile(
     lock.skills.map((s) => {
-      const f = from.get(lockKey(s));
-      return f === undefined ? s : Object.freeze({ ...s, installed_from: f });
+      const was = from.get(lockKey(s));
+      if (was === undefined) return s;
+      // The version is the SKILL.md's: kept only while the skill is the one it was read from.
+      const version = was.version !== undefined && was.digest === s.digest
+        ? was.version
+        : undefined;
+      return Object.freeze({
+        ...version === undefined ? {} : { version },
+        ...s,
+        installed_from: was.installed_from!,
+      });
     }),
     lock.roots,
   );

@@ -40,8 +40,12 @@ export interface OutdatedSkill {
   /** Its folder, as the lockfile records it. */
   readonly source: string;
   readonly installed_from: InstalledFrom;
+  /** The version its SKILL.md stated when installed, as the lockfile records it. */
+  readonly version?: string;
   /** The commit the source's ref is at now (git). */
   readonly remote_commit?: string;
+  /** The version its SKILL.md states upstream now, where the source was staged to compare files. */
+  readonly remote_version?: string;
   /** The upstream changed since it was installed. */
   readonly stale: boolean;
   /** The local copy differs from its lock entry (or is missing). */
@@ -227,6 +231,7 @@ export async function outdatedSkills(
       name: s.name,
       source: s.source!,
       installed_from: from,
+      ...s.version === undefined ? {} : { version: s.version },
       modified: local.modified,
       missing: local.missing,
     };
@@ -248,9 +253,11 @@ export async function outdatedSkills(
     }
     const remote = revisionNow.get(s) ?? now;
     const stale = up === undefined ? false : "gone" in up ? true : up.entry.digest !== s.digest;
+    const remoteVersion = up !== undefined && "entry" in up ? up.entry.version : undefined;
     out.push(Object.freeze({
       ...base,
       ...remote === undefined ? {} : { remote_commit: remote },
+      ...remoteVersion === undefined ? {} : { remote_version: remoteVersion },
       stale,
       state: stateOf(stale, local.modified),
     }));
@@ -273,8 +280,12 @@ export interface UpdatedSkill {
   readonly name: string;
   readonly source: string;
   readonly installed_from: InstalledFrom;
+  /** The version its SKILL.md stated when installed, as the lockfile records it. */
+  readonly version?: string;
   /** The revision it would move to: a commit (git) or a digest (a folder). */
   readonly to_commit?: string;
+  /** The version the update's SKILL.md states. */
+  readonly to_version?: string;
   /** `updated`, `would_update` (preview), `up_to_date`, or `refused` (see `error`). */
   readonly status: "updated" | "would_update" | "up_to_date" | "refused";
   /** The local copy differs from its lock entry. */
@@ -364,7 +375,9 @@ export async function updateSkills(
           name: s.name,
           source: s.source!,
           installed_from: s.installed_from!,
+          ...s.version === undefined ? {} : { version: s.version },
           to_commit: staged.revision,
+          ...next.version === undefined ? {} : { to_version: next.version },
           modified: local.modified,
           files: skillDiff(
             { dir: local.now === undefined ? undefined : dir, files: local.now?.files ?? [] },
@@ -426,6 +439,7 @@ function refusedUpdate(
     name: s.name,
     source: s.source!,
     installed_from: s.installed_from!,
+    ...s.version === undefined ? {} : { version: s.version },
     status: "refused",
     modified,
     files: [],

@@ -47,6 +47,8 @@ export interface LoadedSkill extends SkillBundle {
    * safety gate refuses under `options.safety` and the class mapping.
    */
   readonly diagnostics: readonly SkillDiagnostic[];
+  /** The version its SKILL.md states (`metadata.version`, or a top-level `version`), if any. */
+  readonly version?: string;
 }
 
 /** Options of {@linkcode loadSkillFolder}. */
@@ -298,6 +300,7 @@ function loadListed(
     bodyLine: md.bodyLine,
     warnings: Object.freeze(warnings),
     diagnostics: gated.length === 0 ? md.diagnostics : Object.freeze([...md.diagnostics, ...gated]),
+    ...md.version === undefined ? {} : { version: md.version },
     ...(classes.size === 0 ? {} : { resource_classes: classes }),
   });
 }

@@ -18,6 +18,7 @@ import {
   validateAgentSkillFrontmatter,
 } from "../../core/activation/agent_skill.ts";
 import { AgentSkillError, type SourceLocation } from "../../core/errors.ts";
+import { skillVersion } from "../../core/trust/skill_version.ts";
 import { validateFrontmatterLeniently } from "./lenient_frontmatter.ts";
 import { MAX_ALIAS_COUNT, parseStrictYaml, yamlData, YamlRuleError } from "./_yaml.ts";
 import { parsePlainYaml } from "./_plain_yaml.ts";
@@ -35,6 +36,8 @@ export interface SkillMd {
   readonly bodyLine: number;
   /** The rule breaks a lenient parse passed over (always empty when strict). */
   readonly diagnostics: readonly SkillDiagnostic[];
+  /** The version it states (`metadata.version`, or a top-level `version` read leniently), if any. */
+  readonly version?: string;
 }
 
 /** Options of {@linkcode parseSkillMd}. */
@@ -130,6 +133,7 @@ export function parseSkillMd(text: string, options: ParseSkillMdOptions = {}): S
           body,
           bodyLine,
           diagnostics: NONE,
+          ...versionOf(plain.value),
         });
       }
     } catch {
@@ -140,13 +144,25 @@ export function parseSkillMd(text: string, options: ParseSkillMdOptions = {}): S
   const { data, locate } = parseYaml(source, at);
   if (!lenient) {
     const frontmatter = validateAgentSkillFrontmatter(data, folder, locate);
-    return Object.freeze({ frontmatter, body, bodyLine, diagnostics: NONE });
+    return Object.freeze({ frontmatter, body, bodyLine, diagnostics: NONE, ...versionOf(data) });
   }
   const { frontmatter, problems } = validateFrontmatterLeniently(data, folder, locate, all);
   const diagnostics = problems.map((p) =>
     diagnosticFromError("warning", p.code, p.error, file ?? "SKILL.md")
   );
-  return Object.freeze({ frontmatter, body, bodyLine, diagnostics: Object.freeze(diagnostics) });
+  return Object.freeze({
+    frontmatter,
+    body,
+    bodyLine,
+    diagnostics: Object.freeze(diagnostics),
+    ...versionOf(data),
+  });
+}
+
+/** `{ version }` when the raw frontmatter states a usable one, else nothing. */
+function versionOf(data: unknown): { version?: string } {
+  const version = skillVersion(data);
+  return version === undefined ? {} : { version };
 }
 
 /** Parse the frontmatter with the `yaml` package: the data, and where each field is. */

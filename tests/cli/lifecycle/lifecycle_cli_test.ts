@@ -78,6 +78,48 @@ describe("skillset add, outdated, update, remove", { skip: NO_GIT }, () => {
     assert.equal(cli(["verify"], proj, undefined, env).code, 0);
   });
 
+  it("records metadata.version (or a top-level version) and shows it in list, outdated and update", () => {
+    const repo = new Repo(join(tempFolder("skillset-life-cli-"), "repo"));
+    const md = (name: string, version: string) =>
+      `---\nname: ${name}\ndescription: The ${name} skill\n${version}---\n# ${name}\n`;
+    repo.put("skills/pdf/SKILL.md", md("pdf", "metadata:\n  version: 1.0.0\n"));
+    repo.put("skills/web/SKILL.md", md("web", "version: 2\n")).commit();
+    const proj = join(tempFolder("skillset-life-cli-"), "proj");
+    mkdirSync(proj);
+    assert.equal(cli(["add", repo.dir], proj).code, 0);
+    const lock = readLockfile(join(proj, "skills.lock.json"));
+    assert.deepEqual(lock.skills.map((s) => [s.name, s.version]), [["pdf", "1.0.0"], ["web", "2"]]);
+    const listed = cli(["list", "--json", ".agents/skills"], proj);
+    assert.deepEqual(
+      JSON.parse(listed.stdout).skills.map((s: { name: string; version?: string }) => [
+        s.name,
+        s.version,
+      ]),
+      [["pdf", "1.0.0"], ["web", "2"]],
+    );
+    repo.put("skills/pdf/SKILL.md", md("pdf", "metadata:\n  version: 1.1.0\n")).commit();
+    const outdated = cli(["outdated"], proj);
+    assert.match(
+      outdated.stdout,
+      /^stale {10}pdf 1\.0\.0 -> 1\.1\.0 \([0-9a-f]{12} -> [0-9a-f]{12}\)\n/,
+    );
+    assert.match(outdated.stdout, /\nup to date {5}web 2\n$/);
+    const json = JSON.parse(cli(["outdated", "--json"], proj).stdout).skills[0];
+    assert.deepEqual([json.version, json.remote_version], ["1.0.0", "1.1.0"]);
+    const preview = cli(["update", "--preview"], proj);
+    assert.match(preview.stdout, /^would update pdf 1\.0\.0 -> 1\.1\.0 -> [0-9a-f]{12}\n/);
+    const previewJson = JSON.parse(cli(["update", "--preview", "--json"], proj).stdout).skills[0];
+    assert.deepEqual([previewJson.version, previewJson.to_version], ["1.0.0", "1.1.0"]);
+    assert.equal(cli(["update"], proj).code, 0);
+    assert.equal(readLockfile(join(proj, "skills.lock.json")).skills[0]!.version, "1.1.0");
+    // skillset lock keeps the version of an installed skill while it is unchanged.
+    assert.equal(cli(["lock"], proj).code, 0);
+    assert.deepEqual(
+      readLockfile(join(proj, "skills.lock.json")).skills.map((s) => s.version),
+      ["1.1.0", "2"],
+    );
+  });
+
   it("skillset lock keeps where installed skills came from", () => {
     const { repo, proj } = setup();
     assert.equal(cli(["add", repo.dir, "--skill", "pdf"], proj).code, 0);
