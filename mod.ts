@@ -219,7 +219,6 @@ export type {
 } from "./lib/core/catalog/skill_usage.ts";
 export {
   MAX_MODES_FILE_BYTES,
-  offeredToModel,
   parseSkillModes,
   SKILL_MODES,
   skillMode,
@@ -231,6 +230,19 @@ export type {
   SkillModeCode,
   SkillModes,
 } from "./lib/core/catalog/skill_modes.ts";
+export {
+  offeredToModel,
+  SKILL_SURFACES,
+  SKILL_TRUSTS,
+  skillAccess,
+  wasActivated,
+} from "./lib/core/catalog/skill_access.ts";
+export type {
+  ActivatedSkills,
+  SkillAccessState,
+  SkillSurface,
+  SkillTrust,
+} from "./lib/core/catalog/skill_access.ts";
 export {
   createSkillIndex,
   DEFAULT_SEARCH_LIMIT,

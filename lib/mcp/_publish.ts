@@ -20,6 +20,7 @@ import {
 } from "@modelcontextprotocol/server/ext/skills";
 import { agentSkillNameProblem } from "../core/activation/agent_skill.ts";
 import { skillMode } from "../core/catalog/skill_modes.ts";
+import { skillAccess } from "../core/catalog/skill_access.ts";
 import { mayAccess, type SafetyFlags } from "../core/resources/gate.ts";
 import { effectiveClass, type ResourceClassMap } from "../core/resources/resource_path.ts";
 import { type LoadedSkill, loadSkillFolder } from "../fs/load/skill_folder.ts";
@@ -249,7 +250,7 @@ export class LoaderFiles implements SkillFiles {
 
   /** Publish one loaded skill under its name, unless its name or one of its URIs is not its own. */
   #add(skill: LoadedSkill, served: Map<string, ServedSkill>, files: Map<string, Published>): void {
-    if (skillMode(skill, this.#options.modes) === "disabled") return;
+    if (!skillAccess("resources", { mode: skillMode(skill, this.#options.modes) })) return;
     const problem = unservableName(skill.name);
     if (problem !== undefined) {
       this.#warn({

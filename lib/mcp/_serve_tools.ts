@@ -14,7 +14,8 @@ import type { SkillIndex } from "../core/search/skill_index.ts";
 import { handleSkillSearchTool } from "../core/activation/skill_search_tool.ts";
 import { handleSkillTool } from "../core/activation/skill_tool.ts";
 import { skillTools } from "../core/activation/skill_tool_definition.ts";
-import { offeredToModel, skillMode, type SkillModes } from "../core/catalog/skill_modes.ts";
+import { skillMode, type SkillModes } from "../core/catalog/skill_modes.ts";
+import { offeredToModel } from "../core/catalog/skill_access.ts";
 import type { LoadedSkill } from "../fs/load/skill_folder.ts";
 import { type ServeSkillsOptions, skillSafety } from "./_serve_options.ts";
 
@@ -106,6 +107,7 @@ export function registerSkillTool(
     ...(options.scripts === undefined ? {} : { run_scripts: true }),
     ...(options.onActivate === undefined ? {} : { on_activate: options.onActivate }),
     ...(options.modes === undefined ? {} : { modes: options.modes }),
+    ...(options.activated === undefined ? {} : { activated: options.activated }),
   };
   return server.registerTool(
     "skill",

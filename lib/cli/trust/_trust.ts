@@ -21,6 +21,7 @@ import type { Discovery } from "../../fs/discovery/discovery.ts";
 import { loadSkillFolder } from "../../fs/load/skill_folder.ts";
 import { otherEntries } from "../../fs/trust/_trust_entries.ts";
 import { activateCommand, readCommand } from "../catalog/_skill.ts";
+import { dependencyDiscovery } from "../catalog/_dependencies.ts";
 import { type LockDifference, LOCKFILE_NAME } from "../../core/trust/lockfile.ts";
 import {
   approveSkills,
@@ -312,12 +313,10 @@ async function trustedFolderCommand(
   const manifest = await skillManifest(skill);
   const problems: string[] = [];
   const others = otherEntries(skill);
-  let locked: ReadonlySet<string> | undefined;
   if (options.lock !== undefined) {
     const lock = loadLock(options.lock);
     const mismatch = await lockMismatch(lock, dir, manifest, others);
     if (mismatch !== null) problems.push(mismatch.message);
-    locked = new Set([...lock.entries.values()].map((e) => e.name));
   }
   if (options.approvals !== undefined) {
     const decision = await decideApproval(options.approvals, FILE_ORIGIN, dir, manifest, others);
@@ -333,7 +332,13 @@ async function trustedFolderCommand(
     return 1;
   }
   const checked = pinBundle(skill, manifest);
-  // Its dependencies are found under --root as without a lock; only locked skills satisfy one.
+  // Its dependencies are found under --root as without a lock; only skills that pass the same
+  // checks (locked as they are, approved as they are) satisfy one.
+  const roots = args.repeated.get("--root") ?? [];
+  const found = command === "activate" ? dependencyDiscovery(skill, roots, load) : undefined;
+  const trusted = found === undefined ? undefined : new Set(
+    (await trustDiscovery(found, options)).skills.map((s) => s.path),
+  );
   return command === "activate"
     ? activateCommand(
       dir,
@@ -343,8 +348,8 @@ async function trustedFolderCommand(
       io,
       args.verbosity,
       checked,
-      args.repeated.get("--root") ?? [],
-      locked === undefined ? undefined : (s) => locked.has(s.name),
+      roots,
+      trusted === undefined ? undefined : (s) => trusted.has((s as { path?: string }).path ?? ""),
     )
     : readCommand(dir, path, args.flags, load, args.json, io, args.verbosity, checked);
 }

@@ -17,7 +17,8 @@ import {
   type CatalogBudget,
   type SkillRank,
 } from "../catalog/skill_catalog.ts";
-import { offeredToModel, skillMode, type SkillModes } from "../catalog/skill_modes.ts";
+import { skillMode, type SkillModes } from "../catalog/skill_modes.ts";
+import { offeredToModel } from "../catalog/skill_access.ts";
 import { skillSearchToolDefinition } from "./skill_search_tool.ts";
 import { LINE_BYTE_PATTERN, pageCap } from "./skill_tool_input.ts";
 import type { JsonSchema, SkillSearchToolDefinition, SkillToolDefinition } from "./tool_format.ts";

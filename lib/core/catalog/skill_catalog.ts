@@ -8,7 +8,8 @@
  */
 import { escapeControls, foldDescription } from "../_text.ts";
 import { codePoints as length, planFit, priorityOrder, shorten, wholeNumber } from "./_fit.ts";
-import { offeredToModel, type SkillMode, skillMode, type SkillModes } from "./skill_modes.ts";
+import { type SkillMode, skillMode, type SkillModes } from "./skill_modes.ts";
+import { offeredToModel } from "./skill_access.ts";
 
 /** A skill as the catalog shows it. */
 export interface CatalogSkill {
