@@ -231,6 +231,27 @@ export type {
   SkillModes,
 } from "./lib/core/catalog/skill_modes.ts";
 export {
+  compileNameGlob,
+  compilePathGlob,
+  globProblem,
+  MAX_GLOB_LENGTH,
+} from "./lib/core/catalog/skill_glob.ts";
+export type { SkillGlob } from "./lib/core/catalog/skill_glob.ts";
+export {
+  MAX_PROFILES_FILE_BYTES,
+  parseSkillProfiles,
+  resolveSkillProfile,
+  SkillProfileError,
+  skillProfilesFromJson,
+} from "./lib/core/catalog/skill_profiles.ts";
+export type {
+  ProfiledSkill,
+  ResolvedSkillProfile,
+  SkillProfile,
+  SkillProfileCode,
+} from "./lib/core/catalog/skill_profiles.ts";
+export { HostPaths, MAX_SKILL_PATHS, readSkillPaths } from "./lib/core/catalog/skill_paths.ts";
+export {
   offeredToModel,
   SKILL_SURFACES,
   SKILL_TRUSTS,

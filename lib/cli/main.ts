@@ -30,6 +30,7 @@ import { didYouMean } from "./_suggest.ts";
 import { graphCommand, resolveCommand } from "./catalog/_resolve.ts";
 import { activateCommand, readCommand, validateCommand } from "./catalog/_skill.ts";
 import { runStats } from "./catalog/_stats.ts";
+import { profileFlags } from "./catalog/_profile.ts";
 import { modesFlag } from "./catalog/_modes.ts";
 import { VERSION } from "./_version.ts";
 
@@ -249,6 +250,7 @@ function run(argv: readonly string[], io: CliIO): number {
           verbosity,
           modes: modesFlag(args.flags.get("--modes")),
           report: args.switches.has("--report"),
+          profiles: profileFlags(args.flags, args.repeated, args.switches),
         },
       );
   }

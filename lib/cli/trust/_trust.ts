@@ -10,6 +10,7 @@
  *
  * @module
  */
+import { profileFlags } from "../catalog/_profile.ts";
 import { modesFlag } from "../catalog/_modes.ts";
 import { dirname, resolve } from "node:path";
 import { escapeControls as esc } from "../../core/_text.ts";
@@ -229,6 +230,7 @@ export async function runTrustCli(
             checked: trusted,
             modes: modesFlag(args.flags.get("--modes")),
             report: args.switches.has("--report"),
+            profiles: profileFlags(args.flags, args.repeated, args.switches),
           },
         )
         : searchCommand(
