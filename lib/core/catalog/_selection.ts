@@ -79,9 +79,7 @@ export function selectSkills(
         return {
           mode: "disabled",
           out: "paths",
-          detail: host === undefined || host.size === 0
-            ? "no path given"
-            : "no path given matches",
+          detail: host === undefined || host.size === 0 ? "no path given" : "no path given matches",
         };
       }
     }

@@ -10,7 +10,7 @@ import { escapeControls, foldDescription } from "../_text.ts";
 import { codePoints as length, planFit, priorityOrder, shorten, wholeNumber } from "./_fit.ts";
 import { type SkillMode, skillMode, type SkillModes } from "./skill_modes.ts";
 import { offeredToModel } from "./skill_access.ts";
-import { selectSkills, type SelectionOptions } from "./_selection.ts";
+import { type SelectionOptions, selectSkills } from "./_selection.ts";
 
 /** A skill as the catalog shows it. */
 export interface CatalogSkill {
@@ -23,7 +23,10 @@ export interface CatalogSkill {
   /** Frontmatter metadata: `description-<lang>` keys hold localised descriptions. */
   readonly metadata?: Readonly<Record<string, string>> | ReadonlyMap<string, string>;
   /** Its frontmatter: `disable-model-invocation: true` makes it `manual` unless `modes` says otherwise; `paths` lists it only for matching host paths. */
-  readonly frontmatter?: { readonly "disable-model-invocation"?: boolean; readonly paths?: unknown };
+  readonly frontmatter?: {
+    readonly "disable-model-invocation"?: boolean;
+    readonly paths?: unknown;
+  };
   /** Its MCP origin, for a profile's `mcp:<origin>/…` globs; absent for a local skill. */
   readonly origin?: string;
 }

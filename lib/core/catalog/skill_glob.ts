@@ -40,7 +40,9 @@ export const MAX_GLOB_LENGTH = 1024;
 export function globProblem(pattern: string): string | undefined {
   if (typeof pattern !== "string") return "a glob must be a string";
   if (pattern === "" || pattern === "/") return "a glob must not be empty";
-  if (pattern.length > MAX_GLOB_LENGTH) return `a glob must be at most ${MAX_GLOB_LENGTH} characters`;
+  if (pattern.length > MAX_GLOB_LENGTH) {
+    return `a glob must be at most ${MAX_GLOB_LENGTH} characters`;
+  }
   let i = 0;
   while (i < pattern.length) i += pattern[i] === "\\" ? 2 : 1;
   if (i > pattern.length) return "a glob must not end with a lone backslash";

@@ -252,7 +252,9 @@ function profilesFromNode(
           }
           const globs: string[] = [];
           for (const item of f.items) {
-            const problem = item.kind === "string" ? globProblem(item.value) : "a glob must be a string";
+            const problem = item.kind === "string"
+              ? globProblem(item.value)
+              : "a glob must be a string";
             if (problem !== undefined || item.kind !== "string") {
               throw fail(item.offset, `${where}: "${key}": ${problem}`);
             }
