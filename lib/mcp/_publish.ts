@@ -116,7 +116,7 @@ export class LoaderFiles implements SkillFiles {
       const kept = published(this.#pending, new Set(entries.map((e) => e.frontmatter.name)));
       this.#current = {
         ...kept,
-        ...toolOf(kept.skills, this.#options.toolBudget, this.#options.modes),
+        ...toolOf(kept.skills, this.#options.toolBudget, this.#options.modes, this.#options),
       };
     }
     this.#pending = undefined;

@@ -30,6 +30,7 @@ import type { RunScriptOptions } from "../../fs/scripts/run_script.ts";
 import { Report } from "../_report.ts";
 import { nearest } from "../_suggest.ts";
 import { modesFlag } from "../catalog/_modes.ts";
+import { profileFlags } from "../catalog/_profile.ts";
 import { fitSkillCatalog } from "../../core/catalog/skill_catalog.ts";
 import type { CliIO } from "../_io.ts";
 import { renderActivation } from "../../core/activation/activate.ts";
@@ -77,16 +78,20 @@ const SPECS: Readonly<Record<string, ArgSpec>> = {
       "--lockfile",
       "--approvals",
       "--modes",
+      "--profile",
+      "--profiles",
+      "--paths",
       ...RUN_VALUE_FLAGS,
     ],
-    repeated: ["--root", "--class", ...RUN_REPEATED_FLAGS],
+    repeated: ["--root", "--class", "--paths", ...RUN_REPEATED_FLAGS],
     switches: ["--watch", "--allow-remote", "--allow-empty", "--allow-scripts", ...RUN_SWITCHES],
     positional: [0, Infinity],
     usage:
       `skillset serve <folder>... [--root scope=path]... [--http 127.0.0.1:PORT [--allow-remote]] ` +
       `[--watch] [--prefix <p>] [--page-size N] [--tool-budget N] [--usage-log FILE] ` +
       `[--class NAME=references|assets|scripts]... ${SAFETY} ` +
-      `[--lockfile FILE] [--approvals FILE] [--modes FILE] [--allow-empty] [--allow-scripts [run's flags]]`,
+      `[--lockfile FILE] [--approvals FILE] [--modes FILE] [--profile NAME [--profiles FILE]] ` +
+      `[--paths PATH]... [--allow-empty] [--allow-scripts [run's flags]]`,
   },
   activate: {
     values: [...SOURCE_FLAGS, "--global-safety", "--skill-safety"],
@@ -190,6 +195,7 @@ async function serve(args: Args, io: McpCliIO): Promise<number> {
   const pageSize = count(args.flags, "--page-size", 1);
   const toolBudget = count(args.flags, "--tool-budget", 0);
   const modes = modesFlag(args.flags.get("--modes"));
+  const chosen = profileFlags(args.flags, args.repeated, args.switches);
   const prefix = args.flags.get("--prefix");
   const bounds = {
     maxConnections: count(args.flags, "--max-connections", 1),
@@ -246,6 +252,8 @@ async function serve(args: Args, io: McpCliIO): Promise<number> {
     ...(toolBudget === undefined ? {} : { toolBudget }),
     ...usageLogOption(args.flags.get("--usage-log"), log),
     ...(modes === undefined ? {} : { modes }),
+    ...(chosen.profile === undefined ? {} : { profile: chosen.profile }),
+    ...(chosen.paths === undefined ? {} : { paths: chosen.paths }),
     ...scriptsOption(args, log),
     // Each refused skill is a warning naming it and why (`not served`).
     ...(lockfile === undefined ? {} : { lock: resolve(lockfile) }),

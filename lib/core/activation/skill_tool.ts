@@ -27,6 +27,7 @@ import { readResource, renderResourceRead } from "../resources/read.ts";
 import { pageCap, parseSkillToolInput } from "./skill_tool_input.ts";
 import { type ModedSkill, skillMode, type SkillModes } from "../catalog/skill_modes.ts";
 import { type ActivatedSkills, skillAccess, wasActivated } from "../catalog/skill_access.ts";
+import type { ProfiledSkill, ResolvedSkillProfile } from "../catalog/skill_profiles.ts";
 import type { SkillToolResult } from "./tool_format.ts";
 import { assertObject } from "../_shape.ts";
 import type { SkillActivation } from "../catalog/skill_usage.ts";
@@ -84,6 +85,11 @@ export interface SkillToolContext {
    * name in `on_activate` when the trigger is `user`. Default: none.
    */
   readonly activated?: ActivatedSkills;
+  /**
+   * The profile the tool was defined under (`resolveSkillProfile`): a skill it leaves out is
+   * unknown to the model, though the user may still activate it by name.
+   */
+  readonly profile?: ResolvedSkillProfile;
   /** Whether `skill_search` is offered beside the tool: the answer to an unknown name points to it. */
   readonly search?: boolean;
   /**
@@ -169,6 +175,9 @@ export function handleSkillTool(
       activated: user || wasActivated(context.activated, bundle.name),
     };
     if (bundle === undefined || state === undefined || !skillAccess("user-activation", state)) {
+      return failure(unknownSkill(context, request.skill, user));
+    }
+    if (!user && context.profile?.decide(bundle as ProfiledSkill, state.mode) === "out") {
       return failure(unknownSkill(context, request.skill, user));
     }
     if (
@@ -276,7 +285,9 @@ function unknownSkill(context: SkillToolContext, name: string, user: boolean): s
   const usable = function* (): Generator<string> {
     const surface = user ? "user-activation" : "skill-tool";
     for (const s of knownSkills(context.skills)) {
-      if (skillAccess(surface, { mode: skillMode(s, context.modes) })) yield s.name;
+      const mode = skillMode(s, context.modes);
+      if (!user && context.profile?.decide(s as ProfiledSkill, mode) === "out") continue;
+      if (skillAccess(surface, { mode })) yield s.name;
     }
   };
   const near = nearestNames(name, usable());

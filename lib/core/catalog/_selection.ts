@@ -55,21 +55,29 @@ export function selectSkills(
   skills: readonly SelectedSkill[],
   options: SelectionOptions,
 ): Selection[] {
+  return skills.map(selector(options));
+}
+
+/**
+ * The selection as a function of one skill, the host's paths read once.
+ *
+ * @param options The host's modes, profile and paths.
+ * @returns The selection of a skill.
+ */
+export function selector(options: SelectionOptions): (skill: SelectedSkill) => Selection {
   const profile = options.profile;
   const host = options.paths === undefined
     ? undefined
     : options.paths instanceof HostPaths
     ? options.paths
     : new HostPaths(options.paths);
-  return skills.map((s) => {
+  return (s) => {
     const hostMode = skillMode(s, options.modes);
     if (hostMode === "disabled") return { mode: hostMode };
     let mode: SkillMode = hostMode;
     if (profile !== undefined) {
       const decided = profile.decide(s, hostMode);
-      if (decided === "out") {
-        return { mode: "disabled", out: "profile", detail: profile.name };
-      }
+      if (decided === "out") return { mode: "disabled", out: "profile", detail: profile.name };
       mode = decided;
     }
     const read = readSkillPaths(s.frontmatter?.paths);
@@ -84,5 +92,5 @@ export function selectSkills(
       }
     }
     return { mode };
-  });
+  };
 }
