@@ -219,7 +219,6 @@ export type {
 } from "./lib/core/catalog/skill_usage.ts";
 export {
   MAX_MODES_FILE_BYTES,
-  offeredToModel,
   parseSkillModes,
   SKILL_MODES,
   skillMode,
@@ -231,6 +230,40 @@ export type {
   SkillModeCode,
   SkillModes,
 } from "./lib/core/catalog/skill_modes.ts";
+export {
+  compileNameGlob,
+  compilePathGlob,
+  globProblem,
+  MAX_GLOB_LENGTH,
+} from "./lib/core/catalog/skill_glob.ts";
+export type { SkillGlob } from "./lib/core/catalog/skill_glob.ts";
+export {
+  MAX_PROFILES_FILE_BYTES,
+  parseSkillProfiles,
+  resolveSkillProfile,
+  SkillProfileError,
+  skillProfilesFromJson,
+} from "./lib/core/catalog/skill_profiles.ts";
+export type {
+  ProfiledSkill,
+  ResolvedSkillProfile,
+  SkillProfile,
+  SkillProfileCode,
+} from "./lib/core/catalog/skill_profiles.ts";
+export { HostPaths, MAX_SKILL_PATHS, readSkillPaths } from "./lib/core/catalog/skill_paths.ts";
+export {
+  offeredToModel,
+  SKILL_SURFACES,
+  SKILL_TRUSTS,
+  skillAccess,
+  wasActivated,
+} from "./lib/core/catalog/skill_access.ts";
+export type {
+  ActivatedSkills,
+  SkillAccessState,
+  SkillSurface,
+  SkillTrust,
+} from "./lib/core/catalog/skill_access.ts";
 export {
   createSkillIndex,
   DEFAULT_SEARCH_LIMIT,

@@ -140,7 +140,8 @@ const MCP_SERVE = {
     "skillset serve <folder>... [--root scope=path]... [--http 127.0.0.1:PORT [--allow-remote]] " +
     "[--watch] [--prefix <p>] [--page-size N] [--tool-budget N] [--usage-log FILE] " +
     "[--class NAME=references|assets|scripts]... [--global-safety true|false] [--skill-safety true|false] " +
-    "[--modes FILE] [--allow-scripts [run's grant and limit flags]]",
+    "[--modes FILE] [--profile NAME [--profiles FILE]] [--paths PATH]... " +
+    "[--allow-scripts [run's grant and limit flags]]",
   help:
     "Serve skills over MCP (SEP-2640 skills extension and the skill tool): stdio by default,\n" +
     "Streamable HTTP at http://HOST:PORT/mcp with --http (loopback only unless --allow-remote).\n" +
@@ -276,12 +277,15 @@ export const COMMANDS: Readonly<Record<string, FlagSpec>> = {
       "--approvals",
       "--usage-log",
       "--modes",
+      "--profile",
+      "--profiles",
+      "--paths",
     ],
-    switches: ["--report"],
-    repeated: ["--class"],
+    switches: ["--report", "--allow-empty"],
+    repeated: ["--class", "--paths"],
     positional: [1, Infinity],
     usage:
-      `skillset to-prompt <skill-dir>... [--budget N] [--rank position|name|usage [--usage-log FILE]] [--tools a,b,c] [--modes FILE] [--report] ${CLASS} ${SAFETY} [--lockfile FILE] [--approvals FILE] [--json]`,
+      `skillset to-prompt <skill-dir>... [--budget N] [--rank position|name|usage [--usage-log FILE]] [--tools a,b,c] [--modes FILE] [--profile NAME [--profiles FILE] [--allow-empty]] [--paths PATH]... [--report] ${CLASS} ${SAFETY} [--lockfile FILE] [--approvals FILE] [--json]`,
     help:
       "Print the <available_skills> block for a system prompt. Each argument is a skill folder or\n" +
       "a folder scanned for them; an earlier argument wins a name clash.\n" + DISCOVERY_HELP +
@@ -299,6 +303,10 @@ export const COMMANDS: Readonly<Record<string, FlagSpec>> = {
       "pinned (first, whole), name-only, manual (not listed; disable-model-invocation: true in a\n" +
       "SKILL.md means it too) or disabled. --report prints on stderr each skill not shown in full\n" +
       "(shortened, name-only or dropped), why and the characters saved; --json always has it.\n" +
+      '--profile NAME lists only that profile\'s skills ("profiles" in skillset.json, or --profiles\n' +
+      "FILE): include and exclude globs over names (exclude wins), pinned globs, modes, extends; a\n" +
+      "profile that matches no skill is an error unless --allow-empty. --paths PATH (repeated) names\n" +
+      "the files in play: a skill whose SKILL.md has paths globs is listed only when one matches.\n" +
       CLASS_HELP +
       "\n" + TRUST_HELP,
   },

@@ -82,6 +82,17 @@ const KEYS: ReadonlyMap<
   ["lockfile", { flag: "--lockfile", values: (v, base) => [file(v, "lockfile", base)] }],
   ["approvals", { flag: "--approvals", values: (v, base) => [file(v, "approvals", base)] }],
   ["modes", { flag: "--modes", values: (v, base) => [file(v, "modes", base)] }],
+  // Profiles written here (an object) are read from this very file; a string names a profiles file.
+  [
+    "profiles",
+    {
+      flag: "--profiles",
+      values: (v, base) =>
+        typeof v === "string"
+          ? [file(v, "profiles", base)]
+          : [typed(CONFIG_NAME, base, "profiles")],
+    },
+  ],
   ["frozen", { flag: "--frozen", values: (v) => bool(v, "frozen") }],
   ["allow_empty", { flag: "--allow-empty", values: (v) => bool(v, "allow_empty") }],
   [

@@ -32,6 +32,7 @@ import { graphCommand, resolveCommand } from "./catalog/_resolve.ts";
 import { activateCommand, readCommand, validateCommand } from "./catalog/_skill.ts";
 import { runStats } from "./catalog/_stats.ts";
 import { runEval } from "./eval/_eval.ts";
+import { profileFlags } from "./catalog/_profile.ts";
 import { modesFlag } from "./catalog/_modes.ts";
 import { VERSION } from "./_version.ts";
 
@@ -263,6 +264,7 @@ function run(argv: readonly string[], io: CliIO): number {
           verbosity,
           modes: modesFlag(args.flags.get("--modes")),
           report: args.switches.has("--report"),
+          profiles: profileFlags(args.flags, args.repeated, args.switches),
         },
       );
   }

@@ -20,6 +20,7 @@ import {
 } from "@modelcontextprotocol/server/ext/skills";
 import { agentSkillNameProblem } from "../core/activation/agent_skill.ts";
 import { skillMode } from "../core/catalog/skill_modes.ts";
+import { skillAccess } from "../core/catalog/skill_access.ts";
 import { mayAccess, type SafetyFlags } from "../core/resources/gate.ts";
 import { effectiveClass, type ResourceClassMap } from "../core/resources/resource_path.ts";
 import { type LoadedSkill, loadSkillFolder } from "../fs/load/skill_folder.ts";
@@ -115,7 +116,7 @@ export class LoaderFiles implements SkillFiles {
       const kept = published(this.#pending, new Set(entries.map((e) => e.frontmatter.name)));
       this.#current = {
         ...kept,
-        ...toolOf(kept.skills, this.#options.toolBudget, this.#options.modes),
+        ...toolOf(kept.skills, this.#options.toolBudget, this.#options.modes, this.#options),
       };
     }
     this.#pending = undefined;
@@ -249,7 +250,7 @@ export class LoaderFiles implements SkillFiles {
 
   /** Publish one loaded skill under its name, unless its name or one of its URIs is not its own. */
   #add(skill: LoadedSkill, served: Map<string, ServedSkill>, files: Map<string, Published>): void {
-    if (skillMode(skill, this.#options.modes) === "disabled") return;
+    if (!skillAccess("resources", { mode: skillMode(skill, this.#options.modes) })) return;
     const problem = unservableName(skill.name);
     if (problem !== undefined) {
       this.#warn({

@@ -14,6 +14,8 @@ import { fromJsonSchema, type McpServer, type RegisteredTool } from "@modelconte
 import { runSkillScript } from "../fs/scripts/run_script.ts";
 import type { CurrentTools } from "./_serve_tools.ts";
 import { type ServeSkillsOptions, skillSafety } from "./_serve_options.ts";
+import { skillMode } from "../core/catalog/skill_modes.ts";
+import { skillAccess, wasActivated } from "../core/catalog/skill_access.ts";
 
 /** The tool's name. */
 export const RUN_TOOL_NAME = "run_skill_script";
@@ -92,6 +94,16 @@ export function registerRunTool(
       };
       const skill = files.current.skills.get(name);
       if (skill === undefined) return failure(`Unknown skill ${JSON.stringify(name)}`);
+      // The one rule (skill_access.ts): a manual skill's scripts run only once the user activated it.
+      const state = {
+        mode: skillMode(skill, options.modes),
+        activated: wasActivated(options.activated, name),
+      };
+      if (!skillAccess("scripts", state)) {
+        return failure(
+          `The scripts of skill ${JSON.stringify(name)} run only once the user has activated it`,
+        );
+      }
       // One run at a time: a peer calling in parallel cannot start sandboxes without bound.
       let line = lines.get(files);
       if (line === undefined) lines.set(files, line = { tail: Promise.resolve(), pending: 0 });

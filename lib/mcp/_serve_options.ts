@@ -18,6 +18,9 @@ import type {
 import type { ResourceClassMap } from "../core/resources/resource_path.ts";
 import type { SkillActivation } from "../core/catalog/skill_usage.ts";
 import type { SkillModes } from "../core/catalog/skill_modes.ts";
+import type { ActivatedSkills } from "../core/catalog/skill_access.ts";
+import type { ResolvedSkillProfile } from "../core/catalog/skill_profiles.ts";
+import type { HostPaths } from "../core/catalog/skill_paths.ts";
 import type { ApprovalStore } from "../core/trust/approval.ts";
 import type { Lockfile } from "../core/trust/lockfile.ts";
 import type { RunScriptOptions } from "../fs/scripts/run_script.ts";
@@ -102,6 +105,25 @@ export interface ServeSkillsOptions {
    * activate when the user names it); a `disabled` skill is not served.
    */
   readonly modes?: SkillModes;
+  /**
+   * The skills the user or the host activated (see `skillAccess`): only these of the
+   * `manual` skills have their files read through the `skill` tool, their scripts run by
+   * `run_skill_script`, or satisfy another skill's dependency. Default: none (a server
+   * hears no user, so a manual skill's files and scripts stay closed to the model). The
+   * served tool's enum still names only the skills offered to the model.
+   */
+  readonly activated?: ActivatedSkills;
+  /**
+   * A resolved profile (`resolveSkillProfile`): only its skills are offered in the `skill`
+   * tool and found by `skill_search` (its modes and pins apply); the others stay resources
+   * for the host, and the model's call of one is answered as for an unknown skill.
+   */
+  readonly profile?: ResolvedSkillProfile;
+  /**
+   * The paths in play: a skill whose SKILL.md has `paths` is offered in the tool only when
+   * one of its globs matches one of them (it stays a resource for the host).
+   */
+  readonly paths?: Iterable<string> | HostPaths;
   /**
    * A lockfile (or its path): a skill folder that differs from its entry, or
    * has none, is not served (a warning names the files), checked at start

@@ -14,7 +14,9 @@ import type { SkillIndex } from "../core/search/skill_index.ts";
 import { handleSkillSearchTool } from "../core/activation/skill_search_tool.ts";
 import { handleSkillTool } from "../core/activation/skill_tool.ts";
 import { skillTools } from "../core/activation/skill_tool_definition.ts";
-import { offeredToModel, skillMode, type SkillModes } from "../core/catalog/skill_modes.ts";
+import type { SkillModes } from "../core/catalog/skill_modes.ts";
+import { selector } from "../core/catalog/_selection.ts";
+import { offeredToModel } from "../core/catalog/skill_access.ts";
 import type { LoadedSkill } from "../fs/load/skill_folder.ts";
 import { type ServeSkillsOptions, skillSafety } from "./_serve_options.ts";
 
@@ -48,14 +50,23 @@ export function toolOf(
   skills: ReadonlyMap<string, LoadedSkill>,
   budget: ServeSkillsOptions["toolBudget"],
   modes?: SkillModes,
+  options: Pick<ServeSkillsOptions, "profile" | "paths"> = {},
 ): { tool?: ToolVersion } {
-  // No tool when no skill is offered to the model (none served, or every one manual).
+  // No tool when no skill is offered to the model (none served, every one manual, or none
+  // the profile and the paths keep).
+  const select = selector({
+    ...(modes === undefined ? {} : { modes }),
+    ...(options.profile === undefined ? {} : { profile: options.profile }),
+    ...(options.paths === undefined ? {} : { paths: options.paths }),
+  });
   let offered = false;
-  for (const s of skills.values()) offered ||= offeredToModel(skillMode(s, modes));
+  for (const s of skills.values()) offered ||= offeredToModel(select(s).mode);
   if (!offered) return {};
   const set = skillTools(skills.values(), {
     ...(budget === undefined ? {} : { budget }),
     ...(modes === undefined ? {} : { modes }),
+    ...(options.profile === undefined ? {} : { profile: options.profile }),
+    ...(options.paths === undefined ? {} : { paths: options.paths }),
   });
   const schema = (definition: { readonly input_schema: unknown }) =>
     compiled(definition.input_schema);
@@ -106,6 +117,8 @@ export function registerSkillTool(
     ...(options.scripts === undefined ? {} : { run_scripts: true }),
     ...(options.onActivate === undefined ? {} : { on_activate: options.onActivate }),
     ...(options.modes === undefined ? {} : { modes: options.modes }),
+    ...(options.activated === undefined ? {} : { activated: options.activated }),
+    ...(options.profile === undefined ? {} : { profile: options.profile }),
   };
   return server.registerTool(
     "skill",

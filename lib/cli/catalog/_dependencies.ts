@@ -17,6 +17,7 @@ import {
 } from "../../core/catalog/skill_dependencies.ts";
 import { declaresSkillRequirements } from "../../core/catalog/skill_requirements.ts";
 import { discoverSkills } from "../../fs/discovery/discover.ts";
+import type { Discovery } from "../../fs/discovery/discovery.ts";
 import type { LoadedSkill } from "../../fs/load/skill_folder.ts";
 import { type DiscoveryFlags, rootOf } from "../_discovery.ts";
 
@@ -36,11 +37,30 @@ export function activationDependencies(
   load: DiscoveryFlags,
   keep?: (skill: DependentSkill) => boolean,
 ): SkillDependencies | undefined {
+  const found = dependencyDiscovery(skill, rootFlags, load);
+  if (found === undefined) return undefined;
+  const usable = keep === undefined ? found.skills : found.skills.filter(keep);
+  return skillDependencies([skill, ...usable]);
+}
+
+/**
+ * The skills `activate` finds a skill's dependencies among (for a caller that
+ * checks their trust first), or `undefined` when it declares none.
+ *
+ * @param skill The skill being activated.
+ * @param rootFlags The values of `--root` (none: the skill's parent folder).
+ * @param load The class mapping and switches.
+ * @returns The discovery of those roots.
+ * @throws {UsageError} When a `--root` value is not `scope=path`.
+ */
+export function dependencyDiscovery(
+  skill: LoadedSkill,
+  rootFlags: readonly string[],
+  load: DiscoveryFlags,
+): Discovery | undefined {
   if (!declaresSkillRequirements(skill.frontmatter.metadata)) return undefined;
   const roots = rootFlags.length > 0
     ? rootFlags.map(rootOf)
     : [{ scope: "siblings", path: dirname(skill.location) }];
-  const found = discoverSkills(roots, { ...load, conventionalRoots: true });
-  const usable = keep === undefined ? found.skills : found.skills.filter(keep);
-  return skillDependencies([skill, ...usable]);
+  return discoverSkills(roots, { ...load, conventionalRoots: true });
 }

@@ -7,6 +7,7 @@
  *
  * @module
  */
+import { checkProfileMatched, type ProfileFlags } from "./_profile.ts";
 import { basename, isAbsolute, relative, resolve } from "node:path";
 import { escapeControls as esc } from "../../core/_text.ts";
 import { UsageError, type Verbosity } from "../_args.ts";
@@ -285,6 +286,7 @@ export function toPromptCommand(
     readonly checked?: Discovery;
     readonly modes?: ReadonlyMap<string, SkillMode> | undefined;
     readonly report?: boolean;
+    readonly profiles?: ProfileFlags;
   } = {},
 ): number {
   const report = new Report(io, options.verbosity ?? "normal");
@@ -327,6 +329,8 @@ export function toPromptCommand(
       frontmatter: s.frontmatter,
     })),
     {
+      ...(options.profiles?.profile === undefined ? {} : { profile: options.profiles.profile }),
+      ...(options.profiles?.paths === undefined ? {} : { paths: options.profiles.paths }),
       ...(budget === undefined ? {} : { budget }),
       ...(options.rank === "usage" && options.usageLog !== undefined
         ? { rank: usageLogRank(options.usageLog, io) }
@@ -344,6 +348,10 @@ export function toPromptCommand(
       ],
     },
   );
+  if (options.profiles !== undefined) {
+    const left = fit.report.filter((r) => r.reason === "profile").length;
+    checkProfileMatched(options.profiles, deps.available.length, left);
+  }
   if (options.report === true && !json) {
     const saved = fit.report.reduce((n, r) => n + r.saved, 0);
     const lines = fit.report.map((r) =>

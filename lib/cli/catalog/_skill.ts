@@ -16,7 +16,8 @@ import { withHint } from "../_errors.ts";
 import { didYouMean, nearest } from "../_suggest.ts";
 import { assertLogOutside, recordActivation } from "./_stats.ts";
 import { modesFlag } from "./_modes.ts";
-import { skillMode, SkillModeError } from "../../core/catalog/skill_modes.ts";
+import { type ModedSkill, skillMode, SkillModeError } from "../../core/catalog/skill_modes.ts";
+import { skillAccess } from "../../core/catalog/skill_access.ts";
 import { ResourceNotFoundError, SkillFolderError } from "../../core/errors.ts";
 import { type DiscoveryFlags, listDiscovery, printDiagnostics } from "../_discovery.ts";
 import { bodyBudgetDiagnostics, collisionDiagnostics } from "../eval/_budgets.ts";
@@ -148,7 +149,16 @@ export function activateCommand(
   const report = new Report(io, verbosity);
   warnAbout(skill, io, dir, report);
   report.summary("skillset", "skillset validate or --verbose shows each");
-  const dependencies = activationDependencies(skill, roots, load, keep);
+  // One rule (skill_access.ts): a disabled skill, or a manual one the user did not name, never
+  // satisfies a dependency; neither does one the lockfile or the approvals refused (`keep`).
+  const dependencies = activationDependencies(
+    skill,
+    roots,
+    load,
+    (s) =>
+      (keep === undefined || keep(s)) &&
+      skillAccess("dependency", { mode: skillMode(s as ModedSkill, modes) }),
+  );
   const activation = activateSkill(skill, {
     ...safetyFlags(flags),
     ...(dependencies === undefined ? {} : { dependencies }),

@@ -67,16 +67,20 @@ const SPECS: Readonly<Record<string, ArgSpec>> = {
       "--token-env",
       "--ttl-ms",
       "--cache-scope",
+      "--profile",
+      "--profiles",
+      "--paths",
       ...RUN_VALUE_FLAGS,
     ],
-    repeated: ["--root", "--class", ...RUN_REPEATED_FLAGS],
+    repeated: ["--root", "--class", "--paths", ...RUN_REPEATED_FLAGS],
     switches: ["--watch", "--allow-remote", "--allow-empty", "--allow-scripts", ...RUN_SWITCHES],
     positional: [0, Infinity],
     usage:
       `skillset serve <folder>... [--root scope=path]... [--http 127.0.0.1:PORT [--allow-remote] [--token-file FILE | --token-env NAME]] ` +
       `[--watch] [--prefix <p>] [--page-size N] [--tool-budget N] [--usage-log FILE] ` +
       `[--class NAME=references|assets|scripts]... ${SAFETY} ` +
-      `[--lockfile FILE] [--approvals FILE] [--modes FILE] [--ttl-ms N] [--cache-scope public|private] ` +
+      `[--lockfile FILE] [--approvals FILE] [--modes FILE] [--profile NAME [--profiles FILE]] ` +
+      `[--paths PATH]... [--ttl-ms N] [--cache-scope public|private] ` +
       `[--allow-empty] [--allow-scripts [run's flags]]`,
   },
   activate: {

@@ -18,6 +18,7 @@ import type { CliIO } from "../_io.ts";
 import { Report } from "../_report.ts";
 import { rootsHoldSkills } from "../_roots.ts";
 import { modesFlag } from "../catalog/_modes.ts";
+import { profileFlags } from "../catalog/_profile.ts";
 import { assertLogOutside, usageLogOption } from "../catalog/_stats.ts";
 import { runOptions } from "../scripts/_run.ts";
 import { RUN_SWITCHES, RUN_VALUE_FLAGS } from "../scripts/_run_flags.ts";
@@ -57,6 +58,7 @@ export async function serve(args: Args, io: McpCliIO): Promise<number> {
   const pageSize = count(args.flags, "--page-size", 1);
   const toolBudget = count(args.flags, "--tool-budget", 0);
   const modes = modesFlag(args.flags.get("--modes"));
+  const chosen = profileFlags(args.flags, args.repeated, args.switches);
   const prefix = args.flags.get("--prefix");
   const cacheHint = cacheHintFlags(args);
   const bounds = {
@@ -114,6 +116,8 @@ export async function serve(args: Args, io: McpCliIO): Promise<number> {
     ...(toolBudget === undefined ? {} : { toolBudget }),
     ...usageLogOption(args.flags.get("--usage-log"), log),
     ...(modes === undefined ? {} : { modes }),
+    ...(chosen.profile === undefined ? {} : { profile: chosen.profile }),
+    ...(chosen.paths === undefined ? {} : { paths: chosen.paths }),
     ...(cacheHint === undefined ? {} : { cacheHint }),
     ...scriptsOption(args, log),
     // Each refused skill is a warning naming it and why (`not served`).

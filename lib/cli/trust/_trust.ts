@@ -10,6 +10,7 @@
  *
  * @module
  */
+import { profileFlags } from "../catalog/_profile.ts";
 import { modesFlag } from "../catalog/_modes.ts";
 import { dirname, resolve } from "node:path";
 import { escapeControls as esc } from "../../core/_text.ts";
@@ -21,6 +22,7 @@ import type { Discovery } from "../../fs/discovery/discovery.ts";
 import { loadSkillFolder } from "../../fs/load/skill_folder.ts";
 import { otherEntries } from "../../fs/trust/_trust_entries.ts";
 import { activateCommand, readCommand } from "../catalog/_skill.ts";
+import { dependencyDiscovery } from "../catalog/_dependencies.ts";
 import { type LockDifference, LOCKFILE_NAME } from "../../core/trust/lockfile.ts";
 import {
   approveSkills,
@@ -228,6 +230,7 @@ export async function runTrustCli(
             checked: trusted,
             modes: modesFlag(args.flags.get("--modes")),
             report: args.switches.has("--report"),
+            profiles: profileFlags(args.flags, args.repeated, args.switches),
           },
         )
         : searchCommand(
@@ -312,12 +315,10 @@ async function trustedFolderCommand(
   const manifest = await skillManifest(skill);
   const problems: string[] = [];
   const others = otherEntries(skill);
-  let locked: ReadonlySet<string> | undefined;
   if (options.lock !== undefined) {
     const lock = loadLock(options.lock);
     const mismatch = await lockMismatch(lock, dir, manifest, others);
     if (mismatch !== null) problems.push(mismatch.message);
-    locked = new Set([...lock.entries.values()].map((e) => e.name));
   }
   if (options.approvals !== undefined) {
     const decision = await decideApproval(options.approvals, FILE_ORIGIN, dir, manifest, others);
@@ -333,7 +334,13 @@ async function trustedFolderCommand(
     return 1;
   }
   const checked = pinBundle(skill, manifest);
-  // Its dependencies are found under --root as without a lock; only locked skills satisfy one.
+  // Its dependencies are found under --root as without a lock; only skills that pass the same
+  // checks (locked as they are, approved as they are) satisfy one.
+  const roots = args.repeated.get("--root") ?? [];
+  const found = command === "activate" ? dependencyDiscovery(skill, roots, load) : undefined;
+  const trusted = found === undefined ? undefined : new Set(
+    (await trustDiscovery(found, options)).skills.map((s) => s.path),
+  );
   return command === "activate"
     ? activateCommand(
       dir,
@@ -343,8 +350,8 @@ async function trustedFolderCommand(
       io,
       args.verbosity,
       checked,
-      args.repeated.get("--root") ?? [],
-      locked === undefined ? undefined : (s) => locked.has(s.name),
+      roots,
+      trusted === undefined ? undefined : (s) => trusted.has((s as { path?: string }).path ?? ""),
     )
     : readCommand(dir, path, args.flags, load, args.json, io, args.verbosity, checked);
 }

@@ -8,6 +8,7 @@
  * @module
  */
 import { AgentSkillError } from "../errors.ts";
+import { readSkillPaths } from "../catalog/skill_paths.ts";
 
 /** The validated frontmatter of a SKILL.md. */
 export interface AgentSkillFrontmatter {
@@ -28,6 +29,11 @@ export interface AgentSkillFrontmatter {
    * the skill's mode is `manual` unless the host says otherwise).
    */
   readonly "disable-model-invocation"?: boolean;
+  /**
+   * Gitignore-style globs relative to the project root (a Claude Code, Cursor, Qwen Code and
+   * Grok CLI field): the skill is listed only when the host passes a matching path.
+   */
+  readonly paths?: readonly string[];
 }
 
 const KNOWN: readonly string[] = [
@@ -39,7 +45,7 @@ const KNOWN: readonly string[] = [
   "allowed-tools",
 ];
 /** Fields of runtimes' conventions that are read too, though the specification does not list them. */
-const CONVENTIONS: readonly string[] = ["disable-model-invocation"];
+const CONVENTIONS: readonly string[] = ["disable-model-invocation", "paths"];
 
 /**
  * Check an Agent Skill name.
@@ -138,6 +144,11 @@ export function validateAgentSkillFrontmatter(
       fail("disable-model-invocation", `must be true or false, got ${describe(value)}`);
     }
     out["disable-model-invocation"] = value;
+  }
+  if (Object.hasOwn(doc, "paths")) {
+    const read = readSkillPaths(doc["paths"]);
+    if ("problem" in read) fail("paths", read.problem);
+    else out["paths"] = read.globs;
   }
   if (Object.hasOwn(doc, "metadata")) {
     const metadata = doc["metadata"];

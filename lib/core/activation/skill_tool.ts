@@ -25,7 +25,9 @@ import {
 } from "../policy/tool_policy.ts";
 import { readResource, renderResourceRead } from "../resources/read.ts";
 import { pageCap, parseSkillToolInput } from "./skill_tool_input.ts";
-import { offeredToModel, skillMode, type SkillModes } from "../catalog/skill_modes.ts";
+import { type ModedSkill, skillMode, type SkillModes } from "../catalog/skill_modes.ts";
+import { type ActivatedSkills, skillAccess, wasActivated } from "../catalog/skill_access.ts";
+import type { ProfiledSkill, ResolvedSkillProfile } from "../catalog/skill_profiles.ts";
 import type { SkillToolResult } from "./tool_format.ts";
 import { assertObject } from "../_shape.ts";
 import type { SkillActivation } from "../catalog/skill_usage.ts";
@@ -76,6 +78,18 @@ export interface SkillToolContext {
    * skill is unknown, a `manual` one is activated only on a call with `user: true`.
    */
   readonly modes?: SkillModes;
+  /**
+   * The skills the user or the host activated in this conversation (a set of names, or a
+   * function): the files of a `manual` skill are read, and a `manual` skill satisfies another's
+   * dependency, only once it is among them (`skillAccess`). The host keeps it, e.g. adding the
+   * name in `on_activate` when the trigger is `user`. Default: none.
+   */
+  readonly activated?: ActivatedSkills;
+  /**
+   * The profile the tool was defined under (`resolveSkillProfile`): a skill it leaves out is
+   * unknown to the model, though the user may still activate it by name.
+   */
+  readonly profile?: ResolvedSkillProfile;
   /** Whether `skill_search` is offered beside the tool: the answer to an unknown name points to it. */
   readonly search?: boolean;
   /**
@@ -154,13 +168,31 @@ export function handleSkillTool(
     const cap = pageCap(context.max_page_bytes);
     const request = parseSkillToolInput(input, cap);
     const bundle = findSkill(context, request.skill);
-    const mode = bundle === undefined ? undefined : skillMode(bundle, context.modes);
-    if (bundle === undefined || mode === "disabled") {
-      return failure(unknownSkill(context, request.skill, call.user === true));
+    const user = call.user === true;
+    // One rule for every surface (skill_access.ts): the mode and whether the user activated it.
+    const state = bundle === undefined ? undefined : {
+      mode: skillMode(bundle, context.modes),
+      activated: user || wasActivated(context.activated, bundle.name),
+    };
+    if (bundle === undefined || state === undefined || !skillAccess("user-activation", state)) {
+      return failure(unknownSkill(context, request.skill, user));
     }
-    if (mode === "manual" && call.user !== true && request.resource === undefined) {
+    if (!user && context.profile?.decide(bundle as ProfiledSkill, state.mode) === "out") {
+      return failure(unknownSkill(context, request.skill, user));
+    }
+    if (
+      request.resource === undefined &&
+      !skillAccess(user ? "user-activation" : "model-activation", state)
+    ) {
       return failure(
         `Skill ${quoteShort(request.skill)} is activated only when the user names it`,
+      );
+    }
+    if (request.resource !== undefined && !skillAccess("files", state)) {
+      return failure(
+        `The files of skill ${
+          quoteShort(request.skill)
+        } are read only once the user has activated it`,
       );
     }
     const flags: SafetyFlags = {
@@ -175,7 +207,16 @@ export function handleSkillTool(
           } addresses a line of a file; to page the manifest, pass a whole number`,
         );
       }
-      const dependencies = context.dependencies ?? contextDependencies(context.skills, bundle);
+      const dependencies = context.dependencies ??
+        contextDependencies(
+          context.skills,
+          bundle,
+          (s) => dependencyAccess(context, s as ModedSkill, bundle),
+        );
+      const refused = dependencies === undefined
+        ? undefined
+        : unusableDependency(context, dependencies, bundle);
+      if (refused !== undefined) return failure(refused);
       const activation = success(renderActivation(activateSkill(bundle, {
         ...flags,
         ...(dependencies === undefined ? {} : { dependencies }),
@@ -242,15 +283,55 @@ const MAX_QUOTED = 200;
  */
 function unknownSkill(context: SkillToolContext, name: string, user: boolean): string {
   const usable = function* (): Generator<string> {
+    const surface = user ? "user-activation" : "skill-tool";
     for (const s of knownSkills(context.skills)) {
       const mode = skillMode(s, context.modes);
-      if (offeredToModel(mode) || (user && mode === "manual")) yield s.name;
+      if (!user && context.profile?.decide(s as ProfiledSkill, mode) === "out") continue;
+      if (skillAccess(surface, { mode })) yield s.name;
     }
   };
   const near = nearestNames(name, usable());
   return `Unknown skill ${quoteShort(name)}${
     near.length === 0 ? "" : ` (nearest: ${near.map((n) => quoteShort(n)).join(", ")})`
   }${context.search === true ? "; call skill_search with words from the task to find one" : ""}`;
+}
+
+/** Whether a skill may satisfy a dependency of `of` (the skill being activated always counts). */
+function dependencyAccess(
+  context: SkillToolContext,
+  skill: ModedSkill,
+  of: SkillBundle,
+): boolean {
+  if (skill.name === of.name) return true;
+  return skillAccess("dependency", {
+    mode: skillMode(skill, context.modes),
+    activated: wasActivated(context.activated, skill.name),
+  });
+}
+
+/**
+ * With a resolver the host gave, which may list any skill: the refusal when the
+ * closure holds a skill the rule keeps from being a dependency, else `undefined`.
+ * A disabled or unactivated manual skill is not named: the answer says only that
+ * a skill it needs is not available.
+ */
+function unusableDependency(
+  context: SkillToolContext,
+  dependencies: SkillDependencies,
+  bundle: SkillBundle,
+): string | undefined {
+  const closure = dependencies.closure(bundle);
+  if (!closure.ok) return undefined; // activation reports the gap or the cycle
+  for (const name of closure.order) {
+    if (name === bundle.name) continue;
+    const found = dependencies.skill(name) as ModedSkill | undefined;
+    if (found === undefined || !dependencyAccess(context, found, bundle)) {
+      return `Skill ${
+        quoteShort(bundle.name)
+      } cannot be activated: a skill it requires is not available`;
+    }
+  }
+  return undefined;
 }
 
 type Known = { readonly name: string; readonly frontmatter?: SkillBundle["frontmatter"] };

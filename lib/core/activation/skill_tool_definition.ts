@@ -17,13 +17,22 @@ import {
   type CatalogBudget,
   type SkillRank,
 } from "../catalog/skill_catalog.ts";
-import { offeredToModel, skillMode, type SkillModes } from "../catalog/skill_modes.ts";
+import type { SkillModes } from "../catalog/skill_modes.ts";
+import { offeredToModel } from "../catalog/skill_access.ts";
+import { type SelectedSkill, type SelectionOptions, selector } from "../catalog/_selection.ts";
 import { skillSearchToolDefinition } from "./skill_search_tool.ts";
 import { LINE_BYTE_PATTERN, pageCap } from "./skill_tool_input.ts";
 import type { JsonSchema, SkillSearchToolDefinition, SkillToolDefinition } from "./tool_format.ts";
 
 /** Options of {@linkcode skillToolDefinition} and {@linkcode skillTools}. */
 export interface SkillToolOptions {
+  /**
+   * A resolved profile (`resolveSkillProfile`): the skills it leaves out are neither described
+   * nor in the enum nor found by `skill_search`; its modes and pins apply.
+   */
+  readonly profile?: NonNullable<SelectionOptions["profile"]>;
+  /** The paths in play: a skill with `paths` is offered only when one of its globs matches one. */
+  readonly paths?: NonNullable<SelectionOptions["paths"]>;
   /** The page cap the handler uses (its context's `max_page_bytes`); default 262144. */
   readonly maxPageBytes?: number;
   /** @deprecated The old name of {@linkcode SkillToolOptions.maxPageBytes}, read when that is absent. */
@@ -114,7 +123,7 @@ export function skillToolDefinition(
   options: SkillToolOptions = {},
 ): SkillToolDefinition {
   const cap = pageCap(options.maxPageBytes ?? options.max_page_bytes);
-  return fitDefinition(summaries(skills, options.modes), cap, options, options.search === true)
+  return fitDefinition(summaries(skills, options), cap, options, options.search === true)
     .definition;
 }
 
@@ -225,9 +234,10 @@ function inputSchema(cap: number, names: readonly string[] | undefined): JsonSch
 /** One entry per name (the first), in the order given. */
 function summaries(
   skills: Iterable<SkillSummary>,
-  modes: SkillModes | undefined,
+  options: SkillToolOptions,
   bodies?: Map<string, string>,
 ): Map<string, Summary> {
+  const select = selector(options);
   const byName = new Map<string, Summary>();
   // Names seen, offered or not: the first entry of a name decides.
   const seen = new Set<string>();
@@ -235,13 +245,13 @@ function summaries(
     if (typeof s === "string") {
       if (seen.has(s)) continue;
       seen.add(s);
-      const mode = skillMode({ name: s }, modes);
+      const mode = select({ name: s }).mode;
       if (offeredToModel(mode)) byName.set(s, mode === "auto" ? { name: s } : { name: s, mode });
       continue;
     }
     if (seen.has(s.name)) continue;
     seen.add(s.name);
-    const mode = skillMode(s, modes);
+    const mode = select(s as SelectedSkill).mode;
     if (!offeredToModel(mode)) continue;
     const bundle = isBundle(s) ? s.frontmatter : undefined;
     const description = bundle !== undefined ? bundle.description : s.description;
@@ -331,7 +341,7 @@ export function skillTools(
 ): SkillTools {
   const cap = pageCap(options.maxPageBytes ?? options.max_page_bytes);
   const bodies = new Map<string, string>();
-  const byName = summaries(skills, options.modes, bodies);
+  const byName = summaries(skills, options, bodies);
   let fit = fitDefinition(byName, cap, options, options.search === true);
   const offer = options.search === true || (options.search !== false && fit.left_out.length > 0);
   if (offer && options.search !== true) fit = fitDefinition(byName, cap, options, true);

@@ -8,7 +8,9 @@
  */
 import { escapeControls, foldDescription } from "../_text.ts";
 import { codePoints as length, planFit, priorityOrder, shorten, wholeNumber } from "./_fit.ts";
-import { offeredToModel, type SkillMode, skillMode, type SkillModes } from "./skill_modes.ts";
+import { type SkillMode, skillMode, type SkillModes } from "./skill_modes.ts";
+import { offeredToModel } from "./skill_access.ts";
+import { type SelectionOptions, selectSkills } from "./_selection.ts";
 
 /** A skill as the catalog shows it. */
 export interface CatalogSkill {
@@ -20,8 +22,13 @@ export interface CatalogSkill {
   readonly location?: string;
   /** Frontmatter metadata: `description-<lang>` keys hold localised descriptions. */
   readonly metadata?: Readonly<Record<string, string>> | ReadonlyMap<string, string>;
-  /** Its frontmatter: `disable-model-invocation: true` makes it `manual` unless `modes` says otherwise. */
-  readonly frontmatter?: { readonly "disable-model-invocation"?: boolean };
+  /** Its frontmatter: `disable-model-invocation: true` makes it `manual` unless `modes` says otherwise; `paths` lists it only for matching host paths. */
+  readonly frontmatter?: {
+    readonly "disable-model-invocation"?: boolean;
+    readonly paths?: unknown;
+  };
+  /** Its MCP origin, for a profile's `mcp:<origin>/…` globs; absent for a local skill. */
+  readonly origin?: string;
 }
 
 /** Why a skill is not shown in full. */
@@ -35,7 +42,11 @@ export type CatalogReason =
   /** A lockfile or the approvals kept it out. */
   | "not-approved"
   /** A skill it requires is missing. */
-  | "missing-dependency";
+  | "missing-dependency"
+  /** The profile left it out. */
+  | "profile"
+  /** Its `paths` match none of the host's paths. */
+  | "paths";
 
 /** The reasons of {@linkcode CatalogReason}, in order. */
 export const CATALOG_REASONS: readonly CatalogReason[] = Object.freeze([
@@ -44,6 +55,8 @@ export const CATALOG_REASONS: readonly CatalogReason[] = Object.freeze([
   "missing-tools",
   "not-approved",
   "missing-dependency",
+  "profile",
+  "paths",
 ]);
 
 /** A skill the host kept out before rendering, and why: it is accounted for in the report. */
@@ -96,7 +109,7 @@ export type SkillRank = ReadonlyMap<string, number> | ((name: string) => number 
 export const CHARS_PER_TOKEN = 4;
 
 /** Options of {@linkcode renderSkillCatalog} and {@linkcode fitSkillCatalog}. */
-export interface SkillCatalogOptions {
+export interface SkillCatalogOptions extends SelectionOptions {
   /**
    * The most characters (Unicode code points) the block may have, or a share
    * of a context window: `{ contextTokens: 200_000, share: 0.02 }` is 16,000
@@ -264,7 +277,8 @@ export function fitSkillCatalog(
   const reach = options.reachHint ?? (options.search === true ? SEARCH_REACH : DEFAULT_REACH);
   const excluded = checkExcluded(options.excluded);
   const lang = options.lang;
-  const modes = all.map((s) => skillMode(s, options.modes));
+  const selected = selectSkills(all, options);
+  const modes = selected.map((s) => s.mode);
   const shown = all.map((s) => localizedDescription(s, lang));
   const full = all.map((s, i) => entry(s, shown[i]!));
   const fullLength = full.map(length);
@@ -338,7 +352,7 @@ export function fitSkillCatalog(
         "name-only",
         "mode",
         fullLength[i]! - bareLength[i]!,
-        modeDetail(s, "name-only", options.modes),
+        modeDetail(s, "name-only", options),
       );
     } else {
       const d = cap === Infinity ? shown[i]! : shorten(texts[k]!, cap);
@@ -355,13 +369,10 @@ export function fitSkillCatalog(
   modes.forEach((m, i) => {
     if (offeredToModel(m)) return;
     const s = all[i]!;
-    reportAt[i] = note(
-      s.name,
-      "dropped",
-      "mode",
-      fullLength[i]!,
-      modeDetail(s, m, options.modes),
-    );
+    const out = selected[i]!;
+    reportAt[i] = out.out === undefined
+      ? note(s.name, "dropped", "mode", fullLength[i]!, modeDetail(s, m, options))
+      : note(s.name, "dropped", out.out, fullLength[i]!, out.detail);
   });
   const report = reportAt.filter((r) => r !== undefined);
   for (const x of excluded) {
@@ -398,7 +409,11 @@ function note(
 }
 
 /** The mode, and where it came from when not from the host. */
-function modeDetail(skill: CatalogSkill, mode: SkillMode, modes: SkillModes | undefined): string {
+function modeDetail(skill: CatalogSkill, mode: SkillMode, options: SkillCatalogOptions): string {
+  const modes = options.modes;
+  if (options.profile !== undefined && skillMode(skill, modes) !== mode) {
+    return `${mode} (profile ${options.profile.name})`;
+  }
   const host = modes === undefined
     ? undefined
     : typeof modes === "function"

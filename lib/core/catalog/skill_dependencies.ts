@@ -180,6 +180,11 @@ export class SkillDependencies<T extends DependentSkill = DependentSkill> {
     return { leaves, origins: this.#origins };
   }
 
+  /** The skill of a name in this catalog (of two with one name, the first), or `undefined`. */
+  skill(name: string): T | undefined {
+    return this.#byName.get(name);
+  }
+
   /**
    * A skill's dependency closure, without throwing for a gap or a cycle.
    *

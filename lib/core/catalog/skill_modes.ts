@@ -144,16 +144,6 @@ export function skillMode(skill: ModedSkill, modes?: SkillModes): SkillMode {
 }
 
 /**
- * Whether a mode lets the model see the skill (in the catalog and the skill tool).
- *
- * @param mode A mode.
- * @returns True for `auto`, `pinned` and `name-only`.
- */
-export function offeredToModel(mode: SkillMode): boolean {
-  return mode === "auto" || mode === "pinned" || mode === "name-only";
-}
-
-/**
  * Read a modes file: a JSON object whose `modes` member maps skill names to
  * modes (`$schema` is allowed beside it). Strict: any other member, a mode
  * that does not exist, a name given twice or text that is not JSON is refused

@@ -41,6 +41,7 @@ const KNOWN = new Set([
   "metadata",
   "allowed-tools",
   "disable-model-invocation",
+  "paths",
 ]);
 /** Fields whose over-long or otherwise broken string value is kept as it is. */
 const KEPT = new Set(["name", "description", "compatibility"]);

@@ -524,7 +524,7 @@ describe("activation by name", () => {
     modes: new Map<string, SkillMode>([["old", "disabled"]]),
   };
 
-  it("activates a manual skill when the user names it, never when the model does; reads its files once activated", () => {
+  it("activates a manual skill when the user names it, never when the model does; reads its files only once activated", () => {
     assert.deepEqual(handleSkillTool({ skill: "deploy" }, context), {
       content: 'Skill "deploy" is activated only when the user names it',
       is_error: true,
@@ -532,7 +532,18 @@ describe("activation by name", () => {
     const byUser = handleSkillTool({ skill: "deploy" }, context, { user: true });
     assert.equal(byUser.is_error, false);
     assert.match(byUser.content, /Deploy it\./);
-    const read = handleSkillTool({ skill: "deploy", resource: "references/steps.md" }, context);
+    // Its files open only once the user or the host activated it (skill_access.ts).
+    assert.deepEqual(
+      handleSkillTool({ skill: "deploy", resource: "references/steps.md" }, context),
+      {
+        content: 'The files of skill "deploy" are read only once the user has activated it',
+        is_error: true,
+      },
+    );
+    const read = handleSkillTool({ skill: "deploy", resource: "references/steps.md" }, {
+      ...context,
+      activated: new Set(["deploy"]),
+    });
     assert.equal(read.is_error, false);
     // The library call is the host's: it activates whatever it is given.
     assert.equal(activateSkill(deploy).skill, "deploy");

@@ -1,0 +1,124 @@
+/**
+ * `--profile NAME`, `--profiles FILE` and `--paths PATH`: the profile a
+ * command lists or serves skills under (from `--profiles FILE`, or the
+ * `"profiles"` of `skillset.json`), and the paths in play for skills with
+ * `paths`. An unknown profile is a usage error naming the nearest one.
+ *
+ * Folder `lib/cli/catalog/` — the commands that show skills: resolve, activate, list, search, stats.
+ *
+ * @module
+ */
+import { readFileSync, statSync } from "node:fs";
+import { basename } from "node:path";
+import { escapeControls as esc } from "../../core/_text.ts";
+import { HostPaths } from "../../core/catalog/skill_paths.ts";
+import {
+  MAX_PROFILES_FILE_BYTES,
+  parseSkillProfiles,
+  type ResolvedSkillProfile,
+  resolveSkillProfile,
+  type SkillProfile,
+  SkillProfileError,
+  skillProfilesFromJson,
+} from "../../core/catalog/skill_profiles.ts";
+import { UsageError } from "../_args.ts";
+import { CONFIG_NAME } from "../_config.ts";
+import { didYouMean } from "../_suggest.ts";
+
+/** What a command takes from the profile flags. */
+export interface ProfileFlags {
+  /** The profile asked for, resolved. */
+  readonly profile?: ResolvedSkillProfile;
+  /** The paths in play (`--paths`). */
+  readonly paths?: HostPaths;
+  /** Whether a profile that matches no skill is allowed (`--allow-empty`). */
+  readonly allowEmpty: boolean;
+}
+
+/**
+ * Read the profile flags of a command.
+ *
+ * @param flags The single-valued flags (`--profile`, `--profiles`).
+ * @param repeated The repeated flags (`--paths`).
+ * @param switches The switches (`--allow-empty`).
+ * @returns The profile and the paths, when given.
+ * @throws {UsageError} For an unknown profile (with the nearest name), or `--profile` without profiles.
+ * @throws {SkillProfileError} For a profiles file that cannot be used.
+ */
+export function profileFlags(
+  flags: ReadonlyMap<string, string>,
+  repeated: ReadonlyMap<string, readonly string[]>,
+  switches: ReadonlySet<string>,
+): ProfileFlags {
+  const name = flags.get("--profile");
+  const file = flags.get("--profiles");
+  const given = repeated.get("--paths");
+  const out: { profile?: ResolvedSkillProfile; paths?: HostPaths; allowEmpty: boolean } = {
+    allowEmpty: switches.has("--allow-empty"),
+  };
+  if (given !== undefined) out.paths = new HostPaths(given);
+  if (name === undefined) return out;
+  if (file === undefined) {
+    throw new UsageError(
+      `--profile: no profiles are defined (add "profiles" to ${CONFIG_NAME}, or pass --profiles FILE)`,
+    );
+  }
+  const profiles = readProfiles(file);
+  if (!profiles.has(name)) {
+    throw new UsageError(
+      `--profile: unknown profile "${esc(name)}"${didYouMean(name, profiles.keys())} (known: ${
+        [...profiles.keys()].map(esc).join(", ") || "none"
+      })`,
+    );
+  }
+  out.profile = resolveSkillProfile(profiles, name);
+  return out;
+}
+
+/** A profiles file, or the `"profiles"` of a `skillset.json`. */
+function readProfiles(file: string): ReadonlyMap<string, SkillProfile> {
+  let text: string;
+  try {
+    if (!statSync(file).isFile()) throw new UsageError(`--profiles: "${esc(file)}" is not a file`);
+    if (statSync(file).size > MAX_PROFILES_FILE_BYTES) {
+      throw new SkillProfileError(
+        "TOO_LARGE",
+        `${esc(file)}: The file is over ${MAX_PROFILES_FILE_BYTES} bytes`,
+      );
+    }
+    text = readFileSync(file, "utf8");
+  } catch (e) {
+    if (e instanceof UsageError || e instanceof SkillProfileError) throw e;
+    throw new UsageError(
+      `--profiles: cannot read "${esc(file)}" (${esc(String((e as { code?: unknown }).code))})`,
+    );
+  }
+  if (basename(file) !== CONFIG_NAME) return parseSkillProfiles(text, file);
+  let config: unknown;
+  try {
+    config = JSON.parse(text);
+  } catch {
+    throw new SkillProfileError("INVALID_JSON", `${esc(file)}: Not valid JSON`);
+  }
+  const value = (config as { profiles?: unknown } | null)?.profiles;
+  return skillProfilesFromJson(value ?? {}, `${file}: "profiles"`);
+}
+
+/**
+ * Refuse a profile that left every skill out, unless `--allow-empty`.
+ *
+ * @param choice The profile flags.
+ * @param considered How many skills the profile was asked about.
+ * @param left How many it left out.
+ * @throws {SkillProfileError} `EMPTY_PROFILE`.
+ */
+export function checkProfileMatched(choice: ProfileFlags, considered: number, left: number): void {
+  if (choice.profile === undefined || choice.allowEmpty || considered === 0) return;
+  if (left < considered) return;
+  throw new SkillProfileError(
+    "EMPTY_PROFILE",
+    `Profile "${esc(choice.profile.name)}" matches none of the ${considered} skill${
+      considered === 1 ? "" : "s"
+    } found (pass --allow-empty to list none)`,
+  );
+}

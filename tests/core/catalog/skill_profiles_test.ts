@@ -1,0 +1,172 @@
+/**
+ * Profiles (`lib/core/catalog/skill_profiles.ts`), `paths` (`skill_paths.ts`)
+ * and how both shape the catalog (`_selection.ts`, through `fitSkillCatalog`).
+ */
+import { describe, it } from "node:test";
+import assert from "node:assert/strict";
+import {
+  fitSkillCatalog,
+  HostPaths,
+  parseSkillProfiles,
+  readSkillPaths,
+  resolveSkillProfile,
+  type SkillProfile,
+  SkillProfileError,
+  skillProfilesFromJson,
+  validateAgentSkillFrontmatter,
+} from "../../../mod.ts";
+
+const profiles = (entries: Record<string, SkillProfile>) => new Map(Object.entries(entries));
+
+describe("profiles", () => {
+  const all = profiles({
+    base: { exclude: ["*-experimental"], modes: new Map([["git-log", "name-only"]]) },
+    review: {
+      include: ["code-*", "git-*"],
+      pinned: ["code-review"],
+      extends: "base",
+      modes: new Map([["git-log", "auto"]]),
+    },
+  });
+
+  it("decide in the documented order: disabled, exclude, own mode, pinned, include, the host's mode", () => {
+    const review = resolveSkillProfile(all, "review");
+    assert.deepEqual(review.chain, ["review", "base"]);
+    assert.equal(review.decide({ name: "code-review" }, "disabled"), "disabled");
+    assert.equal(review.decide({ name: "code-experimental" }, "pinned"), "out");
+    assert.equal(review.decide({ name: "git-log" }, "manual"), "auto"); // its own mode wins over base's
+    assert.equal(review.decide({ name: "code-review" }, "auto"), "pinned");
+    assert.equal(review.decide({ name: "pdf" }, "auto"), "out");
+    assert.equal(review.decide({ name: "code-lint" }, "name-only"), "name-only");
+  });
+
+  it("match origins as mcp:<origin>/<path>", () => {
+    const docs = resolveSkillProfile(profiles({ docs: { include: ["mcp:docs/**"] } }), "docs");
+    assert.equal(docs.decide({ name: "docs:acme/ledger", origin: "docs" }, "auto"), "auto");
+    assert.equal(docs.decide({ name: "other:acme/ledger", origin: "other" }, "auto"), "out");
+    assert.equal(docs.decide({ name: "ledger" }, "auto"), "out");
+  });
+
+  it("an unknown profile names the nearest; a cycle of extends is an error with its path", () => {
+    assert.throws(() => resolveSkillProfile(all, "reveiw"), {
+      name: "SkillProfileError",
+      message: 'Unknown profile "reveiw" (did you mean "review"?)',
+    });
+    const cyclic = profiles({ a: { extends: "b" }, b: { extends: "c" }, c: { extends: "a" } });
+    assert.throws(() => resolveSkillProfile(cyclic, "a"), {
+      name: "SkillProfileError",
+      message: 'Profiles extend each other in a cycle: "a" -> "b" -> "c" -> "a"',
+    });
+  });
+
+  it("a profiles file is read strictly, with the place of each problem", () => {
+    const read = parseSkillProfiles(
+      '{ "profiles": { "review": { "include": ["code-*"], "extends": "base" }, "base": {} } }',
+      "p.json",
+    );
+    assert.deepEqual([...read.keys()], ["review", "base"]);
+    assert.throws(
+      () => parseSkillProfiles('{ "profiles": { "r": { "includes": [] } } }', "p.json"),
+      {
+        name: "SkillProfileError",
+        message:
+          'p.json:1:24: Profile "r": unknown field "includes" (known: include, exclude, pinned, modes, extends)',
+      },
+    );
+    assert.throws(
+      () =>
+        parseSkillProfiles('{ "profiles": { "r": { "extends": "bse" }, "base": {} } }', "p.json"),
+      {
+        name: "SkillProfileError",
+        message: 'Profile "r" extends unknown profile "bse" (did you mean "base"?)',
+      },
+    );
+    assert.throws(
+      () => skillProfilesFromJson({ r: { include: [""] } }, 'skillset.json: "profiles"'),
+      {
+        name: "SkillProfileError",
+        message: 'skillset.json: "profiles": Profile "r": "include": a glob must not be empty',
+      },
+    );
+    assert.ok(new SkillProfileError("EMPTY_PROFILE", "x") instanceof Error);
+  });
+});
+
+describe("paths", () => {
+  it("strict in validation: a list of globs", () => {
+    const fm = validateAgentSkillFrontmatter({
+      name: "ui",
+      description: "UI",
+      paths: ["**/*.tsx"],
+    });
+    assert.deepEqual(fm.paths, ["**/*.tsx"]);
+    assert.throws(
+      () => validateAgentSkillFrontmatter({ name: "ui", description: "UI", paths: [3] }),
+      {
+        name: "AgentSkillError",
+        message: 'Invalid SKILL.md at paths: "paths" must be a list of globs (strings)',
+      },
+    );
+    assert.deepEqual(readSkillPaths("docs/**"), { globs: ["docs/**"] });
+  });
+
+  it("the host's paths are normalised and each glob is matched once", () => {
+    const host = new HostPaths(["./src/App.tsx", "/README.md", "lib\\x.ts"]);
+    assert.equal(host.size, 3);
+    assert.equal(host.matches(["lib/*.ts"]), true);
+    assert.equal(host.matches(["**/*.tsx"]), true);
+    assert.equal(host.matches(["docs/"]), false);
+  });
+});
+
+describe("the catalog under a profile and paths", () => {
+  const skills = [
+    { name: "code-review", description: "Review code" },
+    { name: "git-log", description: "Read git logs" },
+    { name: "pdf", description: "Fill PDFs" },
+    { name: "ui", description: "React UI", frontmatter: { paths: ["**/*.tsx"] } },
+    { name: "code-experimental", description: "Try things" },
+  ];
+  const review = resolveSkillProfile(all(), "review");
+  function all() {
+    return profiles({
+      review: {
+        include: ["code-*", "git-*", "ui"],
+        exclude: ["*-experimental"],
+        pinned: ["git-log"],
+      },
+    });
+  }
+
+  it("lists only the profile's skills, pinned first, and reports the rest with reason profile", () => {
+    const fit = fitSkillCatalog(skills, { profile: review, paths: ["src/App.tsx"] });
+    assert.deepEqual(fit.listed.map((s) => s.name), ["git-log", "code-review", "ui"]);
+    assert.deepEqual(fit.report.map((r) => [r.name, r.reason, r.detail]), [
+      ["pdf", "profile", "review"],
+      ["code-experimental", "profile", "review"],
+    ]);
+  });
+
+  it("a skill with paths is listed only for a matching host path, with reason paths otherwise", () => {
+    assert.deepEqual(
+      fitSkillCatalog(skills).report.map((r) => [r.name, r.reason, r.detail]),
+      [["ui", "paths", "no path given"]],
+    );
+    assert.deepEqual(
+      fitSkillCatalog(skills, { paths: ["README.md"] }).report.map((r) => [r.name, r.detail]),
+      [["ui", "no path given matches"]],
+    );
+    assert.ok(
+      fitSkillCatalog(skills, { paths: ["src/App.tsx"] }).listed.some((s) => s.name === "ui"),
+    );
+  });
+
+  it("the host's disabled mode wins over a profile's pin", () => {
+    const fit = fitSkillCatalog(skills, {
+      profile: review,
+      modes: new Map([["git-log", "disabled"]]),
+    });
+    assert.ok(!fit.listed.some((s) => s.name === "git-log"));
+    assert.deepEqual(fit.report.find((r) => r.name === "git-log")?.reason, "mode");
+  });
+});
