@@ -32,6 +32,7 @@ import { activateCommand, readCommand, validateCommand } from "./catalog/_skill.
 import { runStats } from "./catalog/_stats.ts";
 import { modesFlag } from "./catalog/_modes.ts";
 import { VERSION } from "./_version.ts";
+import { endQuietlyOnClosedStdout } from "./_closed_stdout.ts";
 
 /**
  * Run the CLI, including the MCP commands (`serve`, `--mcp-stdio`,
@@ -222,6 +223,8 @@ function run(argv: readonly string[], io: CliIO): number {
         discoveryFlags(args),
         args.json,
         io,
+        undefined,
+        { allowEmpty: args.switches.has("--allow-empty"), verbosity },
       );
     case "stats":
       return runStats(args, io);
@@ -232,6 +235,7 @@ function run(argv: readonly string[], io: CliIO): number {
         {
           limit: count(args.flags, "--limit", 1),
           lang: args.flags.get("--lang"),
+          allowEmpty: args.switches.has("--allow-empty"),
         },
         args.json,
         io,
@@ -249,6 +253,7 @@ function run(argv: readonly string[], io: CliIO): number {
           verbosity,
           modes: modesFlag(args.flags.get("--modes")),
           report: args.switches.has("--report"),
+          allowEmpty: args.switches.has("--allow-empty"),
         },
       );
   }
@@ -304,6 +309,7 @@ function isMain(entry: string): boolean {
  */
 export function runIfMain(entry: string): boolean {
   if (!isMain(entry)) return false;
+  endQuietlyOnClosedStdout();
   mainAsync(process.argv.slice(2)).then((code) => {
     process.exitCode = code;
     // The MCP commands may leave handles (a child process, a socket) behind once done.

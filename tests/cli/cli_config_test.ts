@@ -225,13 +225,17 @@ describe("findings once per run", () => {
     report.summary();
     assert.equal(
       err,
-      "b: error: y\nskillset: 1 finding (1 UNKNOWN_FIELD); --verbose shows each\n",
+      "b: error: y\nskillset: 2 findings: 1 error, 1 warning (1 UNKNOWN_FIELD); --verbose shows each\n",
     );
     err = "";
+    // --quiet: errors only, and every one of them.
     const quiet = new Report(io, "quiet");
     quiet.note("a: warning: x", "warning");
+    quiet.note("b: error: y", "error", "INVALID_NAME");
+    quiet.note("c: error: z", "error", "INVALID_NAME");
+    quiet.note("d: info: w", "info");
     quiet.summary();
-    assert.equal(err, "");
+    assert.equal(err, "b: error: y\nc: error: z\n");
   });
 
   it("to-prompt over a project prints a summary line, --verbose each, --quiet nothing", () => {
@@ -241,7 +245,7 @@ describe("findings once per run", () => {
     assert.equal(normal.code, 0, normal.stderr);
     assert.equal(
       normal.stderr,
-      "skillset: 1 finding (1 UNKNOWN_FIELD); skillset validate or --verbose shows each\n",
+      "skillset: 1 finding: 1 warning (1 UNKNOWN_FIELD); skillset validate or --verbose shows each\n",
     );
     const quiet = cli(["to-prompt", ".agents/skills", "--quiet", "--rank", "name"], t("proj"));
     assert.equal(quiet.stderr, "");
@@ -296,7 +300,7 @@ describe("validate's path checks", () => {
     assert.match(r.stdout, /0 errors, 1 warning, 2 info/);
     assert.match(
       r.stderr,
-      /^skillset validate: 3 findings \(2 WRITTEN_PATH, 1 MISSING_REFERENCE\)/,
+      /^skillset validate: 3 findings: 1 warning \(1 MISSING_REFERENCE\), 2 info \(2 WRITTEN_PATH\)/,
     );
     assert.match(cli(["validate", t("v", "s"), "--verbose"], temp).stdout, /info: Path "figures/);
   });

@@ -17,6 +17,7 @@ import {
 } from "../../core/catalog/skill_dependencies.ts";
 import { declaresSkillRequirements } from "../../core/catalog/skill_requirements.ts";
 import { discoverSkills } from "../../fs/discovery/discover.ts";
+import type { Discovery } from "../../fs/discovery/discovery.ts";
 import type { LoadedSkill } from "../../fs/load/skill_folder.ts";
 import { type DiscoveryFlags, rootOf } from "../_discovery.ts";
 
@@ -37,10 +38,28 @@ export function activationDependencies(
   keep?: (skill: DependentSkill) => boolean,
 ): SkillDependencies | undefined {
   if (!declaresSkillRequirements(skill.frontmatter.metadata)) return undefined;
+  const found = neighbours(skill, rootFlags, load);
+  const usable = keep === undefined ? found.skills : found.skills.filter(keep);
+  return skillDependencies([skill, ...usable]);
+}
+
+/**
+ * The skills found where a skill's dependencies are looked for: under the
+ * `--root` roots given, else beside it.
+ *
+ * @param skill The skill being activated.
+ * @param rootFlags The values of `--root` (none: the skill's parent folder).
+ * @param load The class mapping and switches.
+ * @returns What discovery found there.
+ * @throws {UsageError} When a `--root` value is not `scope=path`.
+ */
+export function neighbours(
+  skill: LoadedSkill,
+  rootFlags: readonly string[],
+  load: DiscoveryFlags,
+): Discovery {
   const roots = rootFlags.length > 0
     ? rootFlags.map(rootOf)
     : [{ scope: "siblings", path: dirname(skill.location) }];
-  const found = discoverSkills(roots, { ...load, conventionalRoots: true });
-  const usable = keep === undefined ? found.skills : found.skills.filter(keep);
-  return skillDependencies([skill, ...usable]);
+  return discoverSkills(roots, { ...load, conventionalRoots: true });
 }

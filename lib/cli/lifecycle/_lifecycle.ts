@@ -15,6 +15,7 @@ import type { CliIO } from "../_io.ts";
 import { addSkills, type LifecycleOptions, removeSkills } from "../../fs/lifecycle/_lifecycle.ts";
 import { outdatedSkills, updateSkills } from "../../fs/lifecycle/_update.ts";
 import type { FileDiff } from "../../fs/lifecycle/_skill_diff.ts";
+import { assertInstalled } from "./_installed.ts";
 
 /**
  * Run one lifecycle command.
@@ -96,6 +97,7 @@ export async function runLifecycleCli(
       return skills.every((s) => s.state === "up_to_date") ? 0 : 1;
     }
     case "update": {
+      assertInstalled(args.positional, options);
       const commit = args.flags.get("--commit");
       const result = await updateSkills(args.positional, {
         ...options,
@@ -120,6 +122,7 @@ export async function runLifecycleCli(
       return result.some((s) => s.status === "refused") ? 1 : 0;
     }
     default: {
+      assertInstalled(args.positional, options);
       const removed = removeSkills(args.positional, options);
       if (args.json) out({ removed });
       else for (const r of removed) io.stdout(`removed ${esc(r)}\n`);

@@ -29,7 +29,8 @@ import { RUN_REPEATED_FLAGS, RUN_SWITCHES, RUN_VALUE_FLAGS } from "../scripts/_r
 import type { RunScriptOptions } from "../../fs/scripts/run_script.ts";
 import { Report } from "../_report.ts";
 import { nearest } from "../_suggest.ts";
-import { modesFlag } from "../catalog/_modes.ts";
+import { assertModesNameSkills, modesFlag } from "../catalog/_modes.ts";
+import { errorsOnly } from "./_child_logs.ts";
 import { fitSkillCatalog } from "../../core/catalog/skill_catalog.ts";
 import type { CliIO } from "../_io.ts";
 import { renderActivation } from "../../core/activation/activate.ts";
@@ -203,6 +204,7 @@ async function serve(args: Args, io: McpCliIO): Promise<number> {
   const allowEmpty = args.switches.has("--allow-empty");
   const found = discoverSkills(roots, { conventionalRoots: true, resourceClasses, safety });
   if (!rootsHoldSkills(roots, found, true, allowEmpty, io)) return 1;
+  assertModesNameSkills(modes, found);
   const usageLog = args.flags.get("--usage-log");
   if (usageLog !== undefined) assertLogOutside(usageLog, found.skills.map((s) => s.real_path));
   const lockfile = args.flags.get("--lockfile");
@@ -260,11 +262,17 @@ async function serve(args: Args, io: McpCliIO): Promise<number> {
     );
     return 1;
   }
-  log(
-    `serving ${served.skills.size} skill${served.skills.size === 1 ? "" : "s"}: ${
-      esc([...served.skills.keys()].join(", "))
-    }`,
-  );
+  // A count; the names too when they are few or asked for (134 names make an 11 KB line).
+  if (args.verbosity !== "quiet") {
+    const names = [...served.skills.keys()];
+    log(
+      `serving ${names.length} skill${names.length === 1 ? "" : "s"}${
+        names.length <= NAMES_SHOWN || args.verbosity === "verbose"
+          ? `: ${esc(names.join(", "))}`
+          : " (--verbose names them)"
+      }`,
+    );
+  }
   const hooks: { notifyHttp?: () => void } = {};
   const watcher = watching
     ? watchSkills(served, roots.map((r) => r.path), {
@@ -356,6 +364,9 @@ function hostPort(value: string): { host: string; port: number } {
 /** What the consuming commands use: a server's skills, all of them or only the trusted ones. */
 type Skills = Pick<McpSkills, "origin" | "bundles" | "activate" | "read">;
 
+/** How many skill names `serve` lists at start without `--verbose`. */
+const NAMES_SHOWN = 10;
+
 async function connect(args: Args, io: McpCliIO): Promise<{ client: Client; skills: Skills }> {
   const stdio = args.flags.get("--mcp-stdio");
   const url = args.flags.get("--mcp-url");
@@ -375,9 +386,11 @@ async function connect(args: Args, io: McpCliIO): Promise<{ client: Client; skil
     const [command, ...commandArgs] = splitCommand(stdio);
     if (command === undefined) throw new UsageError("--mcp-stdio needs a command");
     client = new Client({ name: "skillset", version: "0.1.0" });
-    await client.connect(
-      new StdioClientTransport({ command, args: commandArgs, stderr: "inherit" }),
-    );
+    // --quiet reaches the server's own logs: only its lines that speak of an error get through.
+    const quiet = args.verbosity === "quiet", stderr = quiet ? "pipe" : "inherit";
+    const transport = new StdioClientTransport({ command, args: commandArgs, stderr });
+    if (quiet) errorsOnly(transport.stderr as NodeJS.ReadableStream | null, io);
+    await client.connect(transport);
   } else {
     let endpoint: URL;
     try {

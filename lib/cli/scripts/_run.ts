@@ -14,6 +14,8 @@ import { escapeControls as esc, escapeControlsKeepingLines } from "../../core/_t
 import { type Args, type ArgSpec, count, parseArgs, UsageError } from "../_args.ts";
 import { discoveryFlags, listDiscovery } from "../_discovery.ts";
 import type { CliIO } from "../_io.ts";
+import { unknownName } from "../_unknown_name.ts";
+import { rootsHoldSkills } from "../_roots.ts";
 import {
   type RunScriptOptions,
   runSkillScript,
@@ -94,10 +96,13 @@ export async function runRunCli(
   const roots = args.repeated.get("--root") ?? [];
   let skill;
   if (roots.length > 0) {
-    const { discovery } = listDiscovery([], roots, load);
+    const found = listDiscovery([], roots, load);
+    if (!rootsHoldSkills(found.roots, found.discovery, true, false, io)) return 1;
+    const { discovery } = found;
     skill = discovery.bundle(first);
     if (skill === undefined) {
-      throw new UsageError(`run: no skill named "${esc(first)}" under the roots given`);
+      const names = discovery.skills.map((s) => s.name);
+      throw unknownName("skill", first, names, "under the roots given");
     }
   } else {
     skill = loadSkillFolder(first, { resourceClasses: load.resourceClasses, safety: load.safety });

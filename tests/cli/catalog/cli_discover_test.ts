@@ -147,7 +147,7 @@ describe("skillset to-prompt over discovered skills", () => {
           t("repo", "skills", "vendor", "broken", "SKILL.md")
         }:3:1: error: Invalid SKILL.md: YAML ` +
         "error: Flow sequence in block collection must be sufficiently indented and end with a ]",
-        "skillset: 2 findings (1 FRONTMATTER_RULE, 1 UNKNOWN_FIELD)",
+        "skillset: 3 findings: 1 error (1 SKILL_SKIPPED), 2 warnings (1 FRONTMATTER_RULE, 1 UNKNOWN_FIELD)",
         "",
       ].join("\n"),
     );
