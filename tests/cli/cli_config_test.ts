@@ -8,9 +8,9 @@
 // @slow: runs the CLI as a subprocess (left out of `npm run test:quick`)
 import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import { cli, runInProcess } from "../_cli.ts";
 import { write } from "../_tree.ts";
 import { fc } from "../_fc.ts";
@@ -154,6 +154,8 @@ describe("skillset.json", () => {
     assert.equal(init.code, 0, init.stderr);
     const written = JSON.parse(readFileSync(t("fresh", "skillset.json"), "utf8"));
     assert.deepEqual(written.roots, [{ scope: "project", path: ".claude/skills" }]);
+    // Run from a clone, its $schema is this clone's schema, and it resolves from the config's folder.
+    assert.ok(existsSync(resolve(t("fresh"), written.$schema)), written.$schema);
     assert.equal(cli(["init"], t("fresh")).code, 1);
     // The scope's paths are shown as typed: relative, not the absolute path again on every row.
     const table = cli(["list"], t("fresh"));
