@@ -1,6 +1,7 @@
 /**
  * Numbers the guides quote from measurements stay true (issue 41): the
- * start-up cost in docs/install.md is the one bench/RESULTS.md records.
+ * start-up cost in docs/install.md is the one bench/RESULTS.md records; and
+ * the install-script approvals install.md describes match the lockfile.
  */
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
@@ -33,5 +34,20 @@ describe("docs quote the benchmarks", () => {
       Math.round(startRatio(results, "skillset --version") * 10) / 10,
     );
     assert.equal(Number(quoted[2]), Math.round(startRatio(results, "skillset resolve") * 10) / 10);
+  });
+});
+
+describe("package.json", () => {
+  it("allowScripts approves each locked package with an install script, at its locked version", () => {
+    const lock = JSON.parse(read("package-lock.json")) as {
+      packages: Record<string, { version?: string; hasInstallScript?: boolean }>;
+    };
+    const withScripts = Object.entries(lock.packages)
+      .filter(([, p]) => p.hasInstallScript === true)
+      .map(([path, p]) => `${path.slice(path.lastIndexOf("node_modules/") + 13)}@${p.version}`)
+      .sort();
+    const allowed = JSON.parse(read("package.json")).allowScripts as Record<string, boolean>;
+    assert.deepEqual(Object.keys(allowed).sort(), withScripts);
+    assert.ok(Object.values(allowed).every((v) => v === true));
   });
 });
