@@ -314,7 +314,7 @@ describe("one wording", () => {
     write(t("w", "s", "extra", "notes.md"), "# Notes\n");
     const message =
       /The body points to "extra\/notes\.md", in the non-standard folder "extra": [^\n]*/;
-    const listed = runInProcess(["list", t("w")]).stdout.match(message)?.[0];
+    const listed = runInProcess(["list", t("w"), "--verbose"]).stdout.match(message)?.[0];
     const validated = runInProcess(["validate", t("w")]).stdout.match(message)?.[0];
     assert.ok(listed !== undefined && listed === validated, `${listed}\n${validated}`);
   });
