@@ -9,7 +9,15 @@
 // @slow: builds and packs the package, and runs it under three runtimes (left out of `npm run test:quick`)
 import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import process from "node:process";
@@ -130,6 +138,12 @@ console.log(JSON.stringify({
     it("(b) runs the skillset bin through npx: --version and resolve", () => {
       const version = ok(run("npx", ["--offline", "skillset", "--version"], project));
       assert.equal(version, `skillset ${VERSION}\n`);
+      // init's $schema resolves in the installed project.
+      ok(run("npx", ["--offline", "skillset", "init", "--force"], project));
+      const config = JSON.parse(readFileSync(join(project, "skillset.json"), "utf8"));
+      assert.equal(config.$schema, "./node_modules/skillset/skillset.config.schema.json");
+      assert.ok(existsSync(join(project, config.$schema)), config.$schema);
+      rmSync(join(project, "skillset.json"));
       const resolved = ok(
         run("npx", ["--offline", "skillset", "resolve", CATALOG, "local/pdf-tools"], project),
       );

@@ -66,7 +66,7 @@ const TRUST_COMMANDS: Readonly<Record<string, FlagSpec>> = {
   approve: {
     values: ["--root", "--approvals"],
     repeated: ["--root"],
-    switches: ["--all"],
+    switches: ["--all", "--allow-empty"],
     positional: [0, Infinity],
     usage: "skillset approve <name>... | --all [--root scope=path]... [--approvals FILE] [--json]",
     help: "Approve skills as they are now: record their digests in the approval file (default\n" +
@@ -174,6 +174,9 @@ const CLASS = "[--class NAME=references|assets|scripts]...";
 const CLASS_HELP =
   "--class NAME=CLASS maps an extra top-level folder to a standard class for every skill (repeat\n" +
   "it for more); by default only references/, assets/ and scripts/ are standard.";
+const ROOTS_HELP =
+  "A folder or root given that does not exist or holds no skill is an error (exit 1) unless\n" +
+  "--allow-empty.";
 const DISCOVERY_HELP =
   "A folder is scanned for skills (depth 6, 10,000 folders; dot-folders too, but not .git, .hg,\n" +
   ".svn or node_modules; skills inside skills are listed as nested); a project root's\n" +
@@ -285,10 +288,11 @@ export const COMMANDS: Readonly<Record<string, FlagSpec>> = {
     repeated: ["--class", "--paths"],
     positional: [1, Infinity],
     usage:
-      `skillset to-prompt <skill-dir>... [--budget N] [--rank position|name|usage [--usage-log FILE]] [--tools a,b,c] [--modes FILE] [--profile NAME [--profiles FILE] [--allow-empty]] [--paths PATH]... [--report] ${CLASS} ${SAFETY} [--lockfile FILE] [--approvals FILE] [--json]`,
+      `skillset to-prompt <skill-dir>... [--allow-empty] [--budget N] [--rank position|name|usage [--usage-log FILE]] [--tools a,b,c] [--modes FILE] [--profile NAME [--profiles FILE]] [--paths PATH]... [--report] ${CLASS} ${SAFETY} [--lockfile FILE] [--approvals FILE] [--json]`,
     help:
       "Print the <available_skills> block for a system prompt. Each argument is a skill folder or\n" +
-      "a folder scanned for them; an earlier argument wins a name clash.\n" + DISCOVERY_HELP +
+      "a folder scanned for them; an earlier argument wins a name clash.\n" + ROOTS_HELP + "\n" +
+      DISCOVERY_HELP +
       "\n" +
       "--budget N fits the block into N characters (about 4 per token): descriptions are shortened\n" +
       "first, then skills from the end are left out, and a last line says how many. --rank orders\n" +
@@ -313,28 +317,32 @@ export const COMMANDS: Readonly<Record<string, FlagSpec>> = {
   list: {
     values: ["--root", "--class", "--global-safety", "--skill-safety", "--approvals", "--lockfile"],
     repeated: ["--root", "--class"],
+    switches: ["--allow-empty"],
     positional: [0, Infinity],
     usage:
-      `skillset list [folder]... [--root scope=path]... ${CLASS} ${SAFETY} [--lockfile FILE] [--approvals FILE] [--json]`,
+      `skillset list [folder]... [--root scope=path]... [--allow-empty] ${CLASS} ${SAFETY} [--lockfile FILE] [--approvals FILE] [--json]`,
     help: "List the skills discovered under the roots, highest precedence first: scope, status\n" +
       "(loaded, shadowed or skipped), name, folder, and diagnostics. Each folder argument is a\n" +
       "root of its own scope (named by the folder), before the --root ones. Without either:\n" +
       "project .agents/skills, project .claude/skills, user ~/.agents/skills, user ~/.claude/skills.\n" +
-      DISCOVERY_HELP + "\n" + CLASS_HELP +
+      DISCOVERY_HELP + "\n" + ROOTS_HELP +
+      " Each skill's errors are listed under it; its warnings\n" +
+      "are counted on stderr (--verbose lists them, --quiet only errors).\n" + CLASS_HELP +
       "\n" + TRUST_HELP,
   },
   search: {
     values: ["--root", "--limit", "--lang", "--lockfile", "--approvals"],
     repeated: ["--root"],
+    switches: ["--allow-empty"],
     positional: [1, Infinity],
     usage:
-      "skillset search <words>... [--root scope=path]... [--limit N] [--lang TAG] [--lockfile FILE] [--approvals FILE] [--json]",
+      "skillset search <words>... [--root scope=path]... [--allow-empty] [--limit N] [--lang TAG] [--lockfile FILE] [--approvals FILE] [--json]",
     help:
       "Find skills by what they do: the discovered skills (roots as in list) ranked by BM25F over\n" +
       "name, description, headings and SKILL.md body, best first (a skill whose name is the query\n" +
       "comes first), each with the words that matched and where. --limit N results (default 10);\n" +
-      "--lang TAG shows description-<TAG> metadata where a skill has it. Exits 1 when no skill\n" +
-      "matches.\n" + TRUST_HELP,
+      "--lang TAG shows description-<TAG> metadata where a skill has it (a tag no skill has is an\n" +
+      "error). Exits 1 when no skill matches.\n" + ROOTS_HELP + "\n" + TRUST_HELP,
   },
   stats: STATS_COMMAND,
   eval: EVAL_COMMAND,

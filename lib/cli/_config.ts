@@ -14,6 +14,7 @@
 import { existsSync, readFileSync, realpathSync, statSync, writeFileSync } from "node:fs";
 import { dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
 import process from "node:process";
+import { fileURLToPath } from "node:url";
 import { escapeControls as esc } from "../core/_text.ts";
 import { type ArgSpec, UsageError } from "./_args.ts";
 import type { CliIO } from "./_io.ts";
@@ -323,7 +324,7 @@ export function initCommand(
   let paths = conventional.filter((p) => isFolder(p));
   if (paths.length === 0) paths = isFolder("skills") ? ["skills"] : ["."];
   const config = {
-    $schema: "./node_modules/skillset/skillset.config.schema.json",
+    $schema: schemaPath(dirname(path)),
     roots: paths.map((p) => ({ scope: "project", path: p.split("\\").join("/") })),
     global_safety: true,
     skill_safety: true,
@@ -336,6 +337,34 @@ export function initCommand(
       "reads it, and flags override it\n",
   );
   return 0;
+}
+
+/**
+ * Where the config schema is, as a `$schema` for a config in `folder`: the
+ * schema this package ships (found above this module, in a clone as in
+ * `node_modules/skillset`), relative when below the folder's parent, else
+ * absolute; the installed package's place when it cannot be found.
+ *
+ * @param folder The folder the config is written to.
+ * @returns The `$schema` value.
+ */
+export function schemaPath(folder: string): string {
+  const fallback = "./node_modules/skillset/skillset.config.schema.json";
+  let dir: string;
+  try {
+    dir = dirname(fileURLToPath(import.meta.url));
+  } catch {
+    return fallback; // imported over http(s): no file to point at
+  }
+  for (let i = 0; i < 8; i++, dir = dirname(dir)) {
+    const schema = join(dir, "skillset.config.schema.json");
+    if (existsSync(schema)) {
+      const rel = relative(folder, schema).split("\\").join("/");
+      if (rel.startsWith("../..") || isAbsolute(rel)) return schema.split("\\").join("/");
+      return rel.startsWith(".") ? rel : `./${rel}`;
+    }
+  }
+  return fallback;
 }
 
 function isFolder(path: string): boolean {

@@ -9,6 +9,7 @@
  */
 import { isAbsolute, relative } from "node:path";
 import process from "node:process";
+import { writeStdout } from "./_closed_stdout.ts";
 
 /** Where the CLI writes, and whether it may colour its output. */
 export interface CliIO {
@@ -28,7 +29,7 @@ export interface CliIO {
 export function processIO(): CliIO {
   const env = process.env;
   return {
-    stdout: (text) => void process.stdout.write(text),
+    stdout: writeStdout,
     stderr: (text) => void process.stderr.write(text),
     color: process.stdout.isTTY === true &&
       (env["NO_COLOR"] === undefined || env["NO_COLOR"] === ""),

@@ -35,6 +35,7 @@ import { runEval } from "./eval/_eval.ts";
 import { profileFlags } from "./catalog/_profile.ts";
 import { modesFlag } from "./catalog/_modes.ts";
 import { VERSION } from "./_version.ts";
+import { endQuietlyOnClosedStdout } from "./_closed_stdout.ts";
 
 /**
  * Run the CLI, including the MCP commands (`serve`, `--mcp-stdio`,
@@ -235,6 +236,8 @@ function run(argv: readonly string[], io: CliIO): number {
         discoveryFlags(args),
         args.json,
         io,
+        undefined,
+        { allowEmpty: args.switches.has("--allow-empty"), verbosity },
       );
     case "stats":
       return runStats(args, io);
@@ -247,6 +250,7 @@ function run(argv: readonly string[], io: CliIO): number {
         {
           limit: count(args.flags, "--limit", 1),
           lang: args.flags.get("--lang"),
+          allowEmpty: args.switches.has("--allow-empty"),
         },
         args.json,
         io,
@@ -265,6 +269,7 @@ function run(argv: readonly string[], io: CliIO): number {
           modes: modesFlag(args.flags.get("--modes")),
           report: args.switches.has("--report"),
           profiles: profileFlags(args.flags, args.repeated, args.switches),
+          allowEmpty: args.switches.has("--allow-empty"),
         },
       );
   }
@@ -349,6 +354,7 @@ function isMain(entry: string): boolean {
  */
 export function runIfMain(entry: string): boolean {
   if (!isMain(entry)) return false;
+  endQuietlyOnClosedStdout();
   mainAsync(process.argv.slice(2)).then((code) => {
     process.exitCode = code;
     // The MCP commands may leave handles (a child process, a socket) behind once done.

@@ -8,9 +8,9 @@
 // @slow: runs the CLI as a subprocess (left out of `npm run test:quick`)
 import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import { cli, runInProcess } from "../_cli.ts";
 import { write } from "../_tree.ts";
 import { fc } from "../_fc.ts";
@@ -157,6 +157,8 @@ describe("skillset.json", () => {
     assert.equal(init.code, 0, init.stderr);
     const written = JSON.parse(readFileSync(t("fresh", "skillset.json"), "utf8"));
     assert.deepEqual(written.roots, [{ scope: "project", path: ".claude/skills" }]);
+    // Run from a clone, its $schema is this clone's schema, and it resolves from the config's folder.
+    assert.ok(existsSync(resolve(t("fresh"), written.$schema)), written.$schema);
     assert.equal(cli(["init"], t("fresh")).code, 1);
     // The scope's paths are shown as typed: relative, not the absolute path again on every row.
     const table = cli(["list"], t("fresh"));
@@ -228,13 +230,17 @@ describe("findings once per run", () => {
     report.summary();
     assert.equal(
       err,
-      "b: error: y\nskillset: 1 finding (1 UNKNOWN_FIELD); --verbose shows each\n",
+      "b: error: y\nskillset: 2 findings: 1 error, 1 warning (1 UNKNOWN_FIELD); --verbose shows each\n",
     );
     err = "";
+    // --quiet: errors only, and every one of them.
     const quiet = new Report(io, "quiet");
     quiet.note("a: warning: x", "warning");
+    quiet.note("b: error: y", "error", "INVALID_NAME");
+    quiet.note("c: error: z", "error", "INVALID_NAME");
+    quiet.note("d: info: w", "info");
     quiet.summary();
-    assert.equal(err, "");
+    assert.equal(err, "b: error: y\nc: error: z\n");
   });
 
   it("to-prompt over a project prints a summary line, --verbose each, --quiet nothing", () => {
@@ -244,7 +250,7 @@ describe("findings once per run", () => {
     assert.equal(normal.code, 0, normal.stderr);
     assert.equal(
       normal.stderr,
-      "skillset: 1 finding (1 UNKNOWN_FIELD); skillset validate or --verbose shows each\n",
+      "skillset: 1 finding: 1 warning (1 UNKNOWN_FIELD); skillset validate or --verbose shows each\n",
     );
     const quiet = cli(["to-prompt", ".agents/skills", "--quiet", "--rank", "name"], t("proj"));
     assert.equal(quiet.stderr, "");
@@ -299,7 +305,7 @@ describe("validate's path checks", () => {
     assert.match(r.stdout, /0 errors, 1 warning, 2 info/);
     assert.match(
       r.stderr,
-      /^skillset validate: 3 findings \(2 WRITTEN_PATH, 1 MISSING_REFERENCE\)/,
+      /^skillset validate: 3 findings: 1 warning \(1 MISSING_REFERENCE\), 2 info \(2 WRITTEN_PATH\)/,
     );
     assert.match(cli(["validate", t("v", "s"), "--verbose"], temp).stdout, /info: Path "figures/);
   });
@@ -311,7 +317,7 @@ describe("one wording", () => {
     write(t("w", "s", "extra", "notes.md"), "# Notes\n");
     const message =
       /The body points to "extra\/notes\.md", in the non-standard folder "extra": [^\n]*/;
-    const listed = runInProcess(["list", t("w")]).stdout.match(message)?.[0];
+    const listed = runInProcess(["list", t("w"), "--verbose"]).stdout.match(message)?.[0];
     const validated = runInProcess(["validate", t("w")]).stdout.match(message)?.[0];
     assert.ok(listed !== undefined && listed === validated, `${listed}\n${validated}`);
   });

@@ -193,7 +193,7 @@ describe("CLI: paths printed as typed", () => {
     assert.equal(
       activate.stderr,
       'skills/x/SKILL.md:2:1: warning: Invalid SKILL.md at name: "y" must equal the folder name "x"\n' +
-        "skillset: 1 finding (1 NAME_MISMATCH)\n",
+        "skillset: 1 finding: 1 warning (1 NAME_MISMATCH)\n",
     );
   });
 });

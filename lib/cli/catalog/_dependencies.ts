@@ -59,6 +59,24 @@ export function dependencyDiscovery(
   load: DiscoveryFlags,
 ): Discovery | undefined {
   if (!declaresSkillRequirements(skill.frontmatter.metadata)) return undefined;
+  return neighbours(skill, rootFlags, load);
+}
+
+/**
+ * The skills found where a skill's dependencies are looked for: under the
+ * `--root` roots given, else beside it.
+ *
+ * @param skill The skill being activated.
+ * @param rootFlags The values of `--root` (none: the skill's parent folder).
+ * @param load The class mapping and switches.
+ * @returns What discovery found there.
+ * @throws {UsageError} When a `--root` value is not `scope=path`.
+ */
+export function neighbours(
+  skill: LoadedSkill,
+  rootFlags: readonly string[],
+  load: DiscoveryFlags,
+): Discovery {
   const roots = rootFlags.length > 0
     ? rootFlags.map(rootOf)
     : [{ scope: "siblings", path: dirname(skill.location) }];

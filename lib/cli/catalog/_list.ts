@@ -8,6 +8,7 @@
  * @module
  */
 import { checkProfileMatched, type ProfileFlags } from "./_profile.ts";
+import { existsSync } from "node:fs";
 import { basename, isAbsolute, relative, resolve } from "node:path";
 import { escapeControls as esc } from "../../core/_text.ts";
 import { UsageError, type Verbosity } from "../_args.ts";
@@ -33,6 +34,9 @@ import {
 import { createSkillIndex, searchSkills } from "../../core/search/skill_index.ts";
 import { matchReasons } from "../../core/activation/skill_search_tool.ts";
 import { usageLogRank } from "./_stats.ts";
+import { rootsHoldSkills } from "../_roots.ts";
+import { unknownName } from "../_unknown_name.ts";
+import { assertModesNameSkills } from "./_modes.ts";
 
 /**
  * `list`; with `trust` (from `list --approvals FILE`), the discovery already made and each loaded
@@ -44,7 +48,9 @@ import { usageLogRank } from "./_stats.ts";
  * @param json Whether to print JSON.
  * @param io Where to write.
  * @param trust The roots and discovery already made, and each loaded skill's approval by folder.
- * @returns The exit code.
+ * @param options `--allow-empty`: a root given that does not exist or holds no skill is fine;
+ *   the verbosity: each skill's errors always, its warnings with `--verbose` (else counted).
+ * @returns The exit code: 1 when a root given is missing or empty, or cannot be read.
  */
 export function listCommand(
   folders: readonly string[],
@@ -60,8 +66,11 @@ export function listCommand(
       { readonly approval: string; readonly changes: readonly unknown[] }
     >;
   },
+  options: { readonly allowEmpty?: boolean; readonly verbosity?: Verbosity } = {},
 ): number {
   const { roots, discovery } = trust ?? listDiscovery(folders, rootFlags, load);
+  const given = folders.length + rootFlags.length > 0;
+  if (given && !rootsHoldSkills(roots, discovery, true, options.allowEmpty === true, io)) return 1;
   const approvalOf = (path: string) => trust?.approvals?.get(path);
   const rows = [
     ...discovery.skills.map((s) => ({ status: "loaded", ...s, ...approvalOf(s.path) })),
@@ -89,9 +98,18 @@ export function listCommand(
     );
     return denied(discovery) ? 1 : 0;
   }
-  // Named as typed: relative to the working folder when every root was given relative.
-  const typedRelative = roots.every((r) => !isAbsolute(r.path));
-  const shown = (p: string): string => typedRelative && isAbsolute(p) ? relative(".", p) || "." : p;
+  // Paths (and a folder argument's scope, which is its path) relative to the working folder
+  // when they lie under it: a table of absolute paths is mostly the same prefix, again.
+  const shown = (p: string): string => {
+    const here = relative(".", resolve(p)) || ".";
+    return here.startsWith("..") || isAbsolute(here) ? p : here;
+  };
+  const scopeOf = (scope: string): string =>
+    roots.some((r) => r.scope === scope && r.path === scope) ? shown(scope) : scope;
+  // Each skill's errors under it; its warnings and notes with --verbose, else counted on stderr.
+  const report = new Report(io, options.verbosity ?? "normal", false, (line) => {
+    lines.push(line.replace(/\n$/, ""));
+  });
   const approvalColumn = (r: object): string[] =>
     trust?.approvals === undefined
       ? []
@@ -100,7 +118,9 @@ export function listCommand(
     ...table([
       ["scope", "status", ...(trust?.approvals === undefined ? [] : ["approval"]), "name", "path"],
       ...rows.map((r) =>
-        [r.scope, r.status, ...approvalColumn(r), r.name ?? "-", shown(r.path)].map(visible)
+        [scopeOf(r.scope), r.status, ...approvalColumn(r), r.name ?? "-", shown(r.path)].map(
+          visible,
+        )
       ),
     ]),
   ];
@@ -114,20 +134,23 @@ export function listCommand(
       );
     }
     for (const d of r.diagnostics) {
-      lines.push(`  ${describeDiagnostic({ ...d, path: shown(d.path) })}`);
+      report.note(`  ${describeDiagnostic({ ...d, path: shown(d.path) })}`, d.severity, d.code);
     }
   }
   for (const d of discovery.diagnostics) {
-    lines.push(`  ${describeDiagnostic({ ...d, path: shown(d.path) })}`);
+    report.note(`  ${describeDiagnostic({ ...d, path: shown(d.path) })}`, d.severity, d.code);
   }
   const n = (count: number, what: string) => `${count} ${what}`;
   lines.push(
     "",
     `${n(discovery.skills.length, "loaded")}, ${n(discovery.shadowed.length, "shadowed")}, ${
       n(discovery.skipped.length, "skipped")
-    } (roots: ${roots.map((r) => `${r.scope}=${shown(resolve(r.path))}`).map(visible).join(", ")})`,
+    } (roots: ${
+      roots.map((r) => `${scopeOf(r.scope)}=${shown(resolve(r.path))}`).map(visible).join(", ")
+    })`,
   );
   io.stdout(`${lines.join("\n")}\n`);
+  report.summary("skillset list", "--verbose lists each");
   return denied(discovery) ? 1 : 0;
 }
 
@@ -149,9 +172,7 @@ export function rankOf(
   if (value === undefined || value === "position" || value === "name") {
     return { rank: value ?? "position" };
   }
-  if (value !== "usage") {
-    throw new UsageError(`--rank takes position, name or usage, got "${esc(value)}"`);
-  }
+  if (value !== "usage") throw unknownName("--rank value", value, ["position", "name", "usage"]);
   if (usageLog === undefined) throw new UsageError("--rank usage needs --usage-log FILE");
   return { rank: "usage", usageLog };
 }
@@ -162,6 +183,27 @@ function ranked<T extends { readonly name: string }>(
 ): readonly T[] {
   if (rank !== "name") return skills;
   return [...skills].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+}
+
+/**
+ * `--lang TAG` names a language some skill describes itself in (`description-<TAG>`
+ * metadata for the tag or a shorter one): a typo would show every description untranslated.
+ */
+function assertLangKnown(lang: string, skills: Discovery["skills"]): void {
+  const tags = new Set<string>();
+  for (const s of skills) {
+    for (const key of Object.keys(s.frontmatter.metadata ?? {})) {
+      if (key.toLowerCase().startsWith("description-")) tags.add(key.slice(12).toLowerCase());
+    }
+  }
+  const parts = lang.toLowerCase().split("-");
+  for (let n = parts.length; n > 0; n--) if (tags.has(parts.slice(0, n).join("-"))) return;
+  throw unknownName(
+    "--lang value",
+    lang,
+    tags,
+    tags.size === 0 ? "(no skill has description-<TAG> metadata)" : undefined,
+  );
 }
 
 /** Whether a root could not be read for lack of permission (an error, not an empty scope). */
@@ -186,7 +228,7 @@ function denied(discovery: Discovery): boolean {
 export function searchCommand(
   query: string,
   rootFlags: readonly string[],
-  options: { limit: number | undefined; lang: string | undefined },
+  options: { limit: number | undefined; lang: string | undefined; allowEmpty?: boolean },
   json: boolean,
   io: CliIO,
   checked?: Discovery,
@@ -197,6 +239,19 @@ export function searchCommand(
   }
   // As in list: the default roots are the conventional folders themselves.
   const discovery = checked ?? discoverSkills(roots, { conventionalRoots: rootFlags.length > 0 });
+  if (
+    checked === undefined && rootFlags.length > 0 &&
+    !rootsHoldSkills(roots, discovery, true, options.allowEmpty === true, io)
+  ) return 1;
+  if (discovery.skills.length === 0) {
+    io.stderr(
+      `skillset: no skills under the roots given (${
+        roots.map((r) => visible(r.path)).join(", ")
+      }), so nothing can match\n`,
+    );
+    return 1;
+  }
+  if (options.lang !== undefined) assertLangKnown(options.lang, discovery.skills);
   const bySkill = new Map(discovery.skills.map((s) => [s.name, s]));
   // Each skill's SKILL.md body is indexed too (read lazily by the index, as a library's is).
   const index = createSkillIndex(
@@ -287,10 +342,19 @@ export function toPromptCommand(
     readonly modes?: ReadonlyMap<string, SkillMode> | undefined;
     readonly report?: boolean;
     readonly profiles?: ProfileFlags;
+    readonly allowEmpty?: boolean;
   } = {},
 ): number {
   const report = new Report(io, options.verbosity ?? "normal");
   const discovery = options.checked ?? toPromptDiscovery(paths, load, tools);
+  // A checked discovery was narrowed by trust: its caller checked the modes against the whole one.
+  if (options.checked === undefined) assertModesNameSkills(options.modes, discovery);
+  // A folder that exists but holds no skill is an error (a missing one is reported below).
+  const present = paths.filter((p) => existsSync(p)).map((path) => ({ scope: path, path }));
+  if (
+    options.checked === undefined && present.length > 0 &&
+    !rootsHoldSkills(present, discovery, true, options.allowEmpty === true, io)
+  ) return 1;
   // Named as typed: relative when every argument was.
   const shown = paths.every((p) => isAbsolute(p))
     ? (p: string) => p

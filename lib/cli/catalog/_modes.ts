@@ -14,7 +14,12 @@ import {
   type SkillMode,
   SkillModeError,
 } from "../../core/catalog/skill_modes.ts";
+import type { Discovery } from "../../fs/discovery/discovery.ts";
 import { UsageError } from "../_args.ts";
+import { unknownName } from "../_unknown_name.ts";
+
+/** The file each modes map was read from, for naming it in an error. */
+const files = new WeakMap<object, string>();
 
 /**
  * The modes file of `--modes`, read and checked.
@@ -43,5 +48,38 @@ export function modesFlag(path: string | undefined): ReadonlyMap<string, SkillMo
       `--modes: cannot read "${esc(path)}" (${esc(String((e as { code?: unknown }).code))})`,
     );
   }
-  return parseSkillModes(text, path);
+  const modes = parseSkillModes(text, path);
+  files.set(modes, path);
+  return modes;
+}
+
+/**
+ * Every skill a modes file names is one the roots hold: a typo
+ * (`{ "modes": { "ppt": "disabled" } }` beside `pptx`) would otherwise leave
+ * the skill it meant offered to the model, silently.
+ *
+ * @param modes The modes read by {@linkcode modesFlag}, if any.
+ * @param discovery What discovery found, before any trust filter: a skill loaded, shadowed or
+ *   left out for lack of tools is known.
+ * @param also Other names known (the skill `activate` was given).
+ * @throws {UsageError} For the first name that is none of them, with the nearest ones.
+ */
+export function assertModesNameSkills(
+  modes: ReadonlyMap<string, SkillMode> | undefined,
+  discovery: Discovery,
+  also: readonly string[] = [],
+): void {
+  if (modes === undefined) return;
+  const names = new Set([
+    ...also,
+    ...discovery.skills.map((s) => s.name),
+    ...discovery.shadowed.map((s) => s.name),
+    ...discovery.unavailable.map((h) => h.skill.name),
+  ]);
+  for (const name of modes.keys()) {
+    if (!names.has(name)) {
+      const file = files.get(modes);
+      throw unknownName("skill", name, names, file === undefined ? undefined : `in ${esc(file)}`);
+    }
+  }
 }

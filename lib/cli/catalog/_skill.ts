@@ -15,7 +15,7 @@ import { Report } from "../_report.ts";
 import { withHint } from "../_errors.ts";
 import { didYouMean, nearest } from "../_suggest.ts";
 import { assertLogOutside, recordActivation } from "./_stats.ts";
-import { modesFlag } from "./_modes.ts";
+import { assertModesNameSkills, modesFlag } from "./_modes.ts";
 import { type ModedSkill, skillMode, SkillModeError } from "../../core/catalog/skill_modes.ts";
 import { skillAccess } from "../../core/catalog/skill_access.ts";
 import { ResourceNotFoundError, SkillFolderError } from "../../core/errors.ts";
@@ -26,8 +26,9 @@ import { activateSkill, renderActivation } from "../../core/activation/activate.
 import { MIN_PAGE_BYTES, readResource, renderResourceRead } from "../../core/resources/read.ts";
 import { type LoadedSkill, loadSkillFolder } from "../../fs/load/skill_folder.ts";
 import { type Diagnostic, formatDiagnostic, validatePaths } from "../../fs/discovery/validate.ts";
-import { activationDependencies } from "./_dependencies.ts";
+import { activationDependencies, neighbours } from "./_dependencies.ts";
 import type { DependentSkill } from "../../core/catalog/skill_dependencies.ts";
+import { SkillDependencyError } from "../../core/catalog/skill_requirements.ts";
 
 /**
  * `validate <path>...`: every rule break of the catalogs and skill folders given, as
@@ -57,11 +58,14 @@ export function validateCommand(
   } else {
     const report = new Report(io, verbosity, true, io.stdout);
     for (const d of diagnostics) report.note(colorDiagnostic(d, io), d.severity, d.code);
-    io.stdout(
-      `${errors} error${errors === 1 ? "" : "s"}, ${warnings} warning${warnings === 1 ? "" : "s"}${
-        infos === 0 ? "" : `, ${infos} info (--verbose shows them)`
-      }\n`,
-    );
+    // --quiet: the errors, and nothing else.
+    if (verbosity !== "quiet") {
+      io.stdout(
+        `${errors} error${errors === 1 ? "" : "s"}, ${warnings} warning${
+          warnings === 1 ? "" : "s"
+        }${infos === 0 ? "" : `, ${infos} info (--verbose shows them)`}\n`,
+      );
+    }
     report.summary("skillset validate", "--verbose shows each");
   }
   return errors > 0 ? 1 : 0;
@@ -135,6 +139,10 @@ export function activateCommand(
   const maxEntries = count(flags, "--max-entries", 1);
   const modes = modesFlag(flags.get("--modes"));
   const skill = checked ?? loadNamed(dir, load);
+  // Every name in the modes file is a skill beside this one (or under the roots): a typo is loud.
+  if (modes !== undefined) {
+    assertModesNameSkills(modes, neighbours(skill, roots, load), [skill.name]);
+  }
   // The user names the skill: a manual one is activated, a disabled one is not.
   if (skillMode(skill, modes) === "disabled") {
     throw new SkillModeError(
@@ -159,12 +167,24 @@ export function activateCommand(
       (keep === undefined || keep(s)) &&
       skillAccess("dependency", { mode: skillMode(s as ModedSkill, modes) }),
   );
-  const activation = activateSkill(skill, {
-    ...safetyFlags(flags),
-    ...(dependencies === undefined ? {} : { dependencies }),
-    ...(offset === undefined ? {} : { offset }),
-    ...(maxEntries === undefined ? {} : { max_entries: maxEntries }),
-  });
+  let activation;
+  try {
+    activation = activateSkill(skill, {
+      ...safetyFlags(flags),
+      ...(dependencies === undefined ? {} : { dependencies }),
+      ...(offset === undefined ? {} : { offset }),
+      ...(maxEntries === undefined ? {} : { max_entries: maxEntries }),
+    });
+  } catch (e) {
+    // A mistyped requires-skills value: name the skills it may have meant.
+    if (e instanceof SkillDependencyError && e.code === "MISSING_DEPENDENCY") {
+      const gap = e.gaps[0];
+      const wanted = gap?.missing[0] ?? gap?.missing_any[0];
+      const known = neighbours(skill, roots, load).skills.map((s) => s.name);
+      if (wanted !== undefined) throw withHint(e, didYouMean(wanted, known));
+    }
+    throw e;
+  }
   io.stdout(
     `${
       json

@@ -17,6 +17,7 @@ import { outdatedSkills, updateSkills } from "../../fs/lifecycle/_update.ts";
 import type { FileDiff } from "../../fs/lifecycle/_skill_diff.ts";
 import { COMMIT_PATTERN } from "../../fs/lifecycle/_git.ts";
 import { DIGEST_PATTERN } from "../../core/trust/digest.ts";
+import { assertInstalled } from "./_installed.ts";
 
 /**
  * Run one lifecycle command.
@@ -99,6 +100,7 @@ export async function runLifecycleCli(
       return skills.every((s) => s.state === "up_to_date") ? 0 : 1;
     }
     case "update": {
+      assertInstalled(args.positional, options);
       const commit = args.flags.get("--commit");
       if (commit !== undefined && !COMMIT_PATTERN.test(commit) && !DIGEST_PATTERN.test(commit)) {
         throw new UsageError(
@@ -130,6 +132,7 @@ export async function runLifecycleCli(
       return result.some((s) => s.status === "refused") ? 1 : 0;
     }
     default: {
+      assertInstalled(args.positional, options);
       const result = await removeSkills(args.positional, {
         ...options,
         force: args.switches.has("--force"),

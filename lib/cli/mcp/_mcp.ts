@@ -16,6 +16,7 @@ import { type Args, type ArgSpec, count, parseArgs, safetyFlags, UsageError } fr
 import { RUN_REPEATED_FLAGS, RUN_SWITCHES, RUN_VALUE_FLAGS } from "../scripts/_run_flags.ts";
 import { serve } from "./_serve.ts";
 import { nearest } from "../_suggest.ts";
+import { errorsOnly } from "./_child_logs.ts";
 import { fitSkillCatalog } from "../../core/catalog/skill_catalog.ts";
 import type { CliIO } from "../_io.ts";
 import { renderActivation } from "../../core/activation/activate.ts";
@@ -198,9 +199,11 @@ async function connect(args: Args, io: McpCliIO): Promise<{ client: Client; skil
     client = new Client({ name: "skillset", version: "0.1.0" }, {
       versionNegotiation: { mode: "auto", probe: { timeoutMs: STDIO_PROBE_MS } },
     });
-    await client.connect(
-      new StdioClientTransport({ command, args: commandArgs, stderr: "inherit" }),
-    );
+    // --quiet reaches the server's own logs: only its lines that speak of an error get through.
+    const quiet = args.verbosity === "quiet", stderr = quiet ? "pipe" : "inherit";
+    const transport = new StdioClientTransport({ command, args: commandArgs, stderr });
+    if (quiet) errorsOnly(transport.stderr as NodeJS.ReadableStream | null, io);
+    await client.connect(transport);
   } else {
     let endpoint: URL;
     try {

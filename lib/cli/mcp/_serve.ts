@@ -17,7 +17,7 @@ import { reportDiscovery, rootOf } from "../_discovery.ts";
 import type { CliIO } from "../_io.ts";
 import { Report } from "../_report.ts";
 import { rootsHoldSkills } from "../_roots.ts";
-import { modesFlag } from "../catalog/_modes.ts";
+import { assertModesNameSkills, modesFlag } from "../catalog/_modes.ts";
 import { profileFlags } from "../catalog/_profile.ts";
 import { assertLogOutside, usageLogOption } from "../catalog/_stats.ts";
 import { runOptions } from "../scripts/_run.ts";
@@ -73,6 +73,7 @@ export async function serve(args: Args, io: McpCliIO): Promise<number> {
   const allowEmpty = args.switches.has("--allow-empty");
   const found = discoverSkills(roots, { conventionalRoots: true, resourceClasses, safety });
   if (!rootsHoldSkills(roots, found, true, allowEmpty, io)) return 1;
+  assertModesNameSkills(modes, found);
   const usageLog = args.flags.get("--usage-log");
   if (usageLog !== undefined) assertLogOutside(usageLog, found.skills.map((s) => s.real_path));
   const lockfile = args.flags.get("--lockfile");
@@ -133,11 +134,17 @@ export async function serve(args: Args, io: McpCliIO): Promise<number> {
     );
     return 1;
   }
-  log(
-    `serving ${served.skills.size} skill${served.skills.size === 1 ? "" : "s"}: ${
-      esc([...served.skills.keys()].join(", "))
-    }`,
-  );
+  // A count; the names too when they are few or asked for (134 names make an 11 KB line).
+  if (args.verbosity !== "quiet") {
+    const names = [...served.skills.keys()];
+    log(
+      `serving ${names.length} skill${names.length === 1 ? "" : "s"}${
+        names.length <= NAMES_SHOWN || args.verbosity === "verbose"
+          ? `: ${esc(names.join(", "))}`
+          : " (--verbose names them)"
+      }`,
+    );
+  }
   const hooks: { notifyHttp?: () => void } = {};
   const watcher = watching
     ? watchSkills(served, roots.map((r) => r.path), {
@@ -241,3 +248,6 @@ function hostPort(value: string): { host: string; port: number } {
   }
   return { host: match[1]!.replace(/^\[(.*)\]$/, "$1"), port };
 }
+
+/** How many skill names `serve` lists at start without `--verbose`. */
+const NAMES_SHOWN = 10;

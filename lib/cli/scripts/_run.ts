@@ -14,6 +14,8 @@ import { escapeControls as esc, escapeControlsKeepingLines } from "../../core/_t
 import { type Args, type ArgSpec, count, parseArgs, UsageError } from "../_args.ts";
 import { discoveryFlags, listDiscovery } from "../_discovery.ts";
 import type { CliIO } from "../_io.ts";
+import { unknownName } from "../_unknown_name.ts";
+import { rootsHoldSkills } from "../_roots.ts";
 import {
   type RunScriptOptions,
   runSkillScript,
@@ -112,13 +114,13 @@ export async function runRunCli(
   let skill;
   // A skill's name is one plain segment: with a slash it is a folder, whatever roots a config gives.
   if (roots.length > 0 && !/[\\/]/.test(first)) {
-    const { discovery } = listDiscovery([], roots, load);
+    const found = listDiscovery([], roots, load);
+    if (!rootsHoldSkills(found.roots, found.discovery, true, false, io)) return 1;
+    const { discovery } = found;
     skill = discovery.bundle(first);
     if (skill === undefined) {
-      throw new UsageError(
-        `run: no skill named "${esc(first)}" under the roots given (a skill folder's path, ` +
-          `such as ./${esc(first)}, runs it from there)`,
-      );
+      const names = discovery.skills.map((s) => s.name);
+      throw unknownName("skill", first, names, "under the roots given (a folder's path runs it)");
     }
   } else {
     skill = loadSkillFolder(first, { resourceClasses: load.resourceClasses, safety: load.safety });

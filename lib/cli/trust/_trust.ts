@@ -11,7 +11,8 @@
  * @module
  */
 import { profileFlags } from "../catalog/_profile.ts";
-import { modesFlag } from "../catalog/_modes.ts";
+import { assertModesNameSkills, modesFlag } from "../catalog/_modes.ts";
+import { unknownName } from "../_unknown_name.ts";
 import { dirname, resolve } from "node:path";
 import { escapeControls as esc } from "../../core/_text.ts";
 import { type Args, type ArgSpec, count, parseArgs, toolList, UsageError } from "../_args.ts";
@@ -187,11 +188,14 @@ export async function runTrustCli(
         throw new UsageError(`approve: name the skills, or give --all\nusage: ${spec.usage}`);
       }
       const store = new JsonFileApprovalStore(args.flags.get("--approvals") ?? APPROVALS_NAME);
-      const records = await approveSkills(
-        discover().discovery,
-        store,
-        all ? "all" : args.positional,
-      );
+      const { roots, discovery } = discover();
+      if (!rootsHoldSkills(roots, discovery, rootFlags.length > 0, allowEmpty, io)) return 1;
+      for (const name of all ? [] : args.positional) {
+        if (discovery.skill(name) === undefined) {
+          throw unknownName("skill", name, discovery.skills.map((s) => s.name));
+        }
+      }
+      const records = await approveSkills(discovery, store, all ? "all" : args.positional);
       if (args.json) {
         out({
           approvals: store.path,
@@ -215,6 +219,8 @@ export async function runTrustCli(
       const discovery = command === "to-prompt"
         ? toPromptDiscovery(args.positional, load, toolList(args.flags.get("--tools")))
         : listDiscovery([], rootFlags, load).discovery;
+      const modes = modesFlag(args.flags.get("--modes"));
+      assertModesNameSkills(modes, discovery);
       const trusted = await narrowed(discovery, args, io);
       return command === "to-prompt"
         ? toPromptCommand(
@@ -228,7 +234,7 @@ export async function runTrustCli(
             ...rankOf(args.flags.get("--rank"), args.flags.get("--usage-log")),
             verbosity: args.verbosity,
             checked: trusted,
-            modes: modesFlag(args.flags.get("--modes")),
+            modes,
             report: args.switches.has("--report"),
             profiles: profileFlags(args.flags, args.repeated, args.switches),
           },
@@ -254,7 +260,10 @@ export async function runTrustCli(
         refusals(discovery, io);
       }
       if (approvalsFile === undefined) {
-        return listCommand(args.positional, rootFlags, load, args.json, io, { roots, discovery });
+        return listCommand(args.positional, rootFlags, load, args.json, io, { roots, discovery }, {
+          allowEmpty,
+          verbosity: args.verbosity,
+        });
       }
       const store = new JsonFileApprovalStore(approvalsFile);
       const standings = await trustStandings(discovery, { approvals: store });
@@ -266,7 +275,7 @@ export async function runTrustCli(
         roots,
         discovery,
         approvals,
-      });
+      }, { allowEmpty, verbosity: args.verbosity });
     }
   }
 }

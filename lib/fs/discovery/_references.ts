@@ -106,6 +106,67 @@ export function isPlaceholder(target: string): boolean {
   return /(?:^|\/)path\/to\//.test(target);
 }
 
+/**
+ * Whether a path that is missing reads as a stand-in for the user's own
+ * (`./your_task/config.yaml`, `data/<sample>.csv`, `example/input.csv`,
+ * `src/my-app.py`): a segment starting with `your`/`my` and `_` or `-`, held
+ * in angle brackets, or named `example` (with or without an extension or a
+ * suffix). Asked only of a path the skill lacks: a file it has is never
+ * hidden by its name.
+ *
+ * @param target The path.
+ * @returns Whether it is a stand-in.
+ */
+export function isUserPlaceholder(target: string): boolean {
+  return target.split("/").some((segment) =>
+    /^(?:\.?your|my)[_-]/i.test(segment) || /^<.*>$/.test(segment) ||
+    /^examples?(?:[_-][^/]*)?(?:\.[A-Za-z0-9]+)?$/i.test(segment)
+  );
+}
+
+/**
+ * Before a path in code that names the user's data, not the skill's file:
+ * an assignment or keyword argument (`root='./data'`, `key="scrna/x.h5ad"`),
+ * a call's argument or a list item (`Planetoid("./data")`, `["a/b.csv", …]`),
+ * a mapping's value (`"path": "out/x.json"`), or a shell command that makes
+ * or enters the folder (`mkdir -p results/`, `cd data/`, `touch logs/x`),
+ * or a flag's value (`--test_data data/test.json`, `--download-dir ./data`).
+ */
+const CODE_DATA_BEFORE = new RegExp(
+  String.raw`(?:[=(,:[]\s*[rRbBuUfF]{0,2}["']` +
+    String.raw`|(?:^|[\s;&|])(?:mkdir(?:\s+-p)?|touch|cd|pushd)\s+["']?` +
+    String.raw`|(?:^|\s)--?[A-Za-z][\w-]*(?:\s+|=)["']?)$`,
+);
+
+/** First folders that hold what a run writes, by wide convention. */
+const OUTPUT_FOLDERS: ReadonlySet<string> = new Set(["output", "outputs", "out", "results"]);
+
+/**
+ * Whether a path lies in a folder that by convention holds what a run
+ * writes (`output/forecast.json`, `./results/x.csv`): asked only of a path
+ * the skill lacks, which the model then writes rather than reads.
+ *
+ * @param target The path.
+ * @returns Whether its first folder is `output`, `outputs`, `out` or `results`.
+ */
+export function isOutputPath(target: string): boolean {
+  const parts = target.split("/").filter((p) => p !== "." && p !== "");
+  return parts.length > 1 && OUTPUT_FOLDERS.has(parts[0]!.toLowerCase());
+}
+
+/**
+ * Whether the path at `column` (1-based) of a line of code is data the code
+ * reads or makes (see {@linkcode CODE_DATA_BEFORE}) rather than a file of the
+ * skill: asked only inside a fenced code block, of a path the skill lacks.
+ *
+ * @param line One line of a fenced code block.
+ * @param column Where the path starts (1-based).
+ * @returns Whether it is the code's data.
+ */
+export function isCodeData(line: string, column: number): boolean {
+  return CODE_DATA_BEFORE.test(line.slice(Math.max(0, column - 81), column - 1));
+}
+
 /** A Markdown ATX heading: a path there names a topic (`### scripts/`), not a file to open. */
 export function isHeading(line: string): boolean {
   return /^ {0,3}#{1,6}(?:[ \t]|$)/.test(line);

@@ -18,9 +18,12 @@ import {
 import {
   gatedReferenceMessage,
   isArchivePart,
+  isCodeData,
   isGlob,
   isHeading,
+  isOutputPath,
   isPlaceholder,
+  isUserPlaceholder,
   isWritten,
   referencesIn,
 } from "./_references.ts";
@@ -340,6 +343,7 @@ function validateSkillFolder(dir: string, context: Context, onlyListed = false):
   }
   const index = folderIndex(skill, context.classes);
   const problems = new Map<string, string | null>(); // a path met again is checked once
+  const reported = new Map<string, { readonly at: number; more: number }>();
   let fence: string | null = null; // the opening fence of the code block the line is in
   let xml = false;
   lines.forEach((text, i) => {
@@ -366,11 +370,15 @@ function validateSkillFolder(dir: string, context: Context, onlyListed = false):
       if (missing && isArchivePart(target, xml)) continue;
       const here = { file: skill.skillMdPath, line: skill.bodyLine + i, column };
       const subject = link ? `Link to ${JSON.stringify(target)}` : `Path ${JSON.stringify(target)}`;
-      if (missing && !link && isWritten(text, column)) {
+      if (missing && !link && (isWritten(text, column) || isOutputPath(target))) {
         out.push({
           ...at(here, "info", `${subject} is written by the model, not a file of the skill`),
           code: "WRITTEN_PATH",
         });
+        continue;
+      }
+      // A stand-in for the user's own path, or data the code reads or makes: not the skill's.
+      if (missing && (isUserPlaceholder(target) || (fence !== null && isCodeData(text, column)))) {
         continue;
       }
       if (problem === GATED) {
@@ -381,9 +389,22 @@ function validateSkillFolder(dir: string, context: Context, onlyListed = false):
         continue;
       }
       const code = missing ? "MISSING_REFERENCE" : "OUTSIDE_REFERENCE";
+      // One finding per path the skill lacks, at its first place, counting the others.
+      const first = reported.get(target);
+      if (first !== undefined) {
+        first.more++;
+        continue;
+      }
+      reported.set(target, { at: out.length, more: 0 });
       out.push({ ...at(here, "warning", `${subject} ${problem}`), code });
     }
   });
+  for (const { at, more } of reported.values()) {
+    if (more > 0) {
+      const d = out[at]!;
+      out[at] = { ...d, message: `${d.message} (and ${more} more place${more === 1 ? "" : "s"})` };
+    }
+  }
   return true;
 }
 

@@ -63,7 +63,12 @@ describe("skillset list", () => {
   });
 
   it("prints a table, the diagnostics and a summary", () => {
-    const r = run(["list", "--root", `project=${t("repo")}`, "--root", `user=${t("user")}`]);
+    const roots = ["--root", `project=${t("repo")}`, "--root", `user=${t("user")}`];
+    // Without --verbose, a skill's warnings are counted on stderr, not listed.
+    const counted = run(["list", ...roots]);
+    assert.ok(!counted.stdout.includes("must be 1 to 1024 characters"), counted.stdout);
+    assert.match(counted.stderr, /^skillset list: \d+ findings: .*--verbose lists each\n$/);
+    const r = run(["list", ...roots, "--verbose"]);
     assert.equal(r.code, 0, r.stderr);
     const lines = r.stdout.split("\n");
     assert.equal(lines[0], "scope    status    name   path");
@@ -147,7 +152,7 @@ describe("skillset to-prompt over discovered skills", () => {
           t("repo", "skills", "vendor", "broken", "SKILL.md")
         }:3:1: error: Invalid SKILL.md: YAML ` +
         "error: Flow sequence in block collection must be sufficiently indented and end with a ]",
-        "skillset: 2 findings (1 FRONTMATTER_RULE, 1 UNKNOWN_FIELD)",
+        "skillset: 3 findings: 1 error (1 SKILL_SKIPPED), 2 warnings (1 FRONTMATTER_RULE, 1 UNKNOWN_FIELD)",
         "",
       ].join("\n"),
     );

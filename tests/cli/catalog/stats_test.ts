@@ -263,7 +263,7 @@ describe("the usage log in activate and to-prompt", () => {
     assert.match(none.stderr, /--rank usage needs --usage-log FILE/);
     const bad = runInProcess(["to-prompt", skills, "--rank", "hot"]);
     assert.equal(bad.code, 2);
-    assert.match(bad.stderr, /--rank takes position, name or usage, got "hot"/);
+    assert.match(bad.stderr, /unknown --rank value "hot" \(one of "position", "name" or "usage"\)/);
   });
 
   it("skillset.json's usage_log and rank reach activate, to-prompt and stats (the real CLI)", () => {

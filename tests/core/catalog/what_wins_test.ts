@@ -74,7 +74,7 @@ const CASES: ReadonlyMap<string, () => Promise<{ listed: boolean; reason: string
         "",
         { pinned: [SUBJECT] },
         ["--modes", "modes.json"],
-        async (dir) => modesFile(dir, { [SUBJECT]: "disabled" }),
+        (dir) => Promise.resolve(modesFile(dir, { [SUBJECT]: "disabled" })),
       ),
   ],
   ["2", () =>
@@ -102,7 +102,7 @@ const CASES: ReadonlyMap<string, () => Promise<{ listed: boolean; reason: string
         "",
         { modes: { [SUBJECT]: "auto" } },
         ["--modes", "modes.json"],
-        async (dir) => modesFile(dir, { [SUBJECT]: "manual" }),
+        (dir) => Promise.resolve(modesFile(dir, { [SUBJECT]: "manual" })),
       ),
   ],
   [
@@ -112,7 +112,7 @@ const CASES: ReadonlyMap<string, () => Promise<{ listed: boolean; reason: string
         "",
         { pinned: [SUBJECT] },
         ["--modes", "modes.json", "--budget", "2000"],
-        async (dir) => modesFile(dir, { [SUBJECT]: "name-only" }),
+        (dir) => Promise.resolve(modesFile(dir, { [SUBJECT]: "name-only" })),
       ),
   ],
   ["6", () => run("", { include: ["git-*", "code-other-*"] })],

@@ -884,7 +884,7 @@ describe("the discovery result and to-prompt --tools apply the requirements", ()
           `${
             join(root, "search", "SKILL.md")
           }: warning: left out, the runtime lacks its tools: needs one of WebSearch, mcp__brave__*\n` +
-          "skillset: 2 findings (2 MISSING_TOOLS)\n",
+          "skillset: 2 findings: 2 warnings (2 MISSING_TOOLS)\n",
       );
       const json = JSON.parse(
         runInProcess(["to-prompt", root, "--tools", "Bash Read", "--json"]).stdout,

@@ -103,6 +103,45 @@ describe("validatePaths", () => {
     ]);
   });
 
+  it("leaves out the user's data in code, stand-ins and outputs, and names a missing file once", () => {
+    const dir = t("data", "sci");
+    write(join(dir, "scripts", "run.py"), "print(1)");
+    write(join(dir, "assets", "example.json"), "{}");
+    write(
+      join(dir, "SKILL.md"),
+      [
+        "---",
+        "name: sci",
+        "description: d",
+        "---",
+        "```python",
+        "dataset = Planetoid(root='./data', name='Cora')",
+        'artifact = curator.save_artifact(key="scrna/validated.h5ad")',
+        'cfg = {"path": "inputs/table.csv"}',
+        "```",
+        "```bash",
+        "mkdir -p runs/today && cd runs/today",
+        "tool --test_data data/test.json --download-dir ./data",
+        "python scripts/run.py && python scripts/missing.py",
+        "```",
+        "Put your config in ./your_task/config.yaml or data/<sample>/reads.fq or example/in.csv.",
+        "Results land in output/forecast.json; see `assets/example.json`.",
+        "Prose is checked: data/test.json, `scripts/missing.py` again, and scripts/missing.py.",
+        "`scripts/gone.sh` differs from `assets/example.json`.",
+      ].join("\n"),
+    );
+    assert.deepEqual(lines(validatePaths([dir])).filter((l) => !l.includes(": info: ")), [
+      'T/data/sci/SKILL.md:13:33: warning: Path "scripts/missing.py" points to a missing file (and 2 more places)',
+      'T/data/sci/SKILL.md:17:19: warning: Path "data/test.json" points to a missing file',
+      'T/data/sci/SKILL.md:18:2: warning: Path "scripts/gone.sh" points to a missing file',
+    ]);
+    assert.deepEqual(
+      validatePaths([dir]).filter((d) => d.severity === "info")
+        .map((d) => d.message),
+      ['Path "output/forecast.json" is written by the model, not a file of the skill'],
+    );
+  });
+
   it("scans hostile body lines (once quadratic) and finds nothing in them", () => {
     const dir = t("hostile", "h");
     write(join(dir, "references", "a"), "a");
