@@ -120,7 +120,7 @@ export async function runRunCli(
     skill = discovery.bundle(first);
     if (skill === undefined) {
       const names = discovery.skills.map((s) => s.name);
-      throw unknownName("skill", first, names, "under the roots given (a folder's path runs it)");
+      throw unknownName("skill", first, names, "under the roots given");
     }
   } else {
     skill = loadSkillFolder(first, { resourceClasses: load.resourceClasses, safety: load.safety });
