@@ -198,6 +198,7 @@ export type {
   SkillCatalogOptions,
   SkillRank,
 } from "./lib/core/catalog/skill_catalog.ts";
+export type { SelectionOptions } from "./lib/core/catalog/_selection.ts";
 export {
   ACTIVATION_EVENT_NAME,
   activationEvent,
@@ -314,6 +315,7 @@ export { PLAIN_BUILTINS, shellWords } from "./lib/core/policy/shell_words.ts";
 export { OPTION_TABLES } from "./lib/core/policy/option_tables.ts";
 export type { OptionStyle, OptionTableSpec } from "./lib/core/policy/option_tables.ts";
 export { unapprovedOption } from "./lib/core/policy/options.ts";
+export type { CompiledOptionTable, OptionTables } from "./lib/core/policy/options.ts";
 export {
   compileToolPolicy,
   decideToolCall,

@@ -83,6 +83,8 @@ export {
 export type { LockOptions, TrustError, TrustOptions, TrustStanding } from "./fs/trust/trust.ts";
 export { DEFAULT_SCRIPT_LIMITS, runSkillScript } from "./fs/scripts/run_script.ts";
 export type { RunScriptOptions, ScriptGrants, ScriptRun } from "./fs/scripts/run_script.ts";
+export type { Unbounded } from "./fs/scripts/_run_limits.ts";
+export type { CopiedOut } from "./fs/scripts/_copy_out.ts";
 export { ScriptRunError } from "./fs/scripts/script_run_error.ts";
 export { SkillSourceError } from "./fs/lifecycle/skill_source_error.ts";
 export type { SkillSourceCode } from "./fs/lifecycle/skill_source_error.ts";

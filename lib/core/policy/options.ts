@@ -33,8 +33,9 @@ const PATH = 3;
 /** Set on an option listed only for its arity (`!-c=`): approved only when named. */
 const UNSAFE = 8;
 
-/** A table, compiled: arities by name. */
-interface Table {
+/** A table, compiled ({@linkcode compileOptionTables}): arities by name. */
+export interface CompiledOptionTable {
+  /** How the program's parser reads its options. */
   readonly style: OptionStyle;
   /** Long options (getopt: the name after `--`; npm, go, word: the normalized word). */
   readonly long: ReadonlyMap<string, number>;
@@ -42,15 +43,22 @@ interface Table {
   readonly short: ReadonlyMap<string, number>;
   /** Whether `-NUM` is an option (`head -20`). */
   readonly number: boolean;
-  readonly subcommands: ReadonlyMap<string, Table> | null;
+  /** The subcommands' own tables, by word (`git log`), or `null`. */
+  readonly subcommands: ReadonlyMap<string, CompiledOptionTable> | null;
+  /** Whether a subcommand not in the table is refused. */
   readonly closed: boolean;
+  /** Whether the first word is read as options without a dash (tar's `czf`). */
   readonly dashlessFirst: boolean;
+  /** Whether the first operand ends option reading (an interpreter's program). */
   readonly operandEnds: boolean;
+  /** Whether `--` ends the options. */
   readonly dashDashEnds: boolean;
 }
 
+type Table = CompiledOptionTable;
+
 /** Compiled tables, by program name: what {@linkcode unapprovedOption} reads. */
-export type OptionTables = ReadonlyMap<string, Table>;
+export type OptionTables = ReadonlyMap<string, CompiledOptionTable>;
 
 const EMPTY: Table = {
   style: "getopt",

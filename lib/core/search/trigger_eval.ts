@@ -39,10 +39,15 @@ export interface TriggerOutcome extends TriggerCase {
 
 /** One skill's results. */
 export interface TriggerReport {
+  /** The skill's name. */
   readonly skill: string;
+  /** Queries that should trigger it and did. */
   readonly true_positives: number;
+  /** Queries that should not trigger it and did. */
   readonly false_positives: number;
+  /** Queries that should trigger it and did not. */
   readonly false_negatives: number;
+  /** Queries that should not trigger it and did not. */
   readonly true_negatives: number;
   /** TP / (TP + FN); 1 when the skill has no case that should trigger it. */
   readonly recall: number;
@@ -193,7 +198,9 @@ export interface ConfusablePair {
 
 /** A skill's texts as `confusableSkills` reads them. */
 export interface ConfusableInput {
+  /** The skill's name. */
   readonly name: string;
+  /** Its description (and "use when" sentences, read as queries). */
   readonly description: string;
 }
 
