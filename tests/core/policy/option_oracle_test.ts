@@ -506,7 +506,9 @@ describe(
       ];
       for (const [program, aim] of aims) {
         if (!PRESENT.includes(program)) continue;
-        const { failure } = law(base, before, [program], 60, aim);
+        // Up to 300 generated commands (the first violation ends the run): at 60, zip's -TT, which
+        // does something only beside -T, was missed on some seeds.
+        const { failure } = law(base, before, [program], 300, aim);
         assert.match(failure ?? "no failure", aim, program);
       }
     });
