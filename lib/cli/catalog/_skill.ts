@@ -181,7 +181,10 @@ export function activateCommand(
       const gap = e.gaps[0];
       const wanted = gap?.missing[0] ?? gap?.missing_any[0];
       const known = neighbours(skill, roots, load).skills.map((s) => s.name);
-      if (wanted !== undefined) throw withHint(e, didYouMean(wanted, known));
+      // A name that is there but was refused (its mode, the lock, the approvals) is no typo.
+      if (wanted !== undefined && !known.includes(wanted)) {
+        throw withHint(e, didYouMean(wanted, known));
+      }
     }
     throw e;
   }
