@@ -44,12 +44,17 @@ export function rootsHoldSkills(
     );
     return false;
   }
+  // A root discovery already reports as an error (unreadable, say) is the command's to report.
+  const refused = discovery.diagnostics.filter((d) => d.severity === "error").map((d) =>
+    resolve(d.path)
+  );
   let ok = true;
   for (const root of roots) {
     const path = resolve(root.path);
+    if (refused.includes(path)) continue;
     // A folder argument is its own scope: named once.
     const name = root.scope === root.path ? root.path : `${root.scope}=${root.path}`;
-    if (!existsSync(path)) {
+    if (!exists(path)) {
       io.stderr(`skillset: error: root "${esc(name)}" does not exist (or give --allow-empty)\n`);
       ok = false;
     } else if (
@@ -60,4 +65,20 @@ export function rootsHoldSkills(
     }
   }
   return ok;
+}
+
+/**
+ * Whether a path exists, for the roots check: a path the runtime may not even
+ * look at (Deno without read access) counts as there — discovery says why it
+ * cannot be read.
+ *
+ * @param path A path.
+ * @returns Whether it exists, or may.
+ */
+export function exists(path: string): boolean {
+  try {
+    return existsSync(path);
+  } catch {
+    return true;
+  }
 }

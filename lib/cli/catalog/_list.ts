@@ -8,7 +8,6 @@
  * @module
  */
 import { checkProfileMatched, type ProfileFlags } from "./_profile.ts";
-import { existsSync } from "node:fs";
 import { basename, isAbsolute, relative, resolve } from "node:path";
 import { escapeControls as esc } from "../../core/_text.ts";
 import { UsageError, type Verbosity } from "../_args.ts";
@@ -34,7 +33,7 @@ import {
 import { createSkillIndex, searchSkills } from "../../core/search/skill_index.ts";
 import { matchReasons } from "../../core/activation/skill_search_tool.ts";
 import { usageLogRank } from "./_stats.ts";
-import { rootsHoldSkills } from "../_roots.ts";
+import { exists, rootsHoldSkills } from "../_roots.ts";
 import { unknownName } from "../_unknown_name.ts";
 import { assertModesNameSkills } from "./_modes.ts";
 
@@ -350,7 +349,7 @@ export function toPromptCommand(
   // A checked discovery was narrowed by trust: its caller checked the modes against the whole one.
   if (options.checked === undefined) assertModesNameSkills(options.modes, discovery);
   // A folder that exists but holds no skill is an error (a missing one is reported below).
-  const present = paths.filter((p) => existsSync(p)).map((path) => ({ scope: path, path }));
+  const present = paths.filter((p) => exists(p)).map((path) => ({ scope: path, path }));
   if (
     options.checked === undefined && present.length > 0 &&
     !rootsHoldSkills(present, discovery, true, options.allowEmpty === true, io)
