@@ -58,10 +58,11 @@ import { runMcpCli, splitCommand } from "../../lib/cli/mcp/_mcp.ts";
 import { mainAsync } from "../../lib/cli.ts";
 
 const MCP_SERVE_USAGE = "skillset serve <folder>... [--root scope=path]... " +
-  "[--http 127.0.0.1:PORT [--allow-remote]] [--watch] [--prefix <p>] [--page-size N] [--tool-budget N] " +
+  "[--http 127.0.0.1:PORT [--allow-remote] [--token-file FILE | --token-env NAME]] [--watch] [--prefix <p>] [--page-size N] [--tool-budget N] " +
   "[--usage-log FILE] " +
   "[--class NAME=references|assets|scripts]... [--global-safety true|false] [--skill-safety true|false] " +
-  "[--lockfile FILE] [--approvals FILE] [--modes FILE] [--ttl-ms N] [--cache-scope public|private] [--allow-empty] [--allow-scripts [run's flags]]";
+  "[--lockfile FILE] [--approvals FILE] [--modes FILE] [--profile NAME [--profiles FILE]] [--paths PATH]... " +
+  "[--ttl-ms N] [--cache-scope public|private] [--allow-empty] [--allow-scripts [run's flags]]";
 
 const EXAMPLES = join(ROOT, "examples", "skills");
 const TIME = 60_000;
