@@ -78,7 +78,7 @@ export const MAX_TRIGGER_QUERY = 4_000;
  * assert.deepEqual(parseTriggerEvals([{ query: "fill a form", should_trigger: true }], "x.json"), [
  *   { query: "fill a form", should_trigger: true },
  * ]);
- * assert.throws(() => parseTriggerEvals([{ query: 1 }], "x.json"), TypeError);
+ * assert.throws(() => parseTriggerEvals([{ query: 1 }], "x.json"), { name: "TypeError" });
  * ```
  */
 export function parseTriggerEvals(data: unknown, where: string): readonly TriggerCase[] {
