@@ -710,7 +710,7 @@ function typoVocabulary(
  * assert.equal(searchSkills(index, "forms")[0]!.name, "forms");
  * assert.equal(searchSkills(index, "forms", { limit: 1 }).length, 1);
  * assert.deepEqual(searchSkills(index, "nothing matches"), []);
- * assert.equal(searchSkills(index, "froms")[0]!.matched[0]!.typo_of, "forms");
+ * assert.equal(searchSkills(index, "fomrs")[0]!.matched[0]!.typo_of, "forms");
  * ```
  */
 export function searchSkills(
