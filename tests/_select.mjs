@@ -1,15 +1,21 @@
 #!/usr/bin/env node
 /**
- * Runs the test files under Node (through tsx): every `*_test.ts` below
- * `tests/` but its fixtures, or those below the paths given.
+ * Runs the test files: every `*_test.ts` below `tests/` but its fixtures, or
+ * those below the paths given, two files at a time.
  *
- * `node tests/_select.mjs [--quick] [PATH…]`
+ * `node tests/_select.mjs [--quick | --runtime deno|bun] [PATH…]`
  *
- * `--quick` is the inner loop (`npm run test:quick`): fast-check properties at
- * 20 runs (unless `FC_RUNS` is set), two files at a time, and only the files
- * that do not say near their top `// @slow: <why>` — those spawn sandboxes, git,
- * other runtimes, packaging, servers or the CLI as a subprocess. `npm test`
- * runs every file.
+ * - Without a flag (`npm test`'s Node pass): every file under Node (through tsx).
+ * - `--quick` is the inner loop (`npm run test:quick`): fast-check properties at
+ *   20 runs (unless `FC_RUNS` is set) and only the files that do not say near
+ *   their top `// @slow: <why>` — those spawn sandboxes, git, other runtimes,
+ *   packaging, servers or the CLI as a subprocess.
+ * - `--runtime deno|bun` (`npm test`'s Deno and Bun passes): the files that are
+ *   not slow, and the slow files that also say `// @every-runtime: <why>` —
+ *   what they check differs between runtimes (spawning, file races, stdio and
+ *   HTTP servers, WebCrypto). The other slow files check the same code against
+ *   an oracle (bash, strace, git, ssh-keygen) or drive the CLI at length: Node
+ *   runs them once, and CI stays within its time.
  */
 import { spawnSync } from "node:child_process";
 import { readdirSync, readFileSync, statSync } from "node:fs";
@@ -19,7 +25,13 @@ import process from "node:process";
 const ROOT = resolve(import.meta.dirname ?? ".", "..");
 const args = process.argv.slice(2);
 const quick = args.includes("--quick");
-const roots = args.filter((a) => a !== "--quick");
+const at = args.indexOf("--runtime");
+const runtime = at === -1 ? "node" : args[at + 1];
+if (runtime !== "node" && runtime !== "deno" && runtime !== "bun") {
+  console.error(`--runtime takes deno or bun, not ${JSON.stringify(runtime ?? "")}`);
+  process.exit(2);
+}
+const roots = args.filter((a, i) => a !== "--quick" && (at === -1 || (i !== at && i !== at + 1)));
 
 function testFiles(top) {
   const found = [];
@@ -38,15 +50,20 @@ function testFiles(top) {
   return found;
 }
 
-/** Whether a test file says near its top `// @slow: <why>` (or ` * @slow: <why>` in its doc). */
-const isSlow = (path) => /^(?:\/\/| \*) @slow: \S/m.test(readFileSync(path, "utf8").slice(0, 3000));
+/** Whether a test file says near its top `// @<tag>: <why>` (or ` * @<tag>: <why>` in its doc). */
+const says = (path, tag) =>
+  new RegExp(`^(?://| \\*) @${tag}: \\S`, "m").test(readFileSync(path, "utf8").slice(0, 3000));
+const wanted = (path) =>
+  quick
+    ? !says(path, "slow")
+    : runtime === "node" || !says(path, "slow") || says(path, "every-runtime");
 
 const files = [
   ...new Set((roots.length > 0 ? roots : ["tests"]).flatMap((r) => testFiles(resolve(r)))),
 ]
   .map((f) => relative(process.cwd(), f))
   .sort()
-  .filter((f) => !quick || !isSlow(f));
+  .filter(wanted);
 if (files.length === 0) {
   console.error(`No test files under ${roots.join(", ") || "tests"}${quick ? " (quick)" : ""}`);
   process.exit(2);
@@ -54,9 +71,12 @@ if (files.length === 0) {
 const env = quick && process.env.FC_RUNS === undefined
   ? { ...process.env, FC_RUNS: "20" }
   : process.env;
-const result = spawnSync(
-  process.execPath,
-  ["--import", "tsx", "--test", ...(quick ? ["--test-concurrency=2"] : []), ...files],
-  { stdio: "inherit", env },
-);
+const bin = (name) => join(ROOT, "node_modules", ".bin", name);
+const [command, commandArgs] = runtime === "deno"
+  ? [bin("deno"), ["test", "-A", "--doc", "mod.ts", "lib/", ...files]]
+  : runtime === "bun"
+  ? [bin("bun"), ["test", "--timeout", "300000", ...files.map((f) => `./${f}`)]]
+  : [process.execPath, ["--import", "tsx", "--test", "--test-concurrency=2", ...files]];
+const result = spawnSync(command, commandArgs, { stdio: "inherit", env });
+if (result.error !== undefined) console.error(`${command}: ${result.error.message}`);
 process.exit(result.status ?? 1);

@@ -4,6 +4,7 @@
  * read, or flood memory.
  */
 // @slow: attacks the package from child processes (left out of `npm run test:quick`)
+// @every-runtime: the package is attacked through each runtime's fs and child_process
 import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
 import {

@@ -22,6 +22,7 @@
  * @module
  */
 // @slow: runs every fenced example of the README and docs/, the CLI among them (left out of `npm run test:quick`)
+// @every-runtime: the docs promise their examples on Node, Deno and Bun
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";

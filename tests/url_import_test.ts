@@ -1,4 +1,5 @@
 // @slow: imports the package by URL under Deno (left out of `npm run test:quick`)
+// @every-runtime: imports the package by URL under the runtime that can
 import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
 import type { Server } from "node:http";

@@ -5,6 +5,7 @@
  * test (Node, Deno or Bun), each writing to a pipe whose reader has gone.
  */
 // @slow: spawns the CLI (and git-free lifecycle, a sandbox, an MCP child) as subprocesses (left out of `npm run test:quick`)
+// @every-runtime: a closed stdout surfaces differently on each runtime (EPIPE event or write exception)
 import { after, describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";

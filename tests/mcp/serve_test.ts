@@ -4,6 +4,7 @@
  * the stdio message limit, and the HTTP endpoint's bounds.
  */
 // @slow: serves over stdio and HTTP with child processes (left out of `npm run test:quick`)
+// @every-runtime: stdio and HTTP servers run on each runtime's streams and sockets
 import { after, describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { connect, type Socket } from "node:net";

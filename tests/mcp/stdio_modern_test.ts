@@ -1,4 +1,5 @@
 // @slow: spawns stdio MCP servers and the CLI as child processes (left out of `npm run test:quick`)
+// @every-runtime: the stdio client spawns and negotiates through each runtime's child_process
 /**
  * MCP 2026-07-28 over stdio: the CLI's stdio client probes the newer
  * revision and falls back to the 2025 handshake; `serve --ttl-ms` and

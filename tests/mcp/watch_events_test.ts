@@ -5,6 +5,7 @@
  * minute, so a reload within seconds can only come from an event.
  */
 // @slow: watches folders changed by child processes (left out of `npm run test:quick`)
+// @every-runtime: file watching differs between runtimes
 import { after, describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { mkdirSync, realpathSync, rmSync } from "node:fs";

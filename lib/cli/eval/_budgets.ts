@@ -9,7 +9,7 @@
  *
  * @module
  */
-import { countTokens } from "gpt-tokenizer/encoding/o200k_base";
+import { createRequire } from "node:module";
 import { createSkillIndex } from "../../core/search/skill_index.ts";
 import { confusableSkills } from "../../core/search/trigger_eval.ts";
 import type { DiscoveredSkill } from "../../fs/discovery/discovery.ts";
@@ -22,7 +22,20 @@ import type { Diagnostic } from "../../fs/discovery/validate.ts";
  * @returns The number of tokens.
  */
 export function bodyTokens(text: string): number {
-  return countTokens(text);
+  return (counter ??= loadCounter())(text);
+}
+
+let counter: ((text: string) => number) | undefined;
+
+/**
+ * The tokenizer, loaded on first use: its tables take a few hundred
+ * milliseconds to parse, which every other command would pay at start.
+ */
+function loadCounter(): (text: string) => number {
+  const load = createRequire(import.meta.url);
+  return (load("gpt-tokenizer/encoding/o200k_base") as {
+    countTokens: (text: string) => number;
+  }).countTokens;
 }
 
 /**

@@ -1,4 +1,5 @@
 // @slow: checks signatures against ssh-keygen (left out of `npm run test:quick`)
+// @every-runtime: signatures are checked with each runtime's WebCrypto Ed25519
 import { after, describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";

@@ -5,6 +5,7 @@
  * long after its check, and two approval stores writing one file in turn.
  */
 // @slow: writes approvals from two child processes (left out of `npm run test:quick`)
+// @every-runtime: concurrent approval writes go through each runtime's fs
 import { after, describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";

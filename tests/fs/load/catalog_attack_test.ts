@@ -1,4 +1,5 @@
 // @slow: runs the CLI in child processes (left out of `npm run test:quick`)
+// @every-runtime: hostile folders are read through each runtime's fs
 import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { appendFileSync, mkdtempSync, realpathSync, rmSync, symlinkSync } from "node:fs";

@@ -1,4 +1,5 @@
 // @slow: races a child process that swaps files (left out of `npm run test:quick`)
+// @every-runtime: O_NOFOLLOW opens and file races go through each runtime's fs
 import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { mkdirSync, mkdtempSync, realpathSync, rmSync } from "node:fs";

@@ -1,4 +1,5 @@
 // @slow: runs the CLI as another user (left out of `npm run test:quick`)
+// @every-runtime: unreadable files and folders surface through each runtime's fs errors
 import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { chmodSync, mkdtempSync, realpathSync, rmSync } from "node:fs";

@@ -5,6 +5,7 @@
  * without one through `/proc`.
  */
 // @slow: spawns shells that leave processes behind, and waits out timeouts (left out of `npm run test:quick`)
+// @every-runtime: output caps, timeouts and process-group kills go through each runtime's child_process
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { readdirSync, readFileSync } from "node:fs";

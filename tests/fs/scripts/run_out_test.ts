@@ -4,6 +4,7 @@
  * `fileBytes` in all.
  */
 // @slow: runs scripts in the bubblewrap sandbox (left out of `npm run test:quick`)
+// @every-runtime: copying a run's files back goes through each runtime's fs
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import {

@@ -4,6 +4,7 @@
  * Each test failed before its defence.
  */
 // @slow: attacks the bubblewrap sandbox with real scripts (left out of `npm run test:quick`)
+// @every-runtime: the sandbox is spawned through each runtime's child_process
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";

@@ -1,4 +1,5 @@
 // @slow: runs scripts in the bubblewrap sandbox and under Deno and Bun (left out of `npm run test:quick`)
+// @every-runtime: the sandbox and the Deno-permissions fallback are spawned through each runtime's child_process
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { chmodSync, existsSync, readFileSync, writeFileSync } from "node:fs";

@@ -1,4 +1,5 @@
 // @slow: appends from several child processes at once (left out of `npm run test:quick`)
+// @every-runtime: concurrent appends go through each runtime's fs
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
