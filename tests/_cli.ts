@@ -27,15 +27,25 @@ export const RUNTIME: "node" | "deno" | "bun" = "Deno" in globalThis
   ? "bun"
   : "node";
 
-function command(): [string, string[]] {
+/**
+ * The command line that runs the CLI sources under the runtime running the
+ * tests. Under Node it is the bundle `tests/_select.mjs` builds from the
+ * sources at the start of a run (`SKILLSET_TEST_CLI`, with inline source maps,
+ * so coverage maps back to lib/), else tsx, which costs about a second of
+ * start-up per run.
+ */
+export function cliArgv(): [string, string[]] {
   switch (RUNTIME) {
     case "deno":
       return [process.execPath, ["run", "-A", `--config=${join(ROOT, "deno.json")}`, CLI]];
     case "bun":
       return [process.execPath, [CLI]];
-    default:
+    default: {
+      const bundle = process.env.SKILLSET_TEST_CLI;
+      if (bundle !== undefined && bundle !== "") return [process.execPath, [bundle]];
       // tsx by path: the working directory may be a temporary folder without node_modules.
       return [process.execPath, ["--import", pathToFileURL(TSX).href, CLI]];
+    }
   }
 }
 
@@ -59,7 +69,7 @@ export function cli(
   timeoutMs: number = CLI_TIMEOUT_MS,
   env: Readonly<Record<string, string>> = {},
 ): CliResult {
-  const [bin, pre] = command();
+  const [bin, pre] = cliArgv();
   const result = spawnSync(bin, [...pre, ...args], {
     cwd,
     encoding: "utf8",

@@ -9,29 +9,15 @@ import { spawn } from "node:child_process";
 import { mkdtempSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import process from "node:process";
-import { pathToFileURL } from "node:url";
 import { Client, InMemoryTransport } from "@modelcontextprotocol/client";
-import { ROOT, RUNTIME } from "./_cli.ts";
+import { cliArgv, ROOT, RUNTIME } from "./_cli.ts";
 
 export { ROOT, RUNTIME };
 
 /** The CLI as `{ command, args }` for `StdioClientTransport` or `spawn`, under the running runtime. */
 export function cliCommand(args: readonly string[]): { command: string; args: string[] } {
-  const cli = join(ROOT, "lib", "cli.ts");
-  switch (RUNTIME) {
-    case "deno":
-      return {
-        command: process.execPath,
-        args: ["run", "-A", `--config=${join(ROOT, "deno.json")}`, cli, ...args],
-      };
-    case "bun":
-      return { command: process.execPath, args: [cli, ...args] };
-    default: {
-      const tsx = pathToFileURL(join(ROOT, "node_modules", "tsx", "dist", "loader.mjs")).href;
-      return { command: process.execPath, args: ["--import", tsx, cli, ...args] };
-    }
-  }
+  const [command, pre] = cliArgv();
+  return { command, args: [...pre, ...args] };
 }
 
 /** A shell-quoted command line for `--mcp-stdio`. */

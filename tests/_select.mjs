@@ -18,7 +18,15 @@
  *   runs them once, and CI stays within its time.
  */
 import { spawnSync } from "node:child_process";
-import { readdirSync, readFileSync, statSync } from "node:fs";
+import {
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import { join, relative, resolve } from "node:path";
 import process from "node:process";
 
@@ -33,13 +41,13 @@ if (runtime !== "node" && runtime !== "deno" && runtime !== "bun") {
 }
 const roots = args.filter((a, i) => a !== "--quick" && (at === -1 || (i !== at && i !== at + 1)));
 
-function testFiles(top) {
+function testFiles(top, suffix = "_test.ts") {
   const found = [];
   const stack = [top];
   while (stack.length > 0) {
     const path = stack.pop();
     if (statSync(path).isFile()) {
-      if (path.endsWith("_test.ts")) found.push(path);
+      if (path.endsWith(suffix)) found.push(path);
       continue;
     }
     for (const name of readdirSync(path)) {
@@ -70,7 +78,47 @@ if (files.length === 0) {
 }
 const env = quick && process.env.FC_RUNS === undefined
   ? { ...process.env, FC_RUNS: "20" }
-  : process.env;
+  : { ...process.env };
+
+/**
+ * Under Node, the tests that spawn the CLI run it from JavaScript compiled
+ * here once per run, file by file (esbuild, inline source maps: coverage maps
+ * back to each lib/ file line for line, as with tsx); tsx would cost each
+ * spawn about a second of start-up. Relative `.ts` imports become `.js` (same
+ * length: the maps stay right). The copy sits in the git-ignored `.tmp/` and
+ * goes when the run ends; nothing in lib/ looks for files beside itself but
+ * the config schema, which it finds in any folder above.
+ */
+let compiled;
+if (runtime === "node" && env.SKILLSET_TEST_CLI === undefined) {
+  mkdirSync(join(ROOT, ".tmp"), { recursive: true });
+  compiled = mkdtempSync(join(ROOT, ".tmp", "js-"));
+  env.SKILLSET_TEST_CLI = await compile(compiled);
+}
+
+/** Compile lib/ into `out`; the path of the CLI's entry. */
+async function compile(out) {
+  const { build } = await import("esbuild");
+  const sources = testFiles(join(ROOT, "lib"), ".ts");
+  await build({
+    entryPoints: sources,
+    outdir: join(out, "lib"),
+    outbase: join(ROOT, "lib"),
+    bundle: false,
+    format: "esm",
+    platform: "node",
+    target: "node20",
+    sourcemap: "inline",
+    logLevel: "warning",
+  });
+  const specifier = /(\bfrom\s*|\bimport\s*\(\s*|\bimport\s*)(["'])(\.{1,2}\/[^"'\n]*?)\.ts\2/g;
+  for (const file of testFiles(join(out, "lib"), ".js")) {
+    const text = readFileSync(file, "utf8");
+    writeFileSync(file, text.replace(specifier, (_, lead, q, path) => `${lead}${q}${path}.js${q}`));
+  }
+  return join(out, "lib", "cli.js");
+}
+
 const bin = (name) => join(ROOT, "node_modules", ".bin", name);
 const [command, commandArgs] = runtime === "deno"
   ? [bin("deno"), ["test", "-A", "--doc", "mod.ts", "lib/", ...files]]
@@ -79,4 +127,5 @@ const [command, commandArgs] = runtime === "deno"
   : [process.execPath, ["--import", "tsx", "--test", "--test-concurrency=2", ...files]];
 const result = spawnSync(command, commandArgs, { stdio: "inherit", env });
 if (result.error !== undefined) console.error(`${command}: ${result.error.message}`);
+if (compiled !== undefined) rmSync(compiled, { recursive: true, force: true });
 process.exit(result.status ?? 1);

@@ -39,7 +39,7 @@ import {
 import { dirname, join, relative } from "node:path";
 import process from "node:process";
 import { pathToFileURL } from "node:url";
-import { ROOT, RUNTIME } from "./_cli.ts";
+import { cliArgv, ROOT, RUNTIME } from "./_cli.ts";
 
 /** The runtimes a block can be marked for. */
 const RUNTIMES = ["node", "deno", "bun"] as const;
@@ -138,19 +138,13 @@ export function pointImports(code: string): string {
 
 /** A folder holding a `skillset` command that runs the CLI sources under this runtime. */
 function shimFolder(dir: string): string {
-  const cli = join(ROOT, "lib", "cli.ts");
-  const tsx = pathToFileURL(join(ROOT, "node_modules", "tsx", "dist", "loader.mjs")).href;
-  const args = RUNTIME === "deno"
-    ? ["run", "-A", `--config=${join(ROOT, "deno.json")}`, cli]
-    : RUNTIME === "bun"
-    ? [cli]
-    : ["--import", tsx, cli];
+  const [runtime, args] = cliArgv();
   const quote = (s: string) => `'${s.replaceAll("'", `'\\''`)}'`;
   const bin = join(dir, "bin");
   mkdirSync(bin, { recursive: true });
   writeFileSync(
     join(bin, "skillset"),
-    `#!/usr/bin/env bash\nexec ${[process.execPath, ...args].map(quote).join(" ")} "$@"\n`,
+    `#!/usr/bin/env bash\nexec ${[runtime, ...args].map(quote).join(" ")} "$@"\n`,
   );
   chmodSync(join(bin, "skillset"), 0o755);
   return bin;

@@ -9,7 +9,7 @@
  *
  * @module
  */
-import { createRequire } from "node:module";
+import nodeModule from "node:module";
 import { createSkillIndex } from "../../core/search/skill_index.ts";
 import { confusableSkills } from "../../core/search/trigger_eval.ts";
 import type { DiscoveredSkill } from "../../fs/discovery/discovery.ts";
@@ -32,7 +32,7 @@ let counter: ((text: string) => number) | undefined;
  * milliseconds to parse, which every other command would pay at start.
  */
 function loadCounter(): (text: string) => number {
-  const load = createRequire(import.meta.url);
+  const load = nodeModule.createRequire(import.meta.url);
   return (load("gpt-tokenizer/encoding/o200k_base") as {
     countTokens: (text: string) => number;
   }).countTokens;
