@@ -33,6 +33,15 @@ const PATH = 3;
 /** Set on an option listed only for its arity (`!-c=`): approved only when named. */
 const UNSAFE = 8;
 
+/**
+ * The values the words after an option are (tar's `cfC out.tar dir` queues
+ * two), by arity: an option is read only when none is pending, and the walk
+ * never nests, so one queue serves every walk and deciding a call allocates
+ * nothing. `queued` values are pending, the next at index `next` of the walk.
+ */
+const pending: number[] = [];
+let queued = 0;
+
 /** A table, compiled ({@linkcode compileOptionTables}): arities by name. */
 export interface CompiledOptionTable {
   /** How the program's parser reads its options. */
@@ -192,6 +201,110 @@ export function unapprovedOption(
 const NUL = "\u0000";
 
 /**
+ * Where a pattern's literal words leave the walk over a command's options,
+ * resolved once when the pattern is compiled ({@linkcode startOptionWalk}):
+ * the table in force after them (the program's, or its subcommand's) and
+ * whether the next operand may still be a subcommand, so deciding a call
+ * neither looks the program up nor walks the words the pattern names.
+ *
+ * @internal
+ */
+export interface OptionWalk {
+  /** The table in force after the literal words. */
+  readonly table: CompiledOptionTable;
+  /** Whether the next operand may still be a subcommand. */
+  readonly slot: boolean;
+  /** Whether the literal words ended option reading (`--`, an interpreter's program): the words after them are free. */
+  readonly free: boolean;
+  /** How many words the pattern names: the walk resumes at this word. */
+  readonly named: number;
+  /** The literal words' length with one separator each: where the walk resumes in a command's text. */
+  readonly offset: number;
+}
+
+/**
+ * The walk after a pattern's literal words (`git log` of `Bash(git log:*)`),
+ * or `null` when they do not fix it: no words, a program with `*`, or a last
+ * word that leaves a value pending (`Bash(git -c:*)`); the general walk of
+ * {@linkcode unapprovedIn} reads those.
+ *
+ * @internal
+ */
+export function startOptionWalk(
+  words: readonly string[],
+  tables: OptionTables = DEFAULT_OPTION_TABLES,
+): OptionWalk | null {
+  if (words.length === 0 || words[0]!.includes("*")) return null;
+  const program = words[0]!;
+  let t = tables.get(program.slice(program.lastIndexOf("/") + 1)) ?? EMPTY;
+  let slot = t.subcommands !== null;
+  let free = false;
+  let next = 0;
+  queued = 0;
+  // Every word here is named: approved as written, read only for where it leaves the walk.
+  for (let i = 1; i < words.length && !free; i++) {
+    const w = words[i]!;
+    const dashed = w.length > 1 && w.charCodeAt(0) === DASH;
+    if (next < queued) {
+      next++;
+      continue;
+    }
+    if (w === "--") {
+      free = t.dashDashEnds;
+      continue;
+    }
+    if (!dashed && !slot && !(i === 1 && t.dashlessFirst)) {
+      free = t.operandEnds;
+      continue;
+    }
+    if (slot) {
+      const sub = t.subcommands!.get(w);
+      if (sub !== undefined) {
+        t = sub;
+        slot = sub.subcommands !== null;
+        continue;
+      }
+    }
+    if (dashed || (i === 1 && t.dashlessFirst)) {
+      next = queued = 0;
+      if (dashed) readOption(t, w, true);
+      else readCluster(t, w, 0, true);
+      continue;
+    }
+    if (slot) {
+      slot = false;
+      if (t.closed) t = EMPTY;
+    }
+    free = t.operandEnds;
+  }
+  if (!free && next < queued) return null;
+  return { table: t, slot, free, named: words.length, offset: words.join(" ").length + 1 };
+}
+
+/**
+ * Whether the words of a command after a pattern's literal words (`text`
+ * from `walk.offset`, words joined by one `separator`) use only operands and
+ * approved options. A command with no option word after them and no
+ * subcommand to read is approved without a walk.
+ *
+ * @internal
+ */
+export function approvedAfter(walk: OptionWalk, text: string, separator: string): boolean {
+  const from = walk.offset;
+  if (walk.free || from > text.length) return true;
+  const t = walk.table;
+  if (
+    !walk.slot && !(walk.named === 1 && t.dashlessFirst) && text.charCodeAt(from) !== DASH &&
+    text.indexOf(separator === " " ? " -" : NUL_DASH, from) < 0
+  ) {
+    return true;
+  }
+  return walkFrom(text, separator, from, walk.named, t, walk.slot, 0, null) === undefined;
+}
+
+const NUL_DASH = NUL + "-";
+
+/**
  * {@linkcode unapprovedOption} of words joined by one `separator` (a
  * character no word holds): the policy's own, without splitting; only the
  * words that may be options or subcommands are cut out of the text.
@@ -205,30 +318,50 @@ export function unapprovedIn(
   namedWords: ReadonlySet<string> | null,
   tables: OptionTables = DEFAULT_OPTION_TABLES,
 ): string | undefined {
-  const n = text.length;
-  let end = text.indexOf(separator);
+  const end = text.indexOf(separator);
   if (end < 0) return undefined;
   const slash = text.lastIndexOf("/", end);
-  let t = tables.get(text.slice(slash < 0 ? 0 : slash + 1, end)) ?? EMPTY;
-  // Whether the next operand may still be a subcommand.
-  let slot = t.subcommands !== null;
-  // The arities of the values the next words are (tar's `cfC out.tar dir` queues two).
-  let queue: number[] | null = null;
-  for (let i = 1, start = end + 1; start <= n; i++, start = end + 1) {
+  const t = tables.get(text.slice(slash < 0 ? 0 : slash + 1, end)) ?? EMPTY;
+  return walkFrom(text, separator, end + 1, 1, t, t.subcommands !== null, named, namedWords);
+}
+
+/** Whether `text[start…end)` holds a `:`. */
+function hasColon(text: string, start: number, end: number): boolean {
+  for (let k = start; k < end; k++) if (text.charCodeAt(k) === 0x3a) return true;
+  return false;
+}
+
+/**
+ * The walk: word `i` of the command starts at `start` in `text`, `t` is the
+ * table in force and `slot` whether the next operand may be a subcommand.
+ */
+function walkFrom(
+  text: string,
+  separator: string,
+  start: number,
+  i: number,
+  t: Table,
+  slot: boolean,
+  named: number,
+  namedWords: ReadonlySet<string> | null,
+): string | undefined {
+  const n = text.length;
+  let next = 0;
+  queued = 0;
+  for (let end = start; start <= n; i++, start = end + 1) {
     end = text.indexOf(separator, start);
     if (end < 0) end = n;
     const dashed = end - start > 1 && text.charCodeAt(start) === DASH;
     let w: string | undefined;
+    // A pattern names options only (words starting with "-").
     const isNamed = i < named ||
-      (namedWords !== null && namedWords.has(w = text.slice(start, end)));
-    if (queue !== null && queue.length > 0) {
-      const arity = queue.shift()!;
+      (dashed && namedWords !== null && namedWords.has(w = text.slice(start, end)));
+    if (next < queued) {
+      const arity = pending[next++]!;
       if (isNamed) continue;
       // A value that looks like an option is not approved: whoever is wrong about an arity errs safe.
       if (dashed) return text.slice(start, end);
-      if ((arity & 7) === PATH && text.slice(start, end).includes(":")) {
-        return text.slice(start, end);
-      }
+      if ((arity & 7) === PATH && hasColon(text, start, end)) return text.slice(start, end);
       continue;
     }
     if (end - start === 2 && dashed && text.charCodeAt(start + 1) === DASH) {
@@ -250,13 +383,13 @@ export function unapprovedIn(
       }
     }
     if (dashed) {
-      queue ??= [];
-      if (!readOption(t, w, queue, isNamed) && !isNamed) return w;
+      next = queued = 0;
+      if (!readOption(t, w, isNamed) && !isNamed) return w;
       continue;
     }
     if (i === 1 && t.dashlessFirst) {
-      queue ??= [];
-      if (!readCluster(t, w, 0, queue, isNamed) && !isNamed) return w;
+      next = queued = 0;
+      if (!readCluster(t, w, 0, isNamed) && !isNamed) return w;
       continue;
     }
     if (slot) {
@@ -276,19 +409,19 @@ export function unapprovedIn(
  * Whether an option word is approved by `t`, queueing the arities of values
  * it takes from the next words. A named word is read for its arity only.
  */
-function readOption(t: Table, w: string, queue: number[], isNamed: boolean): boolean {
+function readOption(t: Table, w: string, isNamed: boolean): boolean {
   switch (t.style) {
     case "getopt": {
       if (w.charCodeAt(1) === DASH) {
         const eq = w.indexOf("=");
-        return readLong(t.long.get(eq < 0 ? w : w.slice(0, eq)), w, eq, queue, isNamed);
+        return readLong(t.long.get(eq < 0 ? w : w.slice(0, eq)), w, eq, isNamed);
       }
       if (t.number && isNumber(w)) return true;
-      return readCluster(t, w, 1, queue, isNamed);
+      return readCluster(t, w, 1, isNamed);
     }
     case "npm": {
       const eq = w.indexOf("=");
-      return readLong(t.long.get(normalizeNpm(eq < 0 ? w : w.slice(0, eq))), w, eq, queue, isNamed);
+      return readLong(t.long.get(normalizeNpm(eq < 0 ? w : w.slice(0, eq))), w, eq, isNamed);
     }
     case "go": {
       const from = w.charCodeAt(1) === DASH ? 2 : 1;
@@ -297,10 +430,10 @@ function readOption(t: Table, w: string, queue: number[], isNamed: boolean): boo
       const arity = t.long.get(eq < 0 ? w.slice(from) : w.slice(from, eq));
       // A boolean flag of Go's may be written `-v=true`.
       if (arity === FLAG && eq >= 0) return /^=(?:true|false|1|0)$/.test(w.slice(eq));
-      return readLong(arity, w, eq, queue, isNamed);
+      return readLong(arity, w, eq, isNamed);
     }
     case "word":
-      return readLong(t.long.get(w), w, -1, queue, isNamed);
+      return readLong(t.long.get(w), w, -1, isNamed);
   }
 }
 
@@ -309,7 +442,6 @@ function readLong(
   arity: number | undefined,
   w: string,
   eq: number,
-  queue: number[],
   isNamed: boolean,
 ): boolean {
   if (arity === undefined) return false;
@@ -317,7 +449,7 @@ function readLong(
   if (kind === FLAG) {
     if (eq >= 0) return false;
   } else if (kind === VALUE || kind === PATH) {
-    if (eq < 0) queue.push(arity);
+    if (eq < 0) pending[queued++] = arity;
     else if (kind === PATH && w.includes(":", eq) && !isNamed) return false;
   }
   return (arity & UNSAFE) === 0;
@@ -328,7 +460,6 @@ function readCluster(
   t: Table,
   w: string,
   from: number,
-  queue: number[],
   isNamed: boolean,
 ): boolean {
   let approved = true;
@@ -342,11 +473,11 @@ function readCluster(
     const rest = w.slice(k + 1);
     // tar's dashless first word: every value letter takes the next word, in order.
     if (from === 0 && kind !== OPTIONAL) {
-      queue.push(arity);
+      pending[queued++] = arity;
       continue;
     }
     if (kind === OPTIONAL) return approved;
-    if (rest === "") queue.push(arity);
+    if (rest === "") pending[queued++] = arity;
     else if (kind === PATH && rest.includes(":") && !isNamed) return false;
     return approved;
   }
