@@ -19,6 +19,7 @@ import {
 import { OPTION_TABLES, type OptionTableSpec } from "../../../lib/core/policy/option_tables.ts";
 import {
   type CompiledOptionTable,
+  compileOptionTables,
   DEFAULT_OPTION_TABLES,
   type OptionTables,
 } from "../../../lib/core/policy/options.ts";
@@ -30,17 +31,10 @@ const OPTIONAL = 2;
 const PATH = 3;
 const UNSAFE = 8;
 
-const EMPTY: CompiledOptionTable = {
-  style: "getopt",
-  long: new Map(),
-  short: new Map(),
-  number: false,
-  subcommands: null,
-  closed: false,
-  dashlessFirst: false,
-  operandEnds: false,
-  dashDashEnds: true,
-};
+/** A program without a table: operands only. */
+const EMPTY: CompiledOptionTable = compileOptionTables(
+  new Map([["none", { style: "getopt", options: "", manual: "" }]]),
+).get("none")!;
 
 function referenceUnapproved(
   words: readonly string[],
