@@ -16,6 +16,7 @@ import {
   compileCommandPattern,
   WORD_SEPARATOR,
 } from "../../../lib/core/policy/allowed_tools.ts";
+import { NameIndex } from "../../../lib/core/policy/_name_index.ts";
 import { OPTION_TABLES, type OptionTableSpec } from "../../../lib/core/policy/option_tables.ts";
 import {
   type CompiledOptionTable,
@@ -302,6 +303,15 @@ describe("the compiled option walk", () => {
       }),
       runs(1000),
     );
+  });
+
+  it("NameIndex matches whole names only: a word in the same bucket that starts with a name is not it", () => {
+    // "ab" and "ab[" share a bucket (7 × length + last character, modulo 64).
+    const index = new NameIndex(new Map([["ab", 1]]));
+    assert.equal(index.get("ab[", 0, 3), undefined);
+    assert.equal(index.get("x ab", 2, 4), 1);
+    assert.equal(index.get("x abc", 2, 4), 1);
+    assert.equal(index.get("x a", 2, 3), undefined);
   });
 
   it("the reference refuses what the issue's attacks use, so agreement is about something", () => {
