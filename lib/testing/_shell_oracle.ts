@@ -140,7 +140,18 @@ export function sandboxKind(): "bwrap" | "env -i" {
   return bwrapWorks ? "bwrap" : "env -i";
 }
 
-function bwrapArgs(dir: string, cwd: string): string[] {
+/**
+ * The bubblewrap arguments of a sandbox: no namespace shared (no network),
+ * `/usr` read-only (and `readOnly`'s folders), `dir` as `/sandbox`, the only
+ * writable place, and `cwd` the working folder. The option oracle
+ * (`tests/core/policy/option_oracle_test.ts`) runs its programs in the same one.
+ *
+ * @param dir The folder bound as `/sandbox`.
+ * @param cwd The working folder inside the sandbox.
+ * @param readOnly Further folders of the host bound read-only at the same path (`/etc`).
+ * @returns The arguments, before the program.
+ */
+export function bwrapArgs(dir: string, cwd: string, readOnly: readonly string[] = []): string[] {
   return [
     "--unshare-all",
     "--die-with-parent",
@@ -157,6 +168,7 @@ function bwrapArgs(dir: string, cwd: string): string[] {
     "--symlink",
     "usr/lib64",
     "/lib64",
+    ...readOnly.flatMap((path) => ["--ro-bind", path, path]),
     "--proc",
     "/proc",
     "--dev",

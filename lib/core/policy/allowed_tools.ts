@@ -24,7 +24,7 @@
 import { SkillsetError } from "../errors.ts";
 import { quoteShort } from "../_text.ts";
 import { compileGlob } from "./_glob.ts";
-import { unapprovedIn, unapprovedOption } from "./options.ts";
+import { approvedAfter, type OptionWalk, startOptionWalk, unapprovedIn } from "./options.ts";
 import { isPlainBuiltin, readWords } from "./shell_words.ts";
 
 /** One entry of an `allowed-tools` value (frozen). */
@@ -361,6 +361,12 @@ export interface CommandPattern {
   /** The option words a pattern with `*` names further on (`Bash(git * --oneline)`), or `null`. */
   readonly namedWords: ReadonlySet<string> | null;
   /**
+   * The walk over options after the literal words, resolved once (the
+   * program's or subcommand's table): `null` when they do not fix it, or the
+   * pattern names options further on; the general walk reads those.
+   */
+  readonly walk: OptionWalk | null;
+  /**
    * Whether the pattern fixes its program (its first word has no `*`) and it
    * is not a plain builtin: a plain command it matches then passes the
    * grammar's own checks without a second reading.
@@ -388,6 +394,7 @@ const NOTHING: CommandPattern = Object.freeze({
   test: null,
   head: 0,
   namedWords: null,
+  walk: null,
   fixed: false,
   quick: null,
   plain: null,
@@ -415,10 +422,13 @@ export function compileCommandPattern(pattern: string): CommandPattern {
   const plain = words.some((w) => w.includes(" ") || w.includes("\t"))
     ? null
     : joinedMatcher(words.join(" "), " ", prefixForm);
+  const head = starred < 0 ? words.length : starred;
+  const namedWords = starred >= 0 && literalOptions.length > 0 ? new Set(literalOptions) : null;
   return {
     ...joinedMatcher(words.join(WORD_SEPARATOR), WORD_SEPARATOR, prefixForm),
-    head: starred < 0 ? words.length : starred,
-    namedWords: starred >= 0 && literalOptions.length > 0 ? new Set(literalOptions) : null,
+    head,
+    namedWords,
+    walk: namedWords === null ? startOptionWalk(words.slice(0, head)) : null,
     fixed,
     quick: prefixForm && fixed && words.every((w) => PLAIN_HEAD.test(w)) &&
         !words[0]!.includes("=") && !words[0]!.startsWith("%")
@@ -472,16 +482,20 @@ export function matchesText(p: CommandPattern, joined: string, plain: boolean): 
  * @internal
  */
 export function approves(p: CommandPattern, words: readonly string[]): boolean {
-  return unapprovedOption(words, p.head, p.namedWords) === undefined;
+  return approvesIn(p, words.join(WORD_SEPARATOR), WORD_SEPARATOR);
 }
 
 /**
- * {@linkcode approves} of words joined by one `separator`, without splitting them.
+ * {@linkcode approves} of words joined by one `separator`, without splitting
+ * them: from where the pattern's literal words leave the walk when
+ * compiling resolved it, else the whole walk.
  *
  * @internal
  */
 export function approvesIn(p: CommandPattern, text: string, separator: string): boolean {
-  return unapprovedIn(text, separator, p.head, p.namedWords) === undefined;
+  return p.walk !== null
+    ? approvedAfter(p.walk, text, separator)
+    : unapprovedIn(text, separator, p.head, p.namedWords) === undefined;
 }
 
 /** A compiled pattern: whether a call's subject matches it. */

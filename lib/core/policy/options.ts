@@ -14,17 +14,18 @@
  *
  * @module
  */
+import { NameIndex } from "./_name_index.ts";
 import { OPTION_TABLES, type OptionStyle, type OptionTableSpec } from "./option_tables.ts";
 
 const DASH = 0x2d;
 
-/** Whether a word is `-` and digits (`-20`). */
-function isNumber(w: string): boolean {
-  for (let k = 1; k < w.length; k++) {
-    const c = w.charCodeAt(k);
+/** Whether `text[start…end)` is `-` and digits (`-20`). */
+function isNumber(text: string, start: number, end: number): boolean {
+  for (let k = start + 1; k < end; k++) {
+    const c = text.charCodeAt(k);
     if (c < 0x30 || c > 0x39) return false;
   }
-  return w.length > 1;
+  return end - start > 1;
 }
 const FLAG = 0;
 const VALUE = 1;
@@ -32,6 +33,15 @@ const OPTIONAL = 2;
 const PATH = 3;
 /** Set on an option listed only for its arity (`!-c=`): approved only when named. */
 const UNSAFE = 8;
+
+/**
+ * The values the words after an option are (tar's `cfC out.tar dir` queues
+ * two), by arity: an option is read only when none is pending, and the walk
+ * never nests, so one queue serves every walk and deciding a call allocates
+ * nothing. `queued` values are pending, the next at index `next` of the walk.
+ */
+const pending: number[] = [];
+let queued = 0;
 
 /** A table, compiled ({@linkcode compileOptionTables}): arities by name. */
 export interface CompiledOptionTable {
@@ -192,6 +202,150 @@ export function unapprovedOption(
 const NUL = "\u0000";
 
 /**
+ * A table with its lookups in place: by the characters of a command's text,
+ * so the walk cuts no word out to look it up. Built once per table
+ * ({@linkcode lookupOf}); a subcommand's lookup is its table's.
+ *
+ * @internal
+ */
+export interface OptionLookup {
+  /** The table. */
+  readonly table: CompiledOptionTable;
+  /** The long options (`getopt`: with their dashes; `go`: without; `word`: the word), by name. */
+  readonly long: NameIndex<number>;
+  /** The short options' arities by ASCII code, -1 for none. */
+  readonly short: Int8Array;
+  /** The subcommands' lookups, by word, or `null`. */
+  readonly subcommands: NameIndex<OptionLookup> | null;
+}
+
+const lookups = new WeakMap<CompiledOptionTable, OptionLookup>();
+
+/** The lookup of a table, built on first use (a table's subcommands are a few levels deep). */
+function lookupOf(t: CompiledOptionTable): OptionLookup {
+  let found = lookups.get(t);
+  if (found === undefined) {
+    const short = new Int8Array(128).fill(-1);
+    for (const [letter, arity] of t.short) {
+      if (letter.length === 1 && letter.charCodeAt(0) < 128) short[letter.charCodeAt(0)] = arity;
+    }
+    const subcommands = t.subcommands === null
+      ? null
+      : new NameIndex([...t.subcommands].map(([word, sub]) => [word, lookupOf(sub)] as const));
+    found = { table: t, long: new NameIndex(t.long), short, subcommands };
+    lookups.set(t, found);
+  }
+  return found;
+}
+
+const EMPTY_LOOKUP = lookupOf(EMPTY);
+
+/**
+ * Where a pattern's literal words leave the walk over a command's options,
+ * resolved once when the pattern is compiled ({@linkcode startOptionWalk}):
+ * the table in force after them (the program's, or its subcommand's) and
+ * whether the next operand may still be a subcommand, so deciding a call
+ * neither looks the program up nor walks the words the pattern names.
+ *
+ * @internal
+ */
+export interface OptionWalk {
+  /** The table in force after the literal words, with its lookups. */
+  readonly lookup: OptionLookup;
+  /** Whether the next operand may still be a subcommand. */
+  readonly slot: boolean;
+  /** Whether the literal words ended option reading (`--`, an interpreter's program): the words after them are free. */
+  readonly free: boolean;
+  /** How many words the pattern names: the walk resumes at this word. */
+  readonly named: number;
+  /** The literal words' length with one separator each: where the walk resumes in a command's text. */
+  readonly offset: number;
+}
+
+/**
+ * The walk after a pattern's literal words (`git log` of `Bash(git log:*)`),
+ * or `null` when they do not fix it: no words, a program with `*`, or a last
+ * word that leaves a value pending (`Bash(git -c:*)`); the general walk of
+ * {@linkcode unapprovedIn} reads those.
+ *
+ * @internal
+ */
+export function startOptionWalk(
+  words: readonly string[],
+  tables: OptionTables = DEFAULT_OPTION_TABLES,
+): OptionWalk | null {
+  if (words.length === 0 || words[0]!.includes("*")) return null;
+  const program = words[0]!;
+  let l = lookupOf(tables.get(program.slice(program.lastIndexOf("/") + 1)) ?? EMPTY);
+  let slot = l.subcommands !== null;
+  let free = false;
+  let next = 0;
+  queued = 0;
+  // Every word here is named: approved as written, read only for where it leaves the walk.
+  for (let i = 1; i < words.length && !free; i++) {
+    const w = words[i]!;
+    const t = l.table;
+    const dashed = w.length > 1 && w.charCodeAt(0) === DASH;
+    if (next < queued) {
+      next++;
+      continue;
+    }
+    if (w === "--") {
+      free = t.dashDashEnds;
+      continue;
+    }
+    if (!dashed && !slot && !(i === 1 && t.dashlessFirst)) {
+      free = t.operandEnds;
+      continue;
+    }
+    if (slot) {
+      const sub = l.subcommands!.get(w, 0, w.length);
+      if (sub !== undefined) {
+        l = sub;
+        slot = sub.subcommands !== null;
+        continue;
+      }
+    }
+    if (dashed || (i === 1 && t.dashlessFirst)) {
+      next = queued = 0;
+      if (dashed) readOption(l, w, 0, w.length, true);
+      else readCluster(l, w, 0, w.length, 0, true);
+      continue;
+    }
+    if (slot) {
+      slot = false;
+      if (t.closed) l = EMPTY_LOOKUP;
+    }
+    free = l.table.operandEnds;
+  }
+  if (!free && next < queued) return null;
+  return { lookup: l, slot, free, named: words.length, offset: words.join(" ").length + 1 };
+}
+
+/**
+ * Whether the words of a command after a pattern's literal words (`text`
+ * from `walk.offset`, words joined by one `separator`) use only operands and
+ * approved options. A command with no option word after them and no
+ * subcommand to read is approved without a walk.
+ *
+ * @internal
+ */
+export function approvedAfter(walk: OptionWalk, text: string, separator: string): boolean {
+  const from = walk.offset;
+  if (walk.free || from > text.length) return true;
+  const l = walk.lookup;
+  if (
+    !walk.slot && !(walk.named === 1 && l.table.dashlessFirst) &&
+    text.charCodeAt(from) !== DASH && text.indexOf(separator === " " ? " -" : NUL_DASH, from) < 0
+  ) {
+    return true;
+  }
+  return walkFrom(text, separator, from, walk.named, l, walk.slot, 0, null) === undefined;
+}
+
+const NUL_DASH = NUL + "-";
+
+/**
  * {@linkcode unapprovedOption} of words joined by one `separator` (a
  * character no word holds): the policy's own, without splitting; only the
  * words that may be options or subcommands are cut out of the text.
@@ -205,30 +359,51 @@ export function unapprovedIn(
   namedWords: ReadonlySet<string> | null,
   tables: OptionTables = DEFAULT_OPTION_TABLES,
 ): string | undefined {
-  const n = text.length;
-  let end = text.indexOf(separator);
+  const end = text.indexOf(separator);
   if (end < 0) return undefined;
   const slash = text.lastIndexOf("/", end);
-  let t = tables.get(text.slice(slash < 0 ? 0 : slash + 1, end)) ?? EMPTY;
-  // Whether the next operand may still be a subcommand.
-  let slot = t.subcommands !== null;
-  // The arities of the values the next words are (tar's `cfC out.tar dir` queues two).
-  let queue: number[] | null = null;
-  for (let i = 1, start = end + 1; start <= n; i++, start = end + 1) {
+  const l = lookupOf(tables.get(text.slice(slash < 0 ? 0 : slash + 1, end)) ?? EMPTY);
+  return walkFrom(text, separator, end + 1, 1, l, l.subcommands !== null, named, namedWords);
+}
+
+/** Whether `text[start…end)` holds a `:`. */
+function hasColon(text: string, start: number, end: number): boolean {
+  for (let k = start; k < end; k++) if (text.charCodeAt(k) === 0x3a) return true;
+  return false;
+}
+
+/**
+ * The walk: word `i` of the command starts at `start` in `text`, `l` is the
+ * table in force and `slot` whether the next operand may be a subcommand.
+ * Words are read in place; only the word returned is cut out.
+ */
+function walkFrom(
+  text: string,
+  separator: string,
+  start: number,
+  i: number,
+  l: OptionLookup,
+  slot: boolean,
+  named: number,
+  namedWords: ReadonlySet<string> | null,
+): string | undefined {
+  const n = text.length;
+  let next = 0;
+  queued = 0;
+  for (let end = start; start <= n; i++, start = end + 1) {
     end = text.indexOf(separator, start);
     if (end < 0) end = n;
+    const t = l.table;
     const dashed = end - start > 1 && text.charCodeAt(start) === DASH;
-    let w: string | undefined;
+    // A pattern names options only (words starting with "-").
     const isNamed = i < named ||
-      (namedWords !== null && namedWords.has(w = text.slice(start, end)));
-    if (queue !== null && queue.length > 0) {
-      const arity = queue.shift()!;
+      (dashed && namedWords !== null && namedWords.has(text.slice(start, end)));
+    if (next < queued) {
+      const arity = pending[next++]!;
       if (isNamed) continue;
       // A value that looks like an option is not approved: whoever is wrong about an arity errs safe.
       if (dashed) return text.slice(start, end);
-      if ((arity & 7) === PATH && text.slice(start, end).includes(":")) {
-        return text.slice(start, end);
-      }
+      if ((arity & 7) === PATH && hasColon(text, start, end)) return text.slice(start, end);
       continue;
     }
     if (end - start === 2 && dashed && text.charCodeAt(start + 1) === DASH) {
@@ -240,76 +415,95 @@ export function unapprovedIn(
       if (t.operandEnds) return undefined;
       continue;
     }
-    w ??= text.slice(start, end);
     if (slot) {
-      const sub = t.subcommands!.get(w);
+      const sub = l.subcommands!.get(text, start, end);
       if (sub !== undefined) {
-        t = sub;
+        l = sub;
         slot = sub.subcommands !== null;
         continue;
       }
     }
     if (dashed) {
-      queue ??= [];
-      if (!readOption(t, w, queue, isNamed) && !isNamed) return w;
+      next = queued = 0;
+      if (!readOption(l, text, start, end, isNamed) && !isNamed) return text.slice(start, end);
       continue;
     }
     if (i === 1 && t.dashlessFirst) {
-      queue ??= [];
-      if (!readCluster(t, w, 0, queue, isNamed) && !isNamed) return w;
+      next = queued = 0;
+      if (!readCluster(l, text, start, end, 0, isNamed) && !isNamed) {
+        return text.slice(start, end);
+      }
       continue;
     }
     if (slot) {
       slot = false;
       if (t.closed) {
-        if (!isNamed) return w;
-        t = EMPTY;
+        if (!isNamed) return text.slice(start, end);
+        l = EMPTY_LOOKUP;
       }
     }
     // An interpreter's first operand is the program: the words after it are its arguments.
-    if (t.operandEnds) return undefined;
+    if (l.table.operandEnds) return undefined;
   }
   return undefined;
 }
 
+/** The index of the first `=` in `text[start…end)`, or -1. */
+function equalsIn(text: string, start: number, end: number): number {
+  for (let k = start; k < end; k++) if (text.charCodeAt(k) === 0x3d) return k;
+  return -1;
+}
+
 /**
- * Whether an option word is approved by `t`, queueing the arities of values
- * it takes from the next words. A named word is read for its arity only.
+ * Whether the option word `text[start…end)` is approved by the table,
+ * queueing the arities of values it takes from the next words. A named word
+ * is read for its arity only.
  */
-function readOption(t: Table, w: string, queue: number[], isNamed: boolean): boolean {
-  switch (t.style) {
+function readOption(
+  l: OptionLookup,
+  text: string,
+  start: number,
+  end: number,
+  isNamed: boolean,
+): boolean {
+  switch (l.table.style) {
     case "getopt": {
-      if (w.charCodeAt(1) === DASH) {
-        const eq = w.indexOf("=");
-        return readLong(t.long.get(eq < 0 ? w : w.slice(0, eq)), w, eq, queue, isNamed);
+      if (text.charCodeAt(start + 1) !== DASH) {
+        if (l.table.number && isNumber(text, start, end)) return true;
+        return readCluster(l, text, start, end, 1, isNamed);
       }
-      if (t.number && isNumber(w)) return true;
-      return readCluster(t, w, 1, queue, isNamed);
+      // A name holds no "=": the whole word first, then the name before its "=".
+      const arity = l.long.get(text, start, end);
+      if (arity !== undefined) return readLong(arity, text, -1, end, isNamed);
+      const eq = equalsIn(text, start, end);
+      return eq >= 0 && readLong(l.long.get(text, start, eq), text, eq, end, isNamed);
     }
     case "npm": {
-      const eq = w.indexOf("=");
-      return readLong(t.long.get(normalizeNpm(eq < 0 ? w : w.slice(0, eq))), w, eq, queue, isNamed);
+      // nopt's reading of a name: the word is cut out here, and normalized.
+      const eq = equalsIn(text, start, end);
+      const name = normalizeNpm(text.slice(start, eq < 0 ? end : eq));
+      return readLong(l.table.long.get(name), text, eq, end, isNamed);
     }
     case "go": {
-      const from = w.charCodeAt(1) === DASH ? 2 : 1;
-      if (w.charCodeAt(from) === DASH) return false;
-      const eq = w.indexOf("=");
-      const arity = t.long.get(eq < 0 ? w.slice(from) : w.slice(from, eq));
+      const from = text.charCodeAt(start + 1) === DASH ? start + 2 : start + 1;
+      if (text.charCodeAt(from) === DASH) return false;
+      const eq = equalsIn(text, start, end);
+      const arity = l.long.get(text, from, eq < 0 ? end : eq);
       // A boolean flag of Go's may be written `-v=true`.
-      if (arity === FLAG && eq >= 0) return /^=(?:true|false|1|0)$/.test(w.slice(eq));
-      return readLong(arity, w, eq, queue, isNamed);
+      if (arity === FLAG && eq >= 0) return /^=(?:true|false|1|0)$/.test(text.slice(eq, end));
+      return readLong(arity, text, eq, end, isNamed);
     }
     case "word":
-      return readLong(t.long.get(w), w, -1, queue, isNamed);
+      return readLong(l.long.get(text, start, end), text, -1, end, isNamed);
   }
 }
 
-/** A long option of arity `arity` (undefined: not in the table), with its `=` at `eq`. */
+/** A long option of arity `arity` (undefined: not in the table), with its `=` at `eq` (-1: none) of a word ending at `end`. */
 function readLong(
   arity: number | undefined,
-  w: string,
+  text: string,
   eq: number,
-  queue: number[],
+  end: number,
   isNamed: boolean,
 ): boolean {
   if (arity === undefined) return false;
@@ -317,37 +511,41 @@ function readLong(
   if (kind === FLAG) {
     if (eq >= 0) return false;
   } else if (kind === VALUE || kind === PATH) {
-    if (eq < 0) queue.push(arity);
-    else if (kind === PATH && w.includes(":", eq) && !isNamed) return false;
+    if (eq < 0) pending[queued++] = arity;
+    else if (kind === PATH && hasColon(text, eq, end) && !isNamed) return false;
   }
   return (arity & UNSAFE) === 0;
 }
 
-/** A cluster of short options from `from` (`-la`, tar's `czf`): each letter, up to one taking a value. */
+/**
+ * A cluster of short options in `text[start…end)`, from its character
+ * `from` (`-la`, tar's `czf`): each letter, up to one taking a value.
+ */
 function readCluster(
-  t: Table,
-  w: string,
+  l: OptionLookup,
+  text: string,
+  start: number,
+  end: number,
   from: number,
-  queue: number[],
   isNamed: boolean,
 ): boolean {
   let approved = true;
-  for (let k = from; k < w.length; k++) {
-    const arity = t.short.get(w[k]!);
-    if (arity === undefined) return false;
+  for (let k = start + from; k < end; k++) {
+    const c = text.charCodeAt(k);
+    const arity = c < 128 ? l.short[c]! : -1;
+    if (arity < 0) return false;
     // One listed for its arity only: read on, for a named word's value.
     if ((arity & UNSAFE) !== 0) approved = false;
     const kind = arity & 7;
     if (kind === FLAG) continue;
-    const rest = w.slice(k + 1);
     // tar's dashless first word: every value letter takes the next word, in order.
     if (from === 0 && kind !== OPTIONAL) {
-      queue.push(arity);
+      pending[queued++] = arity;
       continue;
     }
     if (kind === OPTIONAL) return approved;
-    if (rest === "") queue.push(arity);
-    else if (kind === PATH && rest.includes(":") && !isNamed) return false;
+    if (k + 1 === end) pending[queued++] = arity;
+    else if (kind === PATH && hasColon(text, k + 1, end) && !isNamed) return false;
     return approved;
   }
   return approved;

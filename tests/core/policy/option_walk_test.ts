@@ -1,0 +1,327 @@
+/**
+ * The option walk a compiled pattern resumes after its literal words (its
+ * table resolved once, no allocation, an early exit for a command without an
+ * option word) against the plain reference walk: the walk as it was before it
+ * was compiled, over an array of words, from the program's name. Patterns
+ * and commands are aimed at the tables: their options in every spelling
+ * (clusters, `=value`, npm's dashes and `_`, case), unknown and unsafe
+ * options, subcommands, `--`, values holding `:`, empty words and operands.
+ */
+import { describe, it } from "node:test";
+import assert from "node:assert/strict";
+import { fc, runs, seed } from "../../_fc.ts";
+import {
+  approves,
+  approvesIn,
+  compileCommandPattern,
+  WORD_SEPARATOR,
+} from "../../../lib/core/policy/allowed_tools.ts";
+import { NameIndex } from "../../../lib/core/policy/_name_index.ts";
+import { OPTION_TABLES, type OptionTableSpec } from "../../../lib/core/policy/option_tables.ts";
+import {
+  type CompiledOptionTable,
+  compileOptionTables,
+  DEFAULT_OPTION_TABLES,
+  type OptionTables,
+} from "../../../lib/core/policy/options.ts";
+
+// The reference: the walk before it was compiled, over words. Arities as the compiled tables hold them.
+const FLAG = 0;
+const VALUE = 1;
+const OPTIONAL = 2;
+const PATH = 3;
+const UNSAFE = 8;
+
+/** A program without a table: operands only. */
+const EMPTY: CompiledOptionTable = compileOptionTables(
+  new Map([["none", { style: "getopt", options: "", manual: "" }]]),
+).get("none")!;
+
+function referenceUnapproved(
+  words: readonly string[],
+  named: number,
+  namedWords: ReadonlySet<string> | null,
+  tables: OptionTables = DEFAULT_OPTION_TABLES,
+): string | undefined {
+  if (words.length < 2) return undefined;
+  const program = words[0]!;
+  let t = tables.get(program.slice(program.lastIndexOf("/") + 1)) ?? EMPTY;
+  let slot = t.subcommands !== null;
+  const queue: number[] = [];
+  for (let i = 1; i < words.length; i++) {
+    const w = words[i]!;
+    const dashed = w.length > 1 && w.startsWith("-");
+    const isNamed = i < named || (namedWords !== null && namedWords.has(w));
+    if (queue.length > 0) {
+      const arity = queue.shift()!;
+      if (isNamed) continue;
+      if (dashed) return w;
+      if ((arity & 7) === PATH && w.includes(":")) return w;
+      continue;
+    }
+    if (w === "--") {
+      if (t.dashDashEnds) return undefined;
+      continue;
+    }
+    if (!dashed && !slot && !(i === 1 && t.dashlessFirst)) {
+      if (t.operandEnds) return undefined;
+      continue;
+    }
+    if (slot) {
+      const sub = t.subcommands!.get(w);
+      if (sub !== undefined) {
+        t = sub;
+        slot = sub.subcommands !== null;
+        continue;
+      }
+    }
+    if (dashed) {
+      if (!referenceOption(t, w, queue, isNamed) && !isNamed) return w;
+      continue;
+    }
+    if (i === 1 && t.dashlessFirst) {
+      if (!referenceCluster(t, w, 0, queue, isNamed) && !isNamed) return w;
+      continue;
+    }
+    if (slot) {
+      slot = false;
+      if (t.closed) {
+        if (!isNamed) return w;
+        t = EMPTY;
+      }
+    }
+    if (t.operandEnds) return undefined;
+  }
+  return undefined;
+}
+
+function referenceOption(
+  t: CompiledOptionTable,
+  w: string,
+  queue: number[],
+  isNamed: boolean,
+): boolean {
+  const eq = w.indexOf("=");
+  const name = eq < 0 ? w : w.slice(0, eq);
+  switch (t.style) {
+    case "getopt":
+      if (w.startsWith("--")) return referenceLong(t.long.get(name), w, eq, queue, isNamed);
+      if (t.number && /^-[0-9]+$/.test(w)) return true;
+      return referenceCluster(t, w, 1, queue, isNamed);
+    case "npm":
+      return referenceLong(
+        t.long.get(name.replace(/^-*/, "").replaceAll("_", "-").toLowerCase()),
+        w,
+        eq,
+        queue,
+        isNamed,
+      );
+    case "go": {
+      const bare = name.replace(/^--?/, "");
+      if (bare.startsWith("-")) return false;
+      const arity = t.long.get(bare);
+      if (arity === FLAG && eq >= 0) return /^=(?:true|false|1|0)$/.test(w.slice(eq));
+      return referenceLong(arity, w, eq, queue, isNamed);
+    }
+    case "word":
+      return referenceLong(t.long.get(w), w, -1, queue, isNamed);
+  }
+}
+
+function referenceLong(
+  arity: number | undefined,
+  w: string,
+  eq: number,
+  queue: number[],
+  isNamed: boolean,
+): boolean {
+  if (arity === undefined) return false;
+  const kind = arity & 7;
+  if (kind === FLAG && eq >= 0) return false;
+  if (kind === VALUE || kind === PATH) {
+    if (eq < 0) queue.push(arity);
+    else if (kind === PATH && w.slice(eq).includes(":") && !isNamed) return false;
+  }
+  return (arity & UNSAFE) === 0;
+}
+
+function referenceCluster(
+  t: CompiledOptionTable,
+  w: string,
+  from: number,
+  queue: number[],
+  isNamed: boolean,
+): boolean {
+  let approved = true;
+  for (let k = from; k < w.length; k++) {
+    const arity = t.short.get(w[k]!);
+    if (arity === undefined) return false;
+    if ((arity & UNSAFE) !== 0) approved = false;
+    const kind = arity & 7;
+    if (kind === FLAG) continue;
+    const rest = w.slice(k + 1);
+    if (from === 0 && kind !== OPTIONAL) {
+      queue.push(arity);
+      continue;
+    }
+    if (kind === OPTIONAL) return approved;
+    if (rest === "") queue.push(arity);
+    else if (kind === PATH && rest.includes(":") && !isNamed) return false;
+    return approved;
+  }
+  return approved;
+}
+
+// The generators, aimed at the tables.
+
+/** Every option word of every table (unsafe ones too), and every subcommand's word. */
+function tableWords(): { options: string[]; subcommands: string[] } {
+  const options = new Set<string>();
+  const subcommands = new Set<string>();
+  const stack: OptionTableSpec[] = [...OPTION_TABLES.values()];
+  while (stack.length > 0) {
+    const spec = stack.pop()!;
+    for (const raw of spec.options.split(" ")) {
+      if (raw === "" || raw === "-#") continue;
+      options.add(raw.replace(/^!/, "").replace(/=(?:\?|path)?$/, ""));
+    }
+    for (const [word, sub] of spec.subcommands ?? []) {
+      subcommands.add(word);
+      stack.push(sub);
+    }
+  }
+  return { options: [...options].sort(), subcommands: [...subcommands].sort() };
+}
+
+const { options: OPTIONS, subcommands: SUBCOMMANDS } = tableWords();
+/** The options of the programs with subcommands (git's own, npm's, cargo's): where a walk's table changes. */
+const OUTER = [...OPTION_TABLES.values()].filter((spec) => spec.subcommands !== undefined)
+  .flatMap((spec) => spec.options.split(" ").filter((o) => o !== ""))
+  .map((o) => o.replace(/^!/, "").replace(/=(?:\?|path)?$/, ""));
+const UNKNOWN = ["--compress-program", "-I", "-exec", "--pre", "-T", "-TT", "--node-options", "-c"];
+const VALUES = ["x", "a.txt", "host:file", "-", "--", "", "sh", "1K", "2,2", "true", "HEAD~1"];
+
+/** An option in one of the spellings a parser accepts, or a near miss. */
+const optionWord = fc.tuple(
+  fc.constantFrom(...OPTIONS, ...UNKNOWN),
+  fc.constantFrom("as is", "=value", "npm dashes", "underscore", "upper", "cluster", "prefix"),
+  fc.constantFrom(...VALUES),
+  fc.constantFrom(...OPTIONS),
+).map(([option, spelling, value, other]) => {
+  switch (spelling) {
+    case "as is":
+      return option;
+    case "=value":
+      return `${option}=${value}`;
+    case "npm dashes":
+      return `---${option.replace(/^-+/, "")}`;
+    case "underscore":
+      return option.replaceAll("-", "_").replace(/^_+/, "--");
+    case "upper":
+      return option.toUpperCase();
+    case "cluster":
+      // A short option followed by another's letters, or by a value.
+      return `${option}${other.replace(/^-+/, "").slice(0, 2)}`;
+    case "prefix":
+      return option.slice(0, Math.max(2, option.length - 2));
+  }
+  return option;
+});
+
+const word = fc.oneof(
+  { weight: 5, arbitrary: optionWord },
+  { weight: 2, arbitrary: fc.constantFrom(...OUTER) },
+  { weight: 2, arbitrary: fc.constantFrom(...SUBCOMMANDS) },
+  { weight: 2, arbitrary: fc.constantFrom(...VALUES) },
+  { weight: 1, arbitrary: fc.constantFrom("-5", "-20", "czf", "xIf", "cfC", "out.tgz", "./x.py") },
+);
+
+/** Patterns whose literal words end on each kind of place: a program, a subcommand, an option, a pending value. */
+const PATTERNS = [
+  ...[...OPTION_TABLES.keys()].map((program) => `${program}:*`),
+  "git log:*",
+  "git diff:*",
+  "git --no-pager log:*",
+  "git -c:*",
+  "git -C x:*",
+  "git --:*",
+  "git unknown:*",
+  "npm test:*",
+  "npm run test:*",
+  "npm --silent run:*",
+  "pnpm run:*",
+  "go test:*",
+  "cargo test:*",
+  "python3 -m pytest:*",
+  "python3 scripts/fill.py:*",
+  "tar czf:*",
+  "tar -C:*",
+  "/usr/bin/git:*",
+  "find src:*",
+  "zip -r:*",
+  "sort -k:*",
+  "curl:*",
+  "git log",
+  "git * --oneline",
+  "git log*",
+  "npm run *",
+  "*",
+];
+
+describe("the compiled option walk", () => {
+  it("resolves the walk at compile time for the patterns that fix it", () => {
+    assert.notEqual(compileCommandPattern("git:*").walk, null);
+    assert.notEqual(compileCommandPattern("npm run test:*").walk, null);
+    assert.equal(compileCommandPattern("git -c:*").walk, null, "a value is pending");
+    assert.equal(compileCommandPattern("git * --oneline").walk, null, "it names an option later");
+    assert.equal(compileCommandPattern("*").walk, null, "the program is not fixed");
+    assert.equal(compileCommandPattern("python3 scripts/fill.py:*").walk?.free, true);
+    // A subcommand git does not have leaves no table: git's own options are not approved after it.
+    const unknown = compileCommandPattern("git unknown:*");
+    assert.equal(approves(unknown, ["git", "unknown", "--no-pager"]), false);
+    assert.equal(approves(compileCommandPattern("git:*"), ["git", "--no-pager", "log"]), true);
+  });
+
+  it(`agrees with the plain reference walk on generated commands (seed ${seed})`, () => {
+    const compiled = PATTERNS.map((pattern) => [pattern, compileCommandPattern(pattern)] as const);
+    // Each generated tail after every pattern: every table meets every kind of word.
+    fc.assert(
+      fc.property(fc.array(word, { maxLength: 8 }), (tail) => {
+        for (const [pattern, p] of compiled) {
+          // The command a pattern's text matched starts with its literal words.
+          const head = pattern.replace(/:\*$/, "").split(" ").slice(0, p.head);
+          const words = [...head, ...tail];
+          if (words.length === 0) continue;
+          const expected = referenceUnapproved(words, p.head, p.namedWords) === undefined;
+          const where = `${pattern}: ${JSON.stringify(words)}`;
+          assert.equal(approves(p, words), expected, where);
+          assert.equal(approvesIn(p, words.join(WORD_SEPARATOR), WORD_SEPARATOR), expected, where);
+          if (words.every((w) => w !== "" && !w.includes(" "))) {
+            assert.equal(approvesIn(p, words.join(" "), " "), expected, `${where} as plain text`);
+          }
+        }
+      }),
+      runs(1000),
+    );
+  });
+
+  it("NameIndex matches whole names only: a word in the same bucket that starts with a name is not it", () => {
+    // "ab" and "ab[" share a bucket (7 × length + last character, modulo 64).
+    const index = new NameIndex(new Map([["ab", 1]]));
+    assert.equal(index.get("ab[", 0, 3), undefined);
+    assert.equal(index.get("x ab", 2, 4), 1);
+    assert.equal(index.get("x abc", 2, 4), 1);
+    assert.equal(index.get("x a", 2, 3), undefined);
+  });
+
+  it("the reference refuses what the issue's attacks use, so agreement is about something", () => {
+    const refused = (words: string[], named = 1) =>
+      referenceUnapproved(words, named, null) !== undefined;
+    assert.ok(refused(["npm", "test", "---node-options=--import=x"]));
+    assert.ok(refused(["zip", "-T", "-TT", "cmd", "out.zip"]));
+    assert.ok(refused(["sort", "-S", "1K", "--compress-program=sh"]));
+    assert.ok(refused(["tar", "xIf", "prog", "a.tar"]));
+    assert.ok(!refused(["git", "log", "--oneline", "-5"]));
+    assert.ok(!refused(["tar", "-czf", "out.tgz", "dir"]));
+  });
+});
