@@ -141,11 +141,14 @@ export type {
   ActivateOptions,
   Activation,
   ActivationTools,
+  InstructionsCut,
   ManifestEntry,
   ManifestOmissions,
   ResourceManifest,
   RunnableScript,
 } from "./lib/core/activation/activate.ts";
+export { capBody, estimateTokens } from "./lib/core/activation/body_budget.ts";
+export type { BodyCut, CappedBody, TokenCounter } from "./lib/core/activation/body_budget.ts";
 export {
   interpreterByExtension,
   SCRIPT_EXTENSIONS,

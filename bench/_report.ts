@@ -250,6 +250,22 @@ function targets(files: readonly ResultsFile[]): Target[] {
       }),
     },
     {
+      what: "skillset eval of 1,000 skills × 20 trigger queries, CPU seconds of one run",
+      bound: 10,
+      values: per((file) => {
+        const row = file.rows.find((r) => r.workload === EVAL_WORKLOAD && r.case === EVAL_CPU_CASE);
+        return row?.value === undefined ? null : { value: row.value, where: `@ ${row.size}` };
+      }),
+    },
+    {
+      what:
+        "createSkillIndex of 1,000 discovered skills (bodies read lazily) ÷ tokenizing the same texts, CPU time",
+      bound: 3.0,
+      values: per((file) =>
+        lib(file, LAZY_BUILD_WORKLOAD, LAZY_BUILD_CPU_CASE, LAZY_BUILD_CPU_FLOOR)
+      ),
+    },
+    {
       what: "searchSkills recall@5, 100 held-out queries over 929 skills",
       bound: 0.9,
       atLeast: true,
@@ -454,6 +470,15 @@ export const SEARCH_BUILD_CASE = "createSkillIndex";
 export const SEARCH_QUERY_WORKLOAD = "skill search query";
 export const SEARCH_QUERY_FLOOR = "floor: walk the query's postings, sum counts";
 export const SEARCH_QUERY_CASE = "searchSkills (limit 10)";
+export const EVAL_WORKLOAD = "skillset eval, 20 trigger queries per skill";
+export const EVAL_FLOOR = "floor: discover, index, one searchSkills per query";
+export const EVAL_CASE = "skillset eval --json (in process)";
+export const EVAL_CPU_CASE = "skillset eval --json, CPU seconds of one run";
+export const LAZY_BUILD_WORKLOAD = "skill index build, bodies read lazily from disk";
+export const LAZY_BUILD_FLOOR = "floor: tokenize every name, description and body (in memory)";
+export const LAZY_BUILD_CASE = "createSkillIndex(discovery.skills)";
+export const LAZY_BUILD_CPU_FLOOR = "floor, CPU time: tokenize every name, description and body";
+export const LAZY_BUILD_CPU_CASE = "createSkillIndex(discovery.skills), CPU time";
 /** The prompt catalog (bench/catalog_bench.ts): with modes and the report, against before them. */
 export const PROMPT_CATALOG_WORKLOAD = "prompt catalog, 16,000-character budget";
 export const CATALOG_BASELINE = "fitSkillCatalog before issue 34";

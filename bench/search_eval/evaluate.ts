@@ -28,6 +28,8 @@ export interface EvalRequest {
   readonly collection: string;
   readonly accept: readonly string[];
   readonly split: "tune" | "eval";
+  /** Who wrote it, when not the ranker's author (such requests are all in the eval split). */
+  readonly author?: string;
 }
 
 /** One skill of a collection file. */
@@ -239,6 +241,8 @@ if (process.argv[1]?.endsWith("evaluate.ts")) {
     console.log(table(chosen, ranks, (r) => r.collection, "collection"));
     console.log();
     console.log(table(chosen, ranks, (r) => r.class, "class"));
+    console.log();
+    console.log(table(chosen, ranks, (r) => r.author ?? "the ranker's author", "written by"));
     console.log();
     console.log(noMatchTable(chosen, ranks));
     if (args.includes("--misses") && s === "tune") {

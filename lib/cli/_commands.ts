@@ -138,7 +138,7 @@ const MCP_SERVE = {
   positional: [0, Infinity] as const,
   usage:
     "skillset serve <folder>... [--root scope=path]... [--http 127.0.0.1:PORT [--allow-remote]] " +
-    "[--watch] [--prefix <p>] [--page-size N] [--tool-budget N] [--usage-log FILE] " +
+    "[--watch] [--prefix <p>] [--page-size N] [--tool-budget N] [--max-body-tokens N] [--usage-log FILE] " +
     "[--class NAME=references|assets|scripts]... [--global-safety true|false] [--skill-safety true|false] " +
     "[--modes FILE] [--profile NAME [--profiles FILE]] [--paths PATH]... " +
     "[--allow-scripts [run's grant and limit flags]]",
@@ -157,6 +157,8 @@ const MCP_SERVE = {
     "that do not fit are not described, its skill name is then a plain string (no enum), and a\n" +
     "skill_search tool is offered to find them. --modes FILE: manual skills are not offered to the\n" +
     "model, disabled ones not served (see to-prompt).\n" +
+    "--max-body-tokens N: the skill tool's activations show at most N tokens of a body (o200k_base\n" +
+    "BPE) and point to the paged read of the rest; the published SKILL.md stays whole.\n" +
     "--class NAME=CLASS maps an extra top-level folder to a standard class, as in list.\n" +
     "--usage-log FILE appends each activation the model makes (see: skillset help stats).\n" +
     "--allow-scripts offers a run_skill_script tool that runs a served skill's script in the\n" +
@@ -225,6 +227,7 @@ export const COMMANDS: Readonly<Record<string, FlagSpec>> = {
       "--skill-safety",
       "--offset",
       "--max-entries",
+      "--max-body-tokens",
       "--class",
       "--lockfile",
       "--approvals",
@@ -234,11 +237,13 @@ export const COMMANDS: Readonly<Record<string, FlagSpec>> = {
     repeated: ["--class", "--root"],
     positional: [1, 1],
     usage:
-      `skillset activate <skill-dir> [--offset N] [--max-entries N] [--root scope=path]... ${CLASS} ${SAFETY} [--lockfile FILE] [--approvals FILE] [--modes FILE] [--usage-log FILE] [--json]`,
+      `skillset activate <skill-dir> [--offset N] [--max-entries N] [--max-body-tokens N] [--root scope=path]... ${CLASS} ${SAFETY} [--lockfile FILE] [--approvals FILE] [--modes FILE] [--usage-log FILE] [--json]`,
     help:
       "Print a skill's instructions and the manifest of its bundled files, grouped by class.\n" +
       "Non-standard folders are listed only when both safety switches are false (each defaults to true).\n" +
       "At most --max-entries files per class are listed (default 500); --offset N lists from entry N.\n" +
+      "--max-body-tokens N shows at most N tokens of the body (o200k_base BPE), cut at a line end when\n" +
+      "one fits, and says which read of SKILL.md continues it.\n" +
       "--usage-log FILE appends the activation (trigger user) to the usage log (see: skillset help stats)." +
       "\nA skill whose metadata requires-skills (all) or requires-any-skills (one of) names other\n" +
       "skills lists its dependency closure, dependencies first; they are looked for under the --root\n" +

@@ -122,7 +122,7 @@ export function needsApproval(key: string, value: unknown, command: string): boo
       // Closing the gate is always honoured; opening it is a trust decision.
       return value === false;
     default:
-      // budget, tool_budget, rank, modes, diagnostics shape display; frozen only adds checks.
+      // budget, tool_budget, max_body_tokens, rank, modes, diagnostics shape display; frozen only adds checks.
       return false;
   }
 }

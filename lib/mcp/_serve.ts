@@ -13,6 +13,7 @@
  *
  * @module
  */
+import { capBody } from "../core/activation/body_budget.ts";
 import { McpServer, type RegisteredTool } from "@modelcontextprotocol/server";
 import {
   SkillCatalog,
@@ -58,7 +59,8 @@ const PRUNE_AT = 1024;
  *   that discovers, called again on every reload (so `--watch` sees new skills).
  * @param options Safety, prefix, paging, limits, the transport's message limit, warnings.
  * @returns The catalog, a connected-ready server and a server factory.
- * @throws {RangeError} When `cacheHint` is out of range (see {@linkcode ServeSkillsOptions}).
+ * @throws {RangeError} When `cacheHint` is out of range (see {@linkcode ServeSkillsOptions}), or
+ *   `maxBodyTokens` is not a whole number of at least 1.
  * @throws {McpSkillError} `DUPLICATE_SKILL` when two folders given as paths hold skills of the same name.
  * @throws {AgentSkillError} When a folder given as a path is missing or a skill breaks the Agent Skills rules.
  * @throws {McpSkillError} `CATALOG_REFUSED` when the SDK cannot list or read a published
@@ -82,6 +84,8 @@ export async function serveSkills(
   const warn = options.onWarning ?? ((w: SkillWarning) => console.warn(`${w.path}: ${w.message}`));
   // A budget too small for the tool's own text is refused before anything is served.
   if (options.toolBudget !== undefined) skillToolDefinition(["x"], { budget: options.toolBudget });
+  // So is a body budget that is not a whole number of at least 1.
+  if (options.maxBodyTokens !== undefined) capBody("", options.maxBodyTokens);
   const cacheHint = options.cacheHint === undefined ? undefined : checkCacheHint(options.cacheHint);
   const source = sourceOf(folders);
   const files = new LoaderFiles(source, options, warn);

@@ -15,6 +15,7 @@ import type {
   SkillCatalogChanges,
   SkillWarning,
 } from "@modelcontextprotocol/server/ext/skills";
+import type { TokenCounter } from "../core/activation/body_budget.ts";
 import type { ResourceClassMap } from "../core/resources/resource_path.ts";
 import type { SkillActivation } from "../core/catalog/skill_usage.ts";
 import type { SkillModes } from "../core/catalog/skill_modes.ts";
@@ -97,6 +98,14 @@ export interface ServeSkillsOptions {
    * beside it to find them.
    */
   readonly toolBudget?: number | { readonly contextTokens: number; readonly share: number };
+  /**
+   * The most tokens of a SKILL.md body the `skill` tool's activation shows (`activateSkill`'s
+   * `max_body_tokens`): a longer body is cut, with a pointer to the paged read of the rest.
+   * The published `SKILL.md` resource stays whole. Default: no cap.
+   */
+  readonly maxBodyTokens?: number;
+  /** How tokens are counted for `maxBodyTokens`; default characters ÷ 4, rounded up. */
+  readonly countTokens?: TokenCounter;
   /**
    * Per-skill modes (see `skillMode`; a SKILL.md's `disable-model-invocation:
    * true` is `manual`): `pinned` and `name-only` shape the `skill` tool's

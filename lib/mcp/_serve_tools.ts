@@ -119,6 +119,8 @@ export function registerSkillTool(
     ...(options.modes === undefined ? {} : { modes: options.modes }),
     ...(options.activated === undefined ? {} : { activated: options.activated }),
     ...(options.profile === undefined ? {} : { profile: options.profile }),
+    ...(options.maxBodyTokens === undefined ? {} : { max_body_tokens: options.maxBodyTokens }),
+    ...(options.countTokens === undefined ? {} : { count_tokens: options.countTokens }),
   };
   return server.registerTool(
     "skill",

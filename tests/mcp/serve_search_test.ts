@@ -132,3 +132,37 @@ describe("serve offers skill_search when the skill tool's description was cut", 
     }
   });
 });
+
+describe("serve caps an activation's body with maxBodyTokens (issue 43)", () => {
+  it("the skill tool shows the first lines within the budget and points to SKILL.md's rest", async () => {
+    const words = (text: string): number => text.split(/\s+/).filter((w) => w !== "").length;
+    const served = await serveSkills([join(root, "skills")], {
+      onWarning: () => {},
+      maxBodyTokens: 4,
+      countTokens: words,
+    });
+    const client = await connect(served.createServer());
+    try {
+      const result = await client.callTool({ name: "skill", arguments: { skill: "pdf" } });
+      const body = text(result);
+      assert.ok(body.includes("# Stamps"));
+      assert.ok(!body.includes("signature"));
+      assert.ok(
+        body.includes(
+          "The instructions above stop at 2 of 9 tokens (budget 4, counted by the host); read " +
+            'the rest with the skill tool: skill "pdf", resource "SKILL.md", offset 5',
+        ),
+        body,
+      );
+      // The published SKILL.md stays whole.
+      const read = await client.readResource({ uri: "skill://pdf/SKILL.md" });
+      assert.ok(JSON.stringify(read).includes("signature stamp"));
+    } finally {
+      await client.close();
+    }
+    await assert.rejects(serveSkills([join(root, "skills")], { maxBodyTokens: 0 }), {
+      name: "RangeError",
+      message: "max_body_tokens must be a whole number of at least 1, got 0",
+    });
+  });
+});

@@ -20,7 +20,7 @@ import { type ModedSkill, skillMode, SkillModeError } from "../../core/catalog/s
 import { skillAccess } from "../../core/catalog/skill_access.ts";
 import { ResourceNotFoundError, SkillFolderError } from "../../core/errors.ts";
 import { type DiscoveryFlags, listDiscovery, printDiagnostics } from "../_discovery.ts";
-import { bodyBudgetDiagnostics, collisionDiagnostics } from "../eval/_budgets.ts";
+import { bodyBudgetDiagnostics, bodyTokens, collisionDiagnostics } from "../eval/_budgets.ts";
 import { type CliIO, shownAsTyped } from "../_io.ts";
 import { activateSkill, renderActivation } from "../../core/activation/activate.ts";
 import { MIN_PAGE_BYTES, readResource, renderResourceRead } from "../../core/resources/read.ts";
@@ -110,7 +110,7 @@ function colorDiagnostic(d: Diagnostic, io: CliIO): string {
  * the skills it depends on in closure order (found under `roots`, else beside it).
  *
  * @param dir The skill folder, as typed.
- * @param flags The flags given (`--offset`, `--max-entries`, `--modes`, `--usage-log` and the switches).
+ * @param flags The flags given (`--offset`, `--max-entries`, `--max-body-tokens`, `--modes`, `--usage-log` and the switches).
  * @param load The class mapping and switches.
  * @param json Whether to print JSON.
  * @param io Where to write.
@@ -137,6 +137,7 @@ export function activateCommand(
 ): number {
   const offset = count(flags, "--offset", 0);
   const maxEntries = count(flags, "--max-entries", 1);
+  const maxBodyTokens = count(flags, "--max-body-tokens", 1);
   const modes = modesFlag(flags.get("--modes"));
   const skill = checked ?? loadNamed(dir, load);
   // Every name in the modes file is a skill beside this one (or under the roots): a typo is loud.
@@ -174,6 +175,9 @@ export function activateCommand(
       ...(dependencies === undefined ? {} : { dependencies }),
       ...(offset === undefined ? {} : { offset }),
       ...(maxEntries === undefined ? {} : { max_entries: maxEntries }),
+      ...(maxBodyTokens === undefined
+        ? {}
+        : { max_body_tokens: maxBodyTokens, count_tokens: bodyTokens }),
     });
   } catch (e) {
     // A mistyped requires-skills value: name the skills it may have meant.

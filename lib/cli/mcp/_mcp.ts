@@ -60,6 +60,7 @@ const SPECS: Readonly<Record<string, ArgSpec>> = {
       "--max-buffered-bytes",
       "--class",
       "--tool-budget",
+      "--max-body-tokens",
       "--usage-log",
       "--lockfile",
       "--approvals",

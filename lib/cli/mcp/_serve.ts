@@ -29,6 +29,7 @@ import { JsonFileApprovalStore } from "../../fs/trust/trust_files.ts";
 import { isLoopbackHost, listenHttp } from "../../mcp/_http.ts";
 import { tokenFlag } from "./_token.ts";
 import { serveSkills } from "../../mcp/_serve.ts";
+import { bodyTokens } from "../eval/_budgets.ts";
 import { type CacheHint, MAX_TTL_MS, STDIO_MESSAGE_BYTES } from "../../mcp/_serve_options.ts";
 import { watchSkills } from "../../mcp/_watch.ts";
 
@@ -57,6 +58,7 @@ export async function serve(args: Args, io: McpCliIO): Promise<number> {
   const roots = serveRoots(args);
   const pageSize = count(args.flags, "--page-size", 1);
   const toolBudget = count(args.flags, "--tool-budget", 0);
+  const maxBodyTokens = count(args.flags, "--max-body-tokens", 1);
   const modes = modesFlag(args.flags.get("--modes"));
   const chosen = profileFlags(args.flags, args.repeated, args.switches);
   const prefix = args.flags.get("--prefix");
@@ -115,6 +117,7 @@ export async function serve(args: Args, io: McpCliIO): Promise<number> {
     // The SDK's stdio transport refuses a message over 10 MiB: such files are not published.
     ...(address === undefined ? { maxMessageBytes: STDIO_MESSAGE_BYTES } : {}),
     ...(toolBudget === undefined ? {} : { toolBudget }),
+    ...(maxBodyTokens === undefined ? {} : { maxBodyTokens, countTokens: bodyTokens }),
     ...usageLogOption(args.flags.get("--usage-log"), log),
     ...(modes === undefined ? {} : { modes }),
     ...(chosen.profile === undefined ? {} : { profile: chosen.profile }),

@@ -18,6 +18,7 @@ import { TOOL_POLICY_MODES, type ToolPolicyMode } from "../policy/tool_policy.ts
 import { interpreterByExtension, type ScriptInterpreter } from "../resources/script_kind.ts";
 import { assertBundle, assertObject } from "../_shape.ts";
 import type { SkillDependencies } from "../catalog/skill_dependencies.ts";
+import { type BodyCut, capBody, type TokenCounter } from "./body_budget.ts";
 
 /** One listed file. */
 export interface ManifestEntry {
@@ -61,8 +62,10 @@ export interface ManifestOmissions {
 export interface Activation {
   /** The skill's name. */
   readonly skill: string;
-  /** The SKILL.md body. */
+  /** The SKILL.md body, or, with `max_body_tokens`, its longest prefix within the budget. */
   readonly instructions: string;
+  /** With `max_body_tokens`, when the body was over it: where it was cut and how to read the rest. */
+  readonly instructions_cut?: InstructionsCut;
   /** At most `max_entries` per class, from entry `offset` of each class. */
   readonly resources: ResourceManifest;
   /** Files of each class after this page of the manifest (0 when all are shown). */
@@ -82,6 +85,16 @@ export interface Activation {
    * order (activate them first, in this order); empty when it depends on none.
    */
   readonly dependencies?: readonly string[];
+}
+
+/** Where a body over the budget was cut, and the paged read that continues it. */
+export interface InstructionsCut extends BodyCut {
+  /**
+   * The read of the skill tool that continues the body (`resource` and `offset`, a line or
+   * `"L+B"` of SKILL.md), when the bundle holds its SKILL.md and knows the line its body starts
+   * on (`bodyLine`, as a loaded skill does); absent otherwise.
+   */
+  readonly continue?: { readonly resource: string; readonly offset: number | string };
 }
 
 /** A script the host can run, and the interpreter its extension names. */
@@ -138,6 +151,17 @@ export interface ActivateOptions extends SafetyFlags {
    * not activate.
    */
   readonly dependencies?: SkillDependencies;
+  /**
+   * The most tokens of the SKILL.md body shown (a whole number of at least 1): a longer body is
+   * cut to its longest prefix that fits, at a line end when one does, and the activation says
+   * where the rest is (`instructions_cut`). Default: no cap.
+   */
+  readonly max_body_tokens?: number;
+  /**
+   * How tokens are counted for `max_body_tokens` (a whole number of at least 0 per text);
+   * default: characters ÷ 4, rounded up (`estimateTokens`). The CLI passes o200k_base.
+   */
+  readonly count_tokens?: TokenCounter;
 }
 
 /** The instruction file itself is not listed as a resource. */
@@ -182,6 +206,9 @@ export function activateSkill(bundle: SkillBundle, options: ActivateOptions = {}
   const max = wholeNumber(options.max_entries, "max_entries", 1) ?? DEFAULT_MAX_MANIFEST_ENTRIES;
   const offset = wholeNumber(options.offset, "offset", 0) ?? 0;
   const dependencies = options.dependencies?.require(bundle);
+  const body = options.max_body_tokens === undefined
+    ? undefined
+    : capBody(bundle.instructions, options.max_body_tokens, options.count_tokens);
   const open = isGateOpen(flags);
   const groups: Record<ResourceClass, ManifestEntry[]> = {
     root: [],
@@ -230,7 +257,8 @@ export function activateSkill(bundle: SkillBundle, options: ActivateOptions = {}
     : undefined;
   return Object.freeze({
     skill: bundle.name,
-    instructions: bundle.instructions,
+    instructions: body?.text ?? bundle.instructions,
+    ...(body?.cut === undefined ? {} : { instructions_cut: instructionsCut(bundle, body.cut) }),
     resources: Object.freeze(resources),
     not_shown: Object.freeze(not_shown),
     next_offset: more ? offset + max : null,
@@ -238,6 +266,21 @@ export function activateSkill(bundle: SkillBundle, options: ActivateOptions = {}
     ...(runnable === undefined ? {} : { runnable_scripts: runnable }),
     ...(dependencies === undefined ? {} : { dependencies }),
   });
+}
+
+/** The cut, with the read of SKILL.md that continues it when the bundle can say where. */
+function instructionsCut(bundle: SkillBundle, cut: BodyCut): InstructionsCut {
+  const bodyLine = (bundle as { readonly bodyLine?: unknown }).bodyLine;
+  const file = ["SKILL.md", "skill.md"].find((p) =>
+    bundle.files.get(p)?.outside_root !== true &&
+    bundle.files.has(p)
+  );
+  if (file === undefined || !Number.isSafeInteger(bodyLine) || (bodyLine as number) < 1) {
+    return Object.freeze({ ...cut });
+  }
+  const line = (bodyLine as number) - 1 + cut.rest.line;
+  const offset = cut.rest.byte === 0 ? line : `${line}+${cut.rest.byte}`;
+  return Object.freeze({ ...cut, continue: Object.freeze({ resource: file, offset }) });
 }
 
 function activationTools(bundle: SkillBundle, options: ActivateOptions): ActivationTools {
@@ -308,6 +351,22 @@ function wholeNumber(value: number | undefined, name: string, min: number): numb
   return value;
 }
 
+/** The line that says the instructions were cut, and where the rest is. */
+function cutLine(skill: string, cut: InstructionsCut): string {
+  const head = `The instructions above stop at ${cut.shown_tokens} of ${cut.tokens} tokens ` +
+    `(budget ${cut.max_tokens}, ${
+      cut.counted_by === "estimate" ? "estimated as characters / 4" : "counted by the host"
+    })`;
+  if (cut.continue === undefined) {
+    return `${head}; the rest (from line ${cut.rest.line + 1} of the body) is not shown.`;
+  }
+  return `${head}; read the rest with the skill tool: skill ${
+    JSON.stringify(escapeControls(skill))
+  }, resource ${JSON.stringify(cut.continue.resource)}, offset ${
+    JSON.stringify(cut.continue.offset)
+  } (then each next_offset).`;
+}
+
 const LABELS: Readonly<Record<ResourceClass, string>> = {
   root: "[file]",
   references: "[reference]",
@@ -360,9 +419,10 @@ const HEADINGS: Readonly<Record<ResourceClass, string>> = {
 export function renderActivation(activation: Activation, nonce?: string): string {
   const { skill, instructions, resources, not_shown, next_offset, tools, runnable_scripts } =
     activation;
-  const { dependencies } = activation;
+  const { dependencies, instructions_cut: cut } = activation;
   const lines = [
     "---",
+    ...(cut === undefined ? [] : [cutLine(skill, cut)]),
     `Bundled resources (read one with the skill tool: skill ${
       JSON.stringify(escapeControls(skill))
     }, resource "<path>"; text comes back decoded, other files as base64, in pages):`,

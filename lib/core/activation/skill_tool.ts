@@ -14,6 +14,7 @@ import { nearestNames } from "../_nearest.ts";
 import { quoteShort } from "../_text.ts";
 import { failure, success } from "./_tool_result.ts";
 import { activateSkill, renderActivation } from "./activate.ts";
+import type { TokenCounter } from "./body_budget.ts";
 import type { SkillBundle } from "../resources/bundle.ts";
 import { formatLocation, type SourceLocation, withoutLocation } from "../errors.ts";
 import type { SafetyFlags } from "../resources/gate.ts";
@@ -69,6 +70,14 @@ export interface SkillToolContext {
   readonly max_manifest_entries?: number;
   /** The host's tool policy mode: an activation then lists the skill's allowed tools and the mode. */
   readonly tool_policy?: ToolPolicyMode;
+  /**
+   * The most tokens of a SKILL.md body an activation shows (`activateSkill`'s
+   * `max_body_tokens`): a longer body is cut and the activation points to the paged read of
+   * the rest. Default: no cap.
+   */
+  readonly max_body_tokens?: number;
+  /** How tokens are counted for `max_body_tokens`; default characters ÷ 4, rounded up. */
+  readonly count_tokens?: TokenCounter;
   /** Whose `allowed-tools` count, as the policy's `trusted`; default `true` (local skills only). */
   readonly trusted?: ToolTrust;
   /** Whether the host runs skills' scripts (`run_skill_script`): activations then list them. */
@@ -225,6 +234,10 @@ export function handleSkillTool(
           ? {}
           : { max_entries: context.max_manifest_entries }),
         ...(context.run_scripts === true ? { run_scripts: true } : {}),
+        ...(context.max_body_tokens === undefined
+          ? {}
+          : { max_body_tokens: context.max_body_tokens }),
+        ...(context.count_tokens === undefined ? {} : { count_tokens: context.count_tokens }),
         ...(context.tool_policy === undefined ? {} : {
           tool_policy: context.tool_policy,
           trusted: isTrustedSkill(bundle as PolicySkill, context.trusted ?? true),

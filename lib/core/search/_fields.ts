@@ -80,7 +80,9 @@ export function readSkill(
 
 /** The body: `body`, else a bundle's `instructions` (none while a lazy bundle is not loaded). */
 function bodyOf(s: Record<string, unknown>): string {
-  if (typeof s["body"] === "string") return s["body"];
+  // Read once: a discovered skill's `body` reads its SKILL.md on each get.
+  const body = s["body"];
+  if (typeof body === "string") return body;
   try {
     const instructions = s["instructions"];
     return typeof instructions === "string" ? instructions : "";

@@ -64,3 +64,38 @@ describe("validate --collisions", () => {
     }
   });
 });
+
+describe("activate --max-body-tokens", () => {
+  it("shows at most N o200k_base tokens of the body and names the read of SKILL.md that continues it", () => {
+    const run = runInProcess([
+      "activate",
+      join(root, "s", "big"),
+      "--max-body-tokens",
+      "100",
+      "--json",
+    ]);
+    assert.equal(run.code, 0, run.stderr);
+    const activation = JSON.parse(run.stdout);
+    // One line of 2,000 words: cut inside it, by the real tokenizer, not by characters ÷ 4.
+    assert.equal(bodyTokens(activation.instructions), 100);
+    assert.deepEqual(activation.instructions_cut, {
+      max_tokens: 100,
+      tokens: 2001,
+      shown_tokens: 100,
+      counted_by: "counter",
+      rest: { line: 0, byte: activation.instructions.length },
+      continue: { resource: "SKILL.md", offset: `4+${activation.instructions.length}` },
+    });
+    const whole = JSON.parse(
+      runInProcess(["activate", join(root, "s", "small"), "--max-body-tokens", "100", "--json"])
+        .stdout,
+    );
+    assert.deepEqual([whole.instructions, whole.instructions_cut], ["Short body.\n", undefined]);
+  });
+
+  it("refuses a budget of 0", () => {
+    const run = runInProcess(["activate", join(root, "s", "big"), "--max-body-tokens", "0"]);
+    assert.equal(run.code, 2);
+    assert.match(run.stderr, /--max-body-tokens/);
+  });
+});

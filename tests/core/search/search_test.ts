@@ -440,6 +440,18 @@ describe("issue 30: bodies, word forms, families, languages, typos, hybrid", () 
     assert.deepEqual(searchSkills(index, "given", all)[0]!.matched[0]!.fields, ["body"]);
   });
 
+  it("reads a lazy body once per skill (a discovered skill's getter reads its SKILL.md each time)", () => {
+    let reads = 0;
+    const lazy = { name: "notes", description: "Take notes" };
+    Object.defineProperty(lazy, "body", {
+      get: () => (reads++, "# Shorthand\nWrite quickly."),
+      enumerable: false,
+    });
+    const index = createSkillIndex([lazy]);
+    assert.equal(reads, 1);
+    assert.deepEqual(searchSkills(index, "shorthand")[0]!.matched[0]!.fields, ["headings", "body"]);
+  });
+
   it("indexes a bundle whose body is not loaded yet by name and description", () => {
     const lazy = {
       name: "remote",
