@@ -320,6 +320,18 @@ function targets(files: readonly ResultsFile[]): Target[] {
       values: per((file) => lib(file, RUN_WORKLOAD, "runSkillScript (bubblewrap)", RUN_BARE_CASE)),
     },
     {
+      what: "add of 1,000 skills to 3 agent targets ÷ add to one (bench/agent_targets_bench.ts)",
+      bound: 1.2,
+      values: per((file) =>
+        lib(
+          file,
+          "add: 1,000 skills to agent targets",
+          "addSkills --agent claude-code,cursor,windsurf (3 targets)",
+          "addSkills --agent claude-code (1 target)",
+        )
+      ),
+    },
+    {
       what: "catalog parse ÷ resolve, 10,000-skill catalog",
       bound: 10.0,
       values: per((file) => lib(file, CATALOG_WORKLOAD, PARSE_CASE, RESOLVE_CASE)),

@@ -81,6 +81,7 @@ const KEYS: ReadonlyMap<
   ["rank", { flag: "--rank", values: (v) => oneOf("position", "name", "usage")(v, "rank") }],
   ["usage_log", { flag: "--usage-log", values: (v, base) => [file(v, "usage_log", base)] }],
   ["lockfile", { flag: "--lockfile", values: (v, base) => [file(v, "lockfile", base)] }],
+  ["agents", { flag: "--agent", values: (v) => agents(v) }],
   ["approvals", { flag: "--approvals", values: (v, base) => [file(v, "approvals", base)] }],
   ["modes", { flag: "--modes", values: (v, base) => [file(v, "modes", base)] }],
   // Profiles written here (an object) are read from this very file; a string names a profiles file.
@@ -101,6 +102,18 @@ const KEYS: ReadonlyMap<
     { flag: "--diagnostics", values: (v) => oneOf("quiet", "normal", "verbose")(v, "diagnostics") },
   ],
 ]);
+
+/** `agents`: a list of agent names (checked by `add`), or `"all-detected"`. */
+function agents(v: unknown): readonly string[] {
+  const names = typeof v === "string" ? [v] : v;
+  if (
+    !Array.isArray(names) || names.length === 0 ||
+    !names.every((n) => typeof n === "string" && /^[a-z0-9-]{1,64}$/.test(n))
+  ) {
+    throw invalid("agents", 'a list of agent names, or "all-detected"', v);
+  }
+  return [names.join(",")];
+}
 
 function invalid(key: string, wanted: string, got: unknown): UsageError {
   return new UsageError(

@@ -111,6 +111,8 @@ export function needsApproval(key: string, value: unknown, command: string): boo
     case "approvals":
     case "allow_empty":
     case "classes":
+    // It names folders `add` writes into (each agent's skills folder).
+    case "agents":
       return true;
     case "roots":
       return command === "lock" || command === "verify";
@@ -228,4 +230,4 @@ export function configCommand(
 }
 
 /** The commands some key needs approval for (to name a config's gated keys whatever the command). */
-const GATED_COMMANDS = ["lock", "verify", "activate", "serve"];
+const GATED_COMMANDS = ["lock", "verify", "activate", "serve", "add"];

@@ -78,6 +78,7 @@ describe("config approval", () => {
       ["rank", "usage", "to-prompt", false],
       ["modes", "m.json", "to-prompt", false],
       ["diagnostics", "quiet", "list", false],
+      ["agents", ["claude-code"], "add", true],
     ];
     for (const [key, value, command, needs] of cases) {
       assert.equal(needsApproval(key, value, command), needs, `${key} ${command}`);

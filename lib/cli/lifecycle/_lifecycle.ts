@@ -1,5 +1,6 @@
 /**
- * The lifecycle commands of the `skillset` CLI: `add <source>`, `outdated`,
+ * The lifecycle commands of the `skillset` CLI: `add <source>` (with
+ * `--agent`), `agents`, `outdated`,
  * `update [NAME...]` and `remove NAME...` (lib/fs/lifecycle/_lifecycle.ts and
  * _update.ts do the work). Asynchronous (git and hashing), so `mainAsync`
  * runs them; `SKILLSET_GIT` names the git program (default `git`).
@@ -18,6 +19,9 @@ import type { FileDiff } from "../../fs/lifecycle/_skill_diff.ts";
 import { COMMIT_PATTERN } from "../../fs/lifecycle/_git.ts";
 import { DIGEST_PATTERN } from "../../core/trust/digest.ts";
 import { assertInstalled } from "./_installed.ts";
+import { homedir } from "node:os";
+import { agentNames, AGENTS, detectAgents, readsCanonical } from "../../fs/lifecycle/_agents.ts";
+import { unknownName } from "../_unknown_name.ts";
 
 /**
  * Run one lifecycle command.
@@ -49,13 +53,18 @@ export async function runLifecycleCli(
   };
   const out = (value: unknown): void => io.stdout(`${JSON.stringify(value, null, 2)}\n`);
   switch (command) {
+    case "agents":
+      return listAgents(scope, io, args.json);
     case "add": {
       const ref = args.flags.get("--ref");
       const skills = args.repeated.get("--skill");
+      const agents = agentsNamed(args.repeated.get("--agent") ?? [], scope);
       const result = await addSkills(args.positional[0]!, {
         ...options,
         ...ref === undefined ? {} : { ref },
         ...skills === undefined ? {} : { skills },
+        ...agents.length === 0 ? {} : { agents },
+        ...args.switches.has("--copy") ? { copy: true } : {},
       });
       if (args.json) out(result);
       else {
@@ -65,6 +74,7 @@ export async function runLifecycleCli(
               short(result.revision)
             })\n`,
           );
+          for (const t of s.targets) io.stdout(`  ${t.mode} for ${t.agent}: ${esc(t.path)}\n`);
         }
         for (const r of result.refused) {
           io.stderr(`skillset: refused: ${r.code}: ${esc(r.message)}\n`);
@@ -147,6 +157,54 @@ export async function runLifecycleCli(
       return result.refused.length > 0 ? 1 : 0;
     }
   }
+}
+
+/**
+ * The agents `--agent` names (each flag a comma-separated list; `all-detected` the agents
+ * detected in the scope's folder), checked against the table.
+ *
+ * @throws {UsageError} For an unknown name, with the nearest known ones.
+ */
+function agentsNamed(flags: readonly string[], scope: "project" | "user"): readonly string[] {
+  const out: string[] = [];
+  const known = agentNames();
+  for (const name of flags.flatMap((f) => f.split(",")).map((n) => n.trim())) {
+    if (name === "all-detected") {
+      for (const a of detectAgents(process.cwd(), homedir())) {
+        if (a.scopes.includes(scope)) out.push(a.name);
+      }
+    } else if (known.includes(name)) out.push(name);
+    else throw unknownName("agent", name, [...known, "all-detected"], "(see skillset agents)");
+  }
+  return [...new Set(out)];
+}
+
+/** `skillset agents`: the table, and the agents detected in the project and the home. */
+function listAgents(scope: "project" | "user", io: CliIO, json: boolean): number {
+  const detected = new Map(detectAgents(process.cwd(), homedir()).map((a) => [a.name, a.scopes]));
+  const rows = AGENTS.map((a) => ({
+    name: a.name,
+    title: a.title,
+    project: a.project,
+    user: `~/${a.user}`,
+    detected: detected.get(a.name) ?? [],
+    canonical: readsCanonical(a, scope),
+  }));
+  if (json) {
+    io.stdout(`${JSON.stringify({ agents: rows }, null, 2)}\n`);
+    return 0;
+  }
+  for (const r of rows) {
+    const seen = r.canonical
+      ? "reads .agents/skills: no link needed"
+      : r.detected.length === 0
+      ? "not detected"
+      : `detected in ${
+        r.detected.map((s) => (s === "user" ? "the home" : "the project")).join(" and ")
+      }`;
+    io.stdout(`${r.name.padEnd(15)} ${r.project.padEnd(17)} ${r.user.padEnd(27)} ${seen}\n`);
+  }
+  return 0;
 }
 
 /** A revision, shortened: 12 digits of a commit, `sha256:` and 12 of a digest. */

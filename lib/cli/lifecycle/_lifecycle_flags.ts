@@ -1,6 +1,6 @@
 /**
  * The flags, usage lines and help of the lifecycle commands (`add`,
- * `outdated`, `update`, `remove`), for the command table of `main.ts`; the
+ * `agents`, `outdated`, `update`, `remove`), for the command table of `main.ts`; the
  * commands run in `_lifecycle.ts`, loaded on demand.
  *
  * Folder `lib/cli/lifecycle/` — the lifecycle commands: add, outdated, update, remove.
@@ -17,18 +17,30 @@ const SCOPE_HELP =
 /** The help entries of the lifecycle commands; they run in lib/cli/lifecycle/_lifecycle.ts (asynchronous: git). */
 export const LIFECYCLE_COMMANDS: Readonly<Record<string, ArgSpec & { readonly help: string }>> = {
   add: {
-    values: ["--skill", "--scope", "--ref", "--lockfile"],
-    repeated: ["--skill"],
+    values: ["--skill", "--scope", "--ref", "--lockfile", "--agent"],
+    repeated: ["--skill", "--agent"],
+    switches: ["--copy"],
     positional: [1, 1],
     usage:
-      "skillset add <source> [--skill NAME]... [--scope project|user] [--ref REF] [--lockfile FILE] [--json]",
+      "skillset add <source> [--skill NAME]... [--agent NAME[,NAME...]]... [--copy] [--scope project|user] [--ref REF] [--lockfile FILE] [--json]",
     help:
       "Install skills from a git repository (any URL git takes, or a local path; --ref a branch,\n" +
       "tag or full commit) or a folder: the skills discovery finds from its root (or those named by\n" +
       "--skill), each staged and moved into place whole, and locked with where it came from (URL, ref,\n" +
       "commit, path). Nothing from the source runs (no hooks, filters, submodules or LFS); a skill\n" +
       "folder holding a link out of it, over 512 files or 16 MiB, a name with a control character,\n" +
-      "a nested .git or a submodule is refused. Exits 1 when any skill was refused.\n" + SCOPE_HELP,
+      "a nested .git or a submodule is refused. Exits 1 when any skill was refused.\n" +
+      "--agent NAME[,NAME...] (or all-detected) also links each skill into those agents' skills\n" +
+      "folders (--copy copies it instead): see skillset agents.\n" + SCOPE_HELP,
+  },
+  agents: {
+    values: ["--scope"],
+    positional: [0, 0],
+    usage: "skillset agents [--scope project|user] [--json]",
+    help:
+      "List the agents add --agent knows, each with its project and user skills folders, and those\n" +
+      "detected here (their folder is in the project) and in the home. --agent all-detected names\n" +
+      "the detected ones of the scope.",
   },
   outdated: {
     values: ["--scope", "--lockfile"],

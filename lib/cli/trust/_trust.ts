@@ -45,6 +45,7 @@ import {
 import { type DiscoveryFlags, discoveryFlags, listDiscovery, rootOf } from "../_discovery.ts";
 import { rootsHoldSkills } from "../_roots.ts";
 import { keepInstalledFrom } from "../../fs/lifecycle/_lifecycle.ts";
+import { targetProblems } from "../../fs/lifecycle/_targets.ts";
 import type { CliIO } from "../_io.ts";
 import {
   listCommand,
@@ -144,10 +145,13 @@ export async function runTrustCli(
       }
       const { roots, discovery } = discover();
       if (!rootsHoldSkills(roots, discovery, rootFlags.length > 0, allowEmpty, io)) return 1;
-      const result = await verifySkills(discovery, lock, {
+      const verified = await verifySkills(discovery, lock, {
         base: dirname(file),
         frozen,
       });
+      // Each agent target `skillset add --agent` made: still a link to (or a copy of) its skill.
+      const targets = await targetProblems(lock.skills, file);
+      const result = { ...verified, ok: verified.ok && targets.length === 0 };
       if (args.json) {
         out({
           ok: result.ok,
@@ -160,12 +164,19 @@ export async function runTrustCli(
           },
           differences: result.differences,
           errors: result.errors,
+          targets: targets.map((p) => ({
+            name: p.name,
+            agent: p.target.agent,
+            path: p.target.path,
+            state: p.target.state,
+          })),
         });
       } else {
         for (const d of result.differences) io.stdout(`${describeDifference(d, frozen)}\n`);
         for (const e of result.errors) {
           io.stdout(`error   ${esc(e.key)} (${esc(e.name)}): ${esc(e.message)}\n`);
         }
+        for (const p of targets) io.stdout(`${p.target.state.padEnd(7)} ${esc(p.message)}\n`);
         io.stdout(
           result.ok
             ? `OK: ${lock.skills.length} locked skill${

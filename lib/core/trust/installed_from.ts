@@ -115,3 +115,94 @@ export function installedFromOf(
     path: path.value,
   });
 }
+
+/**
+ * Where `skillset add --agent` put an installed skill for an agent: a link
+ * to the canonical folder, or a copy of it. The lifecycle acts on a target
+ * only when its path is the one the agent table gives for the skill's name
+ * and scope; the lockfile's word alone steers nothing.
+ */
+export interface InstallTarget {
+  /** The agent's name, as `--agent` takes it. */
+  readonly agent: string;
+  /** The target folder, relative to the lockfile's folder, `/`-separated. */
+  readonly path: string;
+  /** `link` (a relative link to the canonical folder) or `copy`. */
+  readonly mode: "link" | "copy";
+}
+
+/**
+ * The `targets` of an entry on one line, each in a fixed field order.
+ *
+ * @param targets The targets.
+ * @returns The JSON text.
+ */
+export function renderTargets(targets: readonly InstallTarget[]): string {
+  return `[${
+    targets.map((t) =>
+      `{ "agent": ${JSON.stringify(t.agent)}, "path": ${JSON.stringify(t.path)}, "mode": ${
+        JSON.stringify(t.mode)
+      } }`
+    ).join(", ")
+  }]`;
+}
+
+/**
+ * The `targets` of a skill entry: objects of `agent` (a lowercase name),
+ * `path` (a non-empty `/`-separated path) and `mode` (`link` or `copy`);
+ * nothing else, no agent twice.
+ *
+ * @param r The lockfile's reader.
+ * @param o The skill entry.
+ * @param what The skill, in errors.
+ * @returns The checked targets.
+ * @throws {TrustFileError} `INVALID_FIELD`.
+ */
+export function targetsOf(
+  r: FieldReader,
+  o: Extract<ReturnType<FieldReader["root"]>, { kind: "object" }>,
+  what: string,
+): readonly InstallTarget[] {
+  const out: InstallTarget[] = [];
+  const where = `"targets" of ${what}`;
+  for (const item of r.array(o, "targets", what)) {
+    const t = r.object(item, `a target of ${what}`, ["agent", "path", "mode"]);
+    const agent = r.string(t, "agent", where)!;
+    const path = r.string(t, "path", where)!;
+    const mode = r.string(t, "mode", where)!;
+    if (!/^[a-z0-9]+(?:-[a-z0-9]+)*$/.test(agent.value) || agent.value.length > 64) {
+      throw r.error(
+        "INVALID_FIELD",
+        agent.offset,
+        `Field "agent" of the ${where} must be a lowercase name, got ${
+          JSON.stringify(agent.value)
+        }`,
+      );
+    }
+    if (out.some((x) => x.agent === agent.value)) {
+      throw r.error(
+        "INVALID_FIELD",
+        agent.offset,
+        `The ${where} name ${JSON.stringify(agent.value)} twice`,
+      );
+    }
+    if (path.value === "" || path.value.includes("\\") || path.value.includes("\0")) {
+      throw r.error(
+        "INVALID_FIELD",
+        path.offset,
+        `Field "path" of the ${where} must be a "/"-separated path, got ${
+          JSON.stringify(path.value)
+        }`,
+      );
+    }
+    if (mode.value !== "link" && mode.value !== "copy") {
+      throw r.error(
+        "INVALID_FIELD",
+        mode.offset,
+        `Field "mode" of the ${where} must be "link" or "copy", got ${JSON.stringify(mode.value)}`,
+      );
+    }
+    out.push(Object.freeze({ agent: agent.value, path: path.value, mode: mode.value }));
+  }
+  return Object.freeze(out);
+}

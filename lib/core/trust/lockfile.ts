@@ -12,7 +12,14 @@
 import { compareCodeUnits, type FileDigest } from "./digest.ts";
 import { diffEntries, fullSkillDigest, type OtherEntry, sortEntries } from "./entries.ts";
 import type { SkillManifest } from "./manifest.ts";
-import { type InstalledFrom, installedFromOf, renderFrom } from "./installed_from.ts";
+import {
+  type InstalledFrom,
+  installedFromOf,
+  type InstallTarget,
+  renderFrom,
+  renderTargets,
+  targetsOf,
+} from "./installed_from.ts";
 import { isSkillVersion, MAX_VERSION_LENGTH } from "./skill_version.ts";
 import {
   diffFiles,
@@ -60,6 +67,8 @@ export interface LockEntry {
   readonly entries?: readonly OtherEntry[];
   /** For a folder installed by `skillset add`: where it came from (version 2). */
   readonly installed_from?: InstalledFrom;
+  /** For a folder installed by `skillset add --agent`: the link or copy made for each agent (version 2). */
+  readonly targets?: readonly InstallTarget[];
 }
 
 /** A discovery root a lockfile was made from. */
@@ -171,7 +180,8 @@ export function createLockfile(
   }
   const v2 = roots !== undefined ||
     sorted.some((e) =>
-      (e.entries?.length ?? 0) > 0 || e.installed_from !== undefined || e.version !== undefined
+      (e.entries?.length ?? 0) > 0 || e.installed_from !== undefined || e.version !== undefined ||
+      (e.targets?.length ?? 0) > 0
     );
   return Object.freeze({
     version: v2 ? 2 : 1,
@@ -211,6 +221,9 @@ export function renderLockfile(lock: Lockfile): string {
       );
       if (s.installed_from !== undefined) {
         lines.push(`      "installed_from": ${renderFrom(s.installed_from)}`);
+      }
+      if (s.targets !== undefined && s.targets.length > 0) {
+        lines.push(`      "targets": ${renderTargets(s.targets)}`);
       }
     } else {
       lines.push(
@@ -302,8 +315,9 @@ export function parseLockfile(text: string, file: string): Lockfile {
       "files",
       "entries",
       "installed_from",
+      "targets",
     ]);
-    for (const field of ["entries", "installed_from", "version"]) {
+    for (const field of ["entries", "installed_from", "version", "targets"]) {
       if (version === 1 && o.entries.has(field)) {
         throw r.error(
           "INVALID_FIELD",
@@ -338,8 +352,15 @@ export function parseLockfile(text: string, file: string): Lockfile {
         source: source.value,
         ...o.entries.has("installed_from") ? { installed_from: installedFromOf(r, o, what) } : {},
       };
+      if (o.entries.has("targets") && !o.entries.has("installed_from")) {
+        throw r.error(
+          "INVALID_FIELD",
+          o.entries.get("targets")!.keyOffset,
+          `Field "targets" of ${what} needs "installed_from": only skillset add makes targets`,
+        );
+      }
     } else if (uri !== undefined) {
-      const folderField = ["scope", "installed_from"].find((f) => o.entries.has(f));
+      const folderField = ["scope", "installed_from", "targets"].find((f) => o.entries.has(f));
       if (folderField !== undefined) {
         throw r.error(
           "INVALID_FIELD",
@@ -370,6 +391,7 @@ export function parseLockfile(text: string, file: string): Lockfile {
       files: r.files(o, what),
       ...o.entries.has("entries") ? { entries: r.otherEntries(o, what) } : {},
       ...installed_from === undefined ? {} : { installed_from },
+      ...o.entries.has("targets") ? { targets: targetsOf(r, o, what) } : {},
     }));
   }
   return createLockfile(entries, roots);

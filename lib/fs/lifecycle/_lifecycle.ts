@@ -18,7 +18,7 @@
 import { existsSync, mkdirSync, realpathSync } from "node:fs";
 import { dirname, relative, resolve, sep } from "node:path";
 import process from "node:process";
-import type { InstalledFrom } from "../../core/trust/installed_from.ts";
+import type { InstalledFrom, InstallTarget } from "../../core/trust/installed_from.ts";
 import {
   createLockfile,
   type LockEntry,
@@ -41,6 +41,16 @@ import {
   safeName,
 } from "./_installed.ts";
 import { present, StagingArea, Transaction } from "./_transaction.ts";
+import { agentNamed } from "./_agents.ts";
+import {
+  agentsFor,
+  checkTargets,
+  describeTarget,
+  planTargets,
+  TargetAreas,
+  targetBase,
+  type TargetOptions,
+} from "./_targets.ts";
 import { type SkillSourceCode, SkillSourceError } from "./skill_source_error.ts";
 import { readLockfile, recordedPath } from "../trust/trust_files.ts";
 
@@ -75,7 +85,7 @@ export function treeIn(area: StagingArea, name: string): string {
 }
 
 /** What to add. */
-export interface AddOptions extends LifecycleOptions {
+export interface AddOptions extends LifecycleOptions, TargetOptions {
   /** A branch, tag or full commit; default the remote's `HEAD`. */
   readonly ref?: string;
   /** The skills to install, by name; default every skill found. */
@@ -89,6 +99,8 @@ export interface Installed {
   readonly folder: string;
   readonly digest: string;
   readonly installed_from: InstalledFrom;
+  /** The link or copy made for each agent named (none for an agent reading the canonical folder). */
+  readonly targets: readonly InstallTarget[];
 }
 
 /** What {@linkcode addSkills} did. */
@@ -107,19 +119,25 @@ export interface AddResult {
  * Install skills from a source (see the module's doc).
  *
  * @param source A git URL, a local repository or a folder.
- * @param options The ref, the skills, the scope.
- * @returns What was installed and refused.
+ * @param options The ref, the skills, the scope, the agents (each skill linked, or copied, into
+ *   each agent's folder: `_targets.ts`).
+ * @returns What was installed and refused (`FOREIGN_FILE`: something is already at a target's name).
  * @throws {SkillSourceError} `NO_SKILL` when the source has none (or not one named), `OUTSIDE_ROOT`
- *   when the install root passes through a link, `APPLY_FAILED` when the change could not be made
- *   (and was undone), or as git and staging do.
+ *   when the install root or an agent's folder passes through a link, `UNKNOWN_AGENT`,
+ *   `APPLY_FAILED` when the change could not be made (and was undone), or as git and staging do.
  */
 export async function addSkills(source: string, options: AddOptions = {}): Promise<AddResult> {
   const place = placeOf(options);
+  const agents = agentsFor(options.agents ?? [], place.scope);
+  const base = targetBase(place, options);
   const cwd = resolve(options.cwd ?? process.cwd());
   const { kind, url } = sourceOf(source, cwd);
   const from: SourceRef = { url, ...options.ref === undefined ? {} : { ref: options.ref } };
   const area = StagingArea.open(place.base, place.root, "add");
+  const areas = new TargetAreas(place, base);
   try {
+    // Every agent's folder checked (and made) before the source is fetched.
+    for (const agent of agents) areas.area(agent, "add");
     const staged = await kind.stage(from, treeIn(area, "tree"), undefined, options);
     const refused: Refusal[] = [...staged.refused];
     const real = realpathSync(staged.tree);
@@ -221,14 +239,29 @@ export async function addSkills(source: string, options: AddOptions = {}): Promi
         );
         continue;
       }
+      const targets = planTargets(
+        agents,
+        s.name,
+        at,
+        place,
+        areas,
+        base,
+        tx,
+        options.copy === true,
+      );
+      if ("code" in targets) {
+        refuse(s.path, targets.code, targets.message);
+        continue;
+      }
       tx.put(dest, at);
-      entries.push(entry);
+      entries.push(targets.length === 0 ? entry : Object.freeze({ ...entry, targets }));
       installed.push(
         Object.freeze({
           name: s.name,
           folder: dest,
           digest: entry.digest,
           installed_from: installedFrom,
+          targets,
         }),
       );
     }
@@ -244,6 +277,7 @@ export async function addSkills(source: string, options: AddOptions = {}): Promi
       lockfile: place.lockfile,
     });
   } finally {
+    areas.close();
     area.close();
   }
 }
@@ -293,6 +327,7 @@ export function keepInstalledFrom(lock: Lockfile, file: string): Lockfile {
         ...version === undefined ? {} : { version },
         ...s,
         installed_from: was.installed_from!,
+        ...was.targets === undefined ? {} : { targets: was.targets },
       });
     }),
     lock.roots,
@@ -326,7 +361,10 @@ export interface RemoveResult {
  * entry dropped, then the old folders deleted. A skill changed here since it
  * was locked is refused (`LOCALLY_MODIFIED`) unless `force`, its digest
  * checked before anything is deleted; an entry naming another folder is
- * refused (`OUTSIDE_ROOT`).
+ * refused (`OUTSIDE_ROOT`). Each agent target goes with its skill: a copy
+ * changed or a link pointing elsewhere counts as a local change; a target
+ * recorded at a path other than the agent's folder is refused
+ * (`OUTSIDE_ROOT`) and left alone.
  *
  * @param names The skills, by name.
  * @param options The scope or lockfile, force.
@@ -356,7 +394,9 @@ export async function removeSkills(
   const refused: SkillRefusal[] = [];
   const removed: string[] = [];
   const drop: string[] = [];
+  const base = targetBase(place, options);
   const area = StagingArea.open(place.base, place.root, "remove");
+  const areas = new TargetAreas(place, base);
   try {
     const tx = new Transaction(area, options.fs);
     for (const s of chosen) {
@@ -365,19 +405,37 @@ export async function removeSkills(
         refused.push({ name: s.name, code: "OUTSIDE_ROOT", message: problem });
         continue;
       }
+      const targets = await checkTargets(s, place, base);
+      const outside = targets.find((t) => t.state === "outside");
+      if (outside !== undefined) {
+        refused.push({
+          name: s.name,
+          code: "OUTSIDE_ROOT",
+          message: describeTarget(s.name, outside),
+        });
+        continue;
+      }
       const dir = folderOf(place, s.name);
       const local = await localState(dir, s);
-      if (local.modified && !local.missing && options.force !== true) {
+      const changed = targets.filter((t) => t.state === "edited" || t.state === "retargeted");
+      if (
+        ((local.modified && !local.missing) || changed.length > 0) && options.force !== true
+      ) {
         refused.push({
           name: s.name,
           code: "LOCALLY_MODIFIED",
-          message: `Skill ${
-            JSON.stringify(s.name)
-          } changed here since it was locked: remove --force deletes it`,
+          message: `Skill ${JSON.stringify(s.name)} changed here since it was locked${
+            changed.map((t) => ` (${describeTarget(s.name, t)})`).join("")
+          }: remove --force deletes it`,
         });
         continue;
       }
       if (!local.missing) tx.put(dir, undefined);
+      for (const t of targets) {
+        if (t.state === "missing") continue;
+        tx.put(t.dir!, undefined, areas.area(agentNamed(t.agent)!, "remove"));
+        removed.push(t.dir!);
+      }
       drop.push(lockKey(s));
       removed.push(dir);
     }
@@ -386,6 +444,7 @@ export async function removeSkills(
       tx.commit();
     }
   } finally {
+    areas.close();
     area.close();
   }
   return Object.freeze({ removed: Object.freeze(removed), refused: Object.freeze(refused) });

@@ -32,6 +32,14 @@ import { kindOf, type RefCache, type SourceKind, type StagedSource } from "./_so
 import { StagingArea, Transaction } from "./_transaction.ts";
 import { type FileDiff, skillDiff } from "./_skill_diff.ts";
 import { SkillSourceError } from "./skill_source_error.ts";
+import {
+  checkTargets,
+  describeTarget,
+  replanTargets,
+  TargetAreas,
+  targetBase,
+  type TargetCheck,
+} from "./_targets.ts";
 import { readLockfile } from "../trust/trust_files.ts";
 
 /** A locked skill's standing against its source. */
@@ -52,6 +60,8 @@ export interface OutdatedSkill {
   readonly modified: boolean;
   /** The local folder is gone. */
   readonly missing: boolean;
+  /** Each agent target with its state (a target not `ok` makes the skill modified). */
+  readonly targets: readonly TargetCheck[];
   /** `up_to_date`, `stale`, `modified`, `stale_modified`, or `unknown` (the source could not be reached: see `error`). */
   readonly state: "up_to_date" | "stale" | "modified" | "stale_modified" | "unknown";
   /** Why the state is unknown. */
@@ -162,6 +172,7 @@ export async function outdatedSkills(
   options: LifecycleOptions = {},
 ): Promise<readonly OutdatedSkill[]> {
   const place = placeOf(options);
+  const targetHome = targetBase(place, options);
   const lock = readLockfile(place.lockfile);
   const installed = lock.skills.filter((s) =>
     s.installed_from !== undefined && s.source !== undefined
@@ -227,18 +238,25 @@ export async function outdatedSkills(
     const local: LocalState = problem === undefined
       ? await localState(folderOf(place, s.name), s)
       : { missing: false, modified: false };
+    const targets = problem === undefined ? await checkTargets(s, place, targetHome) : [];
+    const astray = targets.find((t) => t.state === "outside");
+    const modified = local.modified || targets.some((t) => t.state !== "ok");
     const base = {
       name: s.name,
       source: s.source!,
       installed_from: from,
       ...s.version === undefined ? {} : { version: s.version },
-      modified: local.modified,
+      modified,
       missing: local.missing,
+      targets,
     };
     const unknown = (why: Why): OutdatedSkill =>
       Object.freeze({ ...base, stale: false, state: "unknown" as const, error: why });
-    if (problem !== undefined) {
-      out.push(unknown({ code: "OUTSIDE_ROOT", message: problem }));
+    if (problem !== undefined || astray !== undefined) {
+      out.push(unknown({
+        code: "OUTSIDE_ROOT",
+        message: problem ?? describeTarget(s.name, astray!),
+      }));
       continue;
     }
     const now = peeked.get(s);
@@ -259,7 +277,7 @@ export async function outdatedSkills(
       ...remote === undefined ? {} : { remote_commit: remote },
       ...remoteVersion === undefined ? {} : { remote_version: remoteVersion },
       stale,
-      state: stateOf(stale, local.modified),
+      state: stateOf(stale, modified),
     }));
   }
   return Object.freeze(out);
@@ -339,7 +357,9 @@ export async function updateSkills(
     else done.set(s, refusedUpdate(s, false, "OUTSIDE_ROOT", problem));
   }
   const put: LockEntry[] = [];
+  const targetHome = targetBase(place, options);
   const area = StagingArea.open(place.base, place.root, "update");
+  const areas = new TargetAreas(place, targetHome);
   try {
     const tx = new Transaction(area, options.fs);
     for (const [i, group] of groupBy(ours, () => undefined).entries()) {
@@ -363,7 +383,20 @@ export async function updateSkills(
       const upstream = await upstreamOf(staged, group, place);
       for (const s of group.skills) {
         const dir = folderOf(place, s.name);
-        const local = await localState(dir, s);
+        const checks = await checkTargets(s, place, targetHome);
+        const astray = checks.find((t) => t.state === "outside");
+        const copyState = await localState(dir, s);
+        const local: LocalState = {
+          ...copyState,
+          modified: copyState.modified || checks.some((t) => t.state !== "ok"),
+        };
+        if (astray !== undefined) {
+          done.set(
+            s,
+            refusedUpdate(s, local.modified, "OUTSIDE_ROOT", describeTarget(s.name, astray)),
+          );
+          continue;
+        }
         const up = upstream.get(s)!;
         if (!("entry" in up)) {
           const why = "gone" in up ? up.gone : up.error;
@@ -402,9 +435,11 @@ export async function updateSkills(
               status: "refused" as const,
               error: {
                 code: "LOCALLY_MODIFIED",
-                message: `Skill ${
-                  JSON.stringify(s.name)
-                } changed here since it was locked: update --force overwrites it`,
+                message: `Skill ${JSON.stringify(s.name)} changed here since it was locked${
+                  checks.filter((t) => t.state !== "ok").map((t) =>
+                    ` (${describeTarget(s.name, t)})`
+                  ).join("")
+                }: update --force overwrites it`,
               },
             }),
           );
@@ -415,7 +450,8 @@ export async function updateSkills(
           continue;
         }
         tx.put(dir, up.at);
-        put.push(next);
+        replanTargets(checks, s.name, up.at, place, areas, targetHome, tx);
+        put.push(s.targets === undefined ? next : Object.freeze({ ...next, targets: s.targets }));
         done.set(s, Object.freeze({ ...common, status: "updated" as const }));
       }
     }
@@ -424,6 +460,7 @@ export async function updateSkills(
       tx.commit();
     }
   } finally {
+    areas.close();
     area.close();
   }
   return Object.freeze(chosen.map((s) => done.get(s)!));

@@ -28,7 +28,9 @@ export type SkillSourceCode =
   | "NOT_INSTALLED"
   | "OUTSIDE_ROOT"
   | "INVALID_SKILL"
-  | "APPLY_FAILED";
+  | "APPLY_FAILED"
+  | "FOREIGN_FILE"
+  | "UNKNOWN_AGENT";
 
 /**
  * A lifecycle step refused or failed: the `git` program is not installed

@@ -3,10 +3,12 @@
  * A model-based test of the lifecycle (fast-check commands): random
  * sequences of add, upstream change, local edit, outdated, update, update
  * --force and remove over five skills of three sources (two git
- * repositories and a plain folder, made here), with a rename or a write of
+ * repositories and a plain folder, made here), each skill added with or
+ * without an agent target (a link, or a copy, in `.claude/skills`) and a
+ * target deleted now and then, with a rename or a write of
  * the change failing midway (a {@linkcode LifecycleFs} that fails its Nth
  * step), against a model of what the install root and the lockfile must
- * hold. After every command the tree and the lockfile agree with the model;
+ * hold, targets included. After every command the tree and the lockfile agree with the model;
  * after a failed one they are byte for byte what they were.
  *
  * @module
@@ -21,6 +23,7 @@ import {
   readFileSync,
   readlinkSync,
   renameSync,
+  rmSync,
 } from "node:fs";
 import { join } from "node:path";
 import process from "node:process";
@@ -89,6 +92,12 @@ interface Installed {
   locked: string;
   /** The commit locked (git sources). */
   commit: string | undefined;
+  /** Its Claude Code target: a link, a copy (holding `copied`), or none. */
+  target: "link" | "copy" | undefined;
+  /** The body the copy holds (the version last installed). */
+  copied: string;
+  /** The target was deleted here. */
+  targetMissing: boolean;
 }
 
 interface Model {
@@ -128,10 +137,30 @@ function snapshot(dir: string): Map<string, string> {
   return out;
 }
 
+/** A skill is modified: its folder edited here, or its target gone. */
+const modifiedOf = (s: Installed): boolean => s.body !== s.locked || s.targetMissing;
+
 /** The tree and the lockfile agree with the model. */
 async function agree(m: Model, r: Real): Promise<void> {
   const root = join(r.proj, ".agents/skills");
   const names = [...m.installed.keys()].sort();
+  // The targets: exactly the installed skills' present ones, each a link to its folder or a copy.
+  const targetRoot = join(r.proj, ".claude/skills");
+  const targeted = [...m.installed].filter(([, s]) => s.target !== undefined && !s.targetMissing);
+  assert.deepEqual(
+    existsSync(targetRoot) ? readdirSync(targetRoot).sort() : [],
+    targeted.map(([n]) => n).sort(),
+    "the targets",
+  );
+  if (existsSync(join(r.proj, ".claude"))) {
+    assert.deepEqual(readdirSync(join(r.proj, ".claude")), ["skills"], "a staging area left");
+  }
+  for (const [n, s] of targeted) {
+    const at = join(targetRoot, n);
+    if (s.target === "link") {
+      assert.equal(readlinkSync(at), join("..", "..", ".agents", "skills", n));
+    } else assert.equal(readFileSync(join(at, "SKILL.md"), "utf8"), skillMd(n, s.copied));
+  }
   assert.deepEqual(existsSync(root) ? readdirSync(root).sort() : [], names);
   if (existsSync(join(r.proj, ".agents"))) {
     assert.deepEqual(readdirSync(join(r.proj, ".agents")), ["skills"], "a staging area left");
@@ -154,6 +183,12 @@ async function agree(m: Model, r: Real): Promise<void> {
     assert.equal(s.installed_from?.url, urlOf(r, sourceOf(s.name)));
     assert.equal(s.installed_from?.commit, model.commit, `${s.name}: commit`);
     if (sourceOf(s.name) === "f") assert.match(s.installed_from?.digest ?? "", /^sha256:/);
+    assert.deepEqual(
+      s.targets,
+      model.target === undefined
+        ? undefined
+        : [{ agent: "claude-code", path: `.claude/skills/${s.name}`, mode: model.target }],
+    );
   }
 }
 
@@ -191,6 +226,7 @@ class Add implements Cmd {
     readonly source: SourceName,
     readonly only: string | undefined,
     readonly failAt: number | undefined,
+    readonly target: "link" | "copy" | undefined = undefined,
   ) {}
   check = (): boolean => true;
   async run(m: Model, r: Real): Promise<void> {
@@ -200,6 +236,8 @@ class Add implements Cmd {
         cwd: r.proj,
         fs,
         ...this.only === undefined ? {} : { skills: [this.only] },
+        ...this.target === undefined ? {} : { agents: ["claude-code"] },
+        ...this.target === "copy" ? { copy: true } : {},
       }));
     const wanted = SKILLS.filter((s) =>
       s.source === this.source && (this.only === undefined || s.name === this.only)
@@ -215,11 +253,21 @@ class Add implements Cmd {
     );
     for (const s of result.installed) {
       const body = m.upstream.get(s.name)!;
-      m.installed.set(s.name, { body, locked: body, commit: headOf(r, this.source) });
+      m.installed.set(s.name, {
+        body,
+        locked: body,
+        commit: headOf(r, this.source),
+        target: this.target,
+        copied: body,
+        targetMissing: false,
+      });
     }
     await agree(m, r);
   }
-  toString = (): string => `add ${this.source} ${this.only ?? "*"} fail@${this.failAt}`;
+  toString = (): string =>
+    `add ${this.source} ${this.only ?? "*"}${
+      this.target === undefined ? "" : ` --agent claude-code (${this.target})`
+    } fail@${this.failAt}`;
 }
 
 class Upstream implements Cmd {
@@ -255,7 +303,7 @@ class Outdated implements Cmd {
     const report = await outdatedSkills({ cwd: r.proj });
     const expected = [...m.installed].map(([name, s]) => {
       const stale = m.upstream.get(name) !== s.locked;
-      const modified = s.body !== s.locked;
+      const modified = modifiedOf(s);
       return [
         name,
         stale ? (modified ? "stale_modified" : "stale") : modified ? "modified" : "up_to_date",
@@ -291,14 +339,20 @@ class Update implements Cmd {
     for (const name of chosen) {
       const s = m.installed.get(name)!;
       const up = m.upstream.get(name)!;
-      const modified = s.body !== s.locked;
+      const modified = modifiedOf(s);
       if (!modified && up === s.locked) {
         expected.set(name, "up_to_date");
         s.commit = headOf(r, sourceOf(name));
       } else if (modified && !this.force) expected.set(name, "refused");
       else {
         expected.set(name, "updated");
-        Object.assign(s, { body: up, locked: up, commit: headOf(r, sourceOf(name)) });
+        Object.assign(s, {
+          body: up,
+          locked: up,
+          commit: headOf(r, sourceOf(name)),
+          copied: up,
+          targetMissing: false,
+        });
       }
     }
     assert.deepEqual(
@@ -337,7 +391,12 @@ class Remove implements Cmd {
     if (s.body !== s.locked && !this.force) {
       assert.deepEqual(result.refused.map((x) => x.code), ["LOCALLY_MODIFIED"]);
     } else {
-      assert.deepEqual(result.removed, [join(r.proj, ".agents/skills", this.name)]);
+      assert.deepEqual(result.removed, [
+        ...s.target === undefined || s.targetMissing
+          ? []
+          : [join(r.proj, ".claude/skills", this.name)],
+        join(r.proj, ".agents/skills", this.name),
+      ]);
       m.installed.delete(this.name);
     }
     await agree(m, r);
@@ -345,11 +404,31 @@ class Remove implements Cmd {
   toString = (): string => `remove ${this.name}${this.force ? " --force" : ""} fail@${this.failAt}`;
 }
 
+class DropTarget implements Cmd {
+  constructor(readonly name: string) {}
+  check = (m: Readonly<Model>): boolean => {
+    const s = m.installed.get(this.name);
+    return s !== undefined && s.target !== undefined && !s.targetMissing;
+  };
+  async run(m: Model, r: Real): Promise<void> {
+    rmSync(join(r.proj, ".claude/skills", this.name), { recursive: true });
+    m.installed.get(this.name)!.targetMissing = true;
+    await agree(m, r);
+  }
+  toString = (): string => `drop target ${this.name}`;
+}
+
 const name = fc.constantFrom(...SKILLS.map((s) => s.name));
 const failAt = fc.option(fc.integer({ min: 1, max: 4 }), { nil: undefined, freq: 2 });
-const add = fc.tuple(fc.constantFrom(...SOURCES), fc.option(name, { nil: undefined }), failAt)
-  .map(([s, only, f]) =>
-    new Add(s, only !== undefined && sourceOf(only) === s ? only : undefined, f)
+const target = fc.constantFrom("link" as const, "copy" as const, undefined);
+const add = fc.tuple(
+  fc.constantFrom(...SOURCES),
+  fc.option(name, { nil: undefined }),
+  failAt,
+  target,
+)
+  .map(([s, only, f, t]) =>
+    new Add(s, only !== undefined && sourceOf(only) === s ? only : undefined, f, t)
   );
 const upstream = name.map((n) => new Upstream(n));
 const edit = name.map((n) => new Edit(n));
@@ -370,6 +449,7 @@ const commands = fc.commands(
     upstream,
     edit,
     edit,
+    name.map((n) => new DropTarget(n)),
     fc.constant(new Outdated()),
     update,
     update,
@@ -380,7 +460,7 @@ const commands = fc.commands(
 );
 
 describe("the lifecycle against its model", { skip: NO_GIT }, () => {
-  it("add, upstream change, local edit, outdated, update (--force), remove: all or nothing, as the model says", async () => {
+  it("add (with agent targets), upstream change, local edit, target deleted, outdated, update (--force), remove: all or nothing, as the model says", async () => {
     await fc.assert(
       fc.asyncProperty(commands, async (cmds) => {
         const top = tempFolder("skillset-model-");
@@ -404,7 +484,11 @@ describe("the lifecycle against its model", { skip: NO_GIT }, () => {
         // Each run starts with every source added, so the first commands already update and remove.
         const model: Model = { upstream, installed: new Map() };
         const real: Real = { proj, repos, folder, edits: 0 };
-        for (const source of SOURCES) await new Add(source, undefined, undefined).run(model, real);
+        // Each source with its own kind of target: a link, a copy, none.
+        const initial = { r1: "link", r2: "copy", f: undefined } as const;
+        for (const source of SOURCES) {
+          await new Add(source, undefined, undefined, initial[source]).run(model, real);
+        }
         await fc.asyncModelRun(() => ({ model, real }), cmds);
         if (process.env["MODEL_LOG"]) console.log("RUN", String(cmds));
       }),
