@@ -378,7 +378,8 @@ export const COMMANDS: Readonly<Record<string, FlagSpec>> = {
       "~/.local/state/skillset), and any change to the file lapses it. Until then, the keys that pick\n" +
       "what a verification checks or where skillset writes (lockfile, approvals, usage_log for\n" +
       "activate and serve, roots for lock and verify, allow_empty, classes, a safety switch set to\n" +
-      "false) are ignored, each command saying which. status: whether it is approved.",
+      "false; run's grants, paths, deno sandbox and limits above the defaults) are ignored, each\n" +
+      "command saying which. status: whether it is approved.",
   },
   init: {
     values: [],
@@ -390,7 +391,7 @@ export const COMMANDS: Readonly<Record<string, FlagSpec>> = {
       "(see: skillset help config). Every command run in the folder or\n" +
       "below reads the nearest one; flags override it. Keys: roots, classes, global_safety,\n" +
       "skill_safety, budget, rank, tool_budget, lockfile, approvals, modes, frozen, allow_empty,\n" +
-      "diagnostics, usage_log (schema: skillset.config.schema.json).",
+      "diagnostics, usage_log, profiles, run (run's flags; schema: skillset.config.schema.json).",
   },
 };
 
