@@ -233,7 +233,8 @@ function targets(files: readonly ResultsFile[]): Target[] {
       values: per((file) => lib(file, PROMPT_CATALOG_WORKLOAD, CATALOG_ALL_CASE, CATALOG_BASELINE)),
     },
     {
-      what: "fitSkillCatalog of 10,000 skills under a 20-glob profile, 1,000 skills with paths and " +
+      what:
+        "fitSkillCatalog of 10,000 skills under a 20-glob profile, 1,000 skills with paths and " +
         "1,000 host paths ÷ today's catalog (issue 44)",
       bound: 1.2,
       values: per((file) =>
