@@ -254,7 +254,16 @@ export type {
   SkillProfile,
   SkillProfileCode,
 } from "./lib/core/catalog/skill_profiles.ts";
-export { HostPaths, MAX_SKILL_PATHS, readSkillPaths } from "./lib/core/catalog/skill_paths.ts";
+export {
+  HostPaths,
+  MAX_SEARCH_PATH_LENGTH,
+  MAX_SEARCH_PATHS,
+  MAX_SKILL_PATHS,
+  readSearchPaths,
+  readSkillPaths,
+  SkillPathsError,
+} from "./lib/core/catalog/skill_paths.ts";
+export type { SkillPathsCode } from "./lib/core/catalog/skill_paths.ts";
 export {
   offeredToModel,
   SKILL_SURFACES,

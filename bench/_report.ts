@@ -233,6 +233,22 @@ function targets(files: readonly ResultsFile[]): Target[] {
       values: per((file) => lib(file, PROMPT_CATALOG_WORKLOAD, CATALOG_ALL_CASE, CATALOG_BASELINE)),
     },
     {
+      what:
+        "fitSkillCatalog of 10,000 skills under a 20-glob profile, 1,000 skills with paths and " +
+        "1,000 host paths ÷ today's catalog (issue 44)",
+      bound: 1.2,
+      values: per((file) =>
+        lib(file, PROMPT_CATALOG_WORKLOAD, PROFILE_CATALOG_CASE, PROFILE_CATALOG_BASELINE)
+      ),
+    },
+    {
+      what: "…the same, the profile and the paths keeping every skill, ÷ today's catalog",
+      bound: 1.2,
+      values: per((file) =>
+        lib(file, PROMPT_CATALOG_WORKLOAD, PROFILE_CATALOG_ALL_CASE, PROFILE_CATALOG_BASELINE)
+      ),
+    },
+    {
       what: "createSkillIndex of 10,000 skills ÷ tokenizing the same texts",
       bound: 3.0,
       values: per((file) =>
@@ -499,6 +515,12 @@ export const CATALOG_RANKED_CASE =
   "fitSkillCatalog with modes, exclusions, the report and a usage rank tallied once";
 export const CATALOG_ALL_CASE =
   "fitSkillCatalog with modes, exclusions, the report and usage rank (100,000 events)";
+/** The prompt catalog under a profile and paths (bench/catalog_profile_bench.ts), against today's. */
+export const PROFILE_CATALOG_BASELINE = "fitSkillCatalog, no profile, no paths (today)";
+export const PROFILE_CATALOG_CASE =
+  "with a 20-glob profile, 1,000 skills with paths, 1,000 host paths";
+export const PROFILE_CATALOG_ALL_CASE =
+  "with a 20-glob profile keeping every skill, 1,000 skills with paths, all matching";
 
 const COLORS: Record<string, string> = {
   "resolveTools": "#d62728",

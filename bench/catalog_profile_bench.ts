@@ -10,6 +10,12 @@
  */
 import { fitSkillCatalog, HostPaths, resolveSkillProfile } from "../mod.ts";
 import { QUICK, timeGroup } from "./_harness.ts";
+import {
+  PROFILE_CATALOG_ALL_CASE,
+  PROFILE_CATALOG_BASELINE,
+  PROFILE_CATALOG_CASE,
+  PROMPT_CATALOG_WORKLOAD,
+} from "./_report.ts";
 
 const SIZE = QUICK ? 2_000 : 10_000;
 const WITH_PATHS = SIZE / 10;
@@ -77,19 +83,19 @@ const everyPath = [...hostPaths, ...Array.from({ length: 13 }, (_, i) => `x/y.${
 const budget = 16_000;
 void WITH_PATHS;
 
-await timeGroup("catalog_profile", "prompt catalog, 16,000-character budget", SIZE, [
+await timeGroup("catalog_profile", PROMPT_CATALOG_WORKLOAD, SIZE, [
   {
-    name: "fitSkillCatalog, no profile, no paths (today)",
+    name: PROFILE_CATALOG_BASELINE,
     fn: () => fitSkillCatalog(plain, { budget }),
     baseline: true,
   },
   {
-    name: "with a 20-glob profile, 1,000 skills with paths, 1,000 host paths",
+    name: PROFILE_CATALOG_CASE,
     // The host's paths are taken anew in every run: each glob is matched against all of them.
     fn: () => fitSkillCatalog(conditional, { budget, profile, paths: new HostPaths(hostPaths) }),
   },
   {
-    name: "with a 20-glob profile keeping every skill, 1,000 skills with paths, all matching",
+    name: PROFILE_CATALOG_ALL_CASE,
     fn: () =>
       fitSkillCatalog(conditional, { budget, profile: keepAll, paths: new HostPaths(everyPath) }),
   },

@@ -13,6 +13,7 @@ import type { ArgSpec } from "./_args.ts";
 import { CONFIG_NAME } from "./_config.ts";
 import { STATS_COMMAND } from "./catalog/_stats.ts";
 import { EVAL_COMMAND } from "./eval/_eval.ts";
+import { PROFILE_FLAGS } from "./catalog/_profile.ts";
 
 /** A command's flags, usage line and help text. */
 export interface FlagSpec extends ArgSpec {
@@ -87,14 +88,15 @@ export const RUN_COMMAND: FlagSpec = {
     "--skill-safety",
     "--out",
     ...RUN_VALUE_FLAGS,
+    ...PROFILE_FLAGS.values,
   ],
-  repeated: ["--root", "--class", ...RUN_REPEATED_FLAGS],
+  repeated: ["--root", "--class", ...RUN_REPEATED_FLAGS, ...PROFILE_FLAGS.repeated],
   switches: [...RUN_SWITCHES],
   positional: [2, 2],
   usage: "skillset run <skill-dir> | --root scope=path <name> <scripts/path> [--lockfile FILE] " +
     "[--approvals FILE] [--cwd DIR | --out DIR] [--allow-unbounded LIMIT]... [--allow-net] [--allow-read PATH]... [--allow-write PATH]... " +
     "[--env NAME=VALUE]... [--timeout-ms N] [--max-output-chars N] [--sandbox auto|bubblewrap|deno] " +
-    "[--json] [-- args...]",
+    `${PROFILE_FLAGS.usage} [--json] [-- args...]`,
   help:
     "Run one of a skill's scripts in a sandbox (bubblewrap; Deno's permissions for JS/TS where\n" +
     "it is missing; refused elsewhere): the skill read-only at /skill, a fresh working folder at\n" +
@@ -110,7 +112,9 @@ export const RUN_COMMAND: FlagSpec = {
     "what it wrote in /work (files and folders, no links, at most --file-bytes). A limit given that\n" +
     "this machine cannot enforce refuses the run, unless --allow-unbounded memory|processes|cpu|\n" +
     "file-size accepts it. A <skill-dir> with a / is a folder even where a config gives roots.\n" +
-    "--dangerously-run-unsandboxed runs it with your own rights.",
+    "--dangerously-run-unsandboxed runs it with your own rights. --profile NAME refuses a skill the\n" +
+    "profile leaves out or disables (you asked to act under it); --paths never refuses a skill\n" +
+    "you name.",
 };
 
 // ---- Lifecycle (issue 33): `add`, `outdated`, `update`, `remove`, in lib/cli/lifecycle/_lifecycle.ts ----
@@ -176,6 +180,11 @@ const CLASS = "[--class NAME=references|assets|scripts]...";
 const CLASS_HELP =
   "--class NAME=CLASS maps an extra top-level folder to a standard class for every skill (repeat\n" +
   "it for more); by default only references/, assets/ and scripts/ are standard.";
+const PROFILE_HELP =
+  '--profile NAME shows only that profile\'s skills ("profiles" in skillset.json, or --profiles\n' +
+  "FILE); a profile that matches no skill is an error unless --allow-empty. --paths PATH\n" +
+  "(repeated) names the files in play: a skill whose SKILL.md has paths globs is left out when\n" +
+  "none matches (without --paths every skill is shown).";
 const ROOTS_HELP =
   "A folder or root given that does not exist or holds no skill is an error (exit 1) unless\n" +
   "--allow-empty.";
@@ -320,12 +329,20 @@ export const COMMANDS: Readonly<Record<string, FlagSpec>> = {
       "\n" + TRUST_HELP,
   },
   list: {
-    values: ["--root", "--class", "--global-safety", "--skill-safety", "--approvals", "--lockfile"],
-    repeated: ["--root", "--class"],
+    values: [
+      "--root",
+      "--class",
+      "--global-safety",
+      "--skill-safety",
+      "--approvals",
+      "--lockfile",
+      ...PROFILE_FLAGS.values,
+    ],
+    repeated: ["--root", "--class", ...PROFILE_FLAGS.repeated],
     switches: ["--allow-empty"],
     positional: [0, Infinity],
     usage:
-      `skillset list [folder]... [--root scope=path]... [--allow-empty] ${CLASS} ${SAFETY} [--lockfile FILE] [--approvals FILE] [--json]`,
+      `skillset list [folder]... [--root scope=path]... [--allow-empty] ${PROFILE_FLAGS.usage} ${CLASS} ${SAFETY} [--lockfile FILE] [--approvals FILE] [--json]`,
     help: "List the skills discovered under the roots, highest precedence first: scope, status\n" +
       "(loaded, shadowed or skipped), name, folder, and diagnostics. Each folder argument is a\n" +
       "root of its own scope (named by the folder), before the --root ones. Without either:\n" +
@@ -333,21 +350,22 @@ export const COMMANDS: Readonly<Record<string, FlagSpec>> = {
       DISCOVERY_HELP + "\n" + ROOTS_HELP +
       " Each skill's errors are listed under it; its warnings\n" +
       "are counted on stderr (--verbose lists them, --quiet only errors).\n" + CLASS_HELP +
-      "\n" + TRUST_HELP,
+      "\n" + PROFILE_HELP + "\n" + TRUST_HELP,
   },
   search: {
-    values: ["--root", "--limit", "--lang", "--lockfile", "--approvals"],
-    repeated: ["--root"],
+    values: ["--root", "--limit", "--lang", "--lockfile", "--approvals", ...PROFILE_FLAGS.values],
+    repeated: ["--root", ...PROFILE_FLAGS.repeated],
     switches: ["--allow-empty"],
     positional: [1, Infinity],
     usage:
-      "skillset search <words>... [--root scope=path]... [--allow-empty] [--limit N] [--lang TAG] [--lockfile FILE] [--approvals FILE] [--json]",
+      `skillset search <words>... [--root scope=path]... [--allow-empty] [--limit N] [--lang TAG] ${PROFILE_FLAGS.usage} [--lockfile FILE] [--approvals FILE] [--json]`,
     help:
       "Find skills by what they do: the discovered skills (roots as in list) ranked by BM25F over\n" +
       "name, description, headings and SKILL.md body, best first (a skill whose name is the query\n" +
       "comes first), each with the words that matched and where. --limit N results (default 10);\n" +
       "--lang TAG shows description-<TAG> metadata where a skill has it (a tag no skill has is an\n" +
-      "error). Exits 1 when no skill matches.\n" + ROOTS_HELP + "\n" + TRUST_HELP,
+      "error). Exits 1 when no skill matches.\n" + ROOTS_HELP + "\n" + PROFILE_HELP + "\n" +
+      TRUST_HELP,
   },
   stats: STATS_COMMAND,
   eval: EVAL_COMMAND,
@@ -365,7 +383,8 @@ export const COMMANDS: Readonly<Record<string, FlagSpec>> = {
       "~/.local/state/skillset), and any change to the file lapses it. Until then, the keys that pick\n" +
       "what a verification checks or where skillset writes (lockfile, approvals, usage_log for\n" +
       "activate and serve, roots for lock and verify, allow_empty, classes, a safety switch set to\n" +
-      "false) are ignored, each command saying which. status: whether it is approved.",
+      "false; run's grants, paths, deno sandbox and limits above the defaults) are ignored, each\n" +
+      "command saying which. status: whether it is approved.",
   },
   init: {
     values: [],
@@ -377,7 +396,7 @@ export const COMMANDS: Readonly<Record<string, FlagSpec>> = {
       "(see: skillset help config). Every command run in the folder or\n" +
       "below reads the nearest one; flags override it. Keys: roots, classes, global_safety,\n" +
       "skill_safety, budget, rank, tool_budget, lockfile, approvals, modes, frozen, allow_empty,\n" +
-      "diagnostics, usage_log (schema: skillset.config.schema.json).",
+      "diagnostics, usage_log, profiles, run (run's flags; schema: skillset.config.schema.json).",
   },
 };
 

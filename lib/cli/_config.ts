@@ -115,6 +115,91 @@ function agents(v: unknown): readonly string[] {
   return [names.join(",")];
 }
 
+/**
+ * The keys of `"run"`: `skillset run`'s flags, each under `run.<key>` in a
+ * config's keys. Which of them wait for approval is `needsApproval`'s
+ * decision (`docs/security.md#config-keys`).
+ */
+const RUN_KEYS: ReadonlyMap<
+  string,
+  { flag: string; values: (v: unknown, base: string, key: string) => readonly string[] }
+> = new Map([
+  ["sandbox", {
+    flag: "--sandbox",
+    values: (v, _, k) => oneOf("auto", "bubblewrap", "deno")(v, k),
+  }],
+  ["timeout_ms", { flag: "--timeout-ms", values: (v, _, k) => positive(v, k) }],
+  ["cpu_seconds", { flag: "--cpu-seconds", values: (v, _, k) => positive(v, k) }],
+  ["memory_bytes", { flag: "--memory-bytes", values: (v, _, k) => positive(v, k) }],
+  ["processes", { flag: "--processes", values: (v, _, k) => positive(v, k) }],
+  ["file_bytes", { flag: "--file-bytes", values: (v, _, k) => positive(v, k) }],
+  ["max_output_chars", { flag: "--max-output-chars", values: (v, _, k) => positive(v, k) }],
+  [
+    "allow_unbounded",
+    {
+      flag: "--allow-unbounded",
+      values: (v, _, k) =>
+        list(v, k, (x) => oneOf("memory", "processes", "cpu", "file-size")(x, k)),
+    },
+  ],
+  ["allow_net", { flag: "--allow-net", values: (v, _, k) => bool(v, k) }],
+  ["allow_read", {
+    flag: "--allow-read",
+    values: (v, base, k) => list(v, k, (x) => [file(x, k, base)]),
+  }],
+  ["allow_write", {
+    flag: "--allow-write",
+    values: (v, base, k) => list(v, k, (x) => [file(x, k, base)]),
+  }],
+  ["env", { flag: "--env", values: (v, _, k) => environment(v, k) }],
+  ["cwd", { flag: "--cwd", values: (v, base, k) => [file(v, k, base)] }],
+  ["out", { flag: "--out", values: (v, base, k) => [file(v, k, base)] }],
+]);
+
+const positive: Check = (v, key) => {
+  if (typeof v !== "number" || !Number.isSafeInteger(v) || v < 1) {
+    throw invalid(key, "a whole number of at least 1", v);
+  }
+  return [String(v)];
+};
+
+function list(v: unknown, key: string, each: (x: unknown) => readonly string[]): readonly string[] {
+  if (!Array.isArray(v)) throw invalid(key, "a list", v);
+  return v.flatMap((x) => each(x));
+}
+
+function environment(v: unknown, key: string): readonly string[] {
+  if (typeof v !== "object" || v === null || Array.isArray(v)) {
+    throw invalid(key, 'an object like { "LANG": "C.UTF-8" }', v);
+  }
+  return Object.entries(v).map(([name, value]) => {
+    if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name) || typeof value !== "string") {
+      throw invalid(`${key}.${name}`, "a string (under a variable name)", value);
+    }
+    return `${name}=${value}`;
+  });
+}
+
+/** `"run": { … }`: each key its own `run.<key>` entry, with the flag it stands for. */
+function runKeys(
+  v: unknown,
+  base: string,
+): { key: string; flag: string; values: readonly string[]; value: unknown }[] {
+  if (typeof v !== "object" || v === null || Array.isArray(v)) {
+    throw invalid("run", 'an object of run\'s flags, like { "timeout_ms": 10000 }', v);
+  }
+  return Object.entries(v).map(([name, value]) => {
+    const entry = RUN_KEYS.get(name);
+    if (entry === undefined) {
+      throw new UsageError(
+        `${CONFIG_NAME}: unknown key "run.${esc(name)}"${didYouMean(name, RUN_KEYS.keys())}`,
+      );
+    }
+    const key = `run.${name}`;
+    return { key, flag: entry.flag, values: entry.values(value, base, key), value };
+  });
+}
+
 function invalid(key: string, wanted: string, got: unknown): UsageError {
   return new UsageError(
     `${CONFIG_NAME}: "${key}" takes ${wanted}, got ${esc(JSON.stringify(got) ?? String(got))}`,
@@ -245,9 +330,25 @@ export function readConfig(path: string): Config {
   let folders: readonly string[] = [];
   for (const [key, value] of Object.entries(data)) {
     if (key === "$schema") continue;
+    if (key === "run") {
+      let entries;
+      try {
+        entries = runKeys(value, base);
+      } catch (e) {
+        if (e instanceof UsageError) throw where(e.message.slice(CONFIG_NAME.length + 2));
+        throw e;
+      }
+      for (const r of entries) {
+        flags.set(r.flag, r.values);
+        keys.set(r.key, { flag: r.flag, value: r.value });
+      }
+      continue;
+    }
     const entry = KEYS.get(key);
     if (entry === undefined) {
-      throw where(`unknown key ${JSON.stringify(esc(key))}${didYouMean(key, KEYS.keys())}`);
+      throw where(
+        `unknown key ${JSON.stringify(esc(key))}${didYouMean(key, [...KEYS.keys(), "run"])}`,
+      );
     }
     try {
       flags.set(entry.flag, entry.values(value, base));
@@ -262,7 +363,7 @@ export function readConfig(path: string): Config {
 }
 
 /** Flags a config never fills in for a command that does not take them all. */
-const SWITCHES = new Set(["--frozen", "--allow-empty"]);
+const SWITCHES = new Set(["--frozen", "--allow-empty", "--allow-net"]);
 
 /**
  * The command line with the config's flags put in: a flag goes to a command

@@ -22,6 +22,7 @@ import { UsageError } from "./_args.ts";
 import { type Config, CONFIG_NAME, findConfig, readConfig } from "./_config.ts";
 import type { CliIO } from "./_io.ts";
 import { didYouMean } from "./_suggest.ts";
+import { DEFAULT_SCRIPT_LIMITS } from "../fs/scripts/_run_options.ts";
 
 /** The environment variable naming the state folder (else `$XDG_STATE_HOME/skillset`, else `~/.local/state/skillset`). */
 export const STATE_DIR_ENV = "SKILLSET_STATE_DIR";
@@ -106,6 +107,7 @@ export function approveConfig(path: string, digest: string, env: StateEnv = proc
  * @returns Whether the key needs the user's approval there.
  */
 export function needsApproval(key: string, value: unknown, command: string): boolean {
+  if (key.startsWith("run.")) return runKeyNeedsApproval(key.slice(4), value);
   switch (key) {
     case "lockfile":
     case "approvals":
@@ -127,6 +129,30 @@ export function needsApproval(key: string, value: unknown, command: string): boo
       // budget, tool_budget, max_body_tokens, rank, modes, diagnostics shape display; frozen only adds checks.
       return false;
   }
+}
+
+/** The limits of `"run"`, with the default each loosens when set higher. */
+const RUN_LIMITS: ReadonlyMap<string, number> = new Map([
+  ["timeout_ms", DEFAULT_SCRIPT_LIMITS.timeoutMs],
+  ["cpu_seconds", DEFAULT_SCRIPT_LIMITS.cpuSeconds],
+  ["memory_bytes", DEFAULT_SCRIPT_LIMITS.memoryBytes],
+  ["processes", DEFAULT_SCRIPT_LIMITS.processes],
+  ["file_bytes", DEFAULT_SCRIPT_LIMITS.fileBytes],
+  ["max_output_chars", DEFAULT_SCRIPT_LIMITS.maxOutputChars],
+]);
+
+/**
+ * Whether a key of `"run"` waits for approval: a limit above its default, a
+ * weaker sandbox (`deno`), a grant (network, reads, writes, environment,
+ * limits left unbounded) or a path (`cwd`, `out`) does; a lower limit, the
+ * default sandbox or `bubblewrap`, and `allow_net: false` only tighten.
+ */
+function runKeyNeedsApproval(name: string, value: unknown): boolean {
+  const limit = RUN_LIMITS.get(name);
+  if (limit !== undefined) return !(typeof value === "number" && value <= limit);
+  if (name === "sandbox") return value !== "auto" && value !== "bubblewrap";
+  if (name === "allow_net") return value !== false;
+  return true;
 }
 
 /** A config with only the keys honoured for one command. */
@@ -168,6 +194,11 @@ export function honouredConfig(
   const flags = new Map(config.flags);
   let folders = config.folders;
   for (const [key, { flag, value }] of config.keys) {
+    // `"run"` is `skillset run`'s: `serve --allow-scripts` takes the same flags from its command line only.
+    if (key.startsWith("run.") && command !== "run") {
+      flags.delete(flag);
+      continue;
+    }
     const lapsed = !approved && needsApproval(key, value, command);
     if (!lapsed && !(signed && key === "lockfile")) continue;
     ignored.push(key);
@@ -230,4 +261,4 @@ export function configCommand(
 }
 
 /** The commands some key needs approval for (to name a config's gated keys whatever the command). */
-const GATED_COMMANDS = ["lock", "verify", "activate", "serve", "add"];
+const GATED_COMMANDS = ["lock", "verify", "activate", "serve", "add", "run"];

@@ -237,7 +237,11 @@ function run(argv: readonly string[], io: CliIO): number {
         args.json,
         io,
         undefined,
-        { allowEmpty: args.switches.has("--allow-empty"), verbosity },
+        {
+          allowEmpty: args.switches.has("--allow-empty"),
+          verbosity,
+          profiles: profileFlags(args.flags, args.repeated, args.switches),
+        },
       );
     case "stats":
       return runStats(args, io);
@@ -251,6 +255,7 @@ function run(argv: readonly string[], io: CliIO): number {
           limit: count(args.flags, "--limit", 1),
           lang: args.flags.get("--lang"),
           allowEmpty: args.switches.has("--allow-empty"),
+          profiles: profileFlags(args.flags, args.repeated, args.switches),
         },
         args.json,
         io,

@@ -12,7 +12,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { runIn } from "../_cli.ts";
 import { link, write } from "../_tree.ts";
-import { readConfig } from "../../lib/cli/_config.ts";
+import { readConfig, withConfig } from "../../lib/cli/_config.ts";
+import { RUN_COMMAND } from "../../lib/cli/_commands.ts";
 import {
   approveConfig,
   honouredConfig,
@@ -79,10 +80,115 @@ describe("config approval", () => {
       ["modes", "m.json", "to-prompt", false],
       ["diagnostics", "quiet", "list", false],
       ["agents", ["claude-code"], "add", true],
+      // run's keys: what loosens the sandbox or its limits, or names a path, waits.
+      ["run.timeout_ms", 5_000, "run", false],
+      ["run.timeout_ms", 30_000, "run", false],
+      ["run.timeout_ms", 30_001, "run", true],
+      ["run.cpu_seconds", 31, "run", true],
+      ["run.memory_bytes", 2 ** 31, "run", false],
+      ["run.memory_bytes", 2 ** 31 + 1, "run", true],
+      ["run.processes", 8, "run", false],
+      ["run.processes", 65, "run", true],
+      ["run.file_bytes", 2 ** 26 + 1, "run", true],
+      ["run.max_output_chars", 1_000_000, "run", true],
+      ["run.sandbox", "auto", "run", false],
+      ["run.sandbox", "bubblewrap", "run", false],
+      ["run.sandbox", "deno", "run", true],
+      ["run.allow_net", false, "run", false],
+      ["run.allow_net", true, "run", true],
+      ["run.allow_unbounded", ["memory"], "run", true],
+      ["run.allow_read", ["data"], "run", true],
+      ["run.allow_write", ["out"], "run", true],
+      ["run.env", { LANG: "C" }, "run", true],
+      ["run.cwd", "work", "run", true],
+      ["run.out", "out", "run", true],
     ];
     for (const [key, value, command, needs] of cases) {
       assert.equal(needsApproval(key, value, command), needs, `${key} ${command}`);
     }
+  });
+
+  it("documents every run key in docs/security.md#config-keys, each loosening one as waiting for approval", () => {
+    const text = readFileSync(join(import.meta.dirname ?? ".", "../../docs/security.md"), "utf8");
+    const table = text.slice(text.indexOf("### Config keys"), text.indexOf("### Project paths"));
+    const documented = new Set([...table.matchAll(/`(run\.\w+)`/g)].map((m) => m[1]!));
+    const root = project("run-doc", {
+      run: {
+        sandbox: "deno",
+        timeout_ms: 60_000,
+        cpu_seconds: 60,
+        memory_bytes: 2 ** 32,
+        processes: 128,
+        file_bytes: 2 ** 27,
+        max_output_chars: 60_000,
+        allow_unbounded: ["memory"],
+        allow_net: true,
+        allow_read: ["."],
+        allow_write: ["."],
+        env: { LANG: "C" },
+        cwd: ".",
+        out: ".",
+      },
+    });
+    const config = readConfig(join(root, "skillset.json"));
+    const keys = [...config.keys.keys()];
+    assert.deepEqual(keys.filter((k) => !documented.has(k)), []);
+    assert.deepEqual([...documented].filter((k) => !keys.includes(k)), []);
+    // Every value here loosens: none is honoured before approval.
+    const env = { SKILLSET_STATE_DIR: t("state-run-doc") };
+    const decision = honouredConfig(config, ["run"], env);
+    assert.deepEqual(decision.ignored, keys);
+    assert.equal(decision.config.flags.size, 0);
+  });
+
+  it("gives run its keys once approved, tightening ones at once, and never to serve (docs/security.md#config-keys)", () => {
+    const env = { SKILLSET_STATE_DIR: t("state-run") };
+    const root = project("run", {
+      run: { timeout_ms: 5_000, processes: 8, allow_net: true, cwd: "work", env: { A: "1" } },
+    });
+    const path = join(root, "skillset.json");
+    const before = honouredConfig(readConfig(path), ["run"], env);
+    assert.deepEqual(before.ignored, ["run.allow_net", "run.cwd", "run.env"]);
+    assert.deepEqual(
+      withConfig(["run", "pdf", "scripts/x.py"], RUN_COMMAND, before.config),
+      ["run", "--timeout-ms=5000", "--processes=8", "pdf", "scripts/x.py"],
+    );
+    approveConfig(path, readConfig(path).digest, env);
+    const approved = honouredConfig(readConfig(path), ["run"], env);
+    assert.deepEqual(approved.ignored, []);
+    const argv = withConfig(
+      ["run", "pdf", "scripts/x.py", "--cwd", "elsewhere"],
+      RUN_COMMAND,
+      approved.config,
+    );
+    // The command line's --cwd wins; the switch is given as a switch.
+    assert.deepEqual(argv.slice(0, 5), [
+      "run",
+      "--timeout-ms=5000",
+      "--processes=8",
+      "--allow-net",
+      "--env=A=1",
+    ]);
+    assert.ok(!argv.some((a) => a.startsWith("--cwd=")));
+    // serve --allow-scripts takes run's flags from its own command line only.
+    const serve = honouredConfig(readConfig(path), ["serve"], env);
+    assert.deepEqual([...serve.config.flags.keys()], []);
+    assert.deepEqual(serve.ignored, []);
+  });
+
+  it('"run" keys that name paths stay inside the project, approved or not (docs/security.md#project-paths)', () => {
+    for (const run of [{ cwd: "../x" }, { out: "/tmp" }, { allow_read: ["../../etc"] }]) {
+      const root = project(`run-out-${Object.keys(run)[0]}`, { run });
+      assert.throws(
+        () => readConfig(join(root, "skillset.json")),
+        /must name a path inside the project/,
+      );
+    }
+    const root = project("run-typo", { run: { timeout: 5 } });
+    assert.throws(
+      () => readConfig(join(root, "skillset.json")),
+      /unknown key "run.timeout" \(did you mean "timeout_ms"\?\)/,
+    );
   });
 
   it("never takes the lockfile from the config under verify --signers, approved or not (docs/security.md#signed-root)", () => {

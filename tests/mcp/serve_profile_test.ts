@@ -86,4 +86,35 @@ describe("serveSkills with a profile", () => {
     // The user may still name it.
     assert.equal(handleSkillTool({ skill: "pdf" }, context, { user: true }).is_error, false);
   });
+
+  it("skill_search takes the model's paths: a skill with paths is found when one matches, and hostile paths are refused", async () => {
+    const served = await serveSkills([folder()], { onWarning: () => {}, profile: review });
+    const client = await connect(served);
+    try {
+      const { tools } = await client.listTools();
+      const search = tools.find((t) => t.name === "skill_search")!;
+      const schema = search.inputSchema as unknown as {
+        properties: { paths: { maxItems: number; items: { maxLength: number } } };
+      };
+      assert.deepEqual(schema.properties.paths.maxItems, 100);
+      assert.deepEqual(schema.properties.paths.items.maxLength, 1024);
+      const call = async (args: Record<string, unknown>) => {
+        const r = await client.callTool({ name: "skill_search", arguments: args });
+        return { text: (r.content as { text: string }[])[0]!.text, isError: r.isError === true };
+      };
+      assert.doesNotMatch((await call({ query: "ui skill" })).text, /^- ui/m);
+      assert.match((await call({ query: "ui skill", paths: ["src/App.tsx"] })).text, /^- ui/m);
+      assert.doesNotMatch((await call({ query: "ui skill", paths: ["README.md"] })).text, /^- ui/m);
+      const many = Array.from({ length: 101 }, (_, i) => `src/f${i}.tsx`);
+      const refused = await call({ query: "ui skill", paths: many });
+      assert.equal(refused.isError, true);
+      assert.match(refused.text, /paths/);
+      const long = await call({ query: "ui skill", paths: ["x".repeat(1025)] });
+      assert.equal(long.isError, true);
+      // The profile still wins: a path never brings in a skill the profile leaves out.
+      assert.doesNotMatch((await call({ query: "pdf skill", paths: ["a.pdf"] })).text, /^- pdf/m);
+    } finally {
+      await client.close();
+    }
+  });
 });

@@ -7,7 +7,12 @@
  *
  * @module
  */
-import { checkProfileMatched, type ProfileFlags } from "./_profile.ts";
+import {
+  checkProfileMatched,
+  type LeftOutSkill,
+  profiledSkills,
+  type ProfileFlags,
+} from "./_profile.ts";
 import { basename, isAbsolute, relative, resolve } from "node:path";
 import { escapeControls as esc } from "../../core/_text.ts";
 import { UsageError, type Verbosity } from "../_args.ts";
@@ -48,8 +53,10 @@ import { assertModesNameSkills } from "./_modes.ts";
  * @param io Where to write.
  * @param trust The roots and discovery already made, and each loaded skill's approval by folder.
  * @param options `--allow-empty`: a root given that does not exist or holds no skill is fine;
- *   the verbosity: each skill's errors always, its warnings with `--verbose` (else counted).
+ *   the verbosity: each skill's errors always, its warnings with `--verbose` (else counted);
+ *   the profile flags: only the skills they keep are listed.
  * @returns The exit code: 1 when a root given is missing or empty, or cannot be read.
+ * @throws {SkillProfileError} `EMPTY_PROFILE` when the profile keeps no skill (without `--allow-empty`).
  */
 export function listCommand(
   folders: readonly string[],
@@ -65,14 +72,21 @@ export function listCommand(
       { readonly approval: string; readonly changes: readonly unknown[] }
     >;
   },
-  options: { readonly allowEmpty?: boolean; readonly verbosity?: Verbosity } = {},
+  options: {
+    readonly allowEmpty?: boolean;
+    readonly verbosity?: Verbosity;
+    readonly profiles?: ProfileFlags;
+  } = {},
 ): number {
   const { roots, discovery } = trust ?? listDiscovery(folders, rootFlags, load);
   const given = folders.length + rootFlags.length > 0;
   if (given && !rootsHoldSkills(roots, discovery, true, options.allowEmpty === true, io)) return 1;
+  const { kept, left } = options.profiles === undefined
+    ? { kept: discovery.skills, left: [] }
+    : profiledSkills(options.profiles, discovery.skills);
   const approvalOf = (path: string) => trust?.approvals?.get(path);
   const rows = [
-    ...discovery.skills.map((s) => ({ status: "loaded", ...s, ...approvalOf(s.path) })),
+    ...kept.map((s) => ({ status: "loaded", ...s, ...approvalOf(s.path) })),
     ...discovery.shadowed.map((s) => ({ status: "shadowed", ...s })),
     ...discovery.skipped.map((s) => ({ status: "skipped", name: null, ...s })),
   ];
@@ -89,6 +103,7 @@ export function listCommand(
             skills,
             conflicts: discovery.conflicts,
             diagnostics: discovery.diagnostics,
+            ...(options.profiles === undefined ? {} : { left_out: left }),
           },
           null,
           2,
@@ -142,15 +157,28 @@ export function listCommand(
   const n = (count: number, what: string) => `${count} ${what}`;
   lines.push(
     "",
-    `${n(discovery.skills.length, "loaded")}, ${n(discovery.shadowed.length, "shadowed")}, ${
+    `${n(kept.length, "loaded")}, ${n(discovery.shadowed.length, "shadowed")}, ${
       n(discovery.skipped.length, "skipped")
-    } (roots: ${
+    }${leftOutNote(left)} (roots: ${
       roots.map((r) => `${scopeOf(r.scope)}=${shown(resolve(r.path))}`).map(visible).join(", ")
     })`,
   );
   io.stdout(`${lines.join("\n")}\n`);
   report.summary("skillset list", "--verbose lists each");
   return denied(discovery) ? 1 : 0;
+}
+
+/** `, 3 left out (profile review: a, b; paths: c)` for the summary line, or nothing. */
+function leftOutNote(left: readonly LeftOutSkill[]): string {
+  if (left.length === 0) return "";
+  const by = (reason: LeftOutSkill["reason"]) => left.filter((l) => l.reason === reason);
+  const parts = [
+    ...(by("profile").length === 0
+      ? []
+      : [`profile ${by("profile")[0]!.detail}: ${by("profile").map((l) => l.name).join(", ")}`]),
+    ...(by("paths").length === 0 ? [] : [`paths: ${by("paths").map((l) => l.name).join(", ")}`]),
+  ];
+  return `, ${left.length} left out (${visible(parts.join("; "))})`;
 }
 
 /** The order a budget keeps skills in: as found (`position`), by `name`, or by recent `usage`. */
@@ -217,17 +245,23 @@ function denied(discovery: Discovery): boolean {
  *
  * @param query The words, joined by spaces.
  * @param rootFlags The values of `--root`.
- * @param options `--limit` and `--lang`.
+ * @param options `--limit`, `--lang` and the profile flags (only the skills they keep are searched).
  * @param json Whether to print JSON.
  * @param io Where to write.
  * @param checked The discovery already narrowed by `--lockfile`/`--approvals`, else made here.
  * @returns The exit code: 1 when no skill matches.
  * @throws {UsageError} For a bad `--root` or `--lang` value.
+ * @throws {SkillProfileError} `EMPTY_PROFILE` when the profile keeps no skill (without `--allow-empty`).
  */
 export function searchCommand(
   query: string,
   rootFlags: readonly string[],
-  options: { limit: number | undefined; lang: string | undefined; allowEmpty?: boolean },
+  options: {
+    limit: number | undefined;
+    lang: string | undefined;
+    allowEmpty?: boolean;
+    profiles?: ProfileFlags;
+  },
   json: boolean,
   io: CliIO,
   checked?: Discovery,
@@ -250,11 +284,14 @@ export function searchCommand(
     );
     return 1;
   }
-  if (options.lang !== undefined) assertLangKnown(options.lang, discovery.skills);
-  const bySkill = new Map(discovery.skills.map((s) => [s.name, s]));
+  const skills = options.profiles === undefined
+    ? discovery.skills
+    : profiledSkills(options.profiles, discovery.skills).kept;
+  if (options.lang !== undefined) assertLangKnown(options.lang, skills);
+  const bySkill = new Map(skills.map((s) => [s.name, s]));
   // Each skill's SKILL.md body is indexed too (read lazily by the index, as a library's is).
   const index = createSkillIndex(
-    discovery.skills,
+    skills,
     options.lang === undefined ? {} : { lang: options.lang },
   );
   const results = searchSkills(index, query, { limit: options.limit ?? 10 }).map((r) => {
@@ -269,7 +306,7 @@ export function searchCommand(
     );
   }
   if (json) {
-    io.stdout(`${JSON.stringify({ query, skills: discovery.skills.length, results }, null, 2)}\n`);
+    io.stdout(`${JSON.stringify({ query, skills: skills.length, results }, null, 2)}\n`);
   } else if (results.length > 0) {
     const lines = results.map((r, i) =>
       `${i + 1}. ${bold(visible(r.name), io)} (${r.score.toFixed(2)}, ${visible(r.scope)})\n   ${
@@ -282,7 +319,7 @@ export function searchCommand(
     io.stderr(
       `skillset: no skill matches ${
         JSON.stringify(visible(query))
-      } among ${discovery.skills.length} skills\n`,
+      } among ${skills.length} skills\n`,
     );
     return 1;
   }

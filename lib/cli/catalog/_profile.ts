@@ -2,7 +2,9 @@
  * `--profile NAME`, `--profiles FILE` and `--paths PATH`: the profile a
  * command lists or serves skills under (from `--profiles FILE`, or the
  * `"profiles"` of `skillset.json`), and the paths in play for skills with
- * `paths`. An unknown profile is a usage error naming the nearest one.
+ * `paths`. An unknown profile is a usage error naming the nearest one. One
+ * implementation for every command that takes them: `to-prompt`, `serve`,
+ * `list`, `search`, `eval` and `run`.
  *
  * Folder `lib/cli/catalog/` — the commands that show skills: resolve, activate, list, search, stats.
  *
@@ -12,6 +14,7 @@ import { readFileSync, statSync } from "node:fs";
 import { basename } from "node:path";
 import { escapeControls as esc } from "../../core/_text.ts";
 import { HostPaths } from "../../core/catalog/skill_paths.ts";
+import { type SelectedSkill, selector } from "../../core/catalog/_selection.ts";
 import {
   MAX_PROFILES_FILE_BYTES,
   parseSkillProfiles,
@@ -24,6 +27,13 @@ import {
 import { UsageError } from "../_args.ts";
 import { CONFIG_NAME } from "../_config.ts";
 import { didYouMean } from "../_suggest.ts";
+
+/** The profile flags, for a command's flag spec: values, the repeated one, usage and help. */
+export const PROFILE_FLAGS = {
+  values: ["--profile", "--profiles", "--paths"],
+  repeated: ["--paths"],
+  usage: "[--profile NAME [--profiles FILE]] [--paths PATH]...",
+} as const;
 
 /** What a command takes from the profile flags. */
 export interface ProfileFlags {
@@ -120,5 +130,82 @@ export function checkProfileMatched(choice: ProfileFlags, considered: number, le
     `Profile "${esc(choice.profile.name)}" matches none of the ${considered} skill${
       considered === 1 ? "" : "s"
     } found (pass --allow-empty to list none)`,
+  );
+}
+
+/** A skill a profile or the paths left out, and why. */
+export interface LeftOutSkill {
+  /** The skill's name. */
+  readonly name: string;
+  /** `profile` (the profile leaves it out, or its modes disable it) or `paths` (no path matches). */
+  readonly reason: "profile" | "paths";
+  /** The profile's name, or which paths. */
+  readonly detail: string;
+}
+
+/**
+ * The skills a command shows under the profile flags, for the commands that
+ * show skills to a person (`list`, `search`, `eval`): the profile's skills
+ * (a skill its modes make `disabled` left out too), and a skill with `paths`
+ * left out only when `--paths` is given and none matches — without `--paths`
+ * every skill is shown, as these commands show what is there. Without
+ * `--profile` and `--paths`, every skill. A profile that leaves every skill
+ * out is an error unless `--allow-empty`.
+ *
+ * @param choice The profile flags.
+ * @param skills The skills found.
+ * @returns The skills kept, in order, and those left out with why.
+ * @throws {SkillProfileError} `EMPTY_PROFILE`.
+ */
+export function profiledSkills<T extends SelectedSkill>(
+  choice: ProfileFlags,
+  skills: readonly T[],
+): { readonly kept: readonly T[]; readonly left: readonly LeftOutSkill[] } {
+  if (choice.profile === undefined && choice.paths === undefined) return { kept: skills, left: [] };
+  const select = selector({
+    ...(choice.profile === undefined ? {} : { profile: choice.profile }),
+    ...(choice.paths === undefined ? {} : { paths: choice.paths }),
+  });
+  const kept: T[] = [];
+  const left: LeftOutSkill[] = [];
+  for (const s of skills) {
+    const selection = select(s);
+    if (selection.out === "paths" && choice.paths === undefined) {
+      kept.push(s);
+    } else if (selection.out !== undefined) {
+      left.push({ name: s.name, reason: selection.out, detail: selection.detail });
+    } else if (selection.mode === "disabled") {
+      left.push({ name: s.name, reason: "profile", detail: choice.profile?.name ?? "" });
+    } else {
+      kept.push(s);
+    }
+  }
+  checkProfileMatched(
+    choice,
+    skills.length,
+    left.filter((l) => l.reason === "profile").length,
+  );
+  return { kept, left };
+}
+
+/**
+ * Refuse a skill named on the command line (`run`) that `--profile` leaves
+ * out or disables: the user asked to act under the profile. A skill with
+ * `paths` is never refused for them: it was named.
+ *
+ * @param choice The profile flags.
+ * @param skill The skill named.
+ * @throws {SkillProfileError} `LEFT_OUT_BY_PROFILE`.
+ */
+export function checkProfileKeeps(choice: ProfileFlags, skill: SelectedSkill): void {
+  const profile = choice.profile;
+  if (profile === undefined) return;
+  const selection = selector({ profile })(skill);
+  if (selection.out === "paths" || selection.mode !== "disabled") return;
+  throw new SkillProfileError(
+    "LEFT_OUT_BY_PROFILE",
+    `Profile "${esc(profile.name)}" leaves out skill "${
+      esc(skill.name)
+    }" (run it without --profile, or add it to the profile)`,
   );
 }

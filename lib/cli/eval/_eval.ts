@@ -27,6 +27,7 @@ import { readRegularFile } from "../../fs/_safe_open.ts";
 import { type Args, type ArgSpec, UsageError } from "../_args.ts";
 import { discoveryFlags, listDiscovery } from "../_discovery.ts";
 import type { CliIO } from "../_io.ts";
+import { PROFILE_FLAGS, profiledSkills, profileFlags } from "../catalog/_profile.ts";
 
 /** The flags and help of `eval`. */
 export const EVAL_COMMAND: ArgSpec & { readonly help: string } = {
@@ -38,11 +39,13 @@ export const EVAL_COMMAND: ArgSpec & { readonly help: string } = {
     "--min-precision",
     "--runner",
     "--evals",
+    ...PROFILE_FLAGS.values,
   ],
-  repeated: ["--root", "--class"],
+  repeated: ["--root", "--class", ...PROFILE_FLAGS.repeated],
+  switches: ["--allow-empty"],
   positional: [0, Infinity],
   usage: "skillset eval [folder]... [--root scope=path]... [--evals FILE] [--junit FILE] " +
-    "[--min-recall X] [--min-precision Y] [--runner CMD] [--json]",
+    `[--min-recall X] [--min-precision Y] [--runner CMD] ${PROFILE_FLAGS.usage} [--allow-empty] [--json]`,
   help: "Check which requests pick each skill: every case of a skill's evals/trigger-eval.json\n" +
     '([{"query": ..., "should_trigger": true|false}]; --evals FILE: {"skill": [...]}) is searched\n' +
     "over all the skills found (roots as in list); a skill triggers when it ranks first above the\n" +
@@ -51,7 +54,10 @@ export const EVAL_COMMAND: ArgSpec & { readonly help: string } = {
     "whose descriptions are likely to be confused. --junit FILE writes a JUnit report. Exits 1\n" +
     "when a skill's recall is under --min-recall or its precision under --min-precision.\n" +
     "--runner CMD: the live tier; CMD reads {catalog, query} as JSON on stdin and prints the\n" +
-    "name of the skill it picks.",
+    "name of the skill it picks.\n" +
+    "--profile NAME evaluates among that profile's skills only (a case of a skill it leaves out is\n" +
+    "not run); --paths PATH leaves out a skill with paths none of which matches. A profile that\n" +
+    "matches no skill is an error unless --allow-empty.",
 };
 
 /** The largest trigger-eval file read. */
@@ -103,12 +109,17 @@ function ownEvals(realPath: string): string | undefined {
 export function runEval(args: Args, io: CliIO): number {
   const minRecall = fraction("--min-recall", args.flags.get("--min-recall"));
   const minPrecision = fraction("--min-precision", args.flags.get("--min-precision"));
-  const { discovery } = listDiscovery(
+  const found = listDiscovery(
     args.positional,
     args.repeated.get("--root") ?? [],
     discoveryFlags(args),
+  ).discovery;
+  const { kept, left } = profiledSkills(
+    profileFlags(args.flags, args.repeated, args.switches),
+    found.skills,
   );
-  const names = new Set(discovery.skills.map((s) => s.name));
+  const discovery = { skills: kept };
+  const names = new Set(kept.map((s) => s.name));
   const evals = new Map<string, readonly TriggerCase[]>();
   const mapping = args.flags.get("--evals");
   if (mapping !== undefined) {
@@ -141,6 +152,8 @@ export function runEval(args: Args, io: CliIO): number {
       throw new UsageError((e as Error).message);
     }
   }
+  // The cases of a skill the profile or the paths left out are not run (and not unknown).
+  for (const l of left) evals.delete(l.name);
   const unknown = [...evals.keys()].filter((n) => !names.has(n));
   const index = createSkillIndex(discovery.skills);
   const runner = args.flags.get("--runner");
@@ -181,6 +194,7 @@ export function runEval(args: Args, io: CliIO): number {
           reports,
           confusable: pairs,
           unknown_skills: unknown,
+          ...(left.length === 0 ? {} : { left_out: left }),
           failing: failing.map((r) => r.skill),
         },
         null,

@@ -24,6 +24,7 @@ import {
 import { loadSkillFolder } from "../../fs/load/skill_folder.ts";
 import { type Unbounded, UNBOUNDED_LIMITS } from "../../fs/scripts/_run_limits.ts";
 import { JsonFileApprovalStore } from "../../fs/trust/trust_files.ts";
+import { checkProfileKeeps, profileFlags } from "../catalog/_profile.ts";
 
 /**
  * The run options of the grant and limit flags.
@@ -98,6 +99,7 @@ export function runOptions(args: Args): RunScriptOptions {
  * @returns The script's exit code (1 when a signal or the timeout ended it).
  * @throws {UsageError} For bad usage (exit 2).
  * @throws {ScriptRunError} When the run is refused (exit 1), and the gate's and trust's errors.
+ * @throws {SkillProfileError} `LEFT_OUT_BY_PROFILE` for a skill `--profile` leaves out (exit 1).
  */
 export async function runRunCli(
   argv: readonly string[],
@@ -110,6 +112,8 @@ export async function runRunCli(
   const args = parseArgs("run", spec, own);
   const [first = "", path = ""] = args.positional;
   const load = discoveryFlags(args);
+  // Read before any skill is: an unknown profile is a usage error, whatever the skill.
+  const profile = profileFlags(args.flags, args.repeated, args.switches);
   const roots = args.repeated.get("--root") ?? [];
   let skill;
   // A skill's name is one plain segment: with a slash it is a folder, whatever roots a config gives.
@@ -125,6 +129,7 @@ export async function runRunCli(
   } else {
     skill = loadSkillFolder(first, { resourceClasses: load.resourceClasses, safety: load.safety });
   }
+  checkProfileKeeps(profile, skill);
   const options = runOptions(args);
   if (options.dangerouslyRunUnsandboxed === true) {
     io.stderr(

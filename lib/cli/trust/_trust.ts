@@ -253,7 +253,11 @@ export async function runTrustCli(
         : searchCommand(
           args.positional.join(" "),
           rootFlags,
-          { limit: count(args.flags, "--limit", 1), lang: args.flags.get("--lang") },
+          {
+            limit: count(args.flags, "--limit", 1),
+            lang: args.flags.get("--lang"),
+            profiles: profileFlags(args.flags, args.repeated, args.switches),
+          },
           args.json,
           io,
           trusted,
@@ -263,6 +267,7 @@ export async function runTrustCli(
       // list --approvals FILE [--lockfile FILE]
       const lockfile = args.flags.get("--lockfile");
       const approvalsFile = args.flags.get("--approvals");
+      const profiles = profileFlags(args.flags, args.repeated, args.switches);
       const found = discover(args.positional);
       const roots = found.roots;
       let discovery = found.discovery;
@@ -274,6 +279,7 @@ export async function runTrustCli(
         return listCommand(args.positional, rootFlags, load, args.json, io, { roots, discovery }, {
           allowEmpty,
           verbosity: args.verbosity,
+          profiles,
         });
       }
       const store = new JsonFileApprovalStore(approvalsFile);
@@ -286,7 +292,7 @@ export async function runTrustCli(
         roots,
         discovery,
         approvals,
-      }, { allowEmpty, verbosity: args.verbosity });
+      }, { allowEmpty, verbosity: args.verbosity, profiles });
     }
   }
 }

@@ -11,6 +11,12 @@ import { deepFreeze } from "../_deep_freeze.ts";
 import { escapeControls, quoteShort } from "../_text.ts";
 import { failure, success } from "./_tool_result.ts";
 import { searchSkills, type SkillIndex, type SkillSearchResult } from "../search/skill_index.ts";
+import {
+  HostPaths,
+  MAX_SEARCH_PATH_LENGTH,
+  MAX_SEARCH_PATHS,
+  readSearchPaths,
+} from "../catalog/skill_paths.ts";
 import type { SkillSearchToolDefinition, SkillToolResult } from "./tool_format.ts";
 
 /** What the model sends to `skill_search`. */
@@ -19,6 +25,38 @@ export interface SkillSearchInput {
   readonly query: string;
   /** The most results; default 10, at most 50. */
   readonly limit?: number;
+  /**
+   * The files in play (relative to the project root): a skill whose SKILL.md has `paths` is
+   * found when one of its globs matches one of these or of the host's own paths.
+   */
+  readonly paths?: readonly string[];
+}
+
+/**
+ * The skills with `paths` an index built by `skillTools` holds (by name, with
+ * their globs) and the host's own paths: `skill_search` finds such a skill
+ * only when one of its globs matches a host path or a path of the call.
+ */
+export interface SkillSearchScope {
+  /** The path-conditional skills of the index, by name, with their globs. */
+  readonly conditional: ReadonlyMap<string, readonly string[]>;
+  /** The host's paths (`paths` of the catalog options), matched for every call. */
+  readonly host: HostPaths;
+}
+
+/** The scope of each index `skillTools` built, so a host passing only the index gets it too. */
+const SCOPES = new WeakMap<SkillIndex, SkillSearchScope>();
+
+/**
+ * Tie a scope to an index (`skillTools` calls this for the index it builds).
+ *
+ * @param index The index.
+ * @param scope Its path-conditional skills and the host's paths.
+ * @returns The index.
+ */
+export function scopeSearchIndex(index: SkillIndex, scope: SkillSearchScope): SkillIndex {
+  SCOPES.set(index, scope);
+  return index;
 }
 
 /** The longest query `skill_search` takes, in UTF-16 units. */
@@ -69,6 +107,13 @@ const SEARCH_DEFINITION: SkillSearchToolDefinition = deepFreeze({
         maximum: MAX_SEARCH_LIMIT,
         description: "The most skills to return (default 10).",
       },
+      paths: {
+        type: "array",
+        maxItems: MAX_SEARCH_PATHS,
+        items: { type: "string", maxLength: MAX_SEARCH_PATH_LENGTH },
+        description: "The files you are working on, relative to the project root " +
+          '(e.g. ["src/App.tsx"]): skills meant for such files are found too.',
+      },
     },
     required: ["query"],
     additionalProperties: false,
@@ -104,8 +149,8 @@ const SEARCH_DEFINITION: SkillSearchToolDefinition = deepFreeze({
  */
 export function handleSkillSearchTool(input: unknown, index: SkillIndex): SkillToolResult {
   try {
-    const { query, limit } = parseSkillSearchInput(input);
-    const results = searchSkills(index, query, { limit: limit ?? 10 });
+    const { query, limit, paths } = parseSkillSearchInput(input);
+    const results = scopedSearch(index, query, limit ?? 10, paths);
     const quoted = quoteShort(query);
     if (results.length === 0) {
       return success(`No skill matches ${quoted}; try other words, or a skill's name`);
@@ -126,6 +171,34 @@ export function handleSkillSearchTool(input: unknown, index: SkillIndex): SkillT
   } catch (e) {
     return failure(e instanceof Error ? e.message : `Unexpected error: ${String(e)}`);
   }
+}
+
+/**
+ * The results a call may see: a path-conditional skill only when one of its
+ * globs matches a host path or a path of the call. The index is asked for as
+ * many more results as it holds such skills, and each is matched lazily, in
+ * rank order, until `limit` are kept.
+ */
+function scopedSearch(
+  index: SkillIndex,
+  query: string,
+  limit: number,
+  paths: readonly string[] | undefined,
+): readonly SkillSearchResult[] {
+  const scope = SCOPES.get(index);
+  if (scope === undefined || scope.conditional.size === 0) {
+    return searchSkills(index, query, { limit });
+  }
+  const call = paths === undefined || paths.length === 0 ? undefined : new HostPaths(paths);
+  const kept: SkillSearchResult[] = [];
+  for (const r of searchSkills(index, query, { limit: limit + scope.conditional.size })) {
+    const globs = scope.conditional.get(r.name);
+    if (globs === undefined || scope.host.matches(globs) || call?.matches(globs) === true) {
+      kept.push(r);
+      if (kept.length === limit) break;
+    }
+  }
+  return kept;
 }
 
 /**
@@ -160,8 +233,10 @@ function parseSkillSearchInput(input: unknown): SkillSearchInput {
   }
   const fields = input as Record<string, unknown>;
   for (const key of Object.keys(fields)) {
-    if (key !== "query" && key !== "limit") {
-      throw new TypeError(`Invalid input: unknown field ${quoteShort(key)} (known: query, limit)`);
+    if (key !== "query" && key !== "limit" && key !== "paths") {
+      throw new TypeError(
+        `Invalid input: unknown field ${quoteShort(key)} (known: query, limit, paths)`,
+      );
     }
   }
   const { query } = fields;
@@ -170,7 +245,8 @@ function parseSkillSearchInput(input: unknown): SkillSearchInput {
       `Invalid input: "query" must be a string of 1 to ${MAX_SEARCH_QUERY} characters`,
     );
   }
-  if (!Object.hasOwn(fields, "limit")) return { query };
+  const paths = Object.hasOwn(fields, "paths") ? readSearchPaths(fields["paths"]) : undefined;
+  if (!Object.hasOwn(fields, "limit")) return paths === undefined ? { query } : { query, paths };
   const limit = fields["limit"];
   if (
     typeof limit !== "number" || !Number.isSafeInteger(limit) || limit < 1 ||
@@ -180,5 +256,5 @@ function parseSkillSearchInput(input: unknown): SkillSearchInput {
       `Invalid input: "limit" must be a whole number from 1 to ${MAX_SEARCH_LIMIT}`,
     );
   }
-  return { query, limit };
+  return paths === undefined ? { query, limit } : { query, limit, paths };
 }

@@ -20,7 +20,8 @@ import {
 import type { SkillModes } from "../catalog/skill_modes.ts";
 import { offeredToModel } from "../catalog/skill_access.ts";
 import { type SelectedSkill, type SelectionOptions, selector } from "../catalog/_selection.ts";
-import { skillSearchToolDefinition } from "./skill_search_tool.ts";
+import { HostPaths } from "../catalog/skill_paths.ts";
+import { scopeSearchIndex, skillSearchToolDefinition } from "./skill_search_tool.ts";
 import { LINE_BYTE_PATTERN, pageCap } from "./skill_tool_input.ts";
 import type { JsonSchema, SkillSearchToolDefinition, SkillToolDefinition } from "./tool_format.ts";
 
@@ -81,7 +82,10 @@ export type SkillSummary = string | {
   readonly description?: string;
   readonly metadata?: Readonly<Record<string, string>> | ReadonlyMap<string, string>;
   /** Its frontmatter: `disable-model-invocation: true` makes it `manual` unless `modes` says otherwise. */
-  readonly frontmatter?: { readonly "disable-model-invocation"?: boolean };
+  readonly frontmatter?: {
+    readonly "disable-model-invocation"?: boolean;
+    readonly paths?: readonly string[];
+  };
 };
 
 /**
@@ -236,6 +240,7 @@ function summaries(
   skills: Iterable<SkillSummary>,
   options: SkillToolOptions,
   bodies?: Map<string, string>,
+  conditional?: Map<string, { readonly summary: Summary; readonly globs: readonly string[] }>,
 ): Map<string, Summary> {
   const select = selector(options);
   const byName = new Map<string, Summary>();
@@ -251,7 +256,12 @@ function summaries(
     }
     if (seen.has(s.name)) continue;
     seen.add(s.name);
-    const mode = select(s as SelectedSkill).mode;
+    const selection = select(s as SelectedSkill);
+    // A skill whose `paths` no host path matches is left out of the description, but
+    // `skill_search` finds it for a call whose `paths` match (when it is built).
+    const waiting = selection.out === "paths" && conditional !== undefined &&
+      offeredToModel(selection.listed);
+    const mode = waiting ? selection.listed : selection.mode;
     if (!offeredToModel(mode)) continue;
     const bundle = isBundle(s) ? s.frontmatter : undefined;
     const description = bundle !== undefined ? bundle.description : s.description;
@@ -268,12 +278,14 @@ function summaries(
         // A bundle whose body is not loaded yet is searched by name and description.
       }
     }
-    byName.set(s.name, {
+    const summary = {
       name: s.name,
       ...(description === undefined ? {} : { description }),
       ...(metadata === undefined ? {} : { metadata }),
       ...(mode === "auto" ? {} : { mode }),
-    });
+    };
+    if (waiting) conditional!.set(s.name, { summary, globs: selection.globs });
+    else byName.set(s.name, summary);
   }
   if (seen.size === 0) throw new RangeError("skillToolDefinition needs at least one skill");
   if (byName.size === 0) {
@@ -341,9 +353,12 @@ export function skillTools(
 ): SkillTools {
   const cap = pageCap(options.maxPageBytes ?? options.max_page_bytes);
   const bodies = new Map<string, string>();
-  const byName = summaries(skills, options, bodies);
+  const conditional = new Map<string, { summary: Summary; globs: readonly string[] }>();
+  const byName = summaries(skills, options, bodies, conditional);
   let fit = fitDefinition(byName, cap, options, options.search === true);
-  const offer = options.search === true || (options.search !== false && fit.left_out.length > 0);
+  // Skills waiting for a path are not described: `skill_search` finds them for a call's paths.
+  const offer = options.search === true ||
+    (options.search !== false && (fit.left_out.length > 0 || conditional.size > 0));
   if (offer && options.search !== true) fit = fitDefinition(byName, cap, options, true);
   const skill = fit.definition;
   if (!offer) {
@@ -357,7 +372,7 @@ export function skillTools(
   }
   const skill_search = skillSearchToolDefinition();
   const search_index = createSkillIndex(
-    [...byName.values()].map((s) => ({
+    [...byName.values(), ...[...conditional.values()].map((c) => c.summary)].map((s) => ({
       name: s.name,
       description: s.description ?? "",
       ...(s.metadata === undefined ? {} : { metadata: s.metadata }),
@@ -365,6 +380,10 @@ export function skillTools(
     })),
     options.lang === undefined ? {} : { lang: options.lang },
   );
+  scopeSearchIndex(search_index, {
+    conditional: new Map([...conditional].map(([name, c]) => [name, c.globs])),
+    host: options.paths instanceof HostPaths ? options.paths : new HostPaths(options.paths ?? []),
+  });
   return Object.freeze({
     definitions: Object.freeze([skill, skill_search]),
     skill,

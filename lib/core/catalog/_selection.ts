@@ -42,7 +42,16 @@ export interface SelectionOptions {
 /** A skill's place: its mode, or why it is left out before any mode applies. */
 export type Selection =
   | { readonly mode: SkillMode; readonly out?: undefined }
-  | { readonly mode: "disabled"; readonly out: "profile" | "paths"; readonly detail: string };
+  | { readonly mode: "disabled"; readonly out: "profile"; readonly detail: string }
+  | {
+    readonly mode: "disabled";
+    readonly out: "paths";
+    readonly detail: string;
+    /** The skill's globs: it is listed, in `listed`, once a path in play matches one. */
+    readonly globs: readonly string[];
+    /** Its mode when a path matches. */
+    readonly listed: SkillMode;
+  };
 
 /**
  * The selection of each skill, in the order given.
@@ -88,6 +97,8 @@ export function selector(options: SelectionOptions): (skill: SelectedSkill) => S
           mode: "disabled",
           out: "paths",
           detail: host === undefined || host.size === 0 ? "no path given" : "no path given matches",
+          globs: read.globs,
+          listed: mode,
         };
       }
     }

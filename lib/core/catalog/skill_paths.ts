@@ -16,10 +16,96 @@
  * @module
  */
 import { quoteShort } from "../_text.ts";
+import { SkillsetError } from "../errors.ts";
 import { compilePathGlob, globProblem } from "./skill_glob.ts";
 
 /** The most globs a skill's `paths` may hold. */
 export const MAX_SKILL_PATHS = 256;
+/** The most paths one `skill_search` call may pass (its `paths` argument). */
+export const MAX_SEARCH_PATHS = 100;
+/** The longest path a `skill_search` call may pass, in UTF-16 units. */
+export const MAX_SEARCH_PATH_LENGTH = 1024;
+
+/** Why paths a caller passed cannot be used. */
+export type SkillPathsCode = "INVALID_PATHS" | "TOO_MANY_PATHS" | "PATH_TOO_LONG";
+
+/**
+ * Paths passed by a caller that cannot be used (a `skill_search` call's
+ * `paths`): not a list of strings, too many, or one too long.
+ *
+ * @example
+ * ```ts
+ * import { readSearchPaths, SkillPathsError } from "./skill_paths.ts";
+ * import { assert } from "../_assert.ts";
+ *
+ * assert.deepEqual(readSearchPaths(["src/App.tsx"]), ["src/App.tsx"]);
+ * assert.throws(() => readSearchPaths("src/App.tsx"), {
+ *   name: "SkillPathsError",
+ *   message: 'Invalid input: "paths" must be a list of paths (strings)',
+ * });
+ * ```
+ */
+export class SkillPathsError extends SkillsetError {
+  /** Always `"SkillPathsError"`. */
+  override readonly name = "SkillPathsError";
+  /** Which condition failed. */
+  readonly code: SkillPathsCode;
+
+  /**
+   * Describe paths that cannot be used.
+   *
+   * @param code Which condition failed.
+   * @param message What is wrong (capitalised, no final period).
+   */
+  constructor(code: SkillPathsCode, message: string) {
+    super(message);
+    this.code = code;
+  }
+}
+
+/**
+ * The paths a caller passes to `skill_search` (the host's or the model's
+ * files in play), checked before any is matched: a list of at most
+ * {@linkcode MAX_SEARCH_PATHS} strings of at most
+ * {@linkcode MAX_SEARCH_PATH_LENGTH} characters each, so one call costs at
+ * most that many characters per glob matched.
+ *
+ * @param value The `paths` argument as received.
+ * @returns The paths, frozen.
+ * @throws {SkillPathsError} `INVALID_PATHS`, `TOO_MANY_PATHS` or `PATH_TOO_LONG`.
+ */
+export function readSearchPaths(value: unknown): readonly string[] {
+  if (!Array.isArray(value)) {
+    throw new SkillPathsError(
+      "INVALID_PATHS",
+      'Invalid input: "paths" must be a list of paths (strings)',
+    );
+  }
+  if (value.length > MAX_SEARCH_PATHS) {
+    throw new SkillPathsError(
+      "TOO_MANY_PATHS",
+      `Invalid input: "paths" must hold at most ${MAX_SEARCH_PATHS} paths, got ${value.length}`,
+    );
+  }
+  const out: string[] = [];
+  for (let i = 0; i < value.length; i++) {
+    const p: unknown = value[i];
+    if (typeof p !== "string") {
+      throw new SkillPathsError(
+        "INVALID_PATHS",
+        'Invalid input: "paths" must be a list of paths (strings)',
+      );
+    }
+    if (p.length > MAX_SEARCH_PATH_LENGTH) {
+      throw new SkillPathsError(
+        "PATH_TOO_LONG",
+        `Invalid input: "paths"[${i}] is longer than ${MAX_SEARCH_PATH_LENGTH} characters`,
+      );
+    }
+    out.push(p);
+  }
+  return Object.freeze(out);
+}
 
 /**
  * A skill's `paths` frontmatter, checked: a list of globs (a single string is one glob).
@@ -45,7 +131,7 @@ export function readSkillPaths(
     return { problem: '"paths" must be a list of globs (strings)' };
   }
   if (list.length > MAX_SKILL_PATHS) {
-    return { problem: `"paths" must hold at most ${MAX_SKILL_PATHS} globs` };
+    return { problem: `Invalid input: "paths" must hold at most ${MAX_SKILL_PATHS} globs` };
   }
   for (const g of list as string[]) {
     const problem = globProblem(g);

@@ -55,7 +55,9 @@ export type SkillProfileCode =
   /** Profiles that extend each other in a cycle. */
   | "PROFILE_CYCLE"
   /** A profile that leaves no skill (unless the host allows it). */
-  | "EMPTY_PROFILE";
+  | "EMPTY_PROFILE"
+  /** A skill named to run (`skillset run --profile`) that the profile leaves out or disables. */
+  | "LEFT_OUT_BY_PROFILE";
 
 /** The largest profiles file read: 1 MiB. */
 export const MAX_PROFILES_FILE_BYTES = 1 << 20;

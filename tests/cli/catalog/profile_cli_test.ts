@@ -114,3 +114,129 @@ describe("to-prompt --paths", () => {
     assert.match(r.out, /Do ui\./);
   });
 });
+
+describe("list, search, eval and run under --profile and --paths", () => {
+  const listed = (json: string) =>
+    (JSON.parse(json) as { skills: { status: string; name: string }[] }).skills
+      .filter((s) => s.status === "loaded").map((s) => s.name);
+
+  it("list shows only the profile's skills and names the rest", async () => {
+    const dir = project();
+    const r = await runIn(dir, "list", "skills", "--profile", "review", "--json");
+    assert.equal(r.code, 0, r.err);
+    assert.deepEqual(listed(r.out).sort(), ["code-review", "git-log"]);
+    assert.deepEqual(
+      (JSON.parse(r.out) as { left_out: unknown[] }).left_out,
+      [
+        { name: "code-experimental", reason: "profile", detail: "review" },
+        { name: "pdf", reason: "profile", detail: "review" },
+        { name: "ui", reason: "profile", detail: "review" },
+      ],
+    );
+    const text = await runIn(dir, "list", "skills", "--profile", "review");
+    assert.match(
+      text.out,
+      /^2 loaded, 0 shadowed, 0 skipped, 3 left out \(profile review: code-experimental, pdf, ui\)/m,
+    );
+    // Without the flags, every skill, as before.
+    assert.equal(listed((await runIn(dir, "list", "skills", "--json")).out).length, 5);
+  });
+
+  it("list --paths leaves out a skill with paths only when none matches", async () => {
+    const dir = project();
+    const other = await runIn(dir, "list", "skills", "--paths", "README.md", "--json");
+    assert.ok(!listed(other.out).includes("ui"));
+    const tsx = await runIn(dir, "list", "skills", "--paths", "src/App.tsx", "--json");
+    assert.ok(listed(tsx.out).includes("ui"));
+  });
+
+  it("search finds only the profile's skills", async () => {
+    const dir = project();
+    const all = await runIn(dir, "search", "pdf skill", "--root", "p=skills", "--json");
+    assert.equal(all.code, 0, all.err);
+    const under = await runIn(
+      dir,
+      "search",
+      "pdf skill",
+      "--root",
+      "p=skills",
+      "--profile",
+      "review",
+      "--json",
+    );
+    const found = (out: string) =>
+      (JSON.parse(out) as { results: { name: string }[] }).results.map((r) => r.name);
+    assert.ok(found(all.out).includes("pdf"));
+    assert.ok(!found(under.out).includes("pdf"));
+    assert.equal((JSON.parse(under.out) as { skills: number }).skills, 2);
+  });
+
+  it("every command refuses an unknown profile (exit 2, nearest named) and an empty one", async () => {
+    const dir = project();
+    write(join(dir, "skills", "pdf", "scripts", "x.sh"), "echo hi\n");
+    const commands = [
+      ["list", "skills"],
+      ["search", "pdf", "--root", "p=skills"],
+      ["eval", "skills"],
+      ["run", "skills/pdf", "scripts/x.sh"],
+    ];
+    for (const command of commands) {
+      const r = await runIn(dir, ...command, "--profile", "reveiw");
+      assert.equal(r.code, 2, `${command[0]}: ${r.err}`);
+      assert.match(r.err, /--profile: unknown profile "reveiw" \(did you mean "review"\?\)/);
+    }
+    for (const command of commands.slice(0, 3)) {
+      const r = await runIn(dir, ...command, "--profile", "nothing");
+      assert.equal(r.code, 1, `${command[0]}: ${r.err}`);
+      assert.match(r.err, /Profile "nothing" matches none of the 5 skills found/);
+      const allowed = await runIn(dir, ...command, "--profile", "nothing", "--allow-empty");
+      assert.doesNotMatch(allowed.err, /matches none/);
+    }
+  });
+
+  it("eval runs only the cases of the profile's skills", async () => {
+    const dir = project();
+    const cases = (name: string) =>
+      write(
+        join(dir, "skills", name, "evals", "trigger-eval.json"),
+        JSON.stringify([{ query: `the ${name} skill`, should_trigger: true }]),
+      );
+    cases("pdf");
+    cases("code-review");
+    // An evals file naming a skill the profile leaves out: its cases are not run, nor unknown.
+    write(
+      join(dir, "more.json"),
+      JSON.stringify({ "pdf": [{ query: "fill a pdf", should_trigger: true }] }),
+    );
+    const r = await runIn(
+      dir,
+      "eval",
+      "skills",
+      "--evals",
+      "more.json",
+      "--profile",
+      "review",
+      "--json",
+    );
+    const report = JSON.parse(r.out) as {
+      skills: number;
+      reports: { skill: string }[];
+      unknown_skills: string[];
+    };
+    assert.deepEqual(report.reports.map((x) => x.skill), ["code-review"]);
+    assert.equal(report.skills, 2);
+    assert.deepEqual(report.unknown_skills, []);
+  });
+
+  it("run refuses a skill the profile leaves out, before anything runs", async () => {
+    const dir = project();
+    write(join(dir, "skills", "pdf", "scripts", "x.sh"), "echo ran > /dev/null\n");
+    const r = await runIn(dir, "run", "skills/pdf", "scripts/x.sh", "--profile", "review");
+    assert.equal(r.code, 1);
+    assert.match(
+      r.err,
+      /Profile "review" leaves out skill "pdf" \(run it without --profile, or add it to the profile\)/,
+    );
+    assert.doesNotMatch(r.err, /skillset run: pdf/);
+  });
+});

@@ -10,7 +10,7 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import process from "node:process";
-import { cli } from "../../_cli.ts";
+import { cli, runIn } from "../../_cli.ts";
 import { put } from "../../_tree.ts";
 import { sandboxMissing, skillFolder, tempFolders } from "../../_run.ts";
 
@@ -92,4 +92,52 @@ describe("skillset run, every day", () => {
       /--allow-unbounded takes memory, processes, cpu, file-size, got "disk"/,
     );
   });
+
+  it(
+    "runs a skill --profile keeps and one with paths --paths does not match; the config's run keys, tightening ones before approval (docs/security.md#config-keys)",
+    {
+      skip: NO_BWRAP,
+    },
+    async () => {
+      const project = temp();
+      put(project, ".git/HEAD", "ref: refs/heads/main\n");
+      put(
+        project,
+        "skills/hello/SKILL.md",
+        '---\nname: hello\ndescription: Says hello\npaths: ["**/*.tsx"]\n---\nRun it.\n',
+      );
+      put(project, "skills/hello/scripts/hi.sh", 'echo "hi"\n');
+      put(
+        project,
+        "skillset.json",
+        JSON.stringify({
+          profiles: { greet: { include: ["hello"] } },
+          run: { timeout_ms: 4_000, processes: 8, out: "out" },
+        }),
+      );
+      const state = process.env.SKILLSET_STATE_DIR;
+      process.env.SKILLSET_STATE_DIR = join(project, "..", "state");
+      try {
+        const argv = ["run", "skills/hello", "scripts/hi.sh", "--profile", "greet", "--json"];
+        const before = await runIn(project, ...argv, "--paths", "README.md");
+        assert.equal(before.code, 0, before.err);
+        const run = JSON.parse(before.out) as {
+          stdout: string;
+          limits: { timeout_ms: number; processes: number };
+          out: unknown;
+        };
+        assert.equal(run.stdout, "hi\n");
+        assert.deepEqual([run.limits.timeout_ms, run.limits.processes], [4_000, 8]);
+        assert.equal(run.out, null);
+        assert.match(before.err, /so "run\.out" is ignored/);
+        assert.equal((await runIn(project, "config", "approve")).code, 0);
+        const after = await runIn(project, ...argv);
+        assert.equal(after.code, 0, after.err);
+        assert.notEqual((JSON.parse(after.out) as { out: unknown }).out, null);
+      } finally {
+        if (state === undefined) delete process.env.SKILLSET_STATE_DIR;
+        else process.env.SKILLSET_STATE_DIR = state;
+      }
+    },
+  );
 });

@@ -6,13 +6,19 @@ import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import {
   fitSkillCatalog,
+  handleSkillSearchTool,
   HostPaths,
+  MAX_SEARCH_PATH_LENGTH,
+  MAX_SEARCH_PATHS,
   parseSkillProfiles,
+  readSearchPaths,
   readSkillPaths,
   resolveSkillProfile,
+  SkillPathsError,
   type SkillProfile,
   SkillProfileError,
   skillProfilesFromJson,
+  skillTools,
   validateAgentSkillFrontmatter,
 } from "../../../mod.ts";
 
@@ -168,5 +174,78 @@ describe("the catalog under a profile and paths", () => {
     });
     assert.ok(!fit.listed.some((s) => s.name === "git-log"));
     assert.deepEqual(fit.report.find((r) => r.name === "git-log")?.reason, "mode");
+  });
+});
+
+describe("skill_search's paths", () => {
+  const skills = [
+    { name: "code-review", description: "Review code changes" },
+    {
+      name: "ui-review",
+      description: "Review React UI code",
+      frontmatter: { paths: ["**/*.tsx"] },
+    },
+    { name: "sql-review", description: "Review SQL code", frontmatter: { paths: ["db/**"] } },
+  ];
+  const names = (content: string) => [...content.matchAll(/^- ([\w-]+)/gm)].map((m) => m[1]);
+
+  it("finds a skill with paths only for a call (or a host) whose paths match", () => {
+    const tools = skillTools(skills);
+    // The skills waiting for a path are not described, so skill_search is offered for them.
+    assert.deepEqual(tools.definitions.map((d) => d.name), ["skill", "skill_search"]);
+    const index = tools.search_index!;
+    const search = (input: object) => names(handleSkillSearchTool(input, index).content);
+    assert.deepEqual(search({ query: "review code" }), ["code-review"]);
+    assert.deepEqual(search({ query: "review code", paths: ["src/App.tsx"] }), [
+      "code-review",
+      "ui-review",
+    ]);
+    assert.deepEqual(search({ query: "review code", paths: ["./db/schema.sql", "README.md"] }), [
+      "code-review",
+      "sql-review",
+    ]);
+    assert.deepEqual(search({ query: "review code", paths: [] }), ["code-review"]);
+    // The host's own paths count for every call.
+    const hosted = skillTools(skills, { paths: ["db/x.sql"] }).search_index!;
+    assert.deepEqual(names(handleSkillSearchTool({ query: "review code" }, hosted).content), [
+      "code-review",
+      "sql-review",
+    ]);
+    // A limit counts the skills shown, not those left out for their paths.
+    assert.deepEqual(search({ query: "review", limit: 1, paths: ["db/a"] }).length, 1);
+  });
+
+  it("bounds the paths a call passes, with a typed error", () => {
+    assert.deepEqual(readSearchPaths(["a", "b/c.ts"]), ["a", "b/c.ts"]);
+    const tooMany = Array.from({ length: MAX_SEARCH_PATHS + 1 }, (_, i) => `f${i}.tsx`);
+    assert.throws(() => readSearchPaths(tooMany), {
+      name: "SkillPathsError",
+      code: "TOO_MANY_PATHS",
+      message: `Invalid input: "paths" must hold at most 100 paths, got 101`,
+    });
+    assert.throws(() => readSearchPaths(["ok", "x".repeat(MAX_SEARCH_PATH_LENGTH + 1)]), {
+      name: "SkillPathsError",
+      code: "PATH_TOO_LONG",
+      message: 'Invalid input: "paths"[1] is longer than 1024 characters',
+    });
+    for (const bad of ["src/App.tsx", [3], { 0: "a", length: 1 }, null]) {
+      assert.throws(
+        () => readSearchPaths(bad),
+        (e: unknown) =>
+          e instanceof SkillPathsError && e.code === "INVALID_PATHS" &&
+          e.message === 'Invalid input: "paths" must be a list of paths (strings)',
+      );
+    }
+    // The handler never throws: the model gets the message, and nothing is matched.
+    const index = skillTools(skills).search_index!;
+    assert.deepEqual(handleSkillSearchTool({ query: "review", paths: tooMany }, index), {
+      content: `Invalid input: "paths" must hold at most 100 paths, got 101`,
+      is_error: true,
+    });
+    const schema = skillTools(skills).skill_search!.input_schema as {
+      properties: { paths: { maxItems: number; items: { maxLength: number } } };
+    };
+    assert.equal(schema.properties.paths.maxItems, MAX_SEARCH_PATHS);
+    assert.equal(schema.properties.paths.items.maxLength, MAX_SEARCH_PATH_LENGTH);
   });
 });
