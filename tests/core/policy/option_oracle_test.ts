@@ -378,7 +378,12 @@ function commandArbitrary(program: Program, aim: RegExp | null): fc.Arbitrary<st
     const hit = HOSTILE[program].filter((a) => aim.test(a.join(" ")));
     if (hit.length === 0) throw new Error(`no hostile option of ${program} matches ${aim}`);
     const operand = fc.constantFrom("a.txt", "src", ".", ...OPERANDS).map((o) => [o]);
-    return fc.tuple(lead, fc.constantFrom(...hit), fc.array(operand, { maxLength: 2 }), fc.boolean())
+    return fc.tuple(
+      lead,
+      fc.constantFrom(...hit),
+      fc.array(operand, { maxLength: 2 }),
+      fc.boolean(),
+    )
       .map(([head, h, operands, first]) => {
         const rest = first ? [h, ...operands] : [...operands, h];
         return [program, ...head, ...rest.flat()];
