@@ -109,6 +109,11 @@ export function needsApproval(key: string, value: unknown, command: string): boo
   switch (key) {
     case "lockfile":
     case "approvals":
+      // For a command that only uses skills, a lockfile or approval file can only take skills
+      // away (it narrows what the model sees): honoured as it is. Where it picks what a
+      // verification checks, or what is written (lock, verify, sign, approve, the lifecycle),
+      // it waits for approval.
+      return !NARROWING_COMMANDS.has(command);
     case "allow_empty":
     case "classes":
       return true;
@@ -126,6 +131,17 @@ export function needsApproval(key: string, value: unknown, command: string): boo
       return false;
   }
 }
+
+/** The commands where `lockfile` and `approvals` only narrow which skills are used (docs/security.md#config-keys). */
+const NARROWING_COMMANDS: ReadonlySet<string> = new Set([
+  "list",
+  "to-prompt",
+  "search",
+  "read",
+  "activate",
+  "run",
+  "serve",
+]);
 
 /** A config with only the keys honoured for one command. */
 export interface ConfigDecision {
