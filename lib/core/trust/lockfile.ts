@@ -300,9 +300,9 @@ export function renderLockfile(lock: Lockfile): string {
  * import { assert } from "../_assert.ts";
  *
  * assert.deepEqual(parseLockfile('{ "version": 1, "skills": [] }', "skills.lock.json").skills, []);
- * assert.throws(() => parseLockfile('{ "version": 3, "skills": [] }', "skills.lock.json"), {
+ * assert.throws(() => parseLockfile('{ "version": 4, "skills": [] }', "skills.lock.json"), {
  *   name: "TrustFileError",
- *   message: "skills.lock.json:1:14: Unsupported version 3: this library reads version 1 and 2",
+ *   message: "skills.lock.json:1:14: Unsupported version 4: this library reads version 1, 2 and 3",
  * });
  * ```
  */
