@@ -304,6 +304,27 @@ export function findConfig(from: string = process.cwd()): string | undefined {
 }
 
 /**
+ * The repository root a signed lockfile's base is resolved from
+ * (`docs/security.md#signed-root`): the nearest folder at or above the
+ * working folder that holds `.git` (the git top level, a worktree's `.git`
+ * file included), else the folder of the project's `skillset.json`, else the
+ * working folder. Found from where the command runs, never from where the
+ * lockfile lies.
+ *
+ * @param from Where to start (default: the working folder).
+ * @returns Its absolute path.
+ */
+export function repositoryRoot(from: string = process.cwd()): string {
+  const start = resolve(from);
+  for (let dir = start;; dir = dirname(dir)) {
+    if (existsSync(join(dir, ".git"))) return dir;
+    if (dirname(dir) === dir) break;
+  }
+  const config = findConfig(start);
+  return config === undefined ? start : dirname(config);
+}
+
+/**
  * Read and check a config file.
  *
  * @param path The file.

@@ -111,6 +111,11 @@ export function needsApproval(key: string, value: unknown, command: string): boo
   switch (key) {
     case "lockfile":
     case "approvals":
+      // For a command that only uses skills, a lockfile or approval file can only take skills
+      // away (it narrows what the model sees): honoured as it is. Where it picks what a
+      // verification checks, or what is written (lock, verify, sign, approve, the lifecycle),
+      // it waits for approval.
+      return !NARROWING_COMMANDS.has(command);
     case "allow_empty":
     case "classes":
     // It names folders `add` writes into (each agent's skills folder).
@@ -154,6 +159,17 @@ function runKeyNeedsApproval(name: string, value: unknown): boolean {
   if (name === "allow_net") return value !== false;
   return true;
 }
+
+/** The commands where `lockfile` and `approvals` only narrow which skills are used (docs/security.md#config-keys). */
+const NARROWING_COMMANDS: ReadonlySet<string> = new Set([
+  "list",
+  "to-prompt",
+  "search",
+  "read",
+  "activate",
+  "run",
+  "serve",
+]);
 
 /** A config with only the keys honoured for one command. */
 export interface ConfigDecision {

@@ -24,6 +24,8 @@ import type { Skill } from "@modelcontextprotocol/client/ext/skills";
 import type { ActivateOptions, Activation } from "../core/activation/activate.ts";
 import { handleSkillTool, type SkillToolContext } from "../core/activation/skill_tool.ts";
 import { contextDependencies } from "../core/catalog/skill_dependencies.ts";
+import { mayBeDependency } from "../core/catalog/skill_access.ts";
+import type { ModedSkill } from "../core/catalog/skill_modes.ts";
 import { type SkillToolResult } from "../core/activation/tool_format.ts";
 import type { ReadOptions, ResourceRead } from "../core/resources/read.ts";
 import { normalizeResourcePath } from "../core/resources/resource_path.ts";
@@ -429,8 +431,14 @@ export class TrustedMcpSkills {
       }
       // Dependencies resolve over the shown skills only: an unapproved or unlocked skill of
       // the listing never satisfies one (the listing's own handler would see all of them).
+      // A disabled or unactivated manual skill satisfies none either (`skillAccess`).
       const dependencies = context.dependencies ??
-        contextDependencies(this.#bundles, checked.bundle);
+        contextDependencies(
+          this.#bundles,
+          checked.bundle,
+          (s) =>
+            mayBeDependency(s as ModedSkill, checked.bundle.name, context.modes, context.activated),
+        );
       return await checked.listing.handleSkillTool(
         input,
         dependencies === undefined ? context : { ...context, dependencies },

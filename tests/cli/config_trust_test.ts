@@ -62,7 +62,20 @@ describe("config approval", () => {
   it("decides each key as docs/security.md#config-keys says", () => {
     const cases: [string, unknown, string, boolean][] = [
       ["lockfile", "x", "verify", true],
-      ["approvals", "x", "list", true],
+      ["lockfile", "x", "lock", true],
+      ["lockfile", "x", "sign", true],
+      ["lockfile", "x", "update", true],
+      ["lockfile", "x", "remove", true],
+      ["approvals", "x", "approve", true],
+      // Narrowing only: a consumer honours them unapproved (they can only take skills away).
+      ["lockfile", "x", "list", false],
+      ["lockfile", "x", "to-prompt", false],
+      ["lockfile", "x", "run", false],
+      ["lockfile", "x", "activate", false],
+      ["lockfile", "x", "serve", false],
+      ["approvals", "x", "list", false],
+      ["approvals", "x", "search", false],
+      ["approvals", "x", "read", false],
       ["allow_empty", true, "lock", true],
       ["classes", {}, "read", true],
       ["roots", [], "lock", true],
@@ -203,6 +216,25 @@ describe("config approval", () => {
       assert.deepEqual(decision.ignored, ["lockfile"]);
       assert.equal(decision.config.flags.has("--lockfile"), false);
     }
+  });
+
+  it("a committed lockfile narrows what a consumer shows before approval; lock still waits for it (docs/security.md#config-keys)", async () => {
+    const env = { SKILLSET_STATE_DIR: t("state-narrow") };
+    const root = project("narrow", {});
+    assert.equal((await runIn(root, "lock")).code, 0);
+    // A skill the lockfile does not hold arrives with the change, and the config names the lockfile.
+    write(join(root, ".agents", "skills", "ocr", "SKILL.md"), skill("ocr"));
+    write(join(root, "skillset.json"), JSON.stringify({ lockfile: "skills.lock.json" }));
+    const path = join(root, "skillset.json");
+    const decision = honouredConfig(readConfig(path), ["list"], env);
+    assert.deepEqual([decision.approved, decision.ignored], [false, []]);
+    assert.equal(decision.config.flags.has("--lockfile"), true);
+    assert.deepEqual(honouredConfig(readConfig(path), ["lock"], env).ignored, ["lockfile"]);
+    const listed = await runIn(root, "list", "--json");
+    assert.match(listed.err, /refused: .*ocr: Skill "ocr" is not in the lockfile/);
+    // The refused skill is listed by its path, as skipped, never by name.
+    const shown = JSON.parse(listed.out) as { skills: { name: string | null }[] };
+    assert.deepEqual(shown.skills.map((s) => s.name).filter((n) => typeof n === "string"), ["pdf"]);
   });
 
   it("keeps its state in the user's own folder, never a relative one", () => {

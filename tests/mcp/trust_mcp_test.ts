@@ -185,6 +185,42 @@ describe("approvals over MCP", () => {
     }
   });
 
+  it("a disabled or unactivated manual skill satisfies no dependency of a shown one (docs/large-libraries.md, skillAccess)", async () => {
+    const root = tempDir();
+    temps.push(root);
+    const skills = join(root, "skills");
+    put(skills, "dep/SKILL.md", skillMd("dep", "Dep skill"));
+    put(
+      skills,
+      "needs/SKILL.md",
+      "---\nname: needs\ndescription: Needs dep\nmetadata:\n  requires-skills: dep\n---\nUse dep.\n",
+    );
+    const served = await serveSkills([skills]);
+    const client = await connect(served.server);
+    try {
+      const store = new MemoryApprovalStore();
+      const trusted = await trustedMcpSkills(client, { origin: "o", approvals: store });
+      await trusted.approve("o:dep");
+      await trusted.approve("o:needs");
+      const ok = await trusted.handleSkillTool({ skill: "o:needs" });
+      assert.equal(ok.is_error, false, ok.content);
+      assert.match(ok.content, /Depends on these skills .*"o:dep"/);
+      for (const mode of ["disabled", "manual"] as const) {
+        const refused = await trusted.handleSkillTool({ skill: "o:needs" }, {
+          modes: new Map([["o:dep", mode]]),
+        });
+        assert.equal(refused.is_error, true, `${mode}: ${refused.content}`);
+      }
+      const activated = await trusted.handleSkillTool({ skill: "o:needs" }, {
+        modes: new Map([["o:dep", "manual"]]),
+        activated: new Set(["o:dep"]),
+      });
+      assert.equal(activated.is_error, false, activated.content);
+    } finally {
+      await client.close();
+    }
+  });
+
   it("a lock entry pins an MCP skill by origin and URI", async () => {
     const skills = tree();
     const served = await serveSkills([skills]);

@@ -21,6 +21,8 @@ import { fitSkillCatalog } from "../../core/catalog/skill_catalog.ts";
 import type { CliIO } from "../_io.ts";
 import { renderActivation } from "../../core/activation/activate.ts";
 import { contextDependencies } from "../../core/catalog/skill_dependencies.ts";
+import { mayBeDependency } from "../../core/catalog/skill_access.ts";
+import type { ModedSkill } from "../../core/catalog/skill_modes.ts";
 import { McpSkillError } from "../../mcp/_errors.ts";
 import { cappedFetch } from "../../mcp/_capped_fetch.ts";
 import { mcpSkillBundles, type McpSkills, ORIGIN } from "../../mcp/_consume.ts";
@@ -293,11 +295,12 @@ async function consume(
   }
   const name = skillName(skills, args.positional[0]!);
   if (command === "activate") {
-    // The server's own skills are the catalog its skills depend on.
+    // The server's own skills are the catalog its skills depend on; one the user has not
+    // activated (a manual skill, `disable-model-invocation: true`) satisfies none (`skillAccess`).
     const bundle = skills.bundles.get(name);
     const dependencies = bundle === undefined
       ? undefined
-      : contextDependencies(skills.bundles, bundle);
+      : contextDependencies(skills.bundles, bundle, (s) => mayBeDependency(s as ModedSkill, name));
     const activation = await skills.activate(name, {
       ...flags,
       ...(dependencies === undefined ? {} : { dependencies }),

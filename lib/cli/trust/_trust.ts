@@ -13,7 +13,7 @@
 import { profileFlags } from "../catalog/_profile.ts";
 import { assertModesNameSkills, modesFlag } from "../catalog/_modes.ts";
 import { unknownName } from "../_unknown_name.ts";
-import { dirname, resolve } from "node:path";
+import { basename, dirname, join, relative, resolve, sep } from "node:path";
 import { escapeControls as esc } from "../../core/_text.ts";
 import { type Args, type ArgSpec, count, parseArgs, toolList, UsageError } from "../_args.ts";
 import { approvalChanges, decideApproval } from "../../core/trust/approval.ts";
@@ -24,7 +24,14 @@ import { loadSkillFolder } from "../../fs/load/skill_folder.ts";
 import { otherEntries } from "../../fs/trust/_trust_entries.ts";
 import { activateCommand, readCommand } from "../catalog/_skill.ts";
 import { dependencyDiscovery } from "../catalog/_dependencies.ts";
-import { type LockDifference, LOCKFILE_NAME } from "../../core/trust/lockfile.ts";
+import {
+  isLockBase,
+  type LockDifference,
+  type Lockfile,
+  LOCKFILE_NAME,
+} from "../../core/trust/lockfile.ts";
+import { TrustFileError } from "../../core/trust/trust_file.ts";
+import { repositoryRoot } from "../_config.ts";
 import {
   approveSkills,
   describeDifference as describeChanged,
@@ -84,9 +91,13 @@ export async function runTrustCli(
       const file = resolve(args.flags.get("--lockfile") ?? LOCKFILE_NAME);
       const { roots, discovery } = discover();
       if (!rootsHoldSkills(roots, discovery, rootFlags.length > 0, allowEmpty, io)) return 1;
+      // The lockfile's folder relative to the repository root: where a signed verify resolves
+      // its roots and sources, wherever the lockfile is read (none when it lies outside).
+      const recordBase = relative(repositoryRoot(), dirname(file)).split(sep).join("/") || ".";
       const { lock, errors } = await lockSkills(discovery, {
         base: dirname(file),
         ...rootFlags.length > 0 ? { roots } : {},
+        ...isLockBase(recordBase) ? { recordBase } : {},
       });
       for (const e of errors) io.stderr(`skillset: error: ${esc(e.name)}: ${esc(e.message)}\n`);
       if (errors.length > 0) return 1;
@@ -126,8 +137,9 @@ export async function runTrustCli(
       const signed = await checkSignature(file, args, io);
       const lock = signed?.lock ?? readLockfile(file);
       const frozen = args.switches.has("--frozen");
+      const base = lockBase(lock, file, signed !== undefined, io);
       // The lockfile's own roots, unless others are given (and then they must be the same).
-      const locked = (lock.roots ?? []).map((r) => `${r.scope}=${resolve(dirname(file), r.path)}`);
+      const locked = (lock.roots ?? []).map((r) => `${r.scope}=${resolve(base, r.path)}`);
       if (rootFlags.length === 0) rootFlags = locked;
       else if (lock.roots !== undefined) {
         const given = rootFlags.map((f) => {
@@ -145,12 +157,10 @@ export async function runTrustCli(
       }
       const { roots, discovery } = discover();
       if (!rootsHoldSkills(roots, discovery, rootFlags.length > 0, allowEmpty, io)) return 1;
-      const verified = await verifySkills(discovery, lock, {
-        base: dirname(file),
-        frozen,
-      });
-      // Each agent target `skillset add --agent` made: still a link to (or a copy of) its skill.
-      const targets = await targetProblems(lock.skills, file);
+      const verified = await verifySkills(discovery, lock, { base, frozen });
+      // Each agent target `skillset add --agent` made: still a link to (or a copy of) its skill,
+      // found from the lockfile's base as the skills are.
+      const targets = await targetProblems(lock.skills, join(base, basename(file)));
       const result = { ...verified, ok: verified.ok && targets.length === 0 };
       if (args.json) {
         out({
@@ -295,6 +305,42 @@ export async function runTrustCli(
       }, { allowEmpty, verbosity: args.verbosity, profiles });
     }
   }
+}
+
+/**
+ * The folder a lockfile's roots and sources are resolved from
+ * (`docs/security.md#signed-root`): for version 3, its recorded base under
+ * the repository root, wherever the lockfile lies (a copy elsewhere vouches
+ * for the same tree, never for the tree beside it); for versions 1 and 2,
+ * the lockfile's own folder, which a signed verify accepts only when it is
+ * the repository root.
+ *
+ * @throws {TrustFileError} `UNROOTED_LOCKFILE` for a signed lockfile of version 1 or 2 elsewhere.
+ */
+function lockBase(lock: Lockfile, file: string, signed: boolean, io: CliIO): string {
+  const beside = dirname(file);
+  const repository = repositoryRoot();
+  if (lock.base !== undefined) {
+    const base = resolve(repository, lock.base);
+    if (base !== beside) {
+      io.stderr(
+        `skillset: note: ${esc(file)} records base "${
+          esc(lock.base)
+        }": its roots and sources are resolved from ${esc(base)}, not beside it\n`,
+      );
+    }
+    return base;
+  }
+  if (signed && beside !== repository) {
+    throw new TrustFileError(
+      "UNROOTED_LOCKFILE",
+      file,
+      `A signed lockfile of version ${lock.version} records no base: its roots would be read beside it, not from the repository root "${
+        esc(repository)
+      }"; re-lock and re-sign it (skillset lock, skillset sign) to record one`,
+    );
+  }
+  return beside;
 }
 
 /** The trust options of `--lockfile` and `--approvals`. */

@@ -27,7 +27,12 @@ import {
 import { readResource, renderResourceRead } from "../resources/read.ts";
 import { pageCap, parseSkillToolInput } from "./skill_tool_input.ts";
 import { type ModedSkill, skillMode, type SkillModes } from "../catalog/skill_modes.ts";
-import { type ActivatedSkills, skillAccess, wasActivated } from "../catalog/skill_access.ts";
+import {
+  type ActivatedSkills,
+  mayBeDependency,
+  skillAccess,
+  wasActivated,
+} from "../catalog/skill_access.ts";
 import type { ProfiledSkill, ResolvedSkillProfile } from "../catalog/skill_profiles.ts";
 import type { SkillToolResult } from "./tool_format.ts";
 import { assertObject } from "../_shape.ts";
@@ -315,11 +320,7 @@ function dependencyAccess(
   skill: ModedSkill,
   of: SkillBundle,
 ): boolean {
-  if (skill.name === of.name) return true;
-  return skillAccess("dependency", {
-    mode: skillMode(skill, context.modes),
-    activated: wasActivated(context.activated, skill.name),
-  });
+  return mayBeDependency(skill, of.name, context.modes, context.activated);
 }
 
 /**

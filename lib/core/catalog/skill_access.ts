@@ -24,7 +24,7 @@
  *
  * @module
  */
-import type { SkillMode } from "./skill_modes.ts";
+import { type ModedSkill, type SkillMode, skillMode, type SkillModes } from "./skill_modes.ts";
 
 /** A place where a skill can reach the model, or be used on its behalf. */
 export type SkillSurface =
@@ -179,4 +179,39 @@ export function wasActivated(activated: ActivatedSkills | undefined, name: strin
   if (activated === undefined) return false;
   if (typeof activated === "function") return activated(name) === true;
   return typeof activated.has === "function" && activated.has(name);
+}
+
+/**
+ * Whether a skill may satisfy a dependency of the skill `of` being activated
+ * (which always counts for itself): {@linkcode skillAccess} for the
+ * `dependency` surface with the skill's mode and whether the user or host
+ * activated it. Every resolver a surface builds keeps only such skills.
+ *
+ * @param skill The candidate (its frontmatter may make it `manual`).
+ * @param of The name of the skill being activated.
+ * @param modes The host's modes, if any.
+ * @param activated The skills the user or host activated, if any.
+ * @returns True when it may satisfy the dependency.
+ * @example
+ * ```ts
+ * import { mayBeDependency } from "./skill_access.ts";
+ * import { assert } from "../_assert.ts";
+ *
+ * const ocr = { name: "ocr", frontmatter: { "disable-model-invocation": true } };
+ * assert.equal(mayBeDependency(ocr, "pdf"), false);
+ * assert.equal(mayBeDependency(ocr, "pdf", undefined, new Set(["ocr"])), true);
+ * assert.equal(mayBeDependency({ name: "ocr" }, "pdf", new Map([["ocr", "disabled"]])), false);
+ * ```
+ */
+export function mayBeDependency(
+  skill: ModedSkill,
+  of: string,
+  modes?: SkillModes,
+  activated?: ActivatedSkills,
+): boolean {
+  if (skill.name === of) return true;
+  return skillAccess("dependency", {
+    mode: skillMode(skill, modes),
+    activated: wasActivated(activated, skill.name),
+  });
 }

@@ -18,7 +18,13 @@ import type { Lockfile } from "./lockfile.ts";
 import type { SkillBundle } from "../resources/bundle.ts";
 import { skillManifest } from "./manifest.ts";
 import { pinBundle } from "./pin.ts";
-import { contextDependencies, type DependentSkill } from "../catalog/skill_dependencies.ts";
+import {
+  contextDependencies,
+  type DependentSkill,
+  type SkillDependencies,
+} from "../catalog/skill_dependencies.ts";
+import { mayBeDependency } from "../catalog/skill_access.ts";
+import type { ModedSkill } from "../catalog/skill_modes.ts";
 import { describeChanges, diffFiles } from "./trust_file.ts";
 
 /** The context of {@linkcode handleLockedSkillTool}. */
@@ -47,9 +53,9 @@ export interface LockedSkillToolResult extends SkillToolResult {
  * were compared, so a file changed after the check is refused
  * (`RESOURCE_CHANGED`); a bundle loaded from disk holds its SKILL.md as the
  * bytes its instructions were parsed from, so those are what is hashed. A skill's
- * dependencies resolve over the context's skills (or its `dependencies`), and under
- * `"enforce"` only a skill the lock names satisfies one (it is checked in turn when
- * activated). For bundles whose bytes are at hand (on disk or in
+ * dependencies resolve over the context's skills (or its `dependencies`): under
+ * `"warn"` as under `"enforce"`, only a skill locked as it is now, whose mode lets it be a
+ * dependency (`skillAccess`), satisfies one; each one at hand is hashed and compared. For bundles whose bytes are at hand (on disk or in
  * memory); for skills consumed over MCP use `trustedMcpSkills`.
  *
  * @param input What the model sent.
@@ -83,12 +89,46 @@ export async function handleLockedSkillTool(
     return handleSkillTool(input, context, call); // the handler words the error
   }
   if (bundle === undefined) return handleSkillTool(input, context, call);
+  const { problem, checked } = await lockProblem(context.lock, bundle);
+  // The answer is built from the very bundle that was hashed (a loader is not asked
+  // again), its files pinned to the digests that were compared; its dependencies still
+  // resolve over the context's skills, not over that one bundle.
+  const enforce = context.lockMode !== "warn";
+  if (problem !== null && enforce) return Object.freeze({ content: problem, is_error: true });
+  const dependencies = context.dependencies ?? lockedDependencies(context, bundle);
+  // Every skill of its dependency closure is checked against the lock as the skill itself is:
+  // a dependency's name in the lockfile is not enough.
+  const unlocked = dependencies === undefined
+    ? null
+    : await dependencyProblem(context, dependencies, bundle);
+  // Under "warn" too: the warning waives the lock for the skill named, never for what it pulls in.
+  if (unlocked !== null) {
+    return Object.freeze({
+      content: `Skill ${
+        JSON.stringify(bundle.name)
+      } cannot be activated: a skill it requires is not available`,
+      is_error: true,
+    });
+  }
+  const answer = handleSkillTool(input, {
+    ...context,
+    skills: [problem === null ? checked : bundle],
+    ...(dependencies === undefined ? {} : { dependencies }),
+  }, call);
+  return problem === null ? answer : Object.freeze({ ...answer, lock_warning: problem });
+}
+
+/** Why a bundle does not match a lock entry of its name (null when it does), and the bundle pinned to what was hashed. */
+async function lockProblem(
+  lock: Lockfile,
+  bundle: SkillBundle,
+): Promise<{ problem: string | null; checked: SkillBundle }> {
   let problem: string | null;
   let checked: SkillBundle = bundle;
   try {
     const manifest = await skillManifest(bundle);
     checked = pinBundle(bundle, manifest);
-    const entries = context.lock.skills.filter((e) => e.name === bundle.name);
+    const entries = lock.skills.filter((e) => e.name === bundle.name);
     // The files a reader serves and the frontmatter (a folder's other entries serve nothing).
     const match = entries.some((e) =>
       e.frontmatter_digest === manifest.frontmatter_digest &&
@@ -111,31 +151,55 @@ export async function handleLockedSkillTool(
       e instanceof Error ? e.message : String(e)
     }`;
   }
-  // The answer is built from the very bundle that was hashed (a loader is not asked
-  // again), its files pinned to the digests that were compared; its dependencies still
-  // resolve over the context's skills, not over that one bundle.
-  const enforce = context.lockMode !== "warn";
-  if (problem !== null && enforce) return Object.freeze({ content: problem, is_error: true });
-  const dependencies = context.dependencies ?? lockedDependencies(context, bundle, enforce);
-  const answer = handleSkillTool(input, {
-    ...context,
-    skills: [problem === null ? checked : bundle],
-    ...(dependencies === undefined ? {} : { dependencies }),
-  }, call);
-  return problem === null ? answer : Object.freeze({ ...answer, lock_warning: problem });
+  return { problem, checked };
 }
 
 /**
- * The resolver the skill tool would build over the context's skills; when the lock is
- * enforced, only skills with a lock entry of their name satisfy a dependency (each is
- * checked against its entry when the model activates it).
+ * The first skill of a dependency closure that is not locked as it is now (each one at hand
+ * is hashed), else null.
+ */
+async function dependencyProblem(
+  context: LockedSkillToolContext,
+  dependencies: SkillDependencies,
+  bundle: SkillBundle,
+): Promise<string | null> {
+  const closure = dependencies.closure(bundle);
+  if (!closure.ok) return null; // activation reports the gap or the cycle
+  const locked = new Set(context.lock.skills.map((e) => e.name));
+  for (const name of closure.order) {
+    if (name === bundle.name) continue;
+    if (!locked.has(name)) return `Skill ${JSON.stringify(name)} is not in the lockfile`;
+    let found: SkillBundle | undefined;
+    try {
+      found = findSkillBundle(context, name);
+    } catch {
+      found = undefined;
+    }
+    if (found === undefined) continue; // listed but not at hand: checked when it is activated
+    const { problem } = await lockProblem(context.lock, found);
+    if (problem !== null) return problem;
+  }
+  return null;
+}
+
+/**
+ * The resolver the skill tool would build over the context's skills, under
+ * the one rule of `skillAccess` (docs/security.md): only a skill with a lock
+ * entry of its name, whose mode lets it be a dependency (a `manual` one once
+ * activated), satisfies one — under `"warn"` too (its bytes are then checked
+ * by {@linkcode dependencyProblem}).
  */
 function lockedDependencies(
   context: LockedSkillToolContext,
   bundle: SkillBundle,
-  enforce: boolean,
-) {
-  if (!enforce) return contextDependencies(context.skills, bundle);
+): SkillDependencies | undefined {
   const locked = new Set(context.lock.skills.map((e) => e.name));
-  return contextDependencies(context.skills, bundle, (s: DependentSkill) => locked.has(s.name));
+  return contextDependencies(
+    context.skills,
+    bundle,
+    (s: DependentSkill) =>
+      s.name === bundle.name ||
+      (locked.has(s.name) &&
+        mayBeDependency(s as ModedSkill, bundle.name, context.modes, context.activated)),
+  );
 }

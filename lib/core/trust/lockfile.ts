@@ -30,13 +30,17 @@ import {
 } from "./trust_file.ts";
 
 /**
- * The newest lockfile format this library writes and reads: version 2 adds
- * a skill's other entries (`entries`), the discovery roots (`roots`),
- * where an installed skill came from (`installed_from`) and the version its
- * SKILL.md states (`version`);
- * version 1 (neither) is still read, and written when there is neither.
+ * The newest lockfile format this library writes and reads: version 3 adds
+ * `base`, the folder (relative to the repository root) that its roots and
+ * sources are relative to, so a signed verify resolves them from the
+ * repository root wherever the lockfile is read
+ * (`docs/security.md#signed-root`); version 2 adds a skill's other entries
+ * (`entries`), the discovery roots (`roots`), where an installed skill came
+ * from (`installed_from`) and the version its SKILL.md states (`version`).
+ * Versions 1 and 2 are still read (their roots and sources are relative to
+ * the lockfile's own folder) and written when there is no base to record.
  */
-export const LOCKFILE_VERSION = 2;
+export const LOCKFILE_VERSION = 3;
 
 /** The conventional lockfile name. */
 export const LOCKFILE_NAME = "skills.lock.json";
@@ -81,8 +85,15 @@ export interface LockRoot {
 
 /** A parsed lockfile. */
 export interface Lockfile {
-  /** 1, or 2 when it records roots or other entries. */
-  readonly version: 1 | 2;
+  /** 1; 2 when it records roots or other entries; 3 when it records its base. */
+  readonly version: 1 | 2 | 3;
+  /**
+   * Version 3: the folder its roots and sources are relative to, `/`-separated
+   * and relative to the repository root (`.` for the root itself); never
+   * absolute and never with `..`. Without it, they are relative to the
+   * lockfile's own folder.
+   */
+  readonly base?: string;
   /** The skills, in order of {@linkcode lockKey}. */
   readonly skills: readonly LockEntry[];
   /** The roots it was made from (version 2), in order. */
@@ -162,16 +173,44 @@ export async function withEntries(
 }
 
 /**
+ * Whether a recorded base is a folder inside the repository: `.` or
+ * `/`-separated names, none of them empty, `.` or `..`, no backslash.
+ *
+ * @param base The recorded base.
+ * @returns Whether it stays inside.
+ * @example
+ * ```ts
+ * import { isLockBase } from "./lockfile.ts";
+ * import { assert } from "../_assert.ts";
+ *
+ * assert.deepEqual(["." , "tools/ci", "../x", "/etc", "a//b", "a\\b"].map(isLockBase), [true, true, false, false, false, false]);
+ * ```
+ */
+export function isLockBase(base: string): boolean {
+  if (base === ".") return true;
+  if (base.includes("\\")) return false;
+  return base.split("/").every((part) => part !== "" && part !== "." && part !== "..");
+}
+
+/**
  * A lockfile of entries: sorted by {@linkcode lockKey}, one entry per key.
  *
  * @param entries The entries (any order).
+ * @param roots The discovery roots it was made from (version 2).
+ * @param base The folder, relative to the repository root, that roots and sources are relative to (version 3).
  * @returns The frozen lockfile.
- * @throws {TypeError} When two entries have one key.
+ * @throws {TypeError} When two entries have one key, or the base is not inside the repository.
  */
 export function createLockfile(
   entries: readonly LockEntry[],
   roots?: readonly LockRoot[],
+  base?: string,
 ): Lockfile {
+  if (base !== undefined && !isLockBase(base)) {
+    throw new TypeError(
+      `Lockfile base ${JSON.stringify(base)} is not a folder inside the repository`,
+    );
+  }
   const sorted = [...entries].sort((a, b) => compareCodeUnits(lockKey(a), lockKey(b)));
   for (let i = 1; i < sorted.length; i++) {
     if (lockKey(sorted[i]!) === lockKey(sorted[i - 1]!)) {
@@ -184,7 +223,8 @@ export function createLockfile(
       (e.targets?.length ?? 0) > 0
     );
   return Object.freeze({
-    version: v2 ? 2 : 1,
+    version: base !== undefined ? 3 : v2 ? 2 : 1,
+    ...base === undefined ? {} : { base },
     skills: Object.freeze(sorted),
     ...roots === undefined
       ? {}
@@ -210,7 +250,7 @@ export function createLockfile(
  * ```
  */
 export function renderLockfile(lock: Lockfile): string {
-  const made = createLockfile(lock.skills, lock.roots);
+  const made = createLockfile(lock.skills, lock.roots, lock.base);
   const skills = made.skills.map((s) => {
     const lines = [`      "name": ${JSON.stringify(s.name)}`];
     if (s.version !== undefined) lines.push(`      "version": ${JSON.stringify(s.version)}`);
@@ -253,7 +293,8 @@ export function renderLockfile(lock: Lockfile): string {
           ).join(",\n")
         }\n  ]`
     },\n`;
-  return `{\n  "version": ${made.version},\n${roots}  "skills": ${body}\n}\n`;
+  const base = made.base === undefined ? "" : `  "base": ${JSON.stringify(made.base)},\n`;
+  return `{\n  "version": ${made.version},\n${base}${roots}  "skills": ${body}\n}\n`;
 }
 
 /**
@@ -272,16 +313,33 @@ export function renderLockfile(lock: Lockfile): string {
  * import { assert } from "../_assert.ts";
  *
  * assert.deepEqual(parseLockfile('{ "version": 1, "skills": [] }', "skills.lock.json").skills, []);
- * assert.throws(() => parseLockfile('{ "version": 3, "skills": [] }', "skills.lock.json"), {
+ * assert.throws(() => parseLockfile('{ "version": 4, "skills": [] }', "skills.lock.json"), {
  *   name: "TrustFileError",
- *   message: "skills.lock.json:1:14: Unsupported version 3: this library reads version 1 and 2",
+ *   message: "skills.lock.json:1:14: Unsupported version 4: this library reads version 1, 2 and 3",
  * });
  * ```
  */
 export function parseLockfile(text: string, file: string): Lockfile {
   const r = new FieldReader(text, file);
-  const root = r.object(r.root(), "the lockfile", ["version", "roots", "skills"]);
-  const version = r.version(root, [1, 2]);
+  const root = r.object(r.root(), "the lockfile", ["version", "base", "roots", "skills"]);
+  const version = r.version(root, [1, 2, 3]);
+  const base = r.string(root, "base", "the lockfile", version !== 3);
+  if (version !== 3 && base !== undefined) {
+    throw r.error(
+      "INVALID_FIELD",
+      root.entries.get("base")!.keyOffset,
+      'Field "base" needs version 3',
+    );
+  }
+  if (base !== undefined && !isLockBase(base.value)) {
+    throw r.error(
+      "INVALID_FIELD",
+      base.offset,
+      `Field "base" must name a folder inside the repository ("." or names separated by "/", no ".."), got ${
+        JSON.stringify(base.value)
+      }`,
+    );
+  }
   if (version === 1 && root.entries.has("roots")) {
     throw r.error(
       "INVALID_FIELD",
@@ -394,7 +452,7 @@ export function parseLockfile(text: string, file: string): Lockfile {
       ...o.entries.has("targets") ? { targets: targetsOf(r, o, what) } : {},
     }));
   }
-  return createLockfile(entries, roots);
+  return createLockfile(entries, roots, base?.value);
 }
 
 /** One difference between a lockfile and what is there now. */

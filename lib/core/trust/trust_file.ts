@@ -42,7 +42,9 @@ export type TrustFileCode =
   /** Not a regular file, or the file system refused to read it. */
   | "UNREADABLE"
   /** A file skillset would write that is not of its kind (or is a link): never replaced. */
-  | "FOREIGN_FILE";
+  | "FOREIGN_FILE"
+  /** A signed lockfile that records no base (version 1 or 2) read from outside the repository root. */
+  | "UNROOTED_LOCKFILE";
 
 /**
  * A lockfile or approval file that cannot be used, with where: never read
@@ -403,7 +405,11 @@ export class FieldReader {
         member.offset,
         `Unsupported version ${
           member.kind === "number" ? member.value : kindName(member)
-        }: this library reads version ${versions.join(" and ")}`,
+        }: this library reads version ${
+          versions.length === 1
+            ? versions[0]
+            : `${versions.slice(0, -1).join(", ")} and ${versions[versions.length - 1]}`
+        }`,
       );
     }
     return member.value;

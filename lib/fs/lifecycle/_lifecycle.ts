@@ -291,7 +291,7 @@ export function merged(place: Place, put: readonly LockEntry[], drop: readonly s
   const roots = old === undefined
     ? [{ scope: place.scope, path: recordedPath(dirname(file), place.root) }]
     : old.roots;
-  return createLockfile([...kept, ...put], roots);
+  return createLockfile([...kept, ...put], roots, old?.base);
 }
 
 /**
@@ -331,6 +331,7 @@ export function keepInstalledFrom(lock: Lockfile, file: string): Lockfile {
       });
     }),
     lock.roots,
+    lock.base,
   );
 }
 

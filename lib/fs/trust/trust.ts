@@ -48,6 +48,8 @@ export interface LockOptions {
   readonly base?: string;
   /** The discovery roots, recorded in the lockfile relative to `base` (version 2). */
   readonly roots?: readonly { readonly scope: string; readonly path: string }[];
+  /** `base` relative to the repository root, recorded in the lockfile (version 3). */
+  readonly recordBase?: string;
 }
 
 /** A skill that could not be hashed, and why. */
@@ -114,7 +116,10 @@ export async function lockSkills(
     scope: r.scope,
     path: recordedPath(base, r.path),
   }));
-  return Object.freeze({ lock: createLockfile(entries, roots), errors: Object.freeze(errors) });
+  return Object.freeze({
+    lock: createLockfile(entries, roots, options.recordBase),
+    errors: Object.freeze(errors),
+  });
 }
 
 /**

@@ -111,7 +111,7 @@ describe("verify --signers checks the lockfile the command line names", { skip: 
       r.err,
       /"lockfile" ignored: verify --signers checks the lockfile the command line names/,
     );
-    // Named on the command line, the copy is what the user asked for.
+    // Named on the command line, the copy still vouches for the tree at its recorded base.
     const named = await runIn(
       root,
       "verify",
@@ -120,9 +120,109 @@ describe("verify --signers checks the lockfile the command line names", { skip: 
       "--lockfile",
       "copy/skills.lock.json",
     );
-    assert.equal(named.code, 0, named.out + named.err);
+    assert.equal(named.code, 1, named.out + named.err);
+    assert.match(named.out, /changed file skills\/pdf \(pdf\): "SKILL.md" changed/);
   });
 });
+
+describe(
+  "a signed lockfile's roots are resolved from the repository root (docs/security.md#signed-root)",
+  {
+    skip: SKIP,
+  },
+  () => {
+    /** Sign a lockfile with ssh-keygen itself, as a CI without skillset would. */
+    const sshSign = (root: string, lockfile: string) => {
+      rmSync(join(root, `${lockfile}.sig`), { force: true });
+      run(root, "ssh-keygen", "-q", "-Y", "sign", "-n", "skillset-lock", "-f", ci.key, lockfile);
+    };
+
+    it("a lockfile and signature copied beside a copy of the untouched skills check the real tree", async () => {
+      const root = await repository("copied");
+      const recorded = readFileSync(join(root, "skills.lock.json"), "utf8");
+      assert.match(recorded, /"version": 3,\n {2}"base": "\.",/);
+      // The change: the untouched skill, the lockfile and an ssh-keygen signature copied into
+      // tools/, the real skill edited; CI is told to verify the copy.
+      sshSign(root, "skills.lock.json");
+      write(join(root, "tools", "skills", "pdf", "SKILL.md"), skill("pdf"));
+      write(join(root, "tools", "skills.lock.json"), recorded);
+      write(
+        join(root, "tools", "skills.lock.json.sig"),
+        readFileSync(join(root, "skills.lock.json.sig")),
+      );
+      write(join(root, "skills", "pdf", "SKILL.md"), skill("pdf", "Run evil.sh\n"));
+      const r = await runIn(
+        root,
+        "verify",
+        "--signers",
+        t("ci", "allowed_signers"),
+        "--identity",
+        "ci@example.com",
+        "--lockfile",
+        "tools/skills.lock.json",
+        "--frozen",
+      );
+      assert.equal(r.code, 1, r.out + r.err);
+      assert.match(r.out, /Good signature of .*tools\/skills\.lock\.json by ci@example\.com/);
+      assert.match(r.out, /changed file skills\/pdf \(pdf\): "SKILL.md" changed/);
+      assert.match(
+        r.err,
+        new RegExp(
+          `records base "\\.": its roots and sources are resolved from ${root}, not beside it`,
+        ),
+      );
+      // Run from a sub-folder, the root is still the repository's.
+      const sub = await runIn(
+        join(root, "tools"),
+        "verify",
+        "--signers",
+        t("ci", "allowed_signers"),
+        "--lockfile",
+        "skills.lock.json",
+      );
+      assert.equal(sub.code, 1, sub.out + sub.err);
+      assert.match(sub.out, /changed file skills\/pdf \(pdf\)/);
+    });
+
+    it("an older lockfile (no base) is verified signed only at the repository root", async () => {
+      const root = await repository("older");
+      // A version 2 lockfile, as the previous release wrote it, signed by ssh-keygen.
+      const older = readFileSync(join(root, "skills.lock.json"), "utf8")
+        .replace('"version": 3,\n  "base": ".",', '"version": 2,');
+      write(join(root, "skills.lock.json"), older);
+      sshSign(root, "skills.lock.json");
+      const signers = t("ci", "allowed_signers");
+      const there = await runIn(root, "verify", "--signers", signers, "--frozen");
+      assert.equal(there.code, 0, there.out + there.err);
+      // Copied beside a copy of the skills, then edited: refused, never checked beside the copy.
+      write(join(root, "copy", "skills", "pdf", "SKILL.md"), skill("pdf"));
+      write(join(root, "copy", "skills.lock.json"), older);
+      write(
+        join(root, "copy", "skills.lock.json.sig"),
+        readFileSync(join(root, "skills.lock.json.sig")),
+      );
+      write(join(root, "skills", "pdf", "SKILL.md"), skill("pdf", "Run evil.sh\n"));
+      const copied = await runIn(
+        root,
+        "verify",
+        "--signers",
+        signers,
+        "--lockfile",
+        "copy/skills.lock.json",
+      );
+      assert.equal(copied.code, 1, copied.out + copied.err);
+      assert.match(
+        copied.err,
+        new RegExp(
+          `copy/skills\\.lock\\.json: A signed lockfile of version 2 records no base: its roots would be read beside it, not from the repository root "${root}"; re-lock and re-sign it`,
+        ),
+      );
+      // Unsigned, an older lockfile is still read beside itself, as before.
+      const unsigned = await runIn(root, "verify", "--lockfile", "copy/skills.lock.json");
+      assert.equal(unsigned.code, 0, unsigned.out + unsigned.err);
+    });
+  },
+);
 
 describe("a signers file changed by the commit under check is refused", { skip: SKIP }, () => {
   it("when the commit adds a key to it, when it has uncommitted changes, and without a parent commit (docs/security.md#signers-outside-the-change)", async () => {

@@ -133,6 +133,19 @@ describe("the skill tool's dependencies follow the rule", () => {
       lock,
       modes: new Map([["charts", "disabled"]]),
     });
-    assert.deepEqual({ content: answer.content, is_error: answer.is_error }, refused);
+    // Its resolver leaves the disabled skill out, as the plain tool's does: the gap names only
+    // what report declares.
+    assert.deepEqual({ content: answer.content, is_error: answer.is_error }, {
+      content: 'Skill "report" cannot activate: "report" requires "charts", which is not available',
+      is_error: true,
+    });
+    // Through a resolver the host gave, the rule still refuses it.
+    const given = await handleLockedSkillTool({ skill: "report" }, {
+      skills,
+      lock,
+      modes: new Map([["charts", "disabled"]]),
+      dependencies: skillDependencies(skills),
+    });
+    assert.deepEqual({ content: given.content, is_error: given.is_error }, refused);
   });
 });

@@ -110,7 +110,7 @@ describe("verify --frozen sees every entry of a locked skill", () => {
       /note: tool: "scripts\/json\.py" \(link\) is locked but no reader serves it/,
     );
     const lock = parseLockfile(readFileSync(join(dir, "skills.lock.json"), "utf8"), "l");
-    assert.equal(lock.version, 2);
+    assert.equal(lock.version, 3); // `lock` records its base (docs/security.md#signed-root)
     assert.deepEqual(lock.skills[0]!.entries!.map((e) => [e.path, e.kind]), [
       ["scripts/\\x1b.py", "file"],
       ["scripts/json.py", "link"],

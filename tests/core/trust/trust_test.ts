@@ -486,6 +486,23 @@ describe("lock and verify", () => {
     assert.equal(renderLockfile(readLockfile(file)), text);
     assert.deepEqual(lock.skills.map((s) => s.name), ["alpha", "mid", "zeta"]);
   });
+
+  it("a recorded base makes version 3 and reads back (docs/security.md#signed-root)", async () => {
+    const base = fresh("based");
+    put(join(base, "s", "pdf", "SKILL.md"), skillMd("pdf", "pdf"));
+    const { lock } = await lockSkills(discoverSkills([{ scope: "p", path: join(base, "s") }]), {
+      base,
+      recordBase: "tools/ci",
+    });
+    assert.equal(lock.version, 3);
+    const text = renderLockfile(lock);
+    assert.match(text, /^\{\n {2}"version": 3,\n {2}"base": "tools\/ci",\n {2}"skills"/);
+    assert.deepEqual(parseLockfile(text, "l.json"), lock);
+    assert.throws(() => createLockfile([], undefined, "../up"), {
+      name: "TypeError",
+      message: 'Lockfile base "../up" is not a folder inside the repository',
+    });
+  });
 });
 
 describe("lockfile and approval file: bad input", () => {
@@ -531,7 +548,7 @@ describe("lockfile and approval file: bad input", () => {
       [
         valid.replace(`"version": 1`, `"version": "1"`),
         "UNSUPPORTED_VERSION",
-        `skills.lock.json:2:14: Unsupported version a string: this library reads version 1 and 2`,
+        `skills.lock.json:2:14: Unsupported version a string: this library reads version 1, 2 and 3`,
       ],
       [
         valid.replace(`"scope": "project",`, `"scope": "project", "extra": 1,`),
@@ -551,6 +568,24 @@ describe("lockfile and approval file: bad input", () => {
         valid.replace(`"uri": "skill://x/SKILL.md"`, `"uri": "skill://x/SKILL.md", "scope": "p"`),
         "INVALID_FIELD",
         "",
+      ],
+      // A base (version 3 only) stays inside the repository (docs/security.md#signed-root).
+      [
+        valid.replace(`"version": 1,`, `"version": 3, "base": "../elsewhere",`),
+        "INVALID_FIELD",
+        `skills.lock.json:2:25: Field "base" must name a folder inside the repository ("." or names separated by "/", no ".."), got "../elsewhere"`,
+      ],
+      [valid.replace(`"version": 1,`, `"version": 3, "base": "/etc",`), "INVALID_FIELD", ""],
+      [valid.replace(`"version": 1,`, `"version": 3, "base": "a//b",`), "INVALID_FIELD", ""],
+      [
+        valid.replace(`"version": 1,`, `"version": 3,`),
+        "INVALID_FIELD",
+        `skills.lock.json:1:1: Missing field "base" in the lockfile`,
+      ],
+      [
+        valid.replace(`"version": 1,`, `"version": 2, "base": ".",`),
+        "INVALID_FIELD",
+        `skills.lock.json:2:17: Field "base" needs version 3`,
       ],
       ["", "INVALID_JSON", "skills.lock.json:1:1: Not valid JSON: Expected a value: the text ends"],
       ["[]", "INVALID_FIELD", "skills.lock.json:1:1: The lockfile must be an object, not an array"],

@@ -158,6 +158,23 @@ describe("skillset activate", () => {
     assert.match(cycle.stderr, /its dependencies form a cycle: "loop-a" -> "loop-b" -> "loop-a"/);
   });
 
+  it("over MCP, a manual skill (disable-model-invocation) satisfies no dependency (skillAccess)", () => {
+    const remote = join(temp, "manual-remote");
+    skillAt(remote, "wants", { "requires-skills": "quiet" });
+    put(
+      remote,
+      "quiet/SKILL.md",
+      "---\nname: quiet\ndescription: The quiet skill\ndisable-model-invocation: true\n---\nUse quiet.\n",
+    );
+    const server = commandLine(cliCommand(["serve", remote]));
+    const refused = cli(["activate", "--mcp-stdio", server, "wants"]);
+    assert.equal(refused.code, 1, refused.stdout);
+    assert.match(refused.stderr, /"mcp:wants" requires "quiet", which is not available/);
+    // The user names the manual skill itself: it activates.
+    const itself = cli(["activate", "--mcp-stdio", server, "quiet"]);
+    assert.equal(itself.code, 0, itself.stderr);
+  });
+
   it("with --lockfile, finds them under --root as without one, and only locked ones count", () => {
     const root = join(temp, "locked");
     skillAt(join(root, "a"), "report", { "requires-skills": "ledger" });
