@@ -2,7 +2,9 @@
  * An npm package installed in the project as a skill source
  * (`npm:<package>[/<path>]`): found as Node finds a package — the
  * project's `node_modules`, then each parent folder's — without running
- * any of its code; its skills are those under `skills/` (the convention
+ * any of its code (a package folder that is a link, as pnpm and workspaces
+ * make them, must stay inside the folder holding that `node_modules`); its
+ * skills are those under `skills/` (the convention
  * pnpm and skills-npm read), or under `<path>` when one is given. What the
  * package holds is as hostile as a cloned repository: its name must be
  * the one asked for, its `package.json` is read raw and capped, the skills
@@ -18,7 +20,7 @@
  */
 import { lstatSync, realpathSync, statSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { readRegularFile } from "../_safe_open.ts";
+import { isInside, readRegularFile } from "../_safe_open.ts";
 import { INTEGRITY_PATTERN, PACKAGE_VERSION_PATTERN } from "../../core/trust/installed_from.ts";
 import { SkillSourceError } from "./skill_source_error.ts";
 
@@ -133,15 +135,17 @@ function integrityOf(base: string, key: string, version: string): string | undef
 /**
  * Find an installed package as Node does (from the project's real path,
  * `node_modules/<name>` in it and then in each parent folder; the package
- * folder may be a link, as pnpm makes them) and check it.
+ * folder may be a link, as pnpm and workspaces make them, if it stays inside
+ * the folder holding that `node_modules`) and check it.
  *
  * @param spec The package and the folder of its skills.
  * @param cwd The project.
  * @returns The package, its version and integrity.
  * @throws {SkillSourceError} `NO_SKILL` when no `node_modules` up the tree holds it or its
  *   skills folder is missing; `UNSAFE_SOURCE` when its `package.json` is unreadable, over
- *   1 MiB, or names another package or no version; `LINK_OUT` when the skills folder, or a
- *   folder on the way to it, is a link.
+ *   1 MiB, or names another package or no version; `LINK_OUT` when the package folder is a
+ *   link out of the folder holding its `node_modules`, or the skills folder (or a folder on
+ *   the way to it) is a link.
  */
 export function findNpmPackage(spec: NpmSpec, cwd: string): NpmPackage {
   let dir: string;
@@ -171,6 +175,15 @@ export function findNpmPackage(spec: NpmSpec, cwd: string): NpmPackage {
     );
   }
   const root = realpathSync(found.folder);
+  // A package folder may be a link (pnpm's store, a workspace), but into the project's own tree.
+  if (!isInside(found.base, root)) {
+    throw new SkillSourceError(
+      "LINK_OUT",
+      `Package folder of ${JSON.stringify(spec.name)} is a link out of ${
+        JSON.stringify(found.base)
+      }`,
+    );
+  }
   const manifest = readJson(join(root, "package.json"), PACKAGE_JSON_LIMIT);
   if (manifest === undefined) {
     throw unsafe(

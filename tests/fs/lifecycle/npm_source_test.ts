@@ -11,7 +11,7 @@
  */
 import { after, describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { addSkills } from "../../../lib/fs/lifecycle/_lifecycle.ts";
@@ -213,6 +213,26 @@ describe("npm sources: a hostile package", () => {
     assert.equal(e.code, "LINK_OUT");
     assert.equal(e.message, `Source "npm:evil": "skills" passes through a link`);
     assert.equal(existsSync(join(app, ".agents/skills/loot")), false);
+  });
+
+  it("refuses a package folder that is a link out of the project, and takes pnpm's links inside it", async () => {
+    const { top, app, modules } = project();
+    pkg(join(top, "elsewhere/pdf-kit"), "pdf-kit", "1.0.0", {
+      "skills/pdf/SKILL.md": skillMd("pdf"),
+    });
+    link(join(top, "elsewhere/pdf-kit"), join(app, "node_modules/pdf-kit"));
+    const e = await refusal(addSkills("npm:pdf-kit", { cwd: app }));
+    assert.equal(e.code, "LINK_OUT");
+    assert.equal(
+      e.message,
+      `Package folder of "pdf-kit" is a link out of ${JSON.stringify(realpathSync(app))}`,
+    );
+    // pnpm's layout: node_modules/<name> links into node_modules/.pnpm of the same project.
+    const store = join(modules, ".pnpm/web-kit@1.0.0/node_modules/web-kit");
+    pkg(store, "web-kit", "1.0.0", { "skills/web/SKILL.md": skillMd("web") });
+    link(store, join(modules, "web-kit"));
+    const ok = await addSkills("npm:web-kit", { cwd: app });
+    assert.deepEqual(ok.installed.map((s) => s.name), ["web"]);
   });
 
   it("refuses a named folder reached through a link inside the package", async () => {
