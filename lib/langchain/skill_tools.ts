@@ -12,7 +12,7 @@
  *
  * @module
  */
-import { type DynamicStructuredTool, tool } from "@langchain/core/tools";
+import { DynamicStructuredTool } from "@langchain/core/tools";
 import type { SkillBundle } from "../core/resources/bundle.ts";
 import { handleSkillTool, type SkillToolContext } from "../core/activation/skill_tool.ts";
 import { handleSkillSearchTool } from "../core/activation/skill_search_tool.ts";
@@ -80,17 +80,21 @@ export function langchainSkillTools(
     ...(options.modes === undefined ? {} : { modes: options.modes }),
     search: made.skill_search !== undefined,
   };
-  const skill = tool((input: unknown) => handleSkillTool(input, context).content, {
+  // DynamicStructuredTool, not tool(): tool() runs each call inside an AsyncLocalStorage context
+  // for the runnables a tool calls, and the handler calls none (it cost 1.5× a call, bench/adapters).
+  const skill: LangchainSkillTool = new DynamicStructuredTool({
     name: "skill",
     description: made.skill.description,
     schema: unfrozen(made.skill.input_schema),
-  }) as LangchainSkillTool;
+    func: (input: unknown) => Promise.resolve(handleSkillTool(input, context).content),
+  });
   const index = made.search_index;
   if (made.skill_search === undefined || index === undefined) return Object.freeze([skill]);
-  const skill_search = tool((input: unknown) => handleSkillSearchTool(input, index).content, {
+  const skill_search: LangchainSkillTool = new DynamicStructuredTool({
     name: "skill_search",
     description: made.skill_search.description,
     schema: unfrozen(made.skill_search.input_schema),
-  }) as LangchainSkillTool;
+    func: (input: unknown) => Promise.resolve(handleSkillSearchTool(input, index).content),
+  });
   return Object.freeze([skill, skill_search]);
 }
