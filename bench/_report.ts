@@ -146,6 +146,12 @@ function file0(
   return undefined;
 }
 
+/** The adapters bench's group and cases (bench/adapters_bench.ts; not imported: it runs on import). */
+const ADAPTERS_WORKLOAD = "skill tool call: activate, then read a 2,000-line page";
+const ADAPTERS_BASE = "handleSkillTool directly";
+const ADAPTERS_AI = "skillset/ai: tool.execute";
+const ADAPTERS_LANGCHAIN = "skillset/langchain: the tool's function";
+
 /** The run_script bench's Python group and its bare baseline (bench/run_script_bench.ts). */
 const RUN_WORKLOAD = "run a trivial Python script";
 const RUN_BARE_CASE = "bare bubblewrap command line (no skillset)";
@@ -335,6 +341,11 @@ function targets(files: readonly ResultsFile[]): Target[] {
       bound: 1.3,
       values: per((file) => lib(file, RUN_WORKLOAD, "runSkillScript (bubblewrap)", RUN_BARE_CASE)),
     },
+    ...[ADAPTERS_AI, ADAPTERS_LANGCHAIN].map((adapter) => ({
+      what: `${adapter} ÷ ${ADAPTERS_BASE} (${ADAPTERS_WORKLOAD})`,
+      bound: 1.05,
+      values: per((file) => lib(file, ADAPTERS_WORKLOAD, adapter, ADAPTERS_BASE)),
+    })),
     {
       what: "add of 1,000 skills to 3 agent targets ÷ add to one (bench/agent_targets_bench.ts)",
       bound: 1.2,

@@ -8,7 +8,7 @@
  */
 
 /** The audiences, lowest first: the folders of `lib/`. */
-export const AUDIENCES = ["core", "fs", "mcp", "testing", "ai", "cli"] as const;
+export const AUDIENCES = ["core", "fs", "mcp", "testing", "ai", "langchain", "cli"] as const;
 
 /** One audience: a folder `lib/<audience>/`. */
 export type Audience = typeof AUDIENCES[number];
@@ -20,13 +20,14 @@ export const ENTRIES: ReadonlyMap<string, Audience> = new Map<string, Audience>(
   ["lib/mcp.ts", "mcp"],
   ["lib/testing.ts", "testing"],
   ["lib/ai.ts", "ai"],
+  ["lib/langchain.ts", "langchain"],
   ["lib/cli.ts", "cli"],
 ]);
 
 /**
  * The audiences each audience may import from, its own included: core imports
  * only core; the file system adds `fs`; MCP serves folders from disk; the test
- * suites need only the core; a framework adapter (`ai`) wraps the core's tools
+ * suites need only the core; a framework adapter (`ai`, `langchain`) wraps the core's tools
  * in that framework's; the CLI uses all but the test suites and the adapters.
  */
 export const MAY_IMPORT: ReadonlyMap<Audience, readonly Audience[]> = new Map<
@@ -38,6 +39,7 @@ export const MAY_IMPORT: ReadonlyMap<Audience, readonly Audience[]> = new Map<
   ["mcp", ["core", "fs", "mcp"]],
   ["testing", ["core", "testing"]],
   ["ai", ["core", "ai"]],
+  ["langchain", ["core", "langchain"]],
   ["cli", ["core", "fs", "mcp", "cli"]],
 ]);
 
@@ -53,6 +55,7 @@ export const PACKAGE_OWNERS: ReadonlyMap<string, Audience> = new Map<string, Aud
   ["fast-check", "testing"],
   ["gpt-tokenizer", "cli"],
   ["ai", "ai"],
+  ["@langchain/core", "langchain"],
 ]);
 
 /**

@@ -282,7 +282,7 @@ describe("the rule's checks", () => {
       'lib/fs/x.ts (fs) imports "../z.ts": no file lib/z.ts',
     ]);
     assert.deepEqual(importProblems("lib/x.ts", "", exists), [
-      "lib/x.ts is not in an audience folder (core,fs,mcp,testing,ai,cli)",
+      "lib/x.ts is not in an audience folder (core,fs,mcp,testing,ai,langchain,cli)",
     ]);
   });
 

@@ -14,7 +14,7 @@ import { escapeControls as esc, escapeControlsKeepingLines } from "../../core/_t
 import { type ArgSpec, parseArgs, UsageError } from "../_args.ts";
 import type { CliIO } from "../_io.ts";
 import { addSkills, type LifecycleOptions, removeSkills } from "../../fs/lifecycle/_lifecycle.ts";
-import { outdatedSkills, updateSkills } from "../../fs/lifecycle/_update.ts";
+import { type OutdatedSkill, outdatedSkills, updateSkills } from "../../fs/lifecycle/_update.ts";
 import type { FileDiff } from "../../fs/lifecycle/_skill_diff.ts";
 import { COMMIT_PATTERN } from "../../fs/lifecycle/_git.ts";
 import { DIGEST_PATTERN } from "../../core/trust/digest.ts";
@@ -100,7 +100,7 @@ export async function runLifecycleCli(
           io.stdout(
             `${state.padEnd(14)} ${esc(s.name)}${
               versions(s.version, s.stale ? s.remote_version : undefined)
-            }${moved}${s.missing ? " (missing here)" : ""}${
+            }${moved}${bumped(s)}${s.missing ? " (missing here)" : ""}${
               s.error === undefined ? "" : `: ${esc(s.error.message)}`
             }\n`,
           );
@@ -234,4 +234,13 @@ function describeFile(f: FileDiff): string {
 function versions(was: string | undefined, to: string | undefined): string {
   if (to !== undefined && to !== was) return ` ${esc(was ?? "?")} -> ${esc(to)}`;
   return was === undefined ? "" : ` ${esc(was)}`;
+}
+
+/** An npm source's package versions, installed then and now, when they differ. */
+function bumped(s: OutdatedSkill): string {
+  const was = s.installed_from.version;
+  const now = s.remote_package_version;
+  return was === undefined || now === undefined || was === now
+    ? ""
+    : ` (package ${esc(was)} -> ${esc(now)})`;
 }

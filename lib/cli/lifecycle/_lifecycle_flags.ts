@@ -25,7 +25,8 @@ export const LIFECYCLE_COMMANDS: Readonly<Record<string, ArgSpec & { readonly he
       "skillset add <source> [--skill NAME]... [--agent NAME[,NAME...]]... [--copy] [--scope project|user] [--ref REF] [--lockfile FILE] [--json]",
     help:
       "Install skills from a git repository (any URL git takes, or a local path; --ref a branch,\n" +
-      "tag or full commit) or a folder: the skills discovery finds from its root (or those named by\n" +
+      "tag or full commit), a folder, or npm:<package>[/<path>] (a package installed in node_modules:\n" +
+      "its skills/ folder, or <path>): the skills discovery finds from its root (or those named by\n" +
       "--skill), each staged and moved into place whole, and locked with where it came from (URL, ref,\n" +
       "commit, path). Nothing from the source runs (no hooks, filters, submodules or LFS); a skill\n" +
       "folder holding a link out of it, over 512 files or 16 MiB, a name with a control character,\n" +

@@ -22,14 +22,22 @@ export interface InstalledFrom {
   readonly ref?: string;
   /** The commit installed (40 or 64 lowercase hexadecimal digits); absent for a folder. */
   readonly commit?: string;
-  /** A folder source's revision: the digest of its skill folders as installed (`sha256:<hex>`); absent for git. */
+  /** A folder or npm source's revision: the digest of its skill folders as installed (`sha256:<hex>`); absent for git. */
   readonly digest?: string;
+  /** An npm source's package version, as installed (`npm:` URLs only). */
+  readonly version?: string;
+  /** An npm source's integrity, as the package lock records it for that version (`npm:` URLs only). */
+  readonly integrity?: string;
   /** The skill folder inside the source, `/`-separated (`.` for its root). */
   readonly path: string;
 }
 
 const COMMIT = /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/;
 const DIGEST = /^sha256:[0-9a-f]{64}$/;
+/** An npm package's version: 1 to 256 printable ASCII characters, no space. */
+export const PACKAGE_VERSION_PATTERN: RegExp = /^[\x21-\x7e]{1,256}$/;
+/** An integrity as npm's locks write it (Subresource Integrity, one hash). */
+export const INTEGRITY_PATTERN: RegExp = /^sha(?:1|256|384|512)-[A-Za-z0-9+/]+={0,2}$/;
 
 /**
  * `installed_from` on one line, its fields in a fixed order, absent ones left out.
@@ -41,6 +49,8 @@ export function renderFrom(from: InstalledFrom): string {
   const fields = [`"url": ${JSON.stringify(from.url)}`];
   if (from.ref !== undefined) fields.push(`"ref": ${JSON.stringify(from.ref)}`);
   if (from.commit !== undefined) fields.push(`"commit": ${JSON.stringify(from.commit)}`);
+  if (from.version !== undefined) fields.push(`"version": ${JSON.stringify(from.version)}`);
+  if (from.integrity !== undefined) fields.push(`"integrity": ${JSON.stringify(from.integrity)}`);
   if (from.digest !== undefined) fields.push(`"digest": ${JSON.stringify(from.digest)}`);
   fields.push(`"path": ${JSON.stringify(from.path)}`);
   return `{ ${fields.join(", ")} }`;
@@ -69,6 +79,8 @@ export function installedFromOf(
     "ref",
     "commit",
     "digest",
+    "version",
+    "integrity",
     "path",
   ]);
   const where = `"installed_from" of ${what}`;
@@ -76,6 +88,8 @@ export function installedFromOf(
   const ref = r.string(from, "ref", where, true);
   const commit = r.string(from, "commit", where, true);
   const digest = r.string(from, "digest", where, true);
+  const version = r.string(from, "version", where, true);
+  const integrity = r.string(from, "integrity", where, true);
   const path = r.string(from, "path", where)!;
   const bad = (at: number, reason: string) => r.error("INVALID_FIELD", at, reason);
   if (commit !== undefined && !COMMIT.test(commit.value)) {
@@ -96,6 +110,28 @@ export function installedFromOf(
       `Field "digest" of the ${where} is a folder source's revision: it takes no "ref" or "commit"`,
     );
   }
+  for (
+    const [key, got, pattern] of [
+      ["version", version, PACKAGE_VERSION_PATTERN],
+      ["integrity", integrity, INTEGRITY_PATTERN],
+    ] as const
+  ) {
+    if (got === undefined) continue;
+    if (!url.value.startsWith("npm:") || digest === undefined) {
+      throw bad(
+        got.offset,
+        `Field ${
+          JSON.stringify(key)
+        } of the ${where} belongs to an npm source: it takes an "npm:" URL and a "digest"`,
+      );
+    }
+    if (!pattern.test(got.value)) {
+      throw bad(
+        got.offset,
+        `Field ${JSON.stringify(key)} of the ${where} is malformed: ${JSON.stringify(got.value)}`,
+      );
+    }
+  }
   if (
     path.value !== "." &&
     path.value.split("/").some((part) => part === "" || part === "." || part === "..")
@@ -112,6 +148,8 @@ export function installedFromOf(
     ...ref === undefined ? {} : { ref: ref.value },
     ...commit === undefined ? {} : { commit: commit.value },
     ...digest === undefined ? {} : { digest: digest.value },
+    ...version === undefined ? {} : { version: version.value },
+    ...integrity === undefined ? {} : { integrity: integrity.value },
     path: path.value,
   });
 }

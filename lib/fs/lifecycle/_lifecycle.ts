@@ -214,7 +214,7 @@ export async function addSkills(source: string, options: AddOptions = {}): Promi
         );
         continue;
       }
-      const installedFrom: InstalledFrom = kind.record({ ...from, path: s.path }, staged.revision);
+      const installedFrom: InstalledFrom = kind.record({ ...from, path: s.path }, staged);
       const at = s.path === "." ? staged.tree : resolve(staged.tree, s.path);
       let entry: LockEntry;
       try {

@@ -23,6 +23,7 @@ import {
   statSync,
 } from "node:fs";
 import { join, resolve } from "node:path";
+import process from "node:process";
 import type { InstalledFrom } from "../../core/trust/installed_from.ts";
 import { compareCodeUnits, sha256Digest } from "../../core/trust/digest.ts";
 import { O_NOFOLLOW, READ_FLAGS } from "../_safe_open.ts";
@@ -43,6 +44,7 @@ import {
   SOURCE_ENTRY_LIMIT,
   stageSkills,
 } from "./_source_tree.ts";
+import { findNpmPackage, NPM_PREFIX, parseNpmSource, SKILLS_FOLDER } from "./_npm.ts";
 import { SkillSourceError } from "./skill_source_error.ts";
 
 /** A source as a command or a lock entry names it. */
@@ -63,7 +65,17 @@ export interface StagedSource {
   readonly folders: readonly string[];
   /** The skill folders refused, and why. */
   readonly refused: readonly Refusal[];
+  /** An npm package's version and integrity, as installed. */
+  readonly package?: { readonly version: string; readonly integrity?: string };
 }
+
+/** How to run git, and the project an npm package is found from (default the working folder). */
+export interface SourceOptions extends GitOptions {
+  readonly cwd?: string;
+}
+
+/** What a lock entry records of a staging. */
+export type Revision = Pick<StagedSource, "revision" | "package">;
 
 /** The refs of each URL asked this run (one `git ls-remote` per URL). */
 export type RefCache = Map<string, Promise<ReadonlyMap<string, string>>>;
@@ -71,7 +83,7 @@ export type RefCache = Map<string, Promise<ReadonlyMap<string, string>>>;
 /** A kind of source. */
 export interface SourceKind {
   /** Its name, as reported. */
-  readonly name: "git" | "folder";
+  readonly name: "git" | "folder" | "npm";
   /**
    * Stage the source's skill folders (those at `only`, or all) into `into`
    * (an empty folder), at `from.ref`.
@@ -82,13 +94,13 @@ export interface SourceKind {
     from: SourceRef,
     into: string,
     only: readonly string[] | undefined,
-    options: GitOptions,
+    options: SourceOptions,
     expect?: string,
   ): Promise<StagedSource>;
   /** The revision the source is at now without staging it, or undefined when only staging tells. */
   peek(from: SourceRef, options: GitOptions, cache: RefCache): Promise<string | undefined>;
-  /** Where a skill came from, at `revision`. */
-  record(from: SourceRef & { readonly path: string }, revision: string): InstalledFrom;
+  /** Where a skill came from, as staged. */
+  record(from: SourceRef & { readonly path: string }, staged: Revision): InstalledFrom;
   /** The revision an `installed_from` records (undefined: a lockfile from before folder digests). */
   revision(from: InstalledFrom): string | undefined;
 }
@@ -107,7 +119,7 @@ export const gitKind: SourceKind = Object.freeze({
     from: SourceRef,
     into: string,
     only: readonly string[] | undefined,
-    options: GitOptions,
+    options: SourceOptions,
     expect?: string,
   ): Promise<StagedSource> {
     let snapshot: Snapshot | undefined;
@@ -144,11 +156,11 @@ export const gitKind: SourceKind = Object.freeze({
     }
     return commit;
   },
-  record(from: SourceRef & { readonly path: string }, revision: string): InstalledFrom {
+  record(from: SourceRef & { readonly path: string }, staged: Revision): InstalledFrom {
     return Object.freeze({
       url: from.url,
       ...from.ref === undefined ? {} : { ref: from.ref },
-      commit: revision,
+      commit: staged.revision,
       path: from.path,
     });
   },
@@ -185,15 +197,66 @@ export const folderKind: SourceKind = Object.freeze({
     return Object.freeze({ tree: into, revision, ...staged });
   },
   peek: (): Promise<undefined> => Promise.resolve(undefined),
-  record(from: SourceRef & { readonly path: string }, revision: string): InstalledFrom {
-    return Object.freeze({ url: from.url, digest: revision, path: from.path });
+  record(from: SourceRef & { readonly path: string }, staged: Revision): InstalledFrom {
+    return Object.freeze({ url: from.url, digest: staged.revision, path: from.path });
   },
   revision: (from: InstalledFrom): string | undefined => from.digest,
 });
 
-/** The kind of source a lock entry's `installed_from` names: a commit is git, else a folder. */
+/**
+ * An npm package installed in the project (see `_npm.ts`): the revision is
+ * the digest of its skill folders as staged, as a folder's; the lock entry
+ * records the package's version and integrity beside it.
+ */
+export const npmKind: SourceKind = Object.freeze({
+  name: "npm" as const,
+  async stage(
+    from: SourceRef,
+    into: string,
+    _only: readonly string[] | undefined,
+    options: SourceOptions,
+    expect?: string,
+  ): Promise<StagedSource> {
+    if (from.ref !== undefined) {
+      throw new SkillSourceError(
+        "REF_NOT_FOUND",
+        `Source ${
+          JSON.stringify(from.url)
+        } is an npm package installed in the project: it has no ref ${JSON.stringify(from.ref)}`,
+      );
+    }
+    const pkg = findNpmPackage(parseNpmSource(from.url), resolve(options.cwd ?? process.cwd()));
+    const staged = await stageSkills(folderSource(join(pkg.root, pkg.folder)), into, undefined);
+    const revision = await stagedDigest(into, staged.refused);
+    if (expect !== undefined && revision !== expect) {
+      throw moved(from.url, `its skills' digest ${revision}`, expect);
+    }
+    const installed = {
+      version: pkg.version,
+      ...pkg.integrity === undefined ? {} : { integrity: pkg.integrity },
+    };
+    return Object.freeze({ tree: into, revision, ...staged, package: Object.freeze(installed) });
+  },
+  peek: (): Promise<undefined> => Promise.resolve(undefined),
+  record(from: SourceRef & { readonly path: string }, staged: Revision): InstalledFrom {
+    return Object.freeze({
+      url: from.url,
+      ...staged.package === undefined ? {} : { version: staged.package.version },
+      ...staged.package?.integrity === undefined ? {} : { integrity: staged.package.integrity },
+      digest: staged.revision,
+      path: from.path,
+    });
+  },
+  revision: (from: InstalledFrom): string | undefined => from.digest,
+});
+
+/** The kind of source a lock entry's `installed_from` names: a commit is git, `npm:` npm, else a folder. */
 export function kindOf(from: InstalledFrom): SourceKind {
-  return from.commit !== undefined ? gitKind : folderKind;
+  return from.commit !== undefined
+    ? gitKind
+    : from.url.startsWith(NPM_PREFIX)
+    ? npmKind
+    : folderKind;
 }
 
 /** A local folder that is a git repository (a work tree or a bare one). */
@@ -204,14 +267,23 @@ function isGitFolder(path: string): boolean {
 }
 
 /**
- * A source as given on the command line: a local folder (git or plain, by
- * its absolute path) or a URL git takes.
+ * A source as given on the command line: `npm:<package>[/<path>]`, a local
+ * folder (git or plain, by its absolute path) or a URL git takes.
  *
  * @param source What was given.
  * @param cwd The folder a relative path is read from.
  * @returns Its kind and URL.
  */
 export function sourceOf(source: string, cwd: string): { kind: SourceKind; url: string } {
+  if (source.startsWith(NPM_PREFIX)) {
+    const spec = parseNpmSource(source);
+    return {
+      kind: npmKind,
+      url: source === `${NPM_PREFIX}${spec.name}/${SKILLS_FOLDER}`
+        ? `${NPM_PREFIX}${spec.name}`
+        : source,
+    };
+  }
   const local = resolve(cwd, source);
   let folder = false;
   try {

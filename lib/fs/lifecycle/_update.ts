@@ -54,6 +54,8 @@ export interface OutdatedSkill {
   readonly remote_commit?: string;
   /** The version its SKILL.md states upstream now, where the source was staged to compare files. */
   readonly remote_version?: string;
+  /** An npm source's package version installed now. */
+  readonly remote_package_version?: string;
   /** The upstream changed since it was installed. */
   readonly stale: boolean;
   /** The local copy differs from its lock entry (or is missing). */
@@ -139,7 +141,7 @@ async function upstreamOf(
       continue;
     }
     const at = from.path === "." ? staged.tree : resolve(staged.tree, from.path);
-    const to = group.kind.record(from, staged.revision);
+    const to = group.kind.record(from, staged);
     try {
       out.set(s, { at, entry: await entryAt(at, place.scope, recordedFolder(place, s.name), to) });
     } catch (e) {
@@ -270,12 +272,19 @@ export async function outdatedSkills(
       continue;
     }
     const remote = revisionNow.get(s) ?? now;
-    const stale = up === undefined ? false : "gone" in up ? true : up.entry.digest !== s.digest;
+    // An npm package also goes stale when another version (or build) is installed.
+    const stale = up === undefined ? false : "gone" in up ? true : up.entry.digest !== s.digest ||
+      up.entry.installed_from?.version !== from.version ||
+      up.entry.installed_from?.integrity !== from.integrity;
+    const remotePackage = up !== undefined && "entry" in up
+      ? up.entry.installed_from?.version
+      : undefined;
     const remoteVersion = up !== undefined && "entry" in up ? up.entry.version : undefined;
     out.push(Object.freeze({
       ...base,
       ...remote === undefined ? {} : { remote_commit: remote },
       ...remoteVersion === undefined ? {} : { remote_version: remoteVersion },
+      ...remotePackage === undefined ? {} : { remote_package_version: remotePackage },
       stale,
       state: stateOf(stale, modified),
     }));
@@ -424,7 +433,15 @@ export async function updateSkills(
           ) {
             put.push(Object.freeze({ ...s, installed_from: next.installed_from! }));
           }
-          done.set(s, Object.freeze({ ...common, status: "up_to_date" as const }));
+          // Another version of an npm package with the same files: only the lock entry changes.
+          const repackaged = next.installed_from?.version !== s.installed_from?.version ||
+            next.installed_from?.integrity !== s.installed_from?.integrity;
+          const status = !repackaged
+            ? "up_to_date" as const
+            : options.preview === true
+            ? "would_update" as const
+            : "updated" as const;
+          done.set(s, Object.freeze({ ...common, status }));
           continue;
         }
         if (local.modified && options.force !== true) {
