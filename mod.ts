@@ -415,6 +415,7 @@ export type {
   Lockfile,
   LockRoot,
 } from "./lib/core/trust/lockfile.ts";
+export type { InstallTarget } from "./lib/core/trust/installed_from.ts";
 export type { EntryKind, OtherEntry } from "./lib/core/trust/entries.ts";
 export { isSkillVersion, skillVersion } from "./lib/core/trust/skill_version.ts";
 export {
