@@ -167,11 +167,11 @@ export function runEval(args: Args, io: CliIO): number {
       maxBuffer: 1024 * 1024,
     });
     if (run.status !== 0) {
-      throw new UsageError(
-        `--runner failed for ${JSON.stringify(query)}: ${
-          run.error?.message ?? `exit ${run.status ?? run.signal}`
-        }`,
-      );
+      // A runner that exits without reading its input leaves an EPIPE behind: its exit code is the news.
+      const why = run.status !== null
+        ? `exit ${run.status}`
+        : run.error?.message ?? `killed by ${run.signal}`;
+      throw new UsageError(`--runner failed for ${JSON.stringify(query)}: ${why}`);
     }
     const name = run.stdout.split("\n")[0]!.trim();
     return name === "" ? null : name;
