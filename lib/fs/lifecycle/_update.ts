@@ -6,8 +6,9 @@
  * lockfile rewritten in one transaction; a local change refused without
  * `force`). Each skill is judged on its own: one whose source cannot be
  * reached, whose new version does not load, or whose lock entry names a
- * folder other than `<install root>/<name>` is named with its reason, and
- * the others proceed.
+ * folder other than `<install root>/<name>`, or whose source the host does
+ * not trust (`trustsSource`), is named with its reason, and the others
+ * proceed.
  *
  * Folder `lib/fs/lifecycle/` — the lifecycle: add, outdated, update, remove from git and folder sources.
  *
