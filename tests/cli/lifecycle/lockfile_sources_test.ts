@@ -9,9 +9,10 @@
  */
 import { after, describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import process from "node:process";
 import { runIn } from "../../_cli.ts";
 import { put } from "../../_tree.ts";
 import { isSourceTrusted, trustSource } from "../../../lib/cli/lifecycle/_trusted_sources.ts";
@@ -123,6 +124,45 @@ describe("a lockfile cannot choose the sources outdated and update fetch", () =>
     const r = await runIn(proj, "outdated", "--json");
     const skills = JSON.parse(r.out).skills as { name: string; state: string }[];
     assert.deepEqual(skills.map((s) => [s.name, s.state]), [["pdf", "stale"], ["web", "stale"]]);
+  });
+});
+
+describe("a lockfile naming a git URL the user never added", () => {
+  it("never runs git for it: no ls-remote, no fetch, even with --force", async () => {
+    const { proj, lockfile } = await hostileProject();
+    const lock = JSON.parse(readFileSync(lockfile, "utf8")) as {
+      skills: { name: string; installed_from: Record<string, string> }[];
+    };
+    const url = "ssh://git@attacker.example/skills.git";
+    lock.skills[0]!.installed_from = { url, commit: "a".repeat(40), path: "pdf" };
+    writeFileSync(lockfile, `${JSON.stringify(lock, null, 2)}\n`);
+    // A git that leaves a mark when it runs: it must not run at all.
+    const dir = temp();
+    const mark = join(dir, "ran");
+    const git = join(dir, "git");
+    writeFileSync(git, `#!/bin/sh\necho "$@" >> '${mark}'\nexit 1\n`, { mode: 0o755 });
+    const before = process.env.SKILLSET_GIT;
+    process.env.SKILLSET_GIT = git;
+    try {
+      const outdated = await runIn(proj, "outdated", "--json");
+      const update = await runIn(proj, "update", "pdf", "--force", "--json");
+      const states = JSON.parse(outdated.out).skills as {
+        name: string;
+        error?: { code: string };
+      }[];
+      const updates = JSON.parse(update.out).skills as { name: string; error?: { code: string } }[];
+      assert.deepEqual(
+        [states[0]!.error?.code, updates[0]!.error?.code],
+        ["UNTRUSTED_SOURCE", "UNTRUSTED_SOURCE"],
+      );
+      assert.ok(
+        !existsSync(mark),
+        `git ran: ${existsSync(mark) ? readFileSync(mark, "utf8") : ""}`,
+      );
+    } finally {
+      if (before === undefined) delete process.env.SKILLSET_GIT;
+      else process.env.SKILLSET_GIT = before;
+    }
   });
 });
 
