@@ -64,6 +64,9 @@ export async function runLifecycleCli(
       const ref = args.flags.get("--ref");
       const skills = args.repeated.get("--skill");
       const agents = agentsNamed(args.repeated.get("--agent") ?? [], scope);
+      // The user typed this source: outdated and update may fetch it again (recorded first, so a
+      // state folder that cannot be written fails the command before anything is installed).
+      trustSource(chosen(args.positional[0]!));
       const result = await addSkills(args.positional[0]!, {
         ...options,
         ...ref === undefined ? {} : { ref },
@@ -71,8 +74,6 @@ export async function runLifecycleCli(
         ...agents.length === 0 ? {} : { agents },
         ...args.switches.has("--copy") ? { copy: true } : {},
       });
-      // The user typed this source: outdated and update may fetch it again.
-      trustSource(chosen(args.positional[0]!));
       if (args.json) out(result);
       else {
         for (const s of result.installed) {
