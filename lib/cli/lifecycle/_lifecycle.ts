@@ -22,6 +22,8 @@ import { assertInstalled } from "./_installed.ts";
 import { homedir } from "node:os";
 import { agentNames, AGENTS, detectAgents, readsCanonical } from "../../fs/lifecycle/_agents.ts";
 import { unknownName } from "../_unknown_name.ts";
+import { sourceOf } from "../../fs/lifecycle/_source_kinds.ts";
+import { isSourceTrusted, trustSource } from "./_trusted_sources.ts";
 
 /**
  * Run one lifecycle command.
@@ -46,8 +48,11 @@ export async function runLifecycleCli(
   }
   const lockfile = args.flags.get("--lockfile");
   const git = process.env["SKILLSET_GIT"];
+  // The sources the user chose here: what add and --trust-source named (docs/security.md#lockfile-sources).
+  for (const url of args.repeated.get("--trust-source") ?? []) trustSource(chosen(url));
   const options: LifecycleOptions = {
     scope,
+    trustsSource: (url) => isSourceTrusted(url),
     ...lockfile === undefined ? {} : { lockfile },
     ...git === undefined || git === "" ? {} : { git },
   };
@@ -59,6 +64,9 @@ export async function runLifecycleCli(
       const ref = args.flags.get("--ref");
       const skills = args.repeated.get("--skill");
       const agents = agentsNamed(args.repeated.get("--agent") ?? [], scope);
+      // The user typed this source: outdated and update may fetch it again (recorded first, so a
+      // state folder that cannot be written fails the command before anything is installed).
+      trustSource(chosen(args.positional[0]!));
       const result = await addSkills(args.positional[0]!, {
         ...options,
         ...ref === undefined ? {} : { ref },
@@ -157,6 +165,11 @@ export async function runLifecycleCli(
       return result.refused.length > 0 ? 1 : 0;
     }
   }
+}
+
+/** A source as the user gave it, as the lockfile records its URL (a folder by its absolute path). */
+function chosen(source: string): string {
+  return sourceOf(source, process.cwd()).url;
 }
 
 /**

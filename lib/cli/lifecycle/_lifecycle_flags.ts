@@ -14,6 +14,11 @@ const SCOPE_HELP =
   "this folder; --scope user into ~/.agents/skills with ~/.agents/skills.lock.json. --lockfile\n" +
   "FILE names another lockfile. Needs the git program (SKILLSET_GIT names another).";
 
+const TRUST_HELP =
+  "Only sources added on this machine are fetched (skillset add records each in the user's state\n" +
+  "folder); a skill whose lockfile names another source is refused (UNTRUSTED_SOURCE).\n" +
+  "--trust-source URL records URL as add does.\n";
+
 /** The help entries of the lifecycle commands; they run in lib/cli/lifecycle/_lifecycle.ts (asynchronous: git). */
 export const LIFECYCLE_COMMANDS: Readonly<Record<string, ArgSpec & { readonly help: string }>> = {
   add: {
@@ -44,27 +49,30 @@ export const LIFECYCLE_COMMANDS: Readonly<Record<string, ArgSpec & { readonly he
       "the detected ones of the scope.",
   },
   outdated: {
-    values: ["--scope", "--lockfile"],
+    values: ["--scope", "--lockfile", "--trust-source"],
+    repeated: ["--trust-source"],
     positional: [0, 0],
-    usage: "skillset outdated [--scope project|user] [--lockfile FILE] [--json]",
+    usage:
+      "skillset outdated [--trust-source URL]... [--scope project|user] [--lockfile FILE] [--json]",
     help:
       "Report each installed skill: up to date, stale (its source moved on), modified (the local\n" +
       "copy differs from the lockfile), or stale+modified. One git ls-remote per source; writes\n" +
-      "nothing. Exits 1 unless every skill is up to date.\n" + SCOPE_HELP,
+      "nothing. Exits 1 unless every skill is up to date.\n" + TRUST_HELP + SCOPE_HELP,
   },
   update: {
-    values: ["--scope", "--lockfile", "--commit"],
+    values: ["--scope", "--lockfile", "--commit", "--trust-source"],
+    repeated: ["--trust-source"],
     switches: ["--preview", "--force"],
     positional: [0, Infinity],
     usage:
-      "skillset update [NAME]... [--preview] [--force] [--commit REV] [--scope project|user] [--lockfile FILE] [--json]",
+      "skillset update [NAME]... [--preview] [--force] [--commit REV] [--trust-source URL]... [--scope project|user] [--lockfile FILE] [--json]",
     help:
       "Update installed skills (all, or those named) from their sources: each file added, removed\n" +
       "or changed with its sizes, and a unified diff for small text files; then the new version is\n" +
       "moved into place and the lockfile rewritten. --preview shows the changes and writes nothing;\n" +
       "a skill changed locally is refused unless --force; --commit REV applies only if the source\n" +
       "is still at that revision, a commit or a folder's digest (as outdated or a preview showed\n" +
-      "it). All skills change, with the lockfile, or none.\n" + SCOPE_HELP,
+      "it). All skills change, with the lockfile, or none.\n" + TRUST_HELP + SCOPE_HELP,
   },
   remove: {
     values: ["--scope", "--lockfile"],

@@ -37,6 +37,12 @@ export interface LifecycleOptions extends GitOptions {
   readonly lockfile?: string;
   /** The file-system steps of a change (tests pass one that fails a chosen step). */
   readonly fs?: LifecycleFs;
+  /**
+   * Whether `outdated` and `update` may fetch a lock entry's source (its `installed_from.url`):
+   * a skill whose source this refuses is named with `UNTRUSTED_SOURCE` and the others proceed.
+   * Default: every source (the CLI passes the sources the user added on this machine).
+   */
+  readonly trustsSource?: (url: string) => boolean;
 }
 
 /** A scope's place: the folder its root lies in, the root, the lockfile. */

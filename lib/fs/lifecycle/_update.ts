@@ -6,8 +6,9 @@
  * lockfile rewritten in one transaction; a local change refused without
  * `force`). Each skill is judged on its own: one whose source cannot be
  * reached, whose new version does not load, or whose lock entry names a
- * folder other than `<install root>/<name>` is named with its reason, and
- * the others proceed.
+ * folder other than `<install root>/<name>`, or whose source the host does
+ * not trust (`trustsSource`), is named with its reason, and the others
+ * proceed.
  *
  * Folder `lib/fs/lifecycle/` — the lifecycle: add, outdated, update, remove from git and folder sources.
  *
@@ -78,6 +79,23 @@ function stateOf(stale: boolean, modified: boolean): OutdatedSkill["state"] {
 interface Why {
   readonly code: string;
   readonly message: string;
+}
+
+/**
+ * Why a skill's source is not fetched: the lockfile names it, but the user never chose it
+ * here (`options.trustsSource` refuses it). Undefined when it may be fetched.
+ */
+function distrusted(s: LockEntry, options: LifecycleOptions): SkillSourceError | undefined {
+  const url = s.installed_from!.url;
+  if (options.trustsSource === undefined || options.trustsSource(url)) return undefined;
+  return new SkillSourceError(
+    "UNTRUSTED_SOURCE",
+    `Source ${JSON.stringify(url)} of skill ${
+      JSON.stringify(s.name)
+    } comes from the lockfile, not from you: skillset add ${
+      JSON.stringify(url)
+    } (or --trust-source ${JSON.stringify(url)}) lets skillset fetch it`,
+  );
 }
 
 function whyOf(e: unknown): Why {
@@ -184,7 +202,12 @@ export async function outdatedSkills(
     const problem = placeProblem(s, place);
     if (problem !== undefined) outside.set(s, problem);
   }
-  const ours = installed.filter((s) => !outside.has(s));
+  const untrusted = new Map<LockEntry, Why>();
+  for (const s of installed) {
+    const refusal = outside.has(s) ? undefined : distrusted(s, options);
+    if (refusal !== undefined) untrusted.set(s, whyOf(refusal));
+  }
+  const ours = installed.filter((s) => !outside.has(s) && !untrusted.has(s));
   // The revision of each source now, where its kind tells without staging (all asked at once).
   const cache: RefCache = new Map();
   const asked = ours.map((s) => {
@@ -259,6 +282,11 @@ export async function outdatedSkills(
         code: "OUTSIDE_ROOT",
         message: problem ?? describeTarget(s.name, astray!),
       }));
+      continue;
+    }
+    const refusal = untrusted.get(s);
+    if (refusal !== undefined) {
+      out.push(unknown(refusal));
       continue;
     }
     const now = peeked.get(s);
@@ -362,8 +390,13 @@ export async function updateSkills(
   const ours: LockEntry[] = [];
   for (const s of chosen) {
     const problem = placeProblem(s, place);
-    if (problem === undefined) ours.push(s);
-    else done.set(s, refusedUpdate(s, false, "OUTSIDE_ROOT", problem));
+    const refusal = problem === undefined ? distrusted(s, options) : undefined;
+    if (problem !== undefined) done.set(s, refusedUpdate(s, false, "OUTSIDE_ROOT", problem));
+    else if (refusal === undefined) ours.push(s);
+    else {
+      const local = await localState(folderOf(place, s.name), s);
+      done.set(s, refusedUpdate(s, local.modified, refusal.code, refusal.message));
+    }
   }
   const put: LockEntry[] = [];
   const targetHome = targetBase(place, options);

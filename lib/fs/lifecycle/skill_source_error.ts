@@ -30,7 +30,8 @@ export type SkillSourceCode =
   | "INVALID_SKILL"
   | "APPLY_FAILED"
   | "FOREIGN_FILE"
-  | "UNKNOWN_AGENT";
+  | "UNKNOWN_AGENT"
+  | "UNTRUSTED_SOURCE";
 
 /**
  * A lifecycle step refused or failed: the `git` program is not installed
