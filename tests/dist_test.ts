@@ -249,11 +249,11 @@ export { bad, catalog, code, error, kind, mcpError, serve, server };
       return run(process.execPath, [tsc, "-p", `tsconfig.${name}.json`], project);
     }
 
-    for (const [compiler] of COMPILERS) {
-      it(`(d) type-checks a strict consumer of all five entry points with ${compiler} and "types": ["node"]`, () => {
-        ok(typeCheck(compiler, ["node"], CONSUMER));
-      });
-    }
+    // TypeScript 5.9 checks the consumer once, with every installed @types package in scope (a
+    // superset of `"types": ["node"]`): each run of its checker costs half a minute on two cores.
+    it('(d) type-checks a strict consumer of all five entry points with TypeScript 7 and "types": ["node"]', () => {
+      ok(typeCheck("TypeScript 7", ["node"], CONSUMER));
+    });
 
     it('(d) type-checks it with TypeScript 5.9 and no "types" (every installed @types package is in scope)', () => {
       ok(typeCheck("TypeScript 5.9", undefined, CONSUMER));
