@@ -38,13 +38,15 @@ describe("docs quote the benchmarks", () => {
 });
 
 describe("package.json", () => {
-  it("allowScripts approves each locked package with an install script, at its locked version", () => {
+  it("allowScripts approves each locked package with an install script, by name", () => {
     const lock = JSON.parse(read("package-lock.json")) as {
-      packages: Record<string, { version?: string; hasInstallScript?: boolean }>;
+      packages: Record<string, { hasInstallScript?: boolean }>;
     };
     const withScripts = Object.entries(lock.packages)
       .filter(([, p]) => p.hasInstallScript === true)
-      .map(([path, p]) => `${path.slice(path.lastIndexOf("node_modules/") + 13)}@${p.version}`)
+      // By name: npm matches `name@version` only where the lockfile records
+      // download addresses, and this one does not (docs/install.md).
+      .map(([path]) => path.slice(path.lastIndexOf("node_modules/") + 13))
       .sort();
     const allowed = JSON.parse(read("package.json")).allowScripts as Record<string, boolean>;
     assert.deepEqual(Object.keys(allowed).sort(), withScripts);
