@@ -640,6 +640,8 @@ export function familySvg(files: readonly ResultsFile[], family: string): string
 export interface ReportOptions {
   readonly quick: boolean;
   readonly elapsedSeconds?: number;
+  /** The bench names asked for (`npm run bench -- NAME…`); empty for a full run. */
+  readonly only?: readonly string[];
   /** Where the plots are, relative to the report. */
   readonly plots: string;
 }
@@ -655,12 +657,17 @@ export function renderResults(files: readonly ResultsFile[], options: ReportOpti
   const md: string[] = [];
   const first = files[0];
   md.push("# Benchmark results", "");
+  const only = options.only ?? [];
+  const args = [...(options.quick ? ["--quick"] : []), ...only].join(" ");
+  const took = options.elapsedSeconds === undefined
+    ? ""
+    : ` in ${(options.elapsedSeconds / 60).toFixed(1)} min`;
   md.push(
-    `Written by \`npm run bench${options.quick ? " -- --quick" : ""}\` (bench/run.ts)${
-      options.elapsedSeconds === undefined
-        ? ""
-        : ` in ${(options.elapsedSeconds / 60).toFixed(1)} min`
-    }. Machine: ${first?.machine ?? "unknown"} — a 2-core virtual machine on a ` +
+    (only.length === 0
+      ? `Written by \`npm run bench${args === "" ? "" : ` -- ${args}`}\` (bench/run.ts)${took}. `
+      : `Last updated by \`npm run bench -- ${args}\` (bench/run.ts)${took}; the other ` +
+        "benches' rows are kept from earlier runs (each runtime's date below is its last run). ") +
+      `Machine: ${first?.machine ?? "unknown"} — a 2-core virtual machine on a ` +
       "shared host, so absolute times are noisy; " +
       "every ratio compares cases timed one after another in the same process. Times are " +
       "medians (p75 and p99 are in the JSON files).",
@@ -969,7 +976,7 @@ export function writeReport(
   files: readonly ResultsFile[],
   report: string,
   plots: string,
-  options: { quick: boolean; elapsedSeconds?: number },
+  options: Omit<ReportOptions, "plots">,
 ): void {
   mkdirSync(plots, { recursive: true });
   for (const family of FAMILIES) {

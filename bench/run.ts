@@ -110,7 +110,11 @@ const files = RUNTIMES.map((r) => join(outDir, `${r}.json`)).filter((f) => exist
 const all = files.map((f) => JSON.parse(readFileSync(f, "utf8")) as ResultsFile);
 const elapsed = (Date.now() - started) / 1000;
 const report = quick ? join(outDir, "RESULTS.md") : join(root, "bench", "RESULTS.md");
-writeReport(all, report, join(outDir, "plots"), { quick, elapsedSeconds: elapsed });
+writeReport(all, report, join(outDir, "plots"), {
+  quick,
+  elapsedSeconds: elapsed,
+  only: filters,
+});
 // Written the way `deno fmt` (part of `npm test`) wants them.
 execFileSync(join(bin, "deno"), ["fmt", "--quiet", report, join(outDir, "plots"), ...files], {
   stdio: "inherit",

@@ -117,5 +117,17 @@ describe("bench report", () => {
       md,
       /resolveTools log–log slope.*\| 1\.00 \(random-dag\) \| 1\.00 \(random-dag\) \| yes \|/,
     );
+    assert.match(md, /^Written by `npm run bench` \(bench\/run\.ts\)\. Machine/m);
+    // A partial run says so: its time is not the whole table's.
+    const partial = renderResults([file("node", 1.5)], {
+      quick: false,
+      plots: "p",
+      elapsedSeconds: 90,
+      only: ["search"],
+    });
+    assert.match(
+      partial,
+      /^Last updated by `npm run bench -- search` \(bench\/run\.ts\) in 1\.5 min; the other benches' rows are kept/m,
+    );
   });
 });
