@@ -103,7 +103,7 @@ for (const runtime of runtimes) {
     quick,
     rows,
   };
-  writeFileSync(file, JSON.stringify(results, null, 1) + "\n");
+  writeFileSync(file, JSON.stringify(results, null, 2) + "\n");
 }
 
 const files = RUNTIMES.map((r) => join(outDir, `${r}.json`)).filter((f) => existsSync(f));
