@@ -90,6 +90,11 @@ export interface AddOptions extends LifecycleOptions, TargetOptions {
   readonly ref?: string;
   /** The skills to install, by name; default every skill found. */
   readonly skills?: readonly string[];
+  /**
+   * The source's digest the skills must have (`sha256:<hex>`): required for a well-known
+   * source (its host publishes none), checked for a folder or npm source, refused for git.
+   */
+  readonly digest?: string;
 }
 
 /** One skill installed. */
@@ -138,7 +143,27 @@ export async function addSkills(source: string, options: AddOptions = {}): Promi
   try {
     // Every agent's folder checked (and made) before the source is fetched.
     for (const agent of agents) areas.area(agent, "add");
-    const staged = await kind.stage(from, treeIn(area, "tree"), undefined, options);
+    if (options.digest !== undefined && kind.name === "git") {
+      throw new SkillSourceError(
+        "REF_NOT_FOUND",
+        `Source ${JSON.stringify(url)} is a git repository: pin a commit with ref, not a digest`,
+      );
+    }
+    const staged = await kind.stage(
+      from,
+      treeIn(area, "tree"),
+      undefined,
+      options,
+      options.digest,
+    );
+    if (kind.pinned && options.digest === undefined) {
+      throw new SkillSourceError(
+        "DIGEST_REQUIRED",
+        `Source ${
+          JSON.stringify(url)
+        } publishes no digest: pin the one its publisher gives with --digest (it serves ${staged.revision} now)`,
+      );
+    }
     const refused: Refusal[] = [...staged.refused];
     const real = realpathSync(staged.tree);
     const folders = new Set(staged.folders);
