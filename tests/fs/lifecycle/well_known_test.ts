@@ -31,6 +31,7 @@ import {
 import { SkillSourceError } from "../../../lib/fs/lifecycle/skill_source_error.ts";
 import { readLockfile } from "../../../lib/fs/trust/trust_files.ts";
 import { fc, runs } from "../../_fc.ts";
+import { runIn } from "../../_cli.ts";
 
 const SEAM = { allowLoopbackHttp: true } as const;
 
@@ -457,6 +458,25 @@ describe("well-known sources", () => {
     assert.equal(readFileSync(notes, "utf8"), "Alpha notes, v2.\n");
     const lock = readLockfile(join(cwd, "skills.lock.json"));
     assert.deepEqual(lock.skills.map((s) => s.installed_from?.digest), [next, next]);
+  });
+
+  it("the CLI has no way to the loopback seam: plain http is refused, and --digest is checked", async () => {
+    const site = await serve();
+    publish(site, TWO);
+    const cwd = temp();
+
+    const http = await runIn(cwd, "add", site.url, "--digest", publishedDigest(site));
+    const malformed = await runIn(cwd, "add", site.url, "--digest", "sha256:beef");
+
+    assert.equal(http.code, 1);
+    assert.equal(
+      http.err,
+      `skillset: error: Source "${site.url}" is not HTTPS: skills are fetched over HTTPS only\n`,
+    );
+    assert.deepEqual(site.asked, []);
+    assert.equal(malformed.code, 2);
+    assert.match(malformed.err, /--digest takes sha256:<64 hex>, got "sha256:beef"/);
+    assertNothingWritten(cwd);
   });
 
   it("https URLs of git hosts or ending .git stay git sources", () => {
