@@ -123,13 +123,16 @@ export interface AddResult {
 /**
  * Install skills from a source (see the module's doc).
  *
- * @param source A git URL, a local repository or a folder.
+ * @param source A git URL, a local repository, a folder, `npm:<package>[/<path>]` or a
+ *   well-known site (`https://<host>[/<path>]`).
  * @param options The ref, the skills, the scope, the agents (each skill linked, or copied, into
  *   each agent's folder: `_targets.ts`).
  * @returns What was installed and refused (`FOREIGN_FILE`: something is already at a target's name).
  * @throws {SkillSourceError} `NO_SKILL` when the source has none (or not one named), `OUTSIDE_ROOT`
  *   when the install root or an agent's folder passes through a link, `UNKNOWN_AGENT`,
- *   `APPLY_FAILED` when the change could not be made (and was undone), or as git and staging do.
+ *   `APPLY_FAILED` when the change could not be made (and was undone), `DIGEST_REQUIRED` for a
+ *   well-known source without `digest`, `DIGEST_MISMATCH` when it serves another, or as git,
+ *   fetching and staging do.
  */
 export async function addSkills(source: string, options: AddOptions = {}): Promise<AddResult> {
   const place = placeOf(options);
