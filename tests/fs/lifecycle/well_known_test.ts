@@ -532,6 +532,81 @@ describe("the well-known index grammar", () => {
     );
   });
 
+  it("parseIndex refuses each malformed index with its reason", () => {
+    const skill = (o: Record<string, unknown>) => ({ name: "s", description: "d", ...o });
+    const cases: [unknown, string, string][] = [
+      [{ skills: {} }, "UNSAFE_SOURCE", 'Index .well-known/skills/index.json has no "skills" list'],
+      [
+        { skills: [skill({ name: "Bad_Name" })] },
+        "UNSAFE_SOURCE",
+        'Index lists a skill whose name is not a skill name: "Bad_Name"',
+      ],
+      [
+        { skills: [skill({ name: "a--b" })] },
+        "UNSAFE_SOURCE",
+        'Index lists a skill whose name is not a skill name: "a--b"',
+      ],
+      [
+        { skills: [skill({ files: ["SKILL.md"] }), skill({ files: ["SKILL.md"] })] },
+        "UNSAFE_SOURCE",
+        'Index lists skill "s" twice',
+      ],
+      [
+        { skills: [{ name: "s", files: ["SKILL.md"] }] },
+        "UNSAFE_SOURCE",
+        'Index lists skill "s" without a description',
+      ],
+      [
+        { skills: [skill({ files: "SKILL.md" })] },
+        "UNSAFE_SOURCE",
+        'Index lists skill "s" without a list of files',
+      ],
+      [
+        { skills: [skill({ files: ["SKILL.md", "a", "a"] })] },
+        "UNSAFE_SOURCE",
+        'Index lists "s/a" twice',
+      ],
+      [
+        { skills: [skill({ files: ["SKILL.md", "a", "a/b"] })] },
+        "UNSAFE_SOURCE",
+        'Index lists "s/a" as a file and a folder',
+      ],
+      [
+        { skills: [skill({ files: ["README.md"] })] },
+        "UNSAFE_SOURCE",
+        'Index lists skill "s" without its SKILL.md',
+      ],
+      [
+        { skills: [skill({ files: ["SKILL.md", "\ud800"] })] },
+        "UNSAFE_SOURCE",
+        'Index lists a file of skill "s" that is not a plain relative path: "\\ud800"',
+      ],
+      [
+        {
+          skills: [
+            skill({ files: ["SKILL.md", ...Array.from({ length: 512 }, (_, i) => `f${i}`)] }),
+          ],
+        },
+        "TOO_MANY_FILES",
+        'Index lists 513 files for skill "s": a skill has at most 512',
+      ],
+    ];
+    for (const [index, code, message] of cases) {
+      const bytes = new TextEncoder().encode(
+        JSON.stringify(index),
+      );
+      assert.throws(() => parseIndex(bytes), (e: unknown) => {
+        assert.ok(e instanceof SkillSourceError, String(e));
+        assert.deepEqual([e.code, e.message], [code, message]);
+        return true;
+      });
+    }
+    assert.throws(
+      () => parseIndex(new Uint8Array([0x7b, 0xff])),
+      /^SkillSourceError: Index \.well-known\/skills\/index\.json is not JSON in UTF-8$/,
+    );
+  });
+
   it("manifestDigest is the sha256sum of the sha256sum listing, whatever the order given", async () => {
     await fc.assert(
       fc.asyncProperty(
