@@ -479,6 +479,23 @@ describe("well-known sources", () => {
     assertNothingWritten(cwd);
   });
 
+  it("a well-known source takes no ref, and a git source no digest", async () => {
+    const site = await serve();
+    publish(site, TWO);
+
+    await rejectsWith(
+      addSkills(site.url, { cwd: temp(), ref: "main", digest: publishedDigest(site), web: SEAM }),
+      "REF_NOT_FOUND",
+      /is a well-known location, not a git repository: it has no ref "main"$/,
+    );
+    await rejectsWith(
+      addSkills("https://github.com/o/r", { cwd: temp(), digest: publishedDigest(site) }),
+      "REF_NOT_FOUND",
+      /^Source "https:\/\/github\.com\/o\/r" is a git repository: pin a commit with ref, not a digest$/,
+    );
+    assert.deepEqual(site.asked, []);
+  });
+
   it("https URLs of git hosts or ending .git stay git sources", () => {
     assert.equal(sourceOf("https://github.com/o/r", "/").kind.name, "git");
     assert.equal(sourceOf("https://git.example.com/o/r.git", "/").kind.name, "git");
