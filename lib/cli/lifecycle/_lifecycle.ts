@@ -62,6 +62,10 @@ export async function runLifecycleCli(
       return listAgents(scope, io, args.json);
     case "add": {
       const ref = args.flags.get("--ref");
+      const digest = args.flags.get("--digest");
+      if (digest !== undefined && !DIGEST_PATTERN.test(digest)) {
+        throw new UsageError(`--digest takes sha256:<64 hex>, got "${esc(digest)}"`);
+      }
       const skills = args.repeated.get("--skill");
       const agents = agentsNamed(args.repeated.get("--agent") ?? [], scope);
       // The user typed this source: outdated and update may fetch it again (recorded first, so a
@@ -70,6 +74,7 @@ export async function runLifecycleCli(
       const result = await addSkills(args.positional[0]!, {
         ...options,
         ...ref === undefined ? {} : { ref },
+        ...digest === undefined ? {} : { digest },
         ...skills === undefined ? {} : { skills },
         ...agents.length === 0 ? {} : { agents },
         ...args.switches.has("--copy") ? { copy: true } : {},

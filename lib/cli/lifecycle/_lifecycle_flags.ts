@@ -22,12 +22,12 @@ const TRUST_HELP =
 /** The help entries of the lifecycle commands; they run in lib/cli/lifecycle/_lifecycle.ts (asynchronous: git). */
 export const LIFECYCLE_COMMANDS: Readonly<Record<string, ArgSpec & { readonly help: string }>> = {
   add: {
-    values: ["--skill", "--scope", "--ref", "--lockfile", "--agent"],
+    values: ["--skill", "--scope", "--ref", "--digest", "--lockfile", "--agent"],
     repeated: ["--skill", "--agent"],
     switches: ["--copy"],
     positional: [1, 1],
     usage:
-      "skillset add <source> [--skill NAME]... [--agent NAME[,NAME...]]... [--copy] [--scope project|user] [--ref REF] [--lockfile FILE] [--json]",
+      "skillset add <source> [--skill NAME]... [--agent NAME[,NAME...]]... [--copy] [--scope project|user] [--ref REF] [--digest sha256:HEX] [--lockfile FILE] [--json]",
     help:
       "Install skills from a git repository (any URL git takes, or a local path; --ref a branch,\n" +
       "tag or full commit), a folder, or npm:<package>[/<path>] (a package installed in node_modules:\n" +
@@ -37,7 +37,11 @@ export const LIFECYCLE_COMMANDS: Readonly<Record<string, ArgSpec & { readonly he
       "folder holding a link out of it, over 512 files or 16 MiB, a name with a control character,\n" +
       "a nested .git or a submodule is refused. Exits 1 when any skill was refused.\n" +
       "--agent NAME[,NAME...] (or all-detected) also links each skill into those agents' skills\n" +
-      "folders (--copy copies it instead): see skillset agents.\n" + SCOPE_HELP,
+      "folders (--copy copies it instead): see skillset agents.\n" +
+      "https://<host>[/<path>] installs the skills published at <path>/.well-known/skills/ (the\n" +
+      "index.json layout vercel's skills CLI reads) over HTTPS only, at the digest --digest pins\n" +
+      "(required: the layout publishes none; a refusal names the digest served). --digest also\n" +
+      "checks a folder or npm source's digest.\n" + SCOPE_HELP,
   },
   agents: {
     values: ["--scope"],
@@ -72,7 +76,8 @@ export const LIFECYCLE_COMMANDS: Readonly<Record<string, ArgSpec & { readonly he
       "moved into place and the lockfile rewritten. --preview shows the changes and writes nothing;\n" +
       "a skill changed locally is refused unless --force; --commit REV applies only if the source\n" +
       "is still at that revision, a commit or a folder's digest (as outdated or a preview showed\n" +
-      "it). All skills change, with the lockfile, or none.\n" + TRUST_HELP + SCOPE_HELP,
+      "it); a well-known (https) source moves only with --commit, to the digest its publisher\n" +
+      "gives. All skills change, with the lockfile, or none.\n" + TRUST_HELP + SCOPE_HELP,
   },
   remove: {
     values: ["--scope", "--lockfile"],

@@ -23,6 +23,7 @@ import { loadSkillFolder } from "../load/skill_folder.ts";
 import { otherEntries } from "../trust/_trust_entries.ts";
 import { recordedPath } from "../trust/trust_files.ts";
 import type { GitOptions } from "./_git.ts";
+import type { WebOptions } from "./_well_known.ts";
 import type { LifecycleFs } from "./_transaction.ts";
 
 /** Where the lifecycle works. */
@@ -43,6 +44,8 @@ export interface LifecycleOptions extends GitOptions {
    * Default: every source (the CLI passes the sources the user added on this machine).
    */
   readonly trustsSource?: (url: string) => boolean;
+  /** How a well-known source is fetched: timeouts, and plain http to loopback (tests only). */
+  readonly web?: WebOptions;
 }
 
 /** A scope's place: the folder its root lies in, the root, the lockfile. */

@@ -90,6 +90,11 @@ export interface AddOptions extends LifecycleOptions, TargetOptions {
   readonly ref?: string;
   /** The skills to install, by name; default every skill found. */
   readonly skills?: readonly string[];
+  /**
+   * The source's digest the skills must have (`sha256:<hex>`): required for a well-known
+   * source (its host publishes none), checked for a folder or npm source, refused for git.
+   */
+  readonly digest?: string;
 }
 
 /** One skill installed. */
@@ -118,13 +123,16 @@ export interface AddResult {
 /**
  * Install skills from a source (see the module's doc).
  *
- * @param source A git URL, a local repository or a folder.
+ * @param source A git URL, a local repository, a folder, `npm:<package>[/<path>]` or a
+ *   well-known site (`https://<host>[/<path>]`).
  * @param options The ref, the skills, the scope, the agents (each skill linked, or copied, into
  *   each agent's folder: `_targets.ts`).
  * @returns What was installed and refused (`FOREIGN_FILE`: something is already at a target's name).
  * @throws {SkillSourceError} `NO_SKILL` when the source has none (or not one named), `OUTSIDE_ROOT`
  *   when the install root or an agent's folder passes through a link, `UNKNOWN_AGENT`,
- *   `APPLY_FAILED` when the change could not be made (and was undone), or as git and staging do.
+ *   `APPLY_FAILED` when the change could not be made (and was undone), `DIGEST_REQUIRED` for a
+ *   well-known source without `digest`, `DIGEST_MISMATCH` when it serves another, or as git,
+ *   fetching and staging do.
  */
 export async function addSkills(source: string, options: AddOptions = {}): Promise<AddResult> {
   const place = placeOf(options);
@@ -138,7 +146,27 @@ export async function addSkills(source: string, options: AddOptions = {}): Promi
   try {
     // Every agent's folder checked (and made) before the source is fetched.
     for (const agent of agents) areas.area(agent, "add");
-    const staged = await kind.stage(from, treeIn(area, "tree"), undefined, options);
+    if (options.digest !== undefined && kind.name === "git") {
+      throw new SkillSourceError(
+        "REF_NOT_FOUND",
+        `Source ${JSON.stringify(url)} is a git repository: pin a commit with ref, not a digest`,
+      );
+    }
+    const staged = await kind.stage(
+      from,
+      treeIn(area, "tree"),
+      undefined,
+      options,
+      options.digest,
+    );
+    if (kind.pinned && options.digest === undefined) {
+      throw new SkillSourceError(
+        "DIGEST_REQUIRED",
+        `Source ${
+          JSON.stringify(url)
+        } publishes no digest: pin the one its publisher gives with --digest (it serves ${staged.revision} now)`,
+      );
+    }
     const refused: Refusal[] = [...staged.refused];
     const real = realpathSync(staged.tree);
     const folders = new Set(staged.folders);

@@ -46,6 +46,13 @@ import {
 } from "./_source_tree.ts";
 import { findNpmPackage, NPM_PREFIX, parseNpmSource, SKILLS_FOLDER } from "./_npm.ts";
 import { SkillSourceError } from "./skill_source_error.ts";
+import {
+  fetchWellKnown,
+  isWellKnownUrl,
+  type WebOptions,
+  wellKnownBase,
+  writeWellKnown,
+} from "./_well_known.ts";
 
 /** A source as a command or a lock entry names it. */
 export interface SourceRef {
@@ -69,9 +76,10 @@ export interface StagedSource {
   readonly package?: { readonly version: string; readonly integrity?: string };
 }
 
-/** How to run git, and the project an npm package is found from (default the working folder). */
+/** How to run git, the project an npm package is found from (default the working folder), how to fetch a well-known source. */
 export interface SourceOptions extends GitOptions {
   readonly cwd?: string;
+  readonly web?: WebOptions;
 }
 
 /** What a lock entry records of a staging. */
@@ -83,7 +91,9 @@ export type RefCache = Map<string, Promise<ReadonlyMap<string, string>>>;
 /** A kind of source. */
 export interface SourceKind {
   /** Its name, as reported. */
-  readonly name: "git" | "folder" | "npm";
+  readonly name: "git" | "folder" | "npm" | "web";
+  /** Whether a new revision is taken only when the user names it (a host that publishes no digest). */
+  readonly pinned: boolean;
   /**
    * Stage the source's skill folders (those at `only`, or all) into `into`
    * (an empty folder), at `from.ref`.
@@ -115,6 +125,7 @@ function moved(url: string, at: string, expect: string): SkillSourceError {
 /** A git repository: the revision is the commit its ref names. */
 export const gitKind: SourceKind = Object.freeze({
   name: "git" as const,
+  pinned: false,
   async stage(
     from: SourceRef,
     into: string,
@@ -170,6 +181,7 @@ export const gitKind: SourceKind = Object.freeze({
 /** A plain folder: copied without following links; the revision is the digest of its skill folders. */
 export const folderKind: SourceKind = Object.freeze({
   name: "folder" as const,
+  pinned: false,
   async stage(
     from: SourceRef,
     into: string,
@@ -210,6 +222,7 @@ export const folderKind: SourceKind = Object.freeze({
  */
 export const npmKind: SourceKind = Object.freeze({
   name: "npm" as const,
+  pinned: false,
   async stage(
     from: SourceRef,
     into: string,
@@ -250,12 +263,70 @@ export const npmKind: SourceKind = Object.freeze({
   revision: (from: InstalledFrom): string | undefined => from.digest,
 });
 
-/** The kind of source a lock entry's `installed_from` names: a commit is git, `npm:` npm, else a folder. */
+/**
+ * Skills at a well-known location over HTTPS (see `_well_known.ts`): the
+ * revision is the digest of the index and every file, and, as the layout
+ * publishes no digest, the user pins it (`pinned`): every file is fetched
+ * and the digest checked against `expect` before anything is written.
+ */
+export const webKind: SourceKind = Object.freeze({
+  name: "web" as const,
+  pinned: true,
+  async stage(
+    from: SourceRef,
+    into: string,
+    _only: readonly string[] | undefined,
+    options: SourceOptions,
+    expect?: string,
+  ): Promise<StagedSource> {
+    if (from.ref !== undefined) {
+      throw new SkillSourceError(
+        "REF_NOT_FOUND",
+        `Source ${
+          JSON.stringify(from.url)
+        } is a well-known location, not a git repository: it has no ref ${
+          JSON.stringify(from.ref)
+        }`,
+      );
+    }
+    const web = {
+      ...options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs },
+      ...options.web,
+    };
+    const base = wellKnownBase(from.url, web);
+    // Every skill, whatever is asked: the revision covers them all.
+    const source = await fetchWellKnown(base, web);
+    if (expect !== undefined && source.revision !== expect) {
+      throw new SkillSourceError(
+        "DIGEST_MISMATCH",
+        `Source ${
+          JSON.stringify(base)
+        } serves skills whose digest is ${source.revision}, not ${expect}`,
+      );
+    }
+    writeWellKnown(source, into);
+    return Object.freeze({
+      tree: into,
+      revision: source.revision,
+      folders: Object.freeze(source.skills.map((s) => s.name)),
+      refused: Object.freeze([]),
+    });
+  },
+  peek: (): Promise<undefined> => Promise.resolve(undefined),
+  record(from: SourceRef & { readonly path: string }, staged: Revision): InstalledFrom {
+    return Object.freeze({ url: from.url, digest: staged.revision, path: from.path });
+  },
+  revision: (from: InstalledFrom): string | undefined => from.digest,
+});
+
+/** The kind of source a lock entry's `installed_from` names: a commit is git, `npm:` npm, an http(s) URL web, else a folder. */
 export function kindOf(from: InstalledFrom): SourceKind {
   return from.commit !== undefined
     ? gitKind
     : from.url.startsWith(NPM_PREFIX)
     ? npmKind
+    : /^https?:\/\//i.test(from.url)
+    ? webKind
     : folderKind;
 }
 
@@ -268,7 +339,9 @@ function isGitFolder(path: string): boolean {
 
 /**
  * A source as given on the command line: `npm:<package>[/<path>]`, a local
- * folder (git or plain, by its absolute path) or a URL git takes.
+ * folder (git or plain, by its absolute path), a well-known location
+ * (`https://<host>[/<path>]` off github.com, gitlab.com and huggingface.co,
+ * not ending `.git`: recorded as its base URL) or a URL git takes.
  *
  * @param source What was given.
  * @param cwd The folder a relative path is read from.
@@ -283,6 +356,16 @@ export function sourceOf(source: string, cwd: string): { kind: SourceKind; url: 
         ? `${NPM_PREFIX}${spec.name}`
         : source,
     };
+  }
+  if (isWellKnownUrl(source)) {
+    let url = source;
+    try {
+      // Only its spelling here: the scheme is checked, with the caller's options, when staged.
+      url = wellKnownBase(source, { allowLoopbackHttp: true });
+    } catch {
+      url = source; // refused, with its reason, when staged
+    }
+    return { kind: webKind, url };
   }
   const local = resolve(cwd, source);
   let folder = false;

@@ -422,6 +422,30 @@ export async function updateSkills(
         }
         continue;
       }
+      const pinned = group.kind.revision(group.from);
+      if (
+        group.kind.pinned && options.commit === undefined && options.preview !== true &&
+        staged.revision !== pinned
+      ) {
+        // A host publishing no digest moves only to a digest the user names.
+        for (const s of group.skills) {
+          const local = await localState(folderOf(place, s.name), s);
+          done.set(
+            s,
+            refusedUpdate(
+              s,
+              local.modified,
+              "DIGEST_REQUIRED",
+              `Source ${
+                JSON.stringify(group.from.url)
+              } serves skills whose digest is ${staged.revision}, not ${
+                pinned ?? "the one locked"
+              }: update --commit ${staged.revision} takes it if its publisher gives that digest`,
+            ),
+          );
+        }
+        continue;
+      }
       const upstream = await upstreamOf(staged, group, place);
       for (const s of group.skills) {
         const dir = folderOf(place, s.name);

@@ -31,7 +31,12 @@ export type SkillSourceCode =
   | "APPLY_FAILED"
   | "FOREIGN_FILE"
   | "UNKNOWN_AGENT"
-  | "UNTRUSTED_SOURCE";
+  | "UNTRUSTED_SOURCE"
+  | "FETCH_FAILED"
+  | "FETCH_TIMEOUT"
+  | "REDIRECT_REFUSED"
+  | "DIGEST_MISMATCH"
+  | "DIGEST_REQUIRED";
 
 /**
  * A lifecycle step refused or failed: the `git` program is not installed
@@ -49,7 +54,11 @@ export type SkillSourceCode =
  * whose folder is not `<install root>/<name>`, or an install root through a
  * link (`OUTSIDE_ROOT`); a skill folder whose SKILL.md cannot be loaded, or
  * that loses a name clash (`INVALID_SKILL`); a change that could not be
- * applied and was undone (`APPLY_FAILED`).
+ * applied and was undone (`APPLY_FAILED`); a well-known source that
+ * cannot be fetched (`FETCH_FAILED`), is too slow (`FETCH_TIMEOUT`),
+ * redirects to another origin (`REDIRECT_REFUSED`), serves skills whose
+ * digest is not the one pinned (`DIGEST_MISMATCH`), or has no digest pinned
+ * (`DIGEST_REQUIRED`).
  *
  * @example
  * ```ts

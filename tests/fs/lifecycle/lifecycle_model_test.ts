@@ -2,8 +2,10 @@
 /**
  * A model-based test of the lifecycle (fast-check commands): random
  * sequences of add, upstream change, local edit, outdated, update, update
- * --force and remove over five skills of three sources (two git
- * repositories and a plain folder, made here), each skill added with or
+ * --force and remove over seven skills of four sources (two git
+ * repositories, a plain folder and an npm package in the project's
+ * `node_modules`, made here; the package's version bumped with or without
+ * a change to its skills), each skill added with or
  * without an agent target (a link, or a copy, in `.claude/skills`) and a
  * target deleted now and then, with a rename or a write of
  * the change failing midway (a {@linkcode LifecycleFs} that fails its Nth
@@ -44,9 +46,13 @@ const SKILLS = [
   { name: "r2a", source: "r2" },
   { name: "fa", source: "f" },
   { name: "fb", source: "f" },
+  { name: "na", source: "n" },
+  { name: "nb", source: "n" },
 ] as const;
-type SourceName = "r1" | "r2" | "f";
-const SOURCES: readonly SourceName[] = ["r1", "r2", "f"];
+type SourceName = "r1" | "r2" | "f" | "n";
+const SOURCES: readonly SourceName[] = ["r1", "r2", "f", "n"];
+/** The npm package of source `n`, installed in the project's `node_modules`. */
+const PACKAGE = "n-kit";
 const sourceOf = (name: string): SourceName => SKILLS.find((s) => s.name === name)!.source;
 
 function skillMd(name: string, body: string): string {
@@ -92,6 +98,8 @@ interface Installed {
   locked: string;
   /** The commit locked (git sources). */
   commit: string | undefined;
+  /** The package version locked (the npm source). */
+  pkg: string | undefined;
   /** Its Claude Code target: a link, a copy (holding `copied`), or none. */
   target: "link" | "copy" | undefined;
   /** The body the copy holds (the version last installed). */
@@ -103,6 +111,8 @@ interface Installed {
 interface Model {
   /** Each skill's body at its source. */
   readonly upstream: Map<string, string>;
+  /** The version of the package installed in `node_modules` now. */
+  pkg: string;
   readonly installed: Map<string, Installed>;
 }
 
@@ -114,9 +124,17 @@ interface Real {
 }
 
 const urlOf = (r: Real, source: SourceName): string =>
-  source === "f" ? r.folder : r.repos.get(source)!.dir;
+  source === "n" ? `npm:${PACKAGE}` : source === "f" ? r.folder : r.repos.get(source)!.dir;
 const headOf = (r: Real, source: SourceName): string | undefined =>
-  source === "f" ? undefined : r.repos.get(source)!.head();
+  source === "f" || source === "n" ? undefined : r.repos.get(source)!.head();
+/** The package version a skill locks when installed or updated now (npm skills only). */
+const pkgOf = (m: Model, name: string): string | undefined =>
+  sourceOf(name) === "n" ? m.pkg : undefined;
+
+/** Install the package at `version` (its package.json rewritten; the skills as they are). */
+function installPackage(r: Real, version: string): void {
+  put(r.proj, `node_modules/${PACKAGE}/package.json`, JSON.stringify({ name: PACKAGE, version }));
+}
 
 /** Every path under the project with what it holds, for a byte-for-byte comparison. */
 function snapshot(dir: string): Map<string, string> {
@@ -182,7 +200,10 @@ async function agree(m: Model, r: Real): Promise<void> {
     assert.equal(s.source, `.agents/skills/${s.name}`);
     assert.equal(s.installed_from?.url, urlOf(r, sourceOf(s.name)));
     assert.equal(s.installed_from?.commit, model.commit, `${s.name}: commit`);
-    if (sourceOf(s.name) === "f") assert.match(s.installed_from?.digest ?? "", /^sha256:/);
+    if (sourceOf(s.name) === "f" || sourceOf(s.name) === "n") {
+      assert.match(s.installed_from?.digest ?? "", /^sha256:/);
+    }
+    assert.equal(s.installed_from?.version, model.pkg, `${s.name}: package version`);
     assert.deepEqual(
       s.targets,
       model.target === undefined
@@ -257,6 +278,7 @@ class Add implements Cmd {
         body,
         locked: body,
         commit: headOf(r, this.source),
+        pkg: pkgOf(m, s.name),
         target: this.target,
         copied: body,
         targetMissing: false,
@@ -278,10 +300,26 @@ class Upstream implements Cmd {
     const body = `# ${this.name} v${++r.edits}\n`;
     m.upstream.set(this.name, body);
     if (source === "f") put(r.folder, `skills/${this.name}/SKILL.md`, skillMd(this.name, body));
-    else r.repos.get(source)!.skill(`skills/${this.name}`, this.name, body).commit();
+    else if (source === "n") {
+      // A new version of the package, shipping the changed skill.
+      put(r.proj, `node_modules/${PACKAGE}/skills/${this.name}/SKILL.md`, skillMd(this.name, body));
+      m.pkg = `1.0.${r.edits}`;
+      installPackage(r, m.pkg);
+    } else r.repos.get(source)!.skill(`skills/${this.name}`, this.name, body).commit();
     return Promise.resolve();
   }
   toString = (): string => `upstream ${this.name}`;
+}
+
+/** Another version of the package installed, its skills' files unchanged. */
+class Bump implements Cmd {
+  check = (): boolean => true;
+  run(m: Model, r: Real): Promise<void> {
+    m.pkg = `1.0.${++r.edits}`;
+    installPackage(r, m.pkg);
+    return Promise.resolve();
+  }
+  toString = (): string => "bump the package";
 }
 
 class Edit implements Cmd {
@@ -302,7 +340,8 @@ class Outdated implements Cmd {
     if (!existsSync(join(r.proj, "skills.lock.json"))) return;
     const report = await outdatedSkills({ cwd: r.proj });
     const expected = [...m.installed].map(([name, s]) => {
-      const stale = m.upstream.get(name) !== s.locked;
+      // An npm skill also goes stale when another version of its package is installed.
+      const stale = m.upstream.get(name) !== s.locked || s.pkg !== pkgOf(m, name);
       const modified = modifiedOf(s);
       return [
         name,
@@ -341,8 +380,10 @@ class Update implements Cmd {
       const up = m.upstream.get(name)!;
       const modified = modifiedOf(s);
       if (!modified && up === s.locked) {
-        expected.set(name, "up_to_date");
+        // The same files: up to date, or, for another version of its package, only the lock entry.
+        expected.set(name, s.pkg === pkgOf(m, name) ? "up_to_date" : "updated");
         s.commit = headOf(r, sourceOf(name));
+        s.pkg = pkgOf(m, name);
       } else if (modified && !this.force) expected.set(name, "refused");
       else {
         expected.set(name, "updated");
@@ -350,6 +391,7 @@ class Update implements Cmd {
           body: up,
           locked: up,
           commit: headOf(r, sourceOf(name)),
+          pkg: pkgOf(m, name),
           copied: up,
           targetMissing: false,
         });
@@ -450,6 +492,7 @@ const commands = fc.commands(
     edit,
     edit,
     name.map((n) => new DropTarget(n)),
+    fc.constant(new Bump()),
     fc.constant(new Outdated()),
     update,
     update,
@@ -460,7 +503,7 @@ const commands = fc.commands(
 );
 
 describe("the lifecycle against its model", { skip: NO_GIT }, () => {
-  it("add (with agent targets), upstream change, local edit, target deleted, outdated, update (--force), remove: all or nothing, as the model says", async () => {
+  it("add (with agent targets), upstream change, package bump, local edit, target deleted, outdated, update (--force), remove: all or nothing, as the model says", async () => {
     await fc.assert(
       fc.asyncProperty(commands, async (cmds) => {
         const top = tempFolder("skillset-model-");
@@ -481,11 +524,19 @@ describe("the lifecycle against its model", { skip: NO_GIT }, () => {
         for (const s of SKILLS) upstream.set(s.name, `# ${s.name} v0\n`);
         const proj = join(top, "proj");
         mkdirSync(proj);
+        for (const s of SKILLS.filter((x) => x.source === "n")) {
+          put(
+            proj,
+            `node_modules/${PACKAGE}/skills/${s.name}/SKILL.md`,
+            skillMd(s.name, `# ${s.name} v0\n`),
+          );
+        }
         // Each run starts with every source added, so the first commands already update and remove.
-        const model: Model = { upstream, installed: new Map() };
+        const model: Model = { upstream, pkg: "1.0.0", installed: new Map() };
         const real: Real = { proj, repos, folder, edits: 0 };
+        installPackage(real, model.pkg);
         // Each source with its own kind of target: a link, a copy, none.
-        const initial = { r1: "link", r2: "copy", f: undefined } as const;
+        const initial = { r1: "link", r2: "copy", f: undefined, n: "link" } as const;
         for (const source of SOURCES) {
           await new Add(source, undefined, undefined, initial[source]).run(model, real);
         }
