@@ -142,6 +142,62 @@ describe("validatePaths", () => {
     );
   });
 
+  it("reads outputs, defaults, section-relative paths, formats, words and stand-ins in prose as such, and still reports what is missing", () => {
+    // Arrange: each class the scientific collection showed, beside a true missing path like it.
+    const dir = t("classes", "sci");
+    write(join(dir, "assets", "templates", "procedures", "capa.md"), "capa");
+    write(join(dir, "scripts", "gen.py"), "print(1)");
+    write(
+      join(dir, "SKILL.md"),
+      [
+        "---",
+        "name: sci",
+        "description: d",
+        "---",
+        "[12:00] SAVED: Search results to sources/search_1.md",
+        "See sources/search_2.md for more.",
+        "```bash",
+        "# Results in: ./data/tcga/CT/",
+        "python scripts/gen.py -o qc.sh",
+        "./qc.sh && ./other.sh",
+        "# Creates: review/slide-001.jpg, review/slide-002.jpg, etc.",
+        "```",
+        "- `-dd/--data_dir`: Cache directory (default: ./cbio_cache)",
+        "- Read the notes (see ./cbio_notes/a.md)",
+        "### assets/templates/",
+        "- `procedures/capa.md` and `procedures/none.md`",
+        "## Formats",
+        "- `sequence`: a string or path to FASTA/.txt file; unlimited references/appendix",
+        "- built with CuPy/cupyx.scipy.sparse; read `references/appendix` and data/x.tar.gz",
+        "```markdown",
+        "- Page limit: 8 pages + unlimited references/extra",
+        "```",
+        "Help: `python scripts/script_name.py --help`; keys like `project/batch/file.h5ad`.",
+      ].join("\n"),
+    );
+    // Act
+    const found = validatePaths([dir]);
+    // Assert: the true missing paths are still warned of; the written ones are info.
+    assert.deepEqual(lines(found.filter((d) => d.severity === "warning")), [
+      'T/classes/sci/SKILL.md:6:5: warning: Path "sources/search_2.md" points to a missing file',
+      'T/classes/sci/SKILL.md:10:12: warning: Path "./other.sh" points to a missing file',
+      'T/classes/sci/SKILL.md:14:23: warning: Path "./cbio_notes/a.md" points to a missing file',
+      'T/classes/sci/SKILL.md:16:29: warning: Path "procedures/none.md" points to a missing file',
+      'T/classes/sci/SKILL.md:19:45: warning: Path "references/appendix" points to a missing file',
+      'T/classes/sci/SKILL.md:19:70: warning: Path "data/x.tar.gz" points to a missing file',
+    ]);
+    assert.deepEqual(
+      found.filter((d) => d.severity === "info").map((d) => `${d.line} ${d.message}`),
+      [
+        '5 Path "sources/search_1.md" is written by the model, not a file of the skill',
+        '8 Path "./data/tcga/CT/" is written by the model, not a file of the skill',
+        '10 Path "./qc.sh" is written by the model, not a file of the skill',
+        '11 Path "review/slide-001.jpg" is written by the model, not a file of the skill',
+        '11 Path "review/slide-002.jpg" is written by the model, not a file of the skill',
+      ],
+    );
+  });
+
   it("scans hostile body lines (once quadratic) and finds nothing in them", () => {
     const dir = t("hostile", "h");
     write(join(dir, "references", "a"), "a");
