@@ -5,7 +5,7 @@
  */
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { ROOT } from "./_cli.ts";
 
@@ -49,5 +49,189 @@ describe("package.json", () => {
     const allowed = JSON.parse(read("package.json")).allowScripts as Record<string, boolean>;
     assert.deepEqual(Object.keys(allowed).sort(), withScripts);
     assert.ok(Object.values(allowed).every((v) => v === true));
+  });
+});
+
+/** A ratio or time a guide quotes: the doc, its line, the text, and the bench its paragraph names. */
+interface Quoted {
+  readonly doc: string;
+  readonly line: number;
+  readonly text: string;
+  readonly numbers: readonly string[];
+  readonly unit: string;
+  /** After "≤": a target's bound, not a measurement. */
+  readonly bound: boolean;
+  readonly bench: string | null;
+}
+
+/** Ratios (`1.37×`, `1.88–2.66×`) in every guide; times (`0.37 s`, `818.4 ms`) in performance.md. */
+function quotedFigures(doc: string): Quoted[] {
+  const text = read(`docs/${doc}`);
+  const out: Quoted[] = [];
+  const figure = doc === "performance.md"
+    ? /(?<![\w.×])(\d+(?:\.\d+)?)(?:–(\d+(?:\.\d+)?))?(?: ?(×)| (ms|s|µs)\b)/g
+    : /(?<![\w.×])(\d+(?:\.\d+)?)(?:–(\d+(?:\.\d+)?))?(×)/g;
+  // Node / Deno / Bun ratios of the same case: `0.99 / 0.81 / 0.91`.
+  const triple = /(?<![\w.])(\d+\.\d+) \/ (\d+\.\d+) \/ (\d+\.\d+)(?![\d.])/g;
+  let offset = 0;
+  for (const paragraph of text.split(/\n\s*\n/)) {
+    const flat = paragraph.replace(/\s+/g, " ");
+    const found = [
+      ...[...paragraph.matchAll(figure)].map((m) => ({
+        m,
+        numbers: [m[1]!, ...(m[2] === undefined ? [] : [m[2]])],
+        unit: m[3] ?? m[4]!,
+      })),
+      ...(doc === "performance.md" ? [...paragraph.matchAll(triple)] : []).map((m) => ({
+        m,
+        numbers: [m[1]!, m[2]!, m[3]!],
+        unit: "×",
+      })),
+    ];
+    for (const { m, numbers, unit } of found) {
+      const before = paragraph.slice(0, m.index).replace(/\s+/g, " ");
+      const named = [...before.matchAll(/npm run bench -- (\w+)|bench\/(\w+)_bench\.ts/g)].at(-1) ??
+        /npm run bench -- (\w+)|bench\/(\w+)_bench\.ts/.exec(flat);
+      out.push({
+        doc,
+        line: text.slice(0, offset + m.index!).split("\n").length,
+        text: m[0],
+        numbers,
+        unit,
+        bound: /≤\s*$/.test(before),
+        bench: named === undefined || named === null ? null : (named[1] ?? named[2]!),
+      });
+    }
+    offset += paragraph.length +
+      (text.slice(offset + paragraph.length).match(/^\n\s*\n/)?.[0].length ?? 0);
+  }
+  return out;
+}
+
+/**
+ * The numbers of RESULTS.md's `### <bench>` section and of its summary (headline, targets, what
+ * bounds them); the whole file when no bench is named; none for a bench it has no section for.
+ */
+function resultNumbers(results: string, bench: string | null, unit: string): string[] {
+  const text = section(results, bench);
+  const pattern = unit === "×"
+    ? /(?<![\w.])(-?\d+(?:\.\d+)?)(?:×| \(|\s*\|)/g
+    : new RegExp(String.raw`(?<![\w.])(\d+(?:\.\d+)?) ${unit}\b`, "g");
+  return [...text.matchAll(pattern)].map((m) => m[1]!);
+}
+
+/** RESULTS.md's summary and its `### <bench>` section; all of it when no bench is named. */
+function section(results: string, bench: string | null): string {
+  if (bench === null) return results;
+  const start = results.indexOf(`\n### ${bench}\n`);
+  const end = results.indexOf("\n### ", start + 1);
+  return results.slice(0, results.indexOf("\n## Every measurement")) +
+    (start < 0 ? "" : results.slice(start, end < 0 ? undefined : end));
+}
+
+/** Whether `quoted` is `measured`, or `measured` rounded to the decimals `quoted` shows. */
+function sameFigure(quoted: string, measured: string): boolean {
+  if (quoted === measured) return true;
+  const decimals = quoted.split(".")[1]?.length ?? 0;
+  const digits = measured.split(".")[1]?.length ?? 0;
+  return decimals < digits && Number(measured).toFixed(decimals) === quoted;
+}
+
+/**
+ * Figures the guides quote from runs RESULTS.md does not hold (an earlier run, the CPU-time
+ * script, a one-off A/B), each with why; every entry must still be in its guide.
+ */
+const NOT_IN_RESULTS: readonly (readonly [string, string, string])[] = [
+  ["performance.md", "1.51–1.56×", "one earlier full run at 10^6"],
+  ["performance.md", "0.37 s", 'mcp_connect: its target row reads "not measured"'],
+  ["performance.md", "3.4×", 'mcp_connect: its target row reads "not measured"'],
+  ...["3.30×", "3.87×", "3.15×", "4.9×", "8.2×", "6.8×"].map((text) =>
+    [
+      "performance.md",
+      text,
+      "tool policy in CPU time (bench/_tool_policy_cpu.ts), not a bench",
+    ] as const
+  ),
+  [
+    "performance.md",
+    "2.93×",
+    "the first of two wall-clock tool_policy runs; the second is committed",
+  ],
+  [
+    "performance.md",
+    "4.57×",
+    "the first of two wall-clock tool_policy runs; the second is committed",
+  ],
+  ["performance.md", "1.23–1.50×", "discovery before it entered skill folders"],
+  ["performance.md", "70–110 ms", "the catalog's three runs on a shared machine"],
+  ["performance.md", "4.25×", "an earlier search run, before typo candidates were grouped"],
+  ["performance.md", "6.95×", "an earlier search run, before typo candidates were grouped"],
+  ["performance.md", "4.70×", "an earlier search run, before typo candidates were grouped"],
+  ["performance.md", "2.5 s", "indexing a long word before the fix; author_kit's CPU seconds"],
+  ["performance.md", "8.8 µs", "a profile of the checked read, not a bench row"],
+  ["performance.md", "4.0 µs", "a profile of the checked read, not a bench row"],
+  ["performance.md", "1136 s", "the full run's wall time"],
+  ["usage.md", "0.75–2.90×", "four catalog_usage runs, ranges over them"],
+  ["usage.md", "1.23–4.58×", "four catalog_usage runs, ranges over them"],
+  ["usage.md", "1.33–4.87×", "four catalog_usage runs, ranges over them"],
+  ["usage.md", "0.61–0.98×", "four catalog_usage runs, ranges over them"],
+  ["performance.md", "0.85–1.08×", "the catalog's three runs on a shared machine"],
+  ["performance.md", "0.89–1.42×", "the catalog's three runs on a shared machine"],
+];
+
+/** Whether one line of `section` holds `numbers` in order (Node / Deno / Bun). */
+function inOneLine(section: string, numbers: readonly string[]): boolean {
+  return section.split("\n").some((line) => {
+    const there = resultNumbers(line, null, "×");
+    let at = 0;
+    for (const n of numbers) {
+      while (at < there.length && !sameFigure(n, there[at]!)) at++;
+      if (at === there.length) return false;
+      at++;
+    }
+    return true;
+  });
+}
+
+describe("docs quote bench/RESULTS.md", () => {
+  const results = read("bench/RESULTS.md");
+  const bounds = new Set(
+    [...results.matchAll(/^\| [^|]+\| ≤ ([\d.]+) +\|/gm)].map((m) => m[1]!),
+  );
+  const docs = readdirSync(join(ROOT, "docs")).filter((f) => f.endsWith(".md")).sort();
+  it("the figures the guides quote from other runs are still quoted", () => {
+    for (const [doc, text, why] of NOT_IN_RESULTS) {
+      assert.ok(
+        quotedFigures(doc).some((q) => q.text === text),
+        `${doc}: ${text} (${why}) is gone`,
+      );
+    }
+  });
+
+  it("every ratio in docs/ and every time in performance.md is a measurement or a target of RESULTS.md", () => {
+    const wrong: string[] = [];
+    for (const doc of docs) {
+      for (const q of quotedFigures(doc)) {
+        const excused = NOT_IN_RESULTS.some(([d, text]) => d === doc && text === q.text);
+        if (excused) continue;
+        if (q.bound) {
+          if (!bounds.has(q.numbers[0]!)) {
+            wrong.push(`${doc}:${q.line}: target ≤ ${q.text} is no bound in RESULTS.md`);
+          }
+          continue;
+        }
+        const measured = resultNumbers(results, q.bench, q.unit);
+        const missing = q.numbers.filter((n) => !measured.some((m) => sameFigure(n, m)));
+        if (
+          missing.length > 0 ||
+          (q.numbers.length === 3 && !inOneLine(section(results, q.bench), q.numbers))
+        ) {
+          wrong.push(
+            `${doc}:${q.line}: ${q.text} (${q.bench ?? "any bench"}) is not in RESULTS.md`,
+          );
+        }
+      }
+    }
+    assert.deepEqual(wrong, []);
   });
 });
