@@ -389,10 +389,10 @@ function validateSkillFolder(dir: string, context: Context, onlyListed = false):
         const inSection = `${section}/${target}`;
         if (referenceProblem(skill, index, inSection, context) === null) continue;
       }
-      written ??= missing && !link ? writtenPaths(lines) : null;
       if (
         missing && !link &&
-        (isWritten(text, column) || isOutputPath(target) || written!.has(plainPath(target)))
+        (isWritten(text, column) || isOutputPath(target) ||
+          (written ??= writtenPaths(lines)).has(plainPath(target)))
       ) {
         out.push({
           ...at(here, "info", `${subject} is written by the model, not a file of the skill`),
@@ -442,12 +442,19 @@ function validateSkillFolder(dir: string, context: Context, onlyListed = false):
 function writtenPaths(lines: readonly string[]): ReadonlySet<string> {
   const out = new Set<string>();
   for (const text of lines) {
+    if (!WRITE_CUE.test(text)) continue;
     for (const m of text.matchAll(/[^\s`'"()<>[\]{},;*|]+/g)) {
       if (/[\w/]/.test(m[0]) && isWritten(text, m.index! + 1)) out.add(plainPath(m[0]));
     }
   }
   return out;
 }
+
+/**
+ * What every line that tells the model to write holds (a flag, `>`, `git clone`, a save call, a
+ * verb): a line without it writes nothing, so its tokens are not looked at.
+ */
+const WRITE_CUE = /-o|--|>|clone|sav|writ|to_|output|export|creat|generat|produc|result/i;
 
 /** A path without a leading `./` and trailing punctuation. */
 function plainPath(path: string): string {
