@@ -235,3 +235,82 @@ describe("docs quote bench/RESULTS.md", () => {
     assert.deepEqual(wrong, []);
   });
 });
+
+/** `skillset <command> …` in a guide: in a code span, or a line of a fenced block. */
+function commandLines(doc: string): { line: number; text: string }[] {
+  const text = read(`docs/${doc}`);
+  const out: { line: number; text: string }[] = [];
+  const lineOf = (index: number) => text.slice(0, index).split("\n").length;
+  // A span may wrap a line in the source: its newlines are spaces.
+  for (const m of text.matchAll(/(?<!`)`([^`]+)`(?!`)/g)) {
+    const span = m[1]!.replace(/\s+/g, " ");
+    if (/^(?:npx |bunx )?skillset [a-z]/.test(span)) {
+      out.push({ line: lineOf(m.index!), text: span });
+    }
+  }
+  // In a fenced block, commands; in a console transcript, only the `$ ` lines (the rest is
+  // output), and not one the transcript shows refused as unknown (`$ skillset verfy`).
+  let fenced = false;
+  let prompts = false;
+  const lines = text.split("\n");
+  lines.forEach((line, i) => {
+    if (/^ {0,3}(?:```|~~~)/.test(line)) {
+      fenced = !fenced;
+      const end = lines.findIndex((l, j) => j > i && /^ {0,3}(?:```|~~~)/.test(l));
+      prompts = fenced && lines.slice(i + 1, end).some((l) => l.startsWith("$ "));
+      return;
+    }
+    if (!fenced || (prompts && !line.startsWith("$ "))) return;
+    if (/^skillset: unknown command/.test(lines[i + 1] ?? "")) return;
+    if (/^\s*(?:\$ )?(?:npx |bunx )?skillset [a-z]/.test(line)) {
+      out.push({ line: i + 1, text: line.trim().replace(/^\$ /, "") });
+    }
+  });
+  return out;
+}
+
+describe("docs name only commands and flags the CLI has", () => {
+  it("every `skillset <command> --flag` in docs/ is a command and flag of the CLI's help", async () => {
+    const { COMMANDS, TOOL_HELP } = await import("../lib/cli/_commands.ts");
+    const { mcpArgSpec } = await import("../lib/cli/mcp/_mcp.ts");
+    const everyCommand = ["--json", "--help", "-h", "--quiet", "-q", "--verbose", "--version"];
+    const wrong: string[] = [];
+    const docs = readdirSync(join(ROOT, "docs")).filter((f) => f.endsWith(".md")).sort();
+    let flags = 0;
+    for (const doc of docs) {
+      for (const { line, text } of commandLines(doc)) {
+        // One command: up to a pipe, a list of commands, a comment, or the script's own arguments.
+        const words = text.split(/\s(?:\||&&|;|#|--)(?:\s|$)/)[0]!.split(/\s+/);
+        const name = words[words.indexOf("skillset") + 1]!;
+        if (name === "help") continue;
+        const spec = COMMANDS[name];
+        if (spec === undefined) {
+          wrong.push(`${doc}:${line}: no command "${name}" (${text})`);
+          continue;
+        }
+        // What the CLI parses (the command's spec, and its MCP spec when it has one) and what
+        // `skillset help <command>` shows: a flag must be both.
+        const mcp = mcpArgSpec(name);
+        const parsed = new Set([
+          ...spec.values,
+          ...(spec.switches ?? []),
+          ...(mcp?.values ?? []),
+          ...(mcp?.switches ?? []),
+          ...everyCommand,
+        ]);
+        const shown = `${spec.usage} ${spec.help} ${TOOL_HELP}`;
+        for (const word of words) {
+          const flag = /^(--[a-z][\w-]*)/.exec(word)?.[1];
+          if (flag === undefined) continue;
+          flags++;
+          if (!parsed.has(flag)) wrong.push(`${doc}:${line}: skillset ${name} has no ${flag}`);
+          else if (!everyCommand.includes(flag) && !new RegExp(`${flag}(?![\\w-])`).test(shown)) {
+            wrong.push(`${doc}:${line}: skillset help ${name} does not name ${flag}`);
+          }
+        }
+      }
+    }
+    assert.deepEqual(wrong, []);
+    assert.ok(flags > 50, `only ${flags} flags found: the scan no longer finds the commands`);
+  });
+});
