@@ -1,7 +1,10 @@
 /**
- * Numbers the guides quote from measurements stay true (issue 41): the
- * start-up cost in docs/install.md is the one bench/RESULTS.md records; and
- * the install-script approvals install.md describes match the lockfile.
+ * Numbers and commands the guides quote stay true (issue 41): every ratio in docs/ and every time
+ * in performance.md is one bench/RESULTS.md records (or listed with why it is from another run);
+ * the start-up cost in docs/install.md is the one RESULTS.md records; every count the repository
+ * can compute (requests, held-out splits, fixture skills, quick tests) is computed; every
+ * `skillset <command> --flag` named in docs/ is a flag the CLI parses and its help names; and the
+ * install-script approvals install.md describes match the lockfile.
  */
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
@@ -312,5 +315,90 @@ describe("docs name only commands and flags the CLI has", () => {
     }
     assert.deepEqual(wrong, []);
     assert.ok(flags > 50, `only ${flags} flags found: the scan no longer finds the commands`);
+  });
+});
+
+describe("docs' counts are what the repository holds", () => {
+  const requests = JSON.parse(read("bench/search_eval/requests.json")) as {
+    collections: { skills: number }[];
+    requests: { class: string; split: string; author?: string }[];
+  };
+  const servable = requests.requests.filter((r) => r.class !== "nomatch");
+  const queries = JSON.parse(read("bench/search_queries.json")) as {
+    tune: unknown[];
+    eval: unknown[];
+  };
+  const fixtures = join(ROOT, "tests", "fixtures", "skill_collections");
+  const fixtureSkills = new Map(
+    readdirSync(fixtures, { withFileTypes: true }).filter((e) => e.isDirectory()).map((e) => [
+      e.name,
+      (JSON.parse(read(`tests/fixtures/skill_collections/${e.name}/skills.json`)) as unknown[])
+        .length,
+    ]),
+  );
+  const skills = requests.collections.map((c) => c.skills);
+  const words = ["zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine"];
+  const quick = readdirSync(join(ROOT, "tests"), { recursive: true, encoding: "utf8" })
+    .filter((f) => f.endsWith("_test.ts"))
+    .map((f) => read(`tests/${f}`))
+    .filter((text) => !text.includes("// @slow:"));
+  // [guide, the sentence with the counts as groups, the counts as the repository has them]
+  const counts: [string, RegExp, (string | number)[]][] = [
+    ["performance.md", /the (\d+) real descriptions of `tests\/fixtures\/skill_collections`/, [
+      [...fixtureSkills.values()].reduce((a, b) => a + b, 0),
+    ]],
+    ["performance.md", /On the older (\d+) held-out queries over (\d+) skills/, [
+      queries.eval.length,
+      [...fixtureSkills.values()].reduce((a, b) => a + b, 0),
+    ]],
+    [
+      "performance.md",
+      /Quality, on (\d+) requests written the way users ask for tasks over (\w+) public collections \(`bench\/search_eval\/`, (\d+) held out, (\d+) of them written by a second author/,
+      [
+        servable.length,
+        words[requests.collections.length]!,
+        servable.filter((r) => r.split === "eval").length,
+        servable.filter((r) => r.author !== undefined).length,
+      ],
+    ],
+    ["performance.md", /Of the (\d+) held-out requests no skill serves/, [
+      requests.requests.filter((r) => r.class === "nomatch" && r.split === "eval").length,
+    ]],
+    [
+      "large-libraries.md",
+      /On (\d+) requests written the way users ask for tasks, over (\w+) public collections \((\d+) to (\d+) skills\), (\d+) held out/,
+      [
+        servable.length,
+        words[requests.collections.length]!,
+        Math.min(...skills),
+        Math.max(...skills),
+        servable.filter((r) => r.split === "eval").length,
+      ],
+    ],
+    ["large-libraries.md", /On the (\d+) of them written by a second author/, [
+      servable.filter((r) => r.author !== undefined).length,
+    ]],
+    ["large-libraries.md", /with it, [\d.]+ of the (\d+) held-out requests no skill serves/, [
+      requests.requests.filter((r) => r.class === "nomatch" && r.split === "eval").length,
+    ]],
+    ["large-libraries.md", /block of a (\d+)-skill collection/, [
+      fixtureSkills.get("sickn33+antigravity-awesome-skills")!,
+    ]],
+  ];
+  for (const [doc, sentence, expected] of counts) {
+    it(`${doc}: ${sentence.source.slice(0, 60)}…`, () => {
+      const m = sentence.exec(read(`docs/${doc}`).replace(/\s+/g, " "));
+      assert.ok(m !== null, `${doc} no longer says ${sentence.source}`);
+      assert.deepEqual(m.slice(1), expected.map(String));
+    });
+  }
+
+  it('development.md\'s "over 500 tests" in test:quick: the files it runs hold more', () => {
+    const said = /\(under a minute on two cores, over (\d+) tests\)/.exec(
+      read("docs/development.md").replace(/\s+/g, " "),
+    );
+    assert.ok(said !== null, "development.md no longer counts the quick tests");
+    const found = quick.reduce((n, text) => n + (text.match(/^\s*it\(/gm)?.length ?? 0), 0);
+    assert.ok(found > Number(said[1]), `${found} tests in the quick files`);
   });
 });
