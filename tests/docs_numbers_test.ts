@@ -320,7 +320,7 @@ describe("docs name only commands and flags the CLI has", () => {
 
 describe("docs' counts are what the repository holds", () => {
   const requests = JSON.parse(read("bench/search_eval/requests.json")) as {
-    collections: { skills: number }[];
+    collections: { source: string; skills: number }[];
     requests: { class: string; split: string; author?: string }[];
   };
   const servable = requests.requests.filter((r) => r.class !== "nomatch");
@@ -385,6 +385,47 @@ describe("docs' counts are what the repository holds", () => {
       fixtureSkills.get("sickn33+antigravity-awesome-skills")!,
     ]],
   ];
+  // mcp.md's served counts: what a collection serves plus what it skips (not counting shadowed
+  // skills, which discovery never loads) is what discovery found there — as recorded with its
+  // commit in requests.json, or as the fixture holds it.
+  const recorded = new Map(
+    requests.collections.map((c) => [c.source, c.skills]),
+  );
+  const served = read("docs/mcp.md").replace(/\s+/g, " ");
+  const number = (w: string) => words.includes(w) ? words.indexOf(w) : Number(w);
+  const serves: [RegExp, number][] = [
+    [
+      /anthropics\/skills serves (\d+) \(skipped: `[^`]+`, (a) description/,
+      recorded.get("anthropics/skills")!,
+    ],
+    [/obra\/superpowers (\d+),/, recorded.get("obra/superpowers")!],
+    [
+      /K-Dense-AI\/claude-scientific-skills (\d+) \(skipped: (\w+) description over 1,024 characters, (\w+) `metadata`/,
+      recorded.get("K-Dense-AI/claude-scientific-skills")!,
+    ],
+    [
+      /alirezarezvani\/claude-skills (\d+) \(\w+ shadowed by an earlier skill of the same name, one nested sample SKILL\.md, (\w+) `metadata`\)/,
+      fixtureSkills.get("alirezarezvani+claude-skills")!,
+    ],
+    [
+      /sickn33\/antigravity-awesome-skills (\d+) \((\d+) names such as `[^`]+` that are not one plain segment, \w+ shadowed, (\w+) frontmatter the SDK cannot read\)/,
+      fixtureSkills.get("sickn33+antigravity-awesome-skills")!,
+    ],
+    [
+      /ComposioHQ\/awesome-claude-skills (\d+) \((\d+) names with `_`\)/,
+      recorded.get("ComposioHQ/awesome-claude-skills")!,
+    ],
+    [/openai\/skills (\d+) \(its skills/, recorded.get("openai/skills")!],
+  ];
+  for (const [sentence, found] of serves) {
+    it(`mcp.md: ${sentence.source.slice(0, 40)}… serves what discovery found, less what it skips`, () => {
+      const m = sentence.exec(served);
+      assert.ok(m !== null, `mcp.md no longer says ${sentence.source}`);
+      const [shown, ...skipped] = m.slice(1).map((w) => w === "a" ? 1 : number(w));
+      assert.equal(shown! + skipped.reduce((a, b) => a + b, 0), found);
+    });
+  }
+
   for (const [doc, sentence, expected] of counts) {
     it(`${doc}: ${sentence.source.slice(0, 60)}…`, () => {
       const m = sentence.exec(read(`docs/${doc}`).replace(/\s+/g, " "));
