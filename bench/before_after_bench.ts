@@ -2,9 +2,11 @@
  * An A/B guard against slow drift: `validate`, discovery and full loads of
  * 5,000 Agent Skill folders, timed against the same calls of the code at
  * commit 570f430 (before issue 41's validate classes, quiet output and typo
- * checks), in alternating rounds of one group each, medians compared. The
- * old code is taken from git with `git archive` into a temporary folder whose
- * `node_modules` links to this checkout's, and imported from there.
+ * checks), in alternating rounds of one group each, medians compared; and
+ * the same pairs in CPU time (rows `<workload>, CPU time`), the ratio to read
+ * on a machine other processes load. The old code is taken from git with
+ * `git archive` into a temporary folder whose `node_modules` links to this
+ * checkout's, and imported from there.
  * Run: `npm run bench -- before_after`.
  *
  * @module
@@ -15,7 +17,8 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import * as now from "../lib/load.ts";
-import { QUICK, timeGroup } from "./_harness.ts";
+import process from "node:process";
+import { QUICK, recordValue, timeGroup } from "./_harness.ts";
 import {
   AB_BEFORE_CASE,
   AB_COMMIT,
@@ -116,26 +119,57 @@ const pair = (fn: (lib: typeof now) => unknown) => [
   { name: AB_NOW_CASE, fn: () => fn(now) },
 ];
 
-await timeGroup(
-  "before_after",
-  AB_VALIDATE_WORKLOAD,
-  SKILLS,
-  pair((lib) => lib.validatePaths(folders).length),
-  { interleave: true },
-);
-await timeGroup(
-  "before_after",
-  AB_DISCOVER_WORKLOAD,
-  SKILLS,
-  pair((lib) => lib.discoverSkills(roots, options).skills.length),
-  { interleave: true },
-);
-await timeGroup(
-  "before_after",
-  AB_LOAD_WORKLOAD,
-  SKILLS,
-  pair((lib) => folders.reduce((n, dir) => n + lib.loadSkillFolder(dir).files.size, 0)),
-  { interleave: true },
-);
+/** CPU time of one run, in ns: on a shared machine wall time also charges other processes. */
+function cpu(run: () => unknown): number {
+  const start = process.cpuUsage();
+  run();
+  const used = process.cpuUsage(start);
+  return (used.user + used.system) * 1000;
+}
+
+/**
+ * The same pair in CPU time, alternating rounds, as rows of their own (`<workload>, CPU time`):
+ * the ratio to read when the machine was loaded.
+ */
+function cpuRounds(workload: string, fn: (lib: typeof now) => unknown): void {
+  const times = new Map<typeof now, number[]>([[old, []], [now, []]]);
+  for (let round = 0; round < CPU_ROUNDS; round++) {
+    for (const lib of round % 2 === 0 ? [old, now] : [now, old]) {
+      times.get(lib)!.push(cpu(() => fn(lib)));
+    }
+  }
+  const q = (ts: number[], p: number) =>
+    [...ts].sort((a, b) => a - b)[Math.floor(p * (ts.length - 1))]!;
+  const base = q(times.get(old)!, 0.5);
+  for (const [lib, name] of [[old, AB_BEFORE_CASE], [now, AB_NOW_CASE]] as const) {
+    const ts = times.get(lib)!;
+    recordValue({
+      bench: "before_after",
+      workload: `${workload}, CPU time`,
+      size: SKILLS,
+      case: name,
+      median: q(ts, 0.5),
+      p75: q(ts, 0.75),
+      p99: q(ts, 0.99),
+      samples: ts.length,
+      baseline: AB_BEFORE_CASE,
+      ratio: q(ts, 0.5) / base,
+    });
+  }
+}
+
+const CPU_ROUNDS = QUICK ? 3 : 7;
+const groups: [string, (lib: typeof now) => unknown][] = [
+  [AB_VALIDATE_WORKLOAD, (lib) => lib.validatePaths(folders).length],
+  [AB_DISCOVER_WORKLOAD, (lib) => lib.discoverSkills(roots, options).skills.length],
+  [
+    AB_LOAD_WORKLOAD,
+    (lib) => folders.reduce((n, dir) => n + lib.loadSkillFolder(dir).files.size, 0),
+  ],
+];
+for (const [workload, fn] of groups) {
+  await timeGroup("before_after", workload, SKILLS, pair(fn), { interleave: true });
+  cpuRounds(workload, fn);
+}
 
 rmSync(temp, { recursive: true, force: true });
