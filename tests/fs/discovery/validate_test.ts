@@ -13,6 +13,7 @@ import {
   validatePaths,
 } from "../../../lib/load.ts";
 import { SkillDefinitionError } from "../../../mod.ts";
+import { fc, runs } from "../../_fc.ts";
 import { write } from "../../_tree.ts";
 
 let temp = "";
@@ -195,6 +196,50 @@ describe("validatePaths", () => {
         '11 Path "review/slide-001.jpg" is written by the model, not a file of the skill',
         '11 Path "review/slide-002.jpg" is written by the model, not a file of the skill',
       ],
+    );
+  });
+
+  it("a class rule never hides a missing file of the skill's own folders, in any context it reads", () => {
+    // Arrange: a skill with an assets/ folder; the body names a file of a standard folder that is
+    // not there, in prose, a list, a link, a command — plain, under a heading naming a folder of
+    // the skill, or in a markdown block. Names a stand-in rule would take are left out.
+    let n = 0;
+    const contexts: ((p: string) => string)[] = [
+      (p) => `See \`${p}\` for details.`,
+      (p) => `- \`${p}\`: the guide`,
+      (p) => `Read ${p} first.`,
+      (p) => `Follow [the guide](${p}).`,
+      (p) => `python ${p} --help`,
+    ];
+    fc.assert(
+      fc.property(
+        fc.stringMatching(/^[a-z]{3,10}$/).filter((w) => !/^(?:file|filename|examples?)$/.test(w)),
+        fc.constantFrom("references", "scripts", "assets"),
+        fc.constantFrom("md", "py", "json", "txt"),
+        fc.integer({ min: 0, max: contexts.length - 1 }),
+        fc.constantFrom("plain", "section", "markdown"),
+        (name, folder, ext, context, where) => {
+          const dir = t("law", `s${n++}`);
+          write(join(dir, "assets", "x.txt"), "x");
+          const target = `${folder}/${name}.${ext}`;
+          const line = contexts[context]!(target);
+          const body = where === "section"
+            ? ["### assets/", line]
+            : where === "markdown"
+            ? ["```markdown", line, "```"]
+            : [line];
+          write(
+            join(dir, "SKILL.md"),
+            ["---", "name: law", "description: d", "---", ...body].join("\n"),
+          );
+          // Act
+          const found = validatePaths([dir]).filter((d) => d.code === "MISSING_REFERENCE");
+          // Assert (a link inside a code block is no link: `](` there is text)
+          const link = context === 3;
+          assert.equal(found.length, link && where === "markdown" ? 0 : 1, `${where}: ${line}`);
+        },
+      ),
+      runs(100),
     );
   });
 
