@@ -207,6 +207,11 @@ function targets(files: readonly ResultsFile[]): Target[] {
       bound: 3.0,
       values: per((file) => lib(file, DISCOVER_WORKLOAD, DISCOVER_CASE, DISCOVER_BARE_CASE)),
     },
+    ...[AB_VALIDATE_WORKLOAD, AB_DISCOVER_WORKLOAD, AB_LOAD_WORKLOAD].map((workload) => ({
+      what: workload,
+      bound: 1.1,
+      values: per((file) => lib(file, workload, AB_NOW_CASE, AB_BEFORE_CASE)),
+    })),
     {
       what: "skillset --version through the installed bin ÷ node -e 0 (Node processes)",
       bound: 1.5,
@@ -462,6 +467,14 @@ export const LOCK_FLOOR_CASE = "floor: sha256sum of every file";
 export const LOCK_CASE = "lockSkills + writeLockfile";
 /** `skillset verify --frozen` of the unchanged tree. */
 export const VERIFY_CASE = "verifySkills (unchanged tree)";
+
+/** The A/B guard of `bench/before_after_bench.ts`: the commit it times against, its groups and cases. */
+export const AB_COMMIT = "570f430";
+export const AB_VALIDATE_WORKLOAD = "validate of 5,000 skill folders, this code ÷ 570f430";
+export const AB_DISCOVER_WORKLOAD = "discovery of 5,000 skills over 3 roots, this code ÷ 570f430";
+export const AB_LOAD_WORKLOAD = "full loads of 5,000 skill folders, this code ÷ 570f430";
+export const AB_BEFORE_CASE = "570f430 (before issue 41)";
+export const AB_NOW_CASE = "this checkout";
 
 /** Workload and case names shared with the bench files (the report finds rows by them). */
 export const SKILLS_WORKLOAD = "Agent Skill folders";

@@ -140,11 +140,12 @@ export function isTrustCommand(argv: readonly string[]): boolean {
 const MCP_SERVE = {
   values: [],
   positional: [0, Infinity] as const,
-  usage:
-    "skillset serve <folder>... [--root scope=path]... [--http 127.0.0.1:PORT [--allow-remote]] " +
+  usage: "skillset serve <folder>... [--root scope=path]... " +
+    "[--http 127.0.0.1:PORT [--allow-remote] [--token-file FILE | --token-env NAME]] " +
     "[--watch] [--prefix <p>] [--page-size N] [--tool-budget N] [--max-body-tokens N] [--usage-log FILE] " +
     "[--class NAME=references|assets|scripts]... [--global-safety true|false] [--skill-safety true|false] " +
-    "[--modes FILE] [--profile NAME [--profiles FILE]] [--paths PATH]... " +
+    "[--lockfile FILE] [--approvals FILE] [--modes FILE] [--profile NAME [--profiles FILE]] " +
+    "[--paths PATH]... [--ttl-ms N] [--cache-scope public|private] [--allow-empty] " +
     "[--allow-scripts [run's grant and limit flags]]",
   help:
     "Serve skills over MCP (SEP-2640 skills extension and the skill tool): stdio by default,\n" +
@@ -176,6 +177,11 @@ const MCP_SERVE = {
 };
 
 const SAFETY = "[--global-safety true|false] [--skill-safety true|false]";
+
+/** The help line of the commands that also take an MCP server as their source. */
+const MCP_SOURCE_HELP =
+  '\nFrom an MCP server instead of a folder: --mcp-stdio "<command>" or --mcp-url <url>,\n' +
+  "with --origin <label> (default mcp) and a skill name (see: skillset help serve).";
 const CLASS = "[--class NAME=references|assets|scripts]...";
 const CLASS_HELP =
   "--class NAME=CLASS maps an extra top-level folder to a standard class for every skill (repeat\n" +
@@ -258,7 +264,7 @@ export const COMMANDS: Readonly<Record<string, FlagSpec>> = {
       "skills lists its dependency closure, dependencies first; they are looked for under the --root\n" +
       "roots (or the config's), else beside the skill. One that is missing, or a cycle, is an error.\n" +
       "You name the skill, so a manual one is activated; --modes FILE refuses one it marks disabled." +
-      "\n" + TRUST_HELP,
+      MCP_SOURCE_HELP + "\n" + TRUST_HELP,
   },
   read: {
     values: [
@@ -279,7 +285,7 @@ export const COMMANDS: Readonly<Record<string, FlagSpec>> = {
       "(default 2000), anything else as base64 by bytes (default 49152). Non-standard folders are\n" +
       "readable only when both safety switches are false (each defaults to true). No page holds\n" +
       "more than --max-page-bytes of content (default 262144); a longer line comes in pieces,\n" +
-      "continued with --offset L+B (byte B of line L, as next_offset says)." +
+      "continued with --offset L+B (byte B of line L, as next_offset says)." + MCP_SOURCE_HELP +
       "\n" + TRUST_HELP,
   },
   "to-prompt": {
@@ -325,7 +331,7 @@ export const COMMANDS: Readonly<Record<string, FlagSpec>> = {
       "FILE): include and exclude globs over names (exclude wins), pinned globs, modes, extends; a\n" +
       "profile that matches no skill is an error unless --allow-empty. --paths PATH (repeated) names\n" +
       "the files in play: a skill whose SKILL.md has paths globs is listed only when one matches.\n" +
-      CLASS_HELP +
+      CLASS_HELP + MCP_SOURCE_HELP +
       "\n" + TRUST_HELP,
   },
   list: {

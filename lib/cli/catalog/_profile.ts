@@ -2,7 +2,8 @@
  * `--profile NAME`, `--profiles FILE` and `--paths PATH`: the profile a
  * command lists or serves skills under (from `--profiles FILE`, or the
  * `"profiles"` of `skillset.json`), and the paths in play for skills with
- * `paths`. An unknown profile is a usage error naming the nearest one. One
+ * `paths`. An unknown profile (asked for, or in `extends`) is a usage error
+ * in the one shape of every unknown name, naming the nearest ones. One
  * implementation for every command that takes them: `to-prompt`, `serve`,
  * `list`, `search`, `eval` and `run`.
  *
@@ -26,7 +27,7 @@ import {
 } from "../../core/catalog/skill_profiles.ts";
 import { UsageError } from "../_args.ts";
 import { CONFIG_NAME } from "../_config.ts";
-import { didYouMean } from "../_suggest.ts";
+import { unknownName } from "../_unknown_name.ts";
 
 /** The profile flags, for a command's flag spec: values, the repeated one, usage and help. */
 export const PROFILE_FLAGS = {
@@ -52,7 +53,8 @@ export interface ProfileFlags {
  * @param repeated The repeated flags (`--paths`).
  * @param switches The switches (`--allow-empty`).
  * @returns The profile and the paths, when given.
- * @throws {UsageError} For an unknown profile (with the nearest name), or `--profile` without profiles.
+ * @throws {UsageError} For an unknown profile, asked for or in `extends` (with the nearest names),
+ *   or `--profile` without profiles.
  * @throws {SkillProfileError} For a profiles file that cannot be used.
  */
 export function profileFlags(
@@ -73,16 +75,26 @@ export function profileFlags(
       `--profile: no profiles are defined (add "profiles" to ${CONFIG_NAME}, or pass --profiles FILE)`,
     );
   }
-  const profiles = readProfiles(file);
-  if (!profiles.has(name)) {
-    throw new UsageError(
-      `--profile: unknown profile "${esc(name)}"${didYouMean(name, profiles.keys())} (known: ${
-        [...profiles.keys()].map(esc).join(", ") || "none"
-      })`,
-    );
+  try {
+    out.profile = resolveSkillProfile(readProfiles(file), name);
+  } catch (e) {
+    throw e instanceof SkillProfileError ? asUnknownName(e, file) : e;
   }
-  out.profile = resolveSkillProfile(profiles, name);
   return out;
+}
+
+/**
+ * An unknown profile, asked for or named by `extends`, in the one shape of
+ * every unknown name (`unknown profile "reveiw" in skillset.json (did you
+ * mean "review"?)`, exit 2); any other profile error as it is.
+ */
+function asUnknownName(e: SkillProfileError, file: string): Error {
+  if (e.code !== "UNKNOWN_PROFILE" || e.unknown === undefined) return e;
+  const { name, known, extendedBy } = e.unknown;
+  const where = extendedBy === undefined
+    ? `in ${esc(file)}`
+    : `in the "extends" of profile ${esc(JSON.stringify(extendedBy))} in ${esc(file)}`;
+  return unknownName("profile", name, known, where);
 }
 
 /** A profiles file, or the `"profiles"` of a `skillset.json`. */

@@ -83,17 +83,31 @@ export class SkillProfileError extends SkillsetError {
   override readonly name = "SkillProfileError";
   /** Which condition failed. */
   readonly code: SkillProfileCode;
+  /** For `UNKNOWN_PROFILE`: the name no profile has, the names there are, and who named it. */
+  readonly unknown?: UnknownProfile;
 
   /**
    * Describe an unusable profile.
    *
    * @param code Which condition failed.
    * @param message What is wrong (capitalised, no final period).
+   * @param unknown For `UNKNOWN_PROFILE`, the name and the known ones, so a front end can word it.
    */
-  constructor(code: SkillProfileCode, message: string) {
+  constructor(code: SkillProfileCode, message: string, unknown?: UnknownProfile) {
     super(message);
     this.code = code;
+    if (unknown !== undefined) this.unknown = unknown;
   }
+}
+
+/** The name of an `UNKNOWN_PROFILE`, the profiles there are, and the profile that extends it. */
+export interface UnknownProfile {
+  /** The name no profile has. */
+  readonly name: string;
+  /** The names of the profiles there are. */
+  readonly known: readonly string[];
+  /** The profile whose `extends` names it, when it is not the one asked for. */
+  readonly extendedBy?: string;
 }
 
 /** A skill as a profile reads it: its name and, when served over MCP, its origin. */
@@ -307,6 +321,11 @@ function profilesFromNode(
         `Profile ${quoteShort(name)} extends unknown profile ${quoteShort(profile.extends)}${
           hint(profile.extends, out.keys())
         }`,
+        Object.freeze({
+          name: profile.extends,
+          known: Object.freeze([...out.keys()]),
+          extendedBy: name,
+        }),
       );
     }
   }
@@ -351,6 +370,7 @@ export function resolveSkillProfile(
     throw new SkillProfileError(
       "UNKNOWN_PROFILE",
       `Unknown profile ${quoteShort(name)}${hint(name, profiles.keys())}`,
+      Object.freeze({ name, known: Object.freeze([...profiles.keys()]) }),
     );
   }
   // `extends` as an include edge: the resolver's walk finds the cycle and its path.

@@ -109,9 +109,10 @@ export function isPlaceholder(target: string): boolean {
 /**
  * Whether a path that is missing reads as a stand-in for the user's own
  * (`./your_task/config.yaml`, `data/<sample>.csv`, `example/input.csv`,
- * `src/my-app.py`): a segment starting with `your`/`my` and `_` or `-`, held
- * in angle brackets, or named `example` (with or without an extension or a
- * suffix). Asked only of a path the skill lacks: a file it has is never
+ * `src/my-app.py`, `scripts/script_name.py`, `batch/file.h5ad`): a segment
+ * starting with `your`/`my` and `_` or `-`, held in angle brackets, named
+ * `example` (with or without an extension or a suffix), or a file named
+ * `file`, `filename` or `script_name`. Asked only of a path the skill lacks: a file it has is never
  * hidden by its name.
  *
  * @param target The path.
@@ -120,7 +121,8 @@ export function isPlaceholder(target: string): boolean {
 export function isUserPlaceholder(target: string): boolean {
   return target.split("/").some((segment) =>
     /^(?:\.?your|my)[_-]/i.test(segment) || /^<.*>$/.test(segment) ||
-    /^examples?(?:[_-][^/]*)?(?:\.[A-Za-z0-9]+)?$/i.test(segment)
+    /^examples?(?:[_-][^/]*)?(?:\.[A-Za-z0-9]+)?$/i.test(segment) ||
+    /^(?:file|file_?name|script_?name)\.[A-Za-z0-9]+$/i.test(segment)
   );
 }
 
@@ -218,7 +220,11 @@ const WRITE_BEFORE = new RegExp(
     String
       .raw`|\b(?:save[sd]?|saving|write|writes|written|writing|outputs?|export(?:s|ed)?|creates?|generates?|produces?)` +
     String
-      .raw`(?:\s+(?:it|them|this|results?|files?|output|figures?|the\s+\w+))?(?:\s+(?:to|as|into|in|at|under))?\s*:?\s*)` +
+      .raw`(?:\s+(?:it|them|this|results?|files?|output|figures?|the\s+\w+))?(?:\s+(?:to|as|into|in|at|under))?\s*:?\s*` +
+    // A log line or a note: "SAVED: Search results to x.md", "Results in: ./data/x/".
+    String
+      .raw`|\b(?:save[sd]|written|created|generated|exported):\s+(?:[\w-]+\s+){0,4}(?:to|into|as|in|at)\s+` +
+    String.raw`|\bresults?\s+(?:are\s+)?(?:in|at|under):\s*)` +
     String.raw`["'\x60]?$`,
   "i",
 );
@@ -233,8 +239,86 @@ const WRITE_BEFORE = new RegExp(
  * @returns Whether it is written, not read.
  */
 export function isWritten(line: string, column: number): boolean {
-  // Only the last 80 characters before the path matter; the expression is anchored at the end.
-  return WRITE_BEFORE.test(line.slice(Math.max(0, column - 81), column - 1));
+  // A list of them ("Creates: a/1.jpg, a/2.jpg, and a/3.jpg"): back over the paths before
+  // this one, a bounded number, to what comes before the first.
+  let start = column - 1;
+  for (let back = 0; back < 8; back++) {
+    // Only the last 80 characters before a path matter; the expression is anchored at the end.
+    if (WRITE_BEFORE.test(line.slice(Math.max(0, start - 80), start))) return true;
+    const from = Math.max(0, start - 200);
+    const previous = LIST_BEFORE.exec(line.slice(from, start));
+    if (previous === null) return false;
+    start = from + previous.index;
+  }
+  return false;
+}
+
+/** A path in a list right before another: `a/1.jpg, ` or `a/1.jpg and `. */
+const LIST_BEFORE =
+  /(?<=^|\s)["'`]?[^\s,`'"]*\/[^\s,`'"]*["'`]?(?:,\s*(?:and\s+|or\s+)?|\s+(?:and|or)\s+)["'`]?$/;
+
+/** Before a path that a program's option makes unless told otherwise: `(default: ./cache)`. */
+const DEFAULT_BEFORE = /\b(?:default:|defaults\s+to|default\s+is)\s*["'\x60]?$/i;
+
+/**
+ * Whether the path at `column` (1-based) of `line` is an option's default
+ * (`-dd/--data_dir`: Cache directory (default: ./gget_cbio_cache)): a folder
+ * the program makes where it runs, not a file of the skill.
+ *
+ * @param line One line of the body.
+ * @param column Where the path starts (1-based).
+ * @returns Whether it is a default value.
+ */
+export function isProgramDefault(line: string, column: number): boolean {
+  return DEFAULT_BEFORE.test(line.slice(Math.max(0, column - 41), column - 1));
+}
+
+/**
+ * Whether a path bare in prose (outside code, backticks and links) reads as
+ * words joined by a slash rather than a file: it has no `./` or `../` and no
+ * trailing `/`, and its last segment has no extension (`references/appendix`,
+ * `input/output`) or is a dotted module name (`CuPy/cupyx.scipy.sparse`:
+ * three or more parts, the last a word of six or more letters that is no
+ * file extension). Asked only of a path the skill lacks.
+ *
+ * @param line One line of prose.
+ * @param column Where the path starts (1-based).
+ * @param target The path.
+ * @returns Whether it reads as words.
+ */
+export function isProseWords(line: string, column: number, target: string): boolean {
+  if (/^\.\.?\//.test(target) || target.endsWith("/")) return false;
+  let ticks = 0;
+  for (let i = line.indexOf("`"); i >= 0 && i < column - 1; i = line.indexOf("`", i + 1)) ticks++;
+  if (ticks % 2 === 1) return false;
+  const last = target.slice(target.lastIndexOf("/") + 1);
+  if (!last.includes(".")) return true;
+  const parts = last.split(".");
+  return parts.length >= 3 && /^[a-z]{6,}$/.test(parts.at(-1)!) &&
+    !LONG_EXTENSIONS.has(parts.at(-1)!);
+}
+
+/** File extensions of six or more letters, which a dotted module name's last part is not. */
+const LONG_EXTENSIONS: ReadonlySet<string> = new Set([
+  "parquet",
+  "feather",
+  "markdown",
+  "geojson",
+  "safetensors",
+  "pickle",
+  "sqlite",
+]);
+
+/**
+ * The folder a Markdown heading names (`### assets/templates/`, or in backticks):
+ * paths listed under it may be relative to it. Null when the heading is no path.
+ *
+ * @param line A heading line.
+ * @returns The folder, without `./` and the trailing `/`, or null.
+ */
+export function headingFolder(line: string): string | null {
+  const m = /^ {0,3}#{1,6}[ \t]+`?(?:\.\/)?([\w.-]+(?:\/[\w.-]+)*)\/?`?[ \t]*#*[ \t]*$/.exec(line);
+  return m === null ? null : m[1]!;
 }
 
 function withoutTrailingPunctuation(token: string): string {
@@ -251,8 +335,9 @@ function isPathLike(token: string, topLevel: ReadonlySet<string>, anyExtension: 
   if (topLevel.has(first)) return true;
   if (!anyExtension) return false;
   if (first.includes(".") || first.startsWith("~") || first.startsWith("$")) return false;
-  // An extension starts with a letter: `claude-opus-4.5` is a version, not a file name.
-  return /\.[A-Za-z][A-Za-z0-9]{0,9}$/.test(token.slice(token.lastIndexOf("/") + 1));
+  // An extension starts with a letter: `claude-opus-4.5` is a version, not a file name; and it
+  // follows a name: `FASTA/.txt` names formats, not a file.
+  return /^[^.].*\.[A-Za-z][A-Za-z0-9]{0,9}$/.test(token.slice(token.lastIndexOf("/") + 1));
 }
 
 function decodeTarget(raw: string): string {

@@ -17,12 +17,15 @@ import {
 } from "../load/catalog.ts";
 import {
   gatedReferenceMessage,
+  headingFolder,
   isArchivePart,
   isCodeData,
   isGlob,
   isHeading,
   isOutputPath,
   isPlaceholder,
+  isProgramDefault,
+  isProseWords,
   isUserPlaceholder,
   isWritten,
   referencesIn,
@@ -346,14 +349,25 @@ function validateSkillFolder(dir: string, context: Context, onlyListed = false):
   const reported = new Map<string, { readonly at: number; more: number }>();
   let fence: string | null = null; // the opening fence of the code block the line is in
   let xml = false;
+  let prose = true; // outside code, or in a fenced markdown or text block
+  let section: string | null = null; // the folder the heading above names (`### assets/x/`)
+  let written: ReadonlySet<string> | null = null; // built when first needed
   lines.forEach((text, i) => {
     const marker = /^ {0,3}(`{3,}|~{3,})\s*([\w+-]*)/.exec(text);
     if (marker !== null) {
-      if (fence === null) [fence, xml] = [marker[1]!, /^(?:xml|html)$/i.test(marker[2]!)];
-      else if (marker[1]!.startsWith(fence) && marker[2] === "") [fence, xml] = [null, false];
+      if (fence === null) {
+        [fence, xml] = [marker[1]!, /^(?:xml|html)$/i.test(marker[2]!)];
+        prose = /^(?:markdown|md|text|txt)$/i.test(marker[2]!);
+      } else if (marker[1]!.startsWith(fence) && marker[2] === "") {
+        [fence, xml, prose] = [null, false, true];
+      }
       return;
     }
     const heading = fence === null && isHeading(text);
+    if (heading) {
+      const folder = headingFolder(text);
+      section = folder !== null && index.folders.has(folder) ? folder : null;
+    }
     for (const reference of referencesIn(text, index.topLevel)) {
       const { target, column, link } = reference;
       // Not a file to open: a pattern, a heading's topic, a placeholder, `](` in code (not a
@@ -370,7 +384,16 @@ function validateSkillFolder(dir: string, context: Context, onlyListed = false):
       if (missing && isArchivePart(target, xml)) continue;
       const here = { file: skill.skillMdPath, line: skill.bodyLine + i, column };
       const subject = link ? `Link to ${JSON.stringify(target)}` : `Path ${JSON.stringify(target)}`;
-      if (missing && !link && (isWritten(text, column) || isOutputPath(target))) {
+      // Listed under a heading that names a folder of the skill, relative to it.
+      if (missing && section !== null && !/^\.\.?\//.test(target)) {
+        const inSection = `${section}/${target}`;
+        if (referenceProblem(skill, index, inSection, context) === null) continue;
+      }
+      if (
+        missing && !link &&
+        (isWritten(text, column) || isOutputPath(target) ||
+          (written ??= writtenPaths(lines)).has(plainPath(target)))
+      ) {
         out.push({
           ...at(here, "info", `${subject} is written by the model, not a file of the skill`),
           code: "WRITTEN_PATH",
@@ -378,7 +401,10 @@ function validateSkillFolder(dir: string, context: Context, onlyListed = false):
         continue;
       }
       // A stand-in for the user's own path, or data the code reads or makes: not the skill's.
-      if (missing && (isUserPlaceholder(target) || (fence !== null && isCodeData(text, column)))) {
+      if (
+        missing && (isUserPlaceholder(target) || isProgramDefault(text, column) ||
+          (prose ? !link && isProseWords(text, column, target) : isCodeData(text, column)))
+      ) {
         continue;
       }
       if (problem === GATED) {
@@ -406,6 +432,33 @@ function validateSkillFolder(dir: string, context: Context, onlyListed = false):
     }
   }
   return true;
+}
+
+/**
+ * Every path the body tells the model to write, with or without a folder
+ * (`-o qc.sh`, `> out/x.txt`), without a leading `./`: a later `./qc.sh` runs
+ * what the model made. One pass over the body's tokens.
+ */
+function writtenPaths(lines: readonly string[]): ReadonlySet<string> {
+  const out = new Set<string>();
+  for (const text of lines) {
+    if (!WRITE_CUE.test(text)) continue;
+    for (const m of text.matchAll(/[^\s`'"()<>[\]{},;*|]+/g)) {
+      if (/[\w/]/.test(m[0]) && isWritten(text, m.index! + 1)) out.add(plainPath(m[0]));
+    }
+  }
+  return out;
+}
+
+/**
+ * What every line that tells the model to write holds (a flag, `>`, `git clone`, a save call, a
+ * verb): a line without it writes nothing, so its tokens are not looked at.
+ */
+const WRITE_CUE = /-o|--|>|clone|sav|writ|to_|output|export|creat|generat|produc|result/i;
+
+/** A path without a leading `./` and trailing punctuation. */
+function plainPath(path: string): string {
+  return path.replace(/^(?:\.\/)+/, "").replace(/[.,:;!?]+$/, "");
 }
 
 /** What `validate` needs to know of a skill's files, built once per skill. */

@@ -50,12 +50,34 @@ describe("to-prompt --profile", () => {
     assert.match(r.err, /^ {2}ui: dropped \(profile: review\)/m);
   });
 
-  it("an unknown profile is a usage error naming the nearest", async () => {
-    const r = await runIn(project(), "to-prompt", "skills", "--profile", "reveiw");
+  it("an unknown profile, asked for or in extends, is a usage error in the one unknown-name shape", async () => {
+    const dir = project();
+    const r = await runIn(dir, "to-prompt", "skills", "--profile", "reveiw");
     assert.equal(r.code, 2);
-    assert.match(
+    assert.equal(
       r.err,
-      /--profile: unknown profile "reveiw" \(did you mean "review"\?\) \(known: base, review, nothing\)/,
+      'skillset: unknown profile "reveiw" in skillset.json (did you mean "review"?)\n',
+    );
+    const far = await runIn(dir, "to-prompt", "skills", "--profile", "zzzzzz");
+    assert.equal(far.code, 2);
+    assert.match(
+      far.err,
+      /unknown profile "zzzzzz" in \S+ \(one of "base", "review" or "nothing"\)\n$/,
+    );
+    write(join(dir, "p.json"), JSON.stringify({ profiles: { r: { extends: "bse" }, base: {} } }));
+    const extended = await runIn(
+      dir,
+      "to-prompt",
+      "skills",
+      "--profiles",
+      "p.json",
+      "--profile",
+      "r",
+    );
+    assert.equal(extended.code, 2);
+    assert.equal(
+      extended.err,
+      'skillset: unknown profile "bse" in the "extends" of profile "r" in p.json (did you mean "base"?)\n',
     );
   });
 
@@ -183,7 +205,10 @@ describe("list, search, eval and run under --profile and --paths", () => {
     for (const command of commands) {
       const r = await runIn(dir, ...command, "--profile", "reveiw");
       assert.equal(r.code, 2, `${command[0]}: ${r.err}`);
-      assert.match(r.err, /--profile: unknown profile "reveiw" \(did you mean "review"\?\)/);
+      assert.match(
+        r.err,
+        /^skillset: unknown profile "reveiw" in \S+ \(did you mean "review"\?\)$/m,
+      );
     }
     for (const command of commands.slice(0, 3)) {
       const r = await runIn(dir, ...command, "--profile", "nothing");

@@ -57,6 +57,7 @@ describe("profiles", () => {
     assert.throws(() => resolveSkillProfile(all, "reveiw"), {
       name: "SkillProfileError",
       message: 'Unknown profile "reveiw" (did you mean "review"?)',
+      unknown: { name: "reveiw", known: [...all.keys()] },
     });
     const cyclic = profiles({ a: { extends: "b" }, b: { extends: "c" }, c: { extends: "a" } });
     assert.throws(() => resolveSkillProfile(cyclic, "a"), {
@@ -85,6 +86,7 @@ describe("profiles", () => {
       {
         name: "SkillProfileError",
         message: 'Profile "r" extends unknown profile "bse" (did you mean "base"?)',
+        unknown: { name: "bse", known: ["r", "base"], extendedBy: "r" },
       },
     );
     assert.throws(

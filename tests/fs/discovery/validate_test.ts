@@ -13,6 +13,7 @@ import {
   validatePaths,
 } from "../../../lib/load.ts";
 import { SkillDefinitionError } from "../../../mod.ts";
+import { fc, runs } from "../../_fc.ts";
 import { write } from "../../_tree.ts";
 
 let temp = "";
@@ -139,6 +140,106 @@ describe("validatePaths", () => {
       validatePaths([dir]).filter((d) => d.severity === "info")
         .map((d) => d.message),
       ['Path "output/forecast.json" is written by the model, not a file of the skill'],
+    );
+  });
+
+  it("reads outputs, defaults, section-relative paths, formats, words and stand-ins in prose as such, and still reports what is missing", () => {
+    // Arrange: each class the scientific collection showed, beside a true missing path like it.
+    const dir = t("classes", "sci");
+    write(join(dir, "assets", "templates", "procedures", "capa.md"), "capa");
+    write(join(dir, "scripts", "gen.py"), "print(1)");
+    write(
+      join(dir, "SKILL.md"),
+      [
+        "---",
+        "name: sci",
+        "description: d",
+        "---",
+        "[12:00] SAVED: Search results to sources/search_1.md",
+        "See sources/search_2.md for more.",
+        "```bash",
+        "# Results in: ./data/tcga/CT/",
+        "python scripts/gen.py -o qc.sh",
+        "./qc.sh && ./other.sh",
+        "# Creates: review/slide-001.jpg, review/slide-002.jpg, etc.",
+        "```",
+        "- `-dd/--data_dir`: Cache directory (default: ./cbio_cache)",
+        "- Read the notes (see ./cbio_notes/a.md)",
+        "### assets/templates/",
+        "- `procedures/capa.md` and `procedures/none.md`",
+        "## Formats",
+        "- `sequence`: a string or path to FASTA/.txt file; unlimited references/appendix",
+        "- built with CuPy/cupyx.scipy.sparse; read `references/appendix` and data/x.tar.gz",
+        "```markdown",
+        "- Page limit: 8 pages + unlimited references/extra",
+        "```",
+        "Help: `python scripts/script_name.py --help`; keys like `project/batch/file.h5ad`.",
+      ].join("\n"),
+    );
+    // Act
+    const found = validatePaths([dir]);
+    // Assert: the true missing paths are still warned of; the written ones are info.
+    assert.deepEqual(lines(found.filter((d) => d.severity === "warning")), [
+      'T/classes/sci/SKILL.md:6:5: warning: Path "sources/search_2.md" points to a missing file',
+      'T/classes/sci/SKILL.md:10:12: warning: Path "./other.sh" points to a missing file',
+      'T/classes/sci/SKILL.md:14:23: warning: Path "./cbio_notes/a.md" points to a missing file',
+      'T/classes/sci/SKILL.md:16:29: warning: Path "procedures/none.md" points to a missing file',
+      'T/classes/sci/SKILL.md:19:45: warning: Path "references/appendix" points to a missing file',
+      'T/classes/sci/SKILL.md:19:70: warning: Path "data/x.tar.gz" points to a missing file',
+    ]);
+    assert.deepEqual(
+      found.filter((d) => d.severity === "info").map((d) => `${d.line} ${d.message}`),
+      [
+        '5 Path "sources/search_1.md" is written by the model, not a file of the skill',
+        '8 Path "./data/tcga/CT/" is written by the model, not a file of the skill',
+        '10 Path "./qc.sh" is written by the model, not a file of the skill',
+        '11 Path "review/slide-001.jpg" is written by the model, not a file of the skill',
+        '11 Path "review/slide-002.jpg" is written by the model, not a file of the skill',
+      ],
+    );
+  });
+
+  it("a class rule never hides a missing file of the skill's own folders, in any context it reads", () => {
+    // Arrange: a skill with an assets/ folder; the body names a file of a standard folder that is
+    // not there, in prose, a list, a link, a command — plain, under a heading naming a folder of
+    // the skill, or in a markdown block. Names a stand-in rule would take are left out.
+    let n = 0;
+    const contexts: ((p: string) => string)[] = [
+      (p) => `See \`${p}\` for details.`,
+      (p) => `- \`${p}\`: the guide`,
+      (p) => `Read ${p} first.`,
+      (p) => `Follow [the guide](${p}).`,
+      (p) => `python ${p} --help`,
+    ];
+    fc.assert(
+      fc.property(
+        fc.stringMatching(/^[a-z]{3,10}$/).filter((w) => !/^(?:file|filename|examples?)$/.test(w)),
+        fc.constantFrom("references", "scripts", "assets"),
+        fc.constantFrom("md", "py", "json", "txt"),
+        fc.integer({ min: 0, max: contexts.length - 1 }),
+        fc.constantFrom("plain", "section", "markdown"),
+        (name, folder, ext, context, where) => {
+          const dir = t("law", `s${n++}`);
+          write(join(dir, "assets", "x.txt"), "x");
+          const target = `${folder}/${name}.${ext}`;
+          const line = contexts[context]!(target);
+          const body = where === "section"
+            ? ["### assets/", line]
+            : where === "markdown"
+            ? ["```markdown", line, "```"]
+            : [line];
+          write(
+            join(dir, "SKILL.md"),
+            ["---", "name: law", "description: d", "---", ...body].join("\n"),
+          );
+          // Act
+          const found = validatePaths([dir]).filter((d) => d.code === "MISSING_REFERENCE");
+          // Assert (a link inside a code block is no link: `](` there is text)
+          const link = context === 3;
+          assert.equal(found.length, link && where === "markdown" ? 0 : 1, `${where}: ${line}`);
+        },
+      ),
+      runs(100),
     );
   });
 
