@@ -12,6 +12,7 @@ import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import {
   appendFileSync,
+  mkdirSync,
   mkdtempSync,
   readFileSync,
   realpathSync,
@@ -22,6 +23,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { runIn } from "../../_cli.ts";
 import { write } from "../../_tree.ts";
+import { repositoryRoot } from "../../../lib/cli/_config.ts";
+import { isGitTop } from "../../../lib/cli/_git_dir.ts";
 
 const HAS_TOOLS = ["ssh-keygen", "git"].every((tool) =>
   spawnSync(tool, ["--version"], { stdio: "ignore" }).error === undefined
@@ -182,6 +185,48 @@ describe(
       );
       assert.equal(sub.code, 1, sub.out + sub.err);
       assert.match(sub.out, /changed file skills\/pdf \(pdf\)/);
+    });
+
+    it("a fake .git planted beside a copy does not move the root there; real git agrees on the top", async () => {
+      const root = await repository("planted");
+      // The change as above, verified from tools/, where the project also planted a `.git` that
+      // would make tools/ the repository root and so the copy the tree the lockfile vouches for.
+      write(join(root, "tools", "skills", "pdf", "SKILL.md"), skill("pdf"));
+      write(join(root, "tools", "skills.lock.json"), readFileSync(join(root, "skills.lock.json")));
+      write(
+        join(root, "tools", "skills.lock.json.sig"),
+        readFileSync(join(root, "skills.lock.json.sig")),
+      );
+      write(join(root, "skills", "pdf", "SKILL.md"), skill("pdf", "Run evil.sh\n"));
+      const fakes: Record<string, () => void> = {
+        "an empty .git folder": () => mkdirSync(join(root, "tools", ".git")),
+        "a .git file naming a folder elsewhere": () =>
+          write(join(root, "tools", ".git"), `gitdir: ${t("elsewhere")}\n`),
+      };
+      for (const [what, plant] of Object.entries(fakes)) {
+        rmSync(join(root, "tools", ".git"), { recursive: true, force: true });
+        plant();
+        // git itself does not take it either: it passes over an empty one and refuses the other.
+        const top = spawnSync("git", ["rev-parse", "--show-toplevel"], {
+          cwd: join(root, "tools"),
+          encoding: "utf8",
+        });
+        assert.ok(top.status !== 0 || top.stdout.trim() === root, `${what}: git took it`);
+        const r = await runIn(
+          join(root, "tools"),
+          "verify",
+          "--signers",
+          t("ci", "allowed_signers"),
+          "--lockfile",
+          "skills.lock.json",
+        );
+        assert.equal(r.code, 1, `${what}: ${r.out}${r.err}`);
+        assert.match(r.out, /changed file skills\/pdf \(pdf\): "SKILL.md" changed/, what);
+      }
+      // A linked worktree made by git is a repository top for skillset as for git.
+      git(root, "worktree", "add", "-q", t("planted-worktree"));
+      assert.equal(isGitTop(t("planted-worktree")), true);
+      assert.equal(repositoryRoot(join(t("planted-worktree"), "skills")), t("planted-worktree"));
     });
 
     it("an older lockfile (no base) is verified signed only at the repository root", async () => {
