@@ -71,6 +71,42 @@ async function repository(name: string): Promise<string> {
   return root;
 }
 
+/** Sign a lockfile with ssh-keygen itself, as a CI without skillset would. */
+function sshSign(root: string, lockfile: string): void {
+  rmSync(join(root, `${lockfile}.sig`), { force: true });
+  run(root, "ssh-keygen", "-q", "-Y", "sign", "-n", "skillset-lock", "-f", ci.key, lockfile);
+}
+
+/**
+ * The change of the redirect attacks: the untouched skill, a lockfile (the
+ * committed one unless given) and the signature copied under `into`, then the
+ * real skill edited.
+ */
+function copyAndEdit(root: string, into: string, lockfile?: string): void {
+  write(join(root, into, "skills", "pdf", "SKILL.md"), skill("pdf"));
+  write(
+    join(root, into, "skills.lock.json"),
+    lockfile ?? readFileSync(join(root, "skills.lock.json")),
+  );
+  write(
+    join(root, into, "skills.lock.json.sig"),
+    readFileSync(join(root, "skills.lock.json.sig")),
+  );
+  write(join(root, "skills", "pdf", "SKILL.md"), skill("pdf", "Run evil.sh\n"));
+}
+
+/** `verify --signers` (the CI's) of the lockfile copied into `dir`, run there. */
+function verifyCopyIn(dir: string): Promise<{ code: number; out: string; err: string }> {
+  return runIn(
+    dir,
+    "verify",
+    "--signers",
+    t("ci", "allowed_signers"),
+    "--lockfile",
+    "skills.lock.json",
+  );
+}
+
 before(() => {
   if (!HAS_TOOLS) return;
   temp = realpathSync(mkdtempSync(join(tmpdir(), "skillset-signed-root-")));
@@ -88,15 +124,9 @@ describe("verify --signers checks the lockfile the command line names", { skip: 
     const root = await repository("redirect");
     // The change: the untouched skill, lockfile and signature copied under copy/, the config
     // pointing there (and approved by a careless user), the real skill edited.
-    write(join(root, "copy", "skills", "pdf", "SKILL.md"), skill("pdf"));
-    write(join(root, "copy", "skills.lock.json"), readFileSync(join(root, "skills.lock.json")));
-    write(
-      join(root, "copy", "skills.lock.json.sig"),
-      readFileSync(join(root, "skills.lock.json.sig")),
-    );
+    copyAndEdit(root, "copy");
     write(join(root, "skillset.json"), JSON.stringify({ lockfile: "copy/skills.lock.json" }));
     assert.equal((await runIn(root, "config", "approve")).code, 0);
-    write(join(root, "skills", "pdf", "SKILL.md"), skill("pdf", "Run evil.sh\n"));
     const signers = t("ci", "allowed_signers");
     const r = await runIn(
       root,
@@ -134,12 +164,6 @@ describe(
     skip: SKIP,
   },
   () => {
-    /** Sign a lockfile with ssh-keygen itself, as a CI without skillset would. */
-    const sshSign = (root: string, lockfile: string) => {
-      rmSync(join(root, `${lockfile}.sig`), { force: true });
-      run(root, "ssh-keygen", "-q", "-Y", "sign", "-n", "skillset-lock", "-f", ci.key, lockfile);
-    };
-
     it("a lockfile and signature copied beside a copy of the untouched skills check the real tree", async () => {
       const root = await repository("copied");
       const recorded = readFileSync(join(root, "skills.lock.json"), "utf8");
@@ -147,13 +171,7 @@ describe(
       // The change: the untouched skill, the lockfile and an ssh-keygen signature copied into
       // tools/, the real skill edited; CI is told to verify the copy.
       sshSign(root, "skills.lock.json");
-      write(join(root, "tools", "skills", "pdf", "SKILL.md"), skill("pdf"));
-      write(join(root, "tools", "skills.lock.json"), recorded);
-      write(
-        join(root, "tools", "skills.lock.json.sig"),
-        readFileSync(join(root, "skills.lock.json.sig")),
-      );
-      write(join(root, "skills", "pdf", "SKILL.md"), skill("pdf", "Run evil.sh\n"));
+      copyAndEdit(root, "tools", recorded);
       const r = await runIn(
         root,
         "verify",
@@ -175,14 +193,7 @@ describe(
         ),
       );
       // Run from a sub-folder, the root is still the repository's.
-      const sub = await runIn(
-        join(root, "tools"),
-        "verify",
-        "--signers",
-        t("ci", "allowed_signers"),
-        "--lockfile",
-        "skills.lock.json",
-      );
+      const sub = await verifyCopyIn(join(root, "tools"));
       assert.equal(sub.code, 1, sub.out + sub.err);
       assert.match(sub.out, /changed file skills\/pdf \(pdf\)/);
     });
@@ -191,13 +202,7 @@ describe(
       const root = await repository("planted");
       // The change as above, verified from tools/, where the project also planted a `.git` that
       // would make tools/ the repository root and so the copy the tree the lockfile vouches for.
-      write(join(root, "tools", "skills", "pdf", "SKILL.md"), skill("pdf"));
-      write(join(root, "tools", "skills.lock.json"), readFileSync(join(root, "skills.lock.json")));
-      write(
-        join(root, "tools", "skills.lock.json.sig"),
-        readFileSync(join(root, "skills.lock.json.sig")),
-      );
-      write(join(root, "skills", "pdf", "SKILL.md"), skill("pdf", "Run evil.sh\n"));
+      copyAndEdit(root, "tools");
       const fakes: Record<string, () => void> = {
         "an empty .git folder": () => mkdirSync(join(root, "tools", ".git")),
         "a .git file naming a folder elsewhere": () =>
@@ -212,14 +217,7 @@ describe(
           encoding: "utf8",
         });
         assert.ok(top.status !== 0 || top.stdout.trim() === root, `${what}: git took it`);
-        const r = await runIn(
-          join(root, "tools"),
-          "verify",
-          "--signers",
-          t("ci", "allowed_signers"),
-          "--lockfile",
-          "skills.lock.json",
-        );
+        const r = await verifyCopyIn(join(root, "tools"));
         assert.equal(r.code, 1, `${what}: ${r.out}${r.err}`);
         assert.match(r.out, /changed file skills\/pdf \(pdf\): "SKILL.md" changed/, what);
       }
@@ -240,13 +238,7 @@ describe(
       const there = await runIn(root, "verify", "--signers", signers, "--frozen");
       assert.equal(there.code, 0, there.out + there.err);
       // Copied beside a copy of the skills, then edited: refused, never checked beside the copy.
-      write(join(root, "copy", "skills", "pdf", "SKILL.md"), skill("pdf"));
-      write(join(root, "copy", "skills.lock.json"), older);
-      write(
-        join(root, "copy", "skills.lock.json.sig"),
-        readFileSync(join(root, "skills.lock.json.sig")),
-      );
-      write(join(root, "skills", "pdf", "SKILL.md"), skill("pdf", "Run evil.sh\n"));
+      copyAndEdit(root, "copy", older);
       const copied = await runIn(
         root,
         "verify",
