@@ -307,9 +307,10 @@ export function findConfig(from: string = process.cwd()): string | undefined {
 /**
  * The repository root a signed lockfile's base is resolved from
  * (`docs/security.md#signed-root`): the nearest folder at or above the
- * working folder whose `.git` is a git directory or names one, as git
- * itself requires (`isGitTop`: a planted empty `.git` or a `gitdir:` file
- * naming nothing is passed over; `core.worktree` is never followed), else
+ * working folder whose `.git` is a git directory, or names one that names
+ * it back (`isGitTop`: a planted empty `.git`, or a `gitdir:` file naming
+ * nothing or another checkout's git directory, is passed over;
+ * `core.worktree` is never followed there), else
  * the folder of the project's `skillset.json`, else the working folder.
  * Found from where the command runs, never from where the lockfile lies, so
  * it is always the working folder or one above it.

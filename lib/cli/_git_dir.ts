@@ -4,9 +4,11 @@
  * (`docs/security.md#signed-root`): its `.git` is a git directory (a `HEAD`
  * that names a ref or a commit, `objects/` and `refs/`, those two under the
  * folder its `commondir` names for a linked worktree), or a file
- * `gitdir: <path>` naming one. A `.git` of any other kind (an empty folder, a
- * file naming nothing) is not a repository, for git as here, so a project
- * cannot mark a folder as its root by planting one. `core.worktree` is never
+ * `gitdir: <path>` naming one that names this folder back (a linked
+ * worktree's, a submodule's). A `.git` of any other kind (an empty folder, a
+ * file naming nothing, or naming the enclosing repository's own git
+ * directory) is not a checkout, so a project cannot mark a folder as its
+ * root by planting one. `core.worktree` is never
  * followed: the top is always the folder that holds `.git`.
  *
  * Folder `lib/cli/` — the command line behind `lib/cli.ts`: the command table, flags, output, config.
@@ -90,5 +92,23 @@ export function isGitTop(dir: string): boolean {
   const pointer = smallFile(dotGit);
   if (pointer === undefined) return false;
   const match = /^gitdir: (.+?)\r?\n?$/.exec(pointer);
-  return match !== null && isGitDirectory(resolve(dir, match[1]!));
+  if (match === null) return false;
+  const gitDir = resolve(dir, match[1]!);
+  return isGitDirectory(gitDir) && pointsBack(gitDir, dir);
+}
+
+/**
+ * Whether the git directory a `gitdir:` file names names `dir` back, as git
+ * writes it for the two kinds of checkout that have such a file: a linked
+ * worktree's (its `gitdir` file holds the path of `dir/.git`) and a
+ * submodule's (its config's `core.worktree` is `dir`). A `.git` file naming
+ * some other repository's git directory (the enclosing one's, say) is not a
+ * checkout of it.
+ */
+function pointsBack(gitDir: string, dir: string): boolean {
+  const back = smallFile(join(gitDir, "gitdir"));
+  if (back !== undefined && resolve(gitDir, back.trim()) === join(dir, ".git")) return true;
+  const config = smallFile(join(gitDir, "config"));
+  const worktree = config === undefined ? null : /^\s*worktree\s*=\s*(.+?)\s*$/m.exec(config);
+  return worktree !== null && resolve(gitDir, worktree[1]!) === dir;
 }

@@ -41,10 +41,12 @@ describe("isGitTop takes a .git only as git would", () => {
     // A linked worktree: its gitdir holds HEAD and commondir; objects and refs are the main one's.
     write(t("repo", ".git", "worktrees", "w", "HEAD"), "ref: refs/heads/w\n");
     write(t("repo", ".git", "worktrees", "w", "commondir"), "../..\n");
+    write(t("repo", ".git", "worktrees", "w", "gitdir"), `${t("w", ".git")}\n`);
     write(t("w", ".git"), `gitdir: ${t("repo", ".git", "worktrees", "w")}\n`);
     assert.equal(isGitTop(t("w")), true);
     // A submodule: a relative gitdir into the superproject's modules.
     gitDir(t("repo", ".git", "modules", "sub"));
+    write(t("repo", ".git", "modules", "sub", "config"), "[core]\n\tworktree = ../../../sub\n");
     write(t("repo", "sub", ".git"), "gitdir: ../.git/modules/sub\n");
     assert.equal(isGitTop(t("repo", "sub")), true);
   });
@@ -57,7 +59,21 @@ describe("isGitTop takes a .git only as git would", () => {
     mkdirSync(t("plain"), { recursive: true });
     write(t("to-plain", ".git"), `gitdir: ${t("plain")}\n`);
     write(t("not-a-pointer", ".git"), "[core]\n\tworktree = /\n");
-    for (const dir of ["empty", "head-only", "bad-head", "nowhere", "to-plain", "not-a-pointer"]) {
+    // A git directory that does not name the folder back: the enclosing repository's own.
+    write(t("repo", "enclosed", ".git"), "gitdir: ../.git\n");
+    write(t("repo", "stray", ".git"), `gitdir: ${t("repo", ".git", "worktrees", "w")}\n`);
+    for (
+      const dir of [
+        "empty",
+        "head-only",
+        "bad-head",
+        "nowhere",
+        "to-plain",
+        "not-a-pointer",
+        "repo/enclosed",
+        "repo/stray",
+      ]
+    ) {
       assert.equal(isGitTop(t(dir)), false, dir);
     }
   });
@@ -73,6 +89,8 @@ describe("repositoryRoot", () => {
         write(join(dir, ".git", "HEAD"), "ref: refs/heads/main\n"),
       "a .git file naming a folder elsewhere": (dir) =>
         write(join(dir, ".git"), "gitdir: /elsewhere\n"),
+      "a .git file naming the repository's own git directory": (dir) =>
+        write(join(dir, ".git"), `gitdir: ${join(repo, ".git")}\n`),
       "a .git file naming a folder that is not a git directory": (dir) => {
         mkdirSync(join(dir, "decoy"), { recursive: true });
         write(join(dir, ".git"), "gitdir: decoy\n");
