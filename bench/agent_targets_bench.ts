@@ -9,46 +9,20 @@
  *
  * @module
  */
-import { spawnSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import process from "node:process";
 import { addSkills } from "../lib/fs/lifecycle/_lifecycle.ts";
 import { QUICK, timeRounds } from "./_harness.ts";
+import { skillRepository } from "./_git_repo.ts";
 
 const SKILLS = QUICK ? 100 : 1000;
 const temp = mkdtempSync(join(tmpdir(), "skillset-targets-bench-"));
-const env = {
-  ...process.env,
-  GIT_CONFIG_NOSYSTEM: "1",
-  GIT_CONFIG_GLOBAL: "/dev/null",
-  GIT_AUTHOR_NAME: "b",
-  GIT_AUTHOR_EMAIL: "b@example.com",
-  GIT_COMMITTER_NAME: "b",
-  GIT_COMMITTER_EMAIL: "b@example.com",
-};
-function git(cwd: string, ...args: string[]): void {
-  const r = spawnSync("git", args, { cwd, env, stdio: ["ignore", "ignore", "inherit"] });
-  if (r.status !== 0) throw new Error(`git ${args.join(" ")} exited ${r.status}`);
-}
-
 // A repository of SKILLS skills, each a SKILL.md and a 2 KiB reference.
-const repo = join(temp, "repo");
-mkdirSync(repo);
-git(repo, "init", "--quiet", "--initial-branch=main");
-for (let i = 0; i < SKILLS; i++) {
-  const dir = join(repo, "skills", `skill-${i}`);
-  mkdirSync(join(dir, "references"), { recursive: true });
-  writeFileSync(
-    join(dir, "SKILL.md"),
-    `---\nname: skill-${i}\ndescription: Skill number ${i}\n---\n# Skill ${i}\n`,
-  );
+const url = skillRepository(join(temp, "repo"), SKILLS, (dir, i) => {
+  mkdirSync(join(dir, "references"));
   writeFileSync(join(dir, "references", "guide.md"), `# Guide ${i}\n`.padEnd(2048, `line ${i}\n`));
-}
-git(repo, "add", "-A");
-git(repo, "commit", "--quiet", "-m", "skills");
-const url = `file://${repo}`;
+});
 
 /** The workload's name: the `bench/_report.ts` target reads it. */
 export const TARGETS_WORKLOAD = `add: ${

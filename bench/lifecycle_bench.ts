@@ -11,7 +11,6 @@
  *
  * @module
  */
-import { spawnSync } from "node:child_process";
 import {
   chmodSync,
   cpSync,
@@ -23,47 +22,22 @@ import {
 } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import process from "node:process";
 import { addSkills } from "../lib/fs/lifecycle/_lifecycle.ts";
 import { outdatedSkills, updateSkills } from "../lib/fs/lifecycle/_update.ts";
 import { QUICK, recordValue, timeRounds } from "./_harness.ts";
+import { git, skillRepository } from "./_git_repo.ts";
 
 const SKILLS = QUICK ? 100 : 1000;
 const temp = mkdtempSync(join(tmpdir(), "skillset-life-bench-"));
-const env = {
-  ...process.env,
-  GIT_CONFIG_NOSYSTEM: "1",
-  GIT_CONFIG_GLOBAL: "/dev/null",
-  GIT_AUTHOR_NAME: "b",
-  GIT_AUTHOR_EMAIL: "b@example.com",
-  GIT_COMMITTER_NAME: "b",
-  GIT_COMMITTER_EMAIL: "b@example.com",
-};
-function git(cwd: string, ...args: string[]): void {
-  const r = spawnSync("git", args, { cwd, env, stdio: ["ignore", "ignore", "inherit"] });
-  if (r.status !== 0) throw new Error(`git ${args.join(" ")} exited ${r.status}`);
-}
-
 // A repository of SKILLS skills, each SKILL.md, a 6 KiB reference and a 10 KiB asset (about 16 MiB).
-const repo = join(temp, "repo");
-mkdirSync(repo);
-git(repo, "init", "--quiet", "--initial-branch=main");
-for (let i = 0; i < SKILLS; i++) {
-  const dir = join(repo, "skills", `skill-${i}`);
-  mkdirSync(join(dir, "references"), { recursive: true });
+const url = skillRepository(join(temp, "repo"), SKILLS, (dir, i) => {
+  mkdirSync(join(dir, "references"));
   mkdirSync(join(dir, "assets"));
-  writeFileSync(
-    join(dir, "SKILL.md"),
-    `---\nname: skill-${i}\ndescription: Skill number ${i}\n---\n# Skill ${i}\n`,
-  );
   writeFileSync(join(dir, "references", "guide.md"), `# Guide ${i}\n`.padEnd(6144, `line ${i}\n`));
   const asset = new Uint8Array(10240);
   for (let b = 0; b < asset.length; b++) asset[b] = (b * 31 + i) & 0xff;
   writeFileSync(join(dir, "assets", "data.bin"), asset);
-}
-git(repo, "add", "-A");
-git(repo, "commit", "--quiet", "-m", "skills");
-const url = `file://${repo}`;
+});
 
 const WORKLOAD = `add: ${SKILLS === 1000 ? "1,000" : SKILLS} skills from a git repository`;
 const BASELINE = "git clone --depth 1 + copy the skill folders";

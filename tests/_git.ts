@@ -93,3 +93,22 @@ export class Repo {
     return git(this.dir, ...args);
   }
 }
+
+/** An empty project folder, `proj` under `top` (a fresh temp folder by default). */
+export function project(top: string = tempFolder()): string {
+  const dir = join(top, "proj");
+  mkdirSync(dir);
+  return dir;
+}
+
+/**
+ * A repository with the skills pdf and web under `skills/`, committed, and an
+ * empty project beside it, both in one fresh temp folder `top`.
+ */
+export function pdfAndWeb(): { repo: Repo; proj: string; top: string } {
+  const top = tempFolder();
+  const repo = new Repo(join(top, "repo"));
+  repo.skill("skills/pdf", "pdf").skill("skills/web", "web");
+  repo.commit();
+  return { repo, proj: project(top), top };
+}

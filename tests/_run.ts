@@ -9,6 +9,7 @@ import { after } from "node:test";
 import { chmodSync, cpSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import process from "node:process";
 import { put } from "./_tree.ts";
 import { loadSkillFolder } from "../lib/load.ts";
 import { sandboxTools } from "../lib/fs/scripts/_sandbox.ts";
@@ -85,4 +86,22 @@ export async function sandboxMissing(parent: string): Promise<string | false> {
     return `bubblewrap does not work here: ${(e as Error).message}`;
   }
   return false;
+}
+
+/**
+ * Run a script of a skill folder and print how it went, for a child process
+ * (`check _run.ts runOutcome` in `tests/_child.ts`): `{ stdout }`, or
+ * `{ error: { name, code, message } }` when it was refused or failed.
+ *
+ * @param dir The skill folder.
+ * @param path The script's path in it.
+ */
+export async function runOutcome(dir: string, path: string): Promise<void> {
+  try {
+    const run = await runSkillScript(loadSkillFolder(dir), path);
+    process.stdout.write(`${JSON.stringify({ stdout: run.stdout })}\n`);
+  } catch (e) {
+    const { name, code, message } = e as { name: string; code?: string; message: string };
+    process.stdout.write(`${JSON.stringify({ error: { name, code, message } })}\n`);
+  }
 }

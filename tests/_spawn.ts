@@ -16,10 +16,14 @@ import { ROOT, RUNTIME } from "./_cli.ts";
 export const CHILD = join(ROOT, "tests", "_child.ts");
 const TSX = join(ROOT, "node_modules", "tsx", "dist", "loader.mjs");
 
-function command(script: string, args: readonly string[]): [string, string[]] {
+function command(
+  script: string,
+  args: readonly string[],
+  binary: string = process.execPath,
+): [string, string[]] {
   switch (RUNTIME) {
     case "deno":
-      return [process.execPath, [
+      return [binary, [
         "run",
         "-A",
         `--config=${join(ROOT, "deno.json")}`,
@@ -27,9 +31,9 @@ function command(script: string, args: readonly string[]): [string, string[]] {
         ...args,
       ]];
     case "bun":
-      return [process.execPath, [script, ...args]];
+      return [binary, [script, ...args]];
     default:
-      return [process.execPath, ["--import", pathToFileURL(TSX).href, script, ...args]];
+      return [binary, ["--import", pathToFileURL(TSX).href, script, ...args]];
   }
 }
 
@@ -109,13 +113,19 @@ export interface ChildResult {
  *
  * @param args The mode and its arguments.
  * @param timeoutMs The child is killed after this long.
- * @param options Variables added to the environment; the user and group to run as.
+ * @param options Variables added to the environment; the user and group to run as; another
+ *   binary of the runtime running the tests (a copy elsewhere) to run it with.
  * @returns Its exit code (null if killed) and output.
  */
 export function runChild(
   args: readonly string[],
   timeoutMs: number,
-  options: { env?: Readonly<Record<string, string>>; uid?: number; gid?: number } = {},
+  options: {
+    env?: Readonly<Record<string, string>>;
+    uid?: number;
+    gid?: number;
+    binary?: string;
+  } = {},
 ): ChildResult {
   // Run as another user who cannot read the checkout: the bundled child, from a folder it can.
   const stage = options.uid !== undefined &&
@@ -125,7 +135,7 @@ export function runChild(
       process.execPath,
       RUNTIME === "deno" ? ["run", "-A", stagedChild(), ...args] : [stagedChild(), ...args],
     ]
-    : command(CHILD, args);
+    : command(CHILD, args, options.binary);
   const result = spawnSync(bin, all, {
     env: { ...process.env, ...options.env },
     ...(stage ? { cwd: tmpdir() } : {}),

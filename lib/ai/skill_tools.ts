@@ -13,14 +13,11 @@
  */
 import { jsonSchema, type Tool, tool } from "ai";
 import type { SkillBundle } from "../core/resources/bundle.ts";
-import { handleSkillTool, type SkillToolContext } from "../core/activation/skill_tool.ts";
-import { handleSkillSearchTool } from "../core/activation/skill_search_tool.ts";
-import { type SkillToolOptions, skillTools } from "../core/activation/skill_tool_definition.ts";
-import type { JsonSchema } from "../core/activation/tool_format.ts";
+import { type KitTool, skillToolKit, type SkillToolKitOptions } from "../core/activation/_tool_kit.ts";
+import type { SkillToolOptions } from "../core/activation/skill_tool_definition.ts";
 
 /** Options of {@linkcode aiSkillTools}: the definition's and the handler's, as the core takes them. */
-export interface AiSkillToolsOptions
-  extends SkillToolOptions, Omit<SkillToolContext, "skills" | "modes" | "search"> {}
+export type AiSkillToolsOptions = SkillToolKitOptions;
 
 /** The tools {@linkcode aiSkillTools} returns, ready for `generateText({ tools })`. */
 export interface AiSkillTools {
@@ -61,38 +58,17 @@ export function aiSkillTools(
   skills: Iterable<SkillBundle> | ReadonlyMap<string, SkillBundle>,
   options: AiSkillToolsOptions = {},
 ): AiSkillTools {
-  const list = skills instanceof Map ? [...skills.values()] : [...skills as Iterable<SkillBundle>];
-  const made = skillTools(list, options);
-  const {
-    budget: _budget,
-    descriptionFloor: _floor,
-    rank: _rank,
-    lang: _lang,
-    maxPageBytes,
-    ...handler
-  } = options;
-  const context: SkillToolContext = {
-    ...handler,
-    skills: list,
-    ...(maxPageBytes === undefined ? {} : { max_page_bytes: maxPageBytes }),
-    ...(options.modes === undefined ? {} : { modes: options.modes }),
-    search: made.skill_search !== undefined,
-  };
-  const skill = tool<unknown, string>({
-    description: made.skill.description,
-    inputSchema: jsonSchema(made.skill.input_schema as Parameters<typeof jsonSchema>[0]),
-    execute: (input) => handleSkillTool(input, context).content,
+  const kit = skillToolKit(skills, options);
+  const skill = aiTool(kit.skill);
+  if (kit.skill_search === undefined) return Object.freeze({ skill });
+  return Object.freeze({ skill, skill_search: aiTool(kit.skill_search) });
+}
+
+/** One tool of the kit as an AI SDK tool. */
+function aiTool(kit: KitTool): Tool<unknown, string> {
+  return tool<unknown, string>({
+    description: kit.description,
+    inputSchema: jsonSchema(kit.input_schema as Parameters<typeof jsonSchema>[0]),
+    execute: (input) => kit.call(input),
   });
-  const index = made.search_index;
-  if (made.skill_search === undefined || index === undefined) return Object.freeze({ skill });
-  const skill_search = tool<unknown, string>({
-    description: made.skill_search.description,
-    inputSchema: jsonSchema(
-      made.skill_search.input_schema as JsonSchema as Parameters<
-        typeof jsonSchema
-      >[0],
-    ),
-    execute: (input) => handleSkillSearchTool(input, index).content,
-  });
-  return Object.freeze({ skill, skill_search });
 }

@@ -19,6 +19,7 @@ import { escapeControls as esc } from "../core/_text.ts";
 import { type ArgSpec, UsageError } from "./_args.ts";
 import type { CliIO } from "./_io.ts";
 import { didYouMean } from "./_suggest.ts";
+import { isGitTop } from "./_git_dir.ts";
 import { createHash } from "node:crypto";
 
 /** The config file's name. */
@@ -306,10 +307,13 @@ export function findConfig(from: string = process.cwd()): string | undefined {
 /**
  * The repository root a signed lockfile's base is resolved from
  * (`docs/security.md#signed-root`): the nearest folder at or above the
- * working folder that holds `.git` (the git top level, a worktree's `.git`
- * file included), else the folder of the project's `skillset.json`, else the
- * working folder. Found from where the command runs, never from where the
- * lockfile lies.
+ * working folder whose `.git` is a git directory, or names one that names
+ * it back (`isGitTop`: a planted empty `.git`, or a `gitdir:` file naming
+ * nothing or another checkout's git directory, is passed over;
+ * `core.worktree` is never followed there), else
+ * the folder of the project's `skillset.json`, else the working folder.
+ * Found from where the command runs, never from where the lockfile lies, so
+ * it is always the working folder or one above it.
  *
  * @param from Where to start (default: the working folder).
  * @returns Its absolute path.
@@ -317,7 +321,7 @@ export function findConfig(from: string = process.cwd()): string | undefined {
 export function repositoryRoot(from: string = process.cwd()): string {
   const start = resolve(from);
   for (let dir = start;; dir = dirname(dir)) {
-    if (existsSync(join(dir, ".git"))) return dir;
+    if (isGitTop(dir)) return dir;
     if (dirname(dir) === dir) break;
   }
   const config = findConfig(start);

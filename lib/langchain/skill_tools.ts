@@ -14,9 +14,11 @@
  */
 import { DynamicStructuredTool } from "@langchain/core/tools";
 import type { SkillBundle } from "../core/resources/bundle.ts";
-import { handleSkillTool, type SkillToolContext } from "../core/activation/skill_tool.ts";
-import { handleSkillSearchTool } from "../core/activation/skill_search_tool.ts";
-import { type SkillToolOptions, skillTools } from "../core/activation/skill_tool_definition.ts";
+import {
+  type KitTool,
+  skillToolKit,
+  type SkillToolKitOptions,
+} from "../core/activation/_tool_kit.ts";
 
 /** A copy LangChain may annotate: its JSON Schema validator writes into the schema, and the core's is frozen. */
 function unfrozen(schema: object): Record<string, unknown> {
@@ -24,8 +26,7 @@ function unfrozen(schema: object): Record<string, unknown> {
 }
 
 /** Options of {@linkcode langchainSkillTools}: the definition's and the handler's, as the core takes them. */
-export interface LangchainSkillToolsOptions
-  extends SkillToolOptions, Omit<SkillToolContext, "skills" | "modes" | "search"> {}
+export type LangchainSkillToolsOptions = SkillToolKitOptions;
 
 /** A LangChain tool answering with the core handler's text. */
 export type LangchainSkillTool = DynamicStructuredTool;
@@ -63,38 +64,22 @@ export function langchainSkillTools(
   skills: Iterable<SkillBundle> | ReadonlyMap<string, SkillBundle>,
   options: LangchainSkillToolsOptions = {},
 ): readonly LangchainSkillTool[] {
-  const list = skills instanceof Map ? [...skills.values()] : [...skills as Iterable<SkillBundle>];
-  const made = skillTools(list, options);
-  const {
-    budget: _budget,
-    descriptionFloor: _floor,
-    rank: _rank,
-    lang: _lang,
-    maxPageBytes,
-    ...handler
-  } = options;
-  const context: SkillToolContext = {
-    ...handler,
-    skills: list,
-    ...(maxPageBytes === undefined ? {} : { max_page_bytes: maxPageBytes }),
-    ...(options.modes === undefined ? {} : { modes: options.modes }),
-    search: made.skill_search !== undefined,
-  };
-  // DynamicStructuredTool, not tool(): tool() runs each call inside an AsyncLocalStorage context
-  // for the runnables a tool calls, and the handler calls none (it cost 1.5× a call, bench/adapters).
-  const skill: LangchainSkillTool = new DynamicStructuredTool({
-    name: "skill",
-    description: made.skill.description,
-    schema: unfrozen(made.skill.input_schema),
-    func: (input: unknown) => Promise.resolve(handleSkillTool(input, context).content),
+  const kit = skillToolKit(skills, options);
+  const skill = langchainTool("skill", kit.skill);
+  if (kit.skill_search === undefined) return Object.freeze([skill]);
+  return Object.freeze([skill, langchainTool("skill_search", kit.skill_search)]);
+}
+
+/**
+ * One tool of the kit as a LangChain tool. DynamicStructuredTool, not tool():
+ * tool() runs each call inside an AsyncLocalStorage context for the runnables
+ * a tool calls, and the handler calls none (it cost 1.5× a call, bench/adapters).
+ */
+function langchainTool(name: string, kit: KitTool): LangchainSkillTool {
+  return new DynamicStructuredTool({
+    name,
+    description: kit.description,
+    schema: unfrozen(kit.input_schema),
+    func: (input: unknown) => Promise.resolve(kit.call(input)),
   });
-  const index = made.search_index;
-  if (made.skill_search === undefined || index === undefined) return Object.freeze([skill]);
-  const skill_search: LangchainSkillTool = new DynamicStructuredTool({
-    name: "skill_search",
-    description: made.skill_search.description,
-    schema: unfrozen(made.skill_search.input_schema),
-    func: (input: unknown) => Promise.resolve(handleSkillSearchTool(input, index).content),
-  });
-  return Object.freeze([skill, skill_search]);
 }

@@ -175,9 +175,11 @@ export function handleSkillSearchTool(input: unknown, index: SkillIndex): SkillT
 
 /**
  * The results a call may see: a path-conditional skill only when one of its
- * globs matches a host path or a path of the call. The index is asked for as
- * many more results as it holds such skills, and each is matched lazily, in
- * rank order, until `limit` are kept.
+ * globs matches a host path or a path of the call. The others are left out
+ * of the search itself, so the no-match threshold and the name match are
+ * decided over the skills the caller can see: a strong match among hidden
+ * skills neither lets a weak visible one through nor holds a plausible one
+ * back.
  */
 function scopedSearch(
   index: SkillIndex,
@@ -190,15 +192,10 @@ function scopedSearch(
     return searchSkills(index, query, { limit });
   }
   const call = paths === undefined || paths.length === 0 ? undefined : new HostPaths(paths);
-  const kept: SkillSearchResult[] = [];
-  for (const r of searchSkills(index, query, { limit: limit + scope.conditional.size })) {
-    const globs = scope.conditional.get(r.name);
-    if (globs === undefined || scope.host.matches(globs) || call?.matches(globs) === true) {
-      kept.push(r);
-      if (kept.length === limit) break;
-    }
-  }
-  return kept;
+  return index.search(query, limit, true, (name) => {
+    const globs = scope.conditional.get(name);
+    return globs === undefined || scope.host.matches(globs) || call?.matches(globs) === true;
+  });
 }
 
 /**

@@ -291,15 +291,31 @@ export class SkillIndex {
     return out;
   }
 
+  /** Whether a skill the caller may see holds term `t`. */
+  #heldByVisible(t: number, visible: (name: string) => boolean): boolean {
+    const { start, skill } = this.#p.postings;
+    for (let p = start[t]!, end = start[t + 1]!; p < end; p++) {
+      if (visible(this.#p.names[skill[p]!]!)) return true;
+    }
+    return false;
+  }
+
   /**
    * The ranked results; see {@linkcode searchSkills}.
    *
    * @param query The query.
    * @param limit The most results (a whole number of at least 1).
    * @param threshold Whether to return nothing when no skill is a plausible fit.
+   * @param visible Which skills, by name, the caller may see (default all): the others are
+   *   not ranked, and neither the name match nor the no-match threshold counts them.
    * @returns The results.
    */
-  search(query: string, limit: number, threshold = true): readonly SkillSearchResult[] {
+  search(
+    query: string,
+    limit: number,
+    threshold = true,
+    visible?: (name: string) => boolean,
+  ): readonly SkillSearchResult[] {
     const scores = this.#scores, shown = this.#shown, touched = this.#touched, tier = this.#tier;
     const { start, skill, weight } = this.#p.postings;
     let count = 0;
@@ -314,7 +330,8 @@ export class SkillIndex {
       mark[t.id] = 1;
       used.push(t);
       const idf = this.#idf[t.id]! * t.share;
-      ideal += idf;
+      // A term only skills hidden from the caller hold is not found, for the caller.
+      if (visible === undefined || this.#heldByVisible(t.id, visible)) ideal += idf;
       for (let p = start[t.id]!, end = start[t.id + 1]!; p < end; p++) {
         const d = skill[p]!;
         const w = weight[p]!;
@@ -330,8 +347,12 @@ export class SkillIndex {
     for (const t of used) mark[t.id] = 0;
     // A skill whose name is the query comes first (tier 2), then one whose name
     // is the query lower-cased and trimmed (tier 1), then the rest by score.
-    const named = this.#byFoldedName.get(fold(query));
-    const exact = this.#byName.get(query);
+    const names = this.#p.names;
+    const seen = (d: number) => visible === undefined || visible(names[d]!);
+    const folded = this.#byFoldedName.get(fold(query))?.filter(seen);
+    const named = folded === undefined || folded.length === 0 ? undefined : folded;
+    const exactName = this.#byName.get(query);
+    const exact = exactName !== undefined && seen(exactName) ? exactName : undefined;
     const tiered = named === undefined && exact === undefined
       ? NO_SKILLS
       : new Set(exact === undefined ? named : [...(named ?? []), exact]);
@@ -354,6 +375,10 @@ export class SkillIndex {
       const d = touched[k]!;
       const score = scores[d]!;
       scores[d] = 0;
+      if (visible !== undefined && !visible(names[d]!)) {
+        shown[d] = 0;
+        continue;
+      }
       if (score > bestScore || (score === bestScore && order[d]! < order[best]!)) {
         best = d;
         bestScore = score;
@@ -399,7 +424,7 @@ export class SkillIndex {
       ranked.push(...lexical);
     } else {
       const near = nearest(queryVector, this.#p.vectors!, FUSION_DEPTH)
-        .filter((r) => !tiered.has(r.skill));
+        .filter((r) => !tiered.has(r.skill) && seen(r.skill));
       const similarity = new Map(near.map((r) => [r.skill, r.similarity]));
       const fused = fuse([lexical.map((r) => r.skill), near.map((r) => r.skill)]);
       for (const [d, score] of fused) {

@@ -141,6 +141,27 @@ export function refuseUnheld(
   }
 }
 
+/** Whether the sandbox's user (`uid`, group {@linkcode SANDBOX_GID}, no other groups) has `bits` on `path`. */
+function allows(path: string, uid: number, bits: number): boolean {
+  const stat = statSync(path);
+  const mode = stat.uid === uid
+    ? stat.mode >> 6
+    : stat.gid === SANDBOX_GID
+    ? stat.mode >> 3
+    : stat.mode;
+  return (mode & bits) === bits;
+}
+
+/** Why the sandbox's user cannot enter every folder above `path`, or `null` when it can. */
+function folderAbove(path: string, uid: number): string | null {
+  for (let up = dirname(path), at = path; up !== at; at = up, up = dirname(up)) {
+    if (!allows(up, uid, 0o1)) {
+      return `the folder ${JSON.stringify(up)} above it cannot be entered by all`;
+    }
+  }
+  return null;
+}
+
 /**
  * Why the sandbox's user (`uid`, group {@linkcode SANDBOX_GID}, no other
  * groups) cannot write a host folder, or `null` when it can: the folder must
@@ -151,18 +172,27 @@ export function refuseUnheld(
  * @returns The reason, or `null`.
  */
 export function unwritableBy(dir: string, uid: number): string | null {
-  const may = (path: string, bits: number): boolean => {
-    const stat = statSync(path);
-    const mode = stat.uid === uid
-      ? stat.mode >> 6
-      : stat.gid === SANDBOX_GID
-      ? stat.mode >> 3
-      : stat.mode;
-    return (mode & bits) === bits;
-  };
-  if (!may(dir, 0o3)) return "it is not writable by group 65534 nor by all";
-  for (let up = dirname(dir), at = dir; up !== at; at = up, up = dirname(up)) {
-    if (!may(up, 0o1)) return `the folder ${JSON.stringify(up)} above it cannot be entered by all`;
+  if (!allows(dir, uid, 0o3)) return "it is not writable by group 65534 nor by all";
+  return folderAbove(dir, uid);
+}
+
+/**
+ * Why the sandbox's user (`uid`, group {@linkcode SANDBOX_GID}, no other
+ * groups) cannot reach a host program bound into the sandbox (bubblewrap
+ * opens it as that user), or `null` when it can: every folder above it must
+ * let it enter, and the program must let it read and run it.
+ *
+ * @param program The program's real path (absolute).
+ * @param uid The sandbox's uid.
+ * @returns The reason, or `null`.
+ */
+export function unreachableBy(program: string, uid: number): string | null {
+  const above = folderAbove(program, uid);
+  if (above !== null) return above;
+  try {
+    if (!allows(program, uid, 0o5)) return "it is not readable and executable by all";
+  } catch (e) {
+    return `it cannot be read (${(e as { code?: string }).code ?? String(e)})`;
   }
   return null;
 }

@@ -30,7 +30,14 @@ import { cappedSpawn } from "./_capped_spawn.ts";
 import { openCgroup } from "./_cgroup.ts";
 import { type CopiedOut, copyOut } from "./_copy_out.ts";
 import { checkOptions, type RunScriptOptions } from "./_run_options.ts";
-import { heldLimits, refuseUnheld, SANDBOX_GID, takeRunUid, unwritableBy } from "./_run_limits.ts";
+import {
+  heldLimits,
+  refuseUnheld,
+  SANDBOX_GID,
+  takeRunUid,
+  unreachableBy,
+  unwritableBy,
+} from "./_run_limits.ts";
 import { manifestOf, readSkill, writeSnapshot } from "./_skill_snapshot.ts";
 import {
   bubblewrapArgv,
@@ -271,6 +278,25 @@ export async function runSkillScript(
         `Cannot run in ${dir}: the sandbox runs as a user of its own (group ${SANDBOX_GID}) and ` +
           `${why}; let group ${SANDBOX_GID} in (chgrp ${SANDBOX_GID} ${dir} && chmod g+rwx ${dir}), ` +
           `or run without cwd and copy its files back with out`,
+      );
+    }
+  }
+  if (user !== null && program === null) {
+    // bubblewrap opens the runtime's binary as the run's user: Deno or Bun from node_modules in a
+    // clone under a 0700 folder is out of its reach, and bubblewrap would only say "Can't find
+    // source path".
+    const binary = runtime().path;
+    const why = unreachableBy(binary, user.uid);
+    if (why !== null) {
+      user.release();
+      throw refuse(
+        "RUNTIME_UNREACHABLE",
+        `Cannot run ${
+          JSON.stringify(normal)
+        }: the sandbox runs as a user of its own (group ${SANDBOX_GID}) ` +
+          `and cannot reach ${runtime().kind}'s binary ${JSON.stringify(binary)}: ${why}; ` +
+          `run ${runtime().kind} from a folder every user may enter and read (/usr/local/bin, say), ` +
+          `or let group ${SANDBOX_GID} in (chgrp ${SANDBOX_GID} and chmod g+x on each folder above it, g+rx on it)`,
       );
     }
   }

@@ -1,7 +1,8 @@
 /**
  * The error of running a skill's script: refused before it starts (no
  * sandbox, no known interpreter, no approval, a lock mismatch, too large, a
- * limit that cannot hold, a working folder the sandbox cannot write).
+ * limit that cannot hold, a working folder the sandbox cannot write, a
+ * runtime binary it cannot reach).
  * What the script itself does — a non-zero exit, a signal, a timeout — is
  * a result, not an error.
  *
@@ -20,7 +21,8 @@ export type ScriptRunCode =
   | "LOCK_MISMATCH"
   | "SKILL_TOO_LARGE"
   | "LIMIT_UNAVAILABLE"
-  | "CWD_NOT_WRITABLE";
+  | "CWD_NOT_WRITABLE"
+  | "RUNTIME_UNREACHABLE";
 
 /**
  * A skill's script was not run: no sandbox on this machine
@@ -32,7 +34,9 @@ export type ScriptRunCode =
  * its files are over the size limit (`SKILL_TOO_LARGE`), a limit the caller
  * set cannot be enforced on this machine and was not accepted unbounded
  * (`LIMIT_UNAVAILABLE`, naming it), or the sandbox's user cannot write the
- * host working folder (`CWD_NOT_WRITABLE`, saying how to let it).
+ * host working folder (`CWD_NOT_WRITABLE`, saying how to let it), or cannot
+ * reach the runtime's binary a JavaScript or TypeScript script runs with
+ * (`RUNTIME_UNREACHABLE`, naming the binary, why and how to let it).
  *
  * @example
  * ```ts

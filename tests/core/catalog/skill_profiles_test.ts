@@ -217,6 +217,52 @@ describe("skill_search's paths", () => {
     assert.deepEqual(search({ query: "review", limit: 1, paths: ["db/a"] }).length, 1);
   });
 
+  it("decides the no-match threshold over the skills the call can see, not those its paths hide", () => {
+    // A strong match among hidden skills does not let a weak visible one (a body word) through,
+    // nor does a query naming a hidden skill turn the threshold off.
+    const notes = {
+      name: "meeting-notes",
+      description: "Keep meeting notes tidy",
+      body: "Notes may mention terraform or anything else.\n",
+    };
+    const plan = {
+      name: "terraform-plan",
+      description: "Plan terraform infrastructure changes",
+      frontmatter: { paths: ["infra/**"] },
+    };
+    const other = { name: "other", description: "Something unrelated entirely" };
+    const strong = skillTools([notes, plan, other]).search_index!;
+    for (const query of ["terraform plan", "terraform-plan"]) {
+      assert.equal(
+        handleSkillSearchTool({ query }, strong).content,
+        `No skill matches "${query}"; try other words, or a skill's name`,
+      );
+      assert.deepEqual(
+        names(handleSkillSearchTool({ query, paths: ["infra/a.tf"] }, strong).content),
+        [
+          "terraform-plan",
+          "meeting-notes",
+        ],
+      );
+    }
+    // Nor does a hidden skill ranked above a plausible visible one (by its body) hold that one
+    // back, or the query terms only it holds count against the visible one.
+    const secrets = {
+      name: "secrets",
+      description: "Store your team's credentials and tokens in one place",
+    };
+    const vault = {
+      name: "vault-notes",
+      description: "Misc helpers",
+      body: "rotate database credentials safely rotate database credentials safely\n",
+      frontmatter: { paths: ["secrets/**"] },
+    };
+    const charts = { name: "charts", description: "Draw charts from tables" };
+    const held = skillTools([secrets, vault, other, charts]).search_index!;
+    const query = "rotate database credentials safely";
+    assert.deepEqual(names(handleSkillSearchTool({ query }, held).content), ["secrets"]);
+  });
+
   it("bounds the paths a call passes, with a typed error", () => {
     assert.deepEqual(readSearchPaths(["a", "b/c.ts"]), ["a", "b/c.ts"]);
     const tooMany = Array.from({ length: MAX_SEARCH_PATHS + 1 }, (_, i) => `f${i}.tsx`);

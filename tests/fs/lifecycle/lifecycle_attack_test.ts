@@ -13,11 +13,9 @@ import assert from "node:assert/strict";
 import {
   cpSync,
   existsSync,
-  lstatSync,
   mkdirSync,
   readdirSync,
   readFileSync,
-  readlinkSync,
   rmSync,
   symlinkSync,
   writeFileSync,
@@ -26,42 +24,17 @@ import { join } from "node:path";
 import { addSkills, removeSkills } from "../../../lib/fs/lifecycle/_lifecycle.ts";
 import { outdatedSkills, updateSkills } from "../../../lib/fs/lifecycle/_update.ts";
 import { SkillSourceError } from "../../../lib/fs/lifecycle/skill_source_error.ts";
-import { NO_GIT, Repo, tempFolder } from "../../_git.ts";
-import { put } from "../../_tree.ts";
+import { NO_GIT, pdfAndWeb, type Repo } from "../../_git.ts";
+import { contents, put } from "../../_tree.ts";
 
 /** A project with pdf and web installed from a git repository, and a victim folder beside it. */
 async function installed(): Promise<{ repo: Repo; proj: string; victim: string; lock: string }> {
-  const top = tempFolder();
-  const repo = new Repo(join(top, "repo"));
-  repo.skill("skills/pdf", "pdf").skill("skills/web", "web");
-  repo.commit();
-  const proj = join(top, "proj");
-  mkdirSync(proj);
+  const { repo, proj, top } = pdfAndWeb();
   await addSkills(repo.dir, { cwd: proj });
   const victim = join(top, "home", ".ssh");
   put(victim, "id_ed25519", "PRIVATE KEY\n");
   put(victim, "SKILL.md", "---\nname: pdf\ndescription: bait\n---\n");
   return { repo, proj, victim, lock: join(proj, "skills.lock.json") };
-}
-
-/** Every path under a folder with what it holds, for before/after comparisons. */
-function contents(dir: string): Map<string, string> {
-  const out = new Map<string, string>();
-  if (!existsSync(dir)) return out;
-  const stack = [dir];
-  while (stack.length > 0) {
-    const at = stack.pop()!;
-    for (const name of readdirSync(at)) {
-      const path = join(at, name);
-      const stat = lstatSync(path);
-      if (stat.isSymbolicLink()) out.set(path, `link ${readlinkSync(path)}`);
-      else if (stat.isDirectory()) {
-        out.set(path, "dir");
-        stack.push(path);
-      } else out.set(path, readFileSync(path, "latin1"));
-    }
-  }
-  return out;
 }
 
 /** The lockfile with pdf's entry pointing at `source`. */

@@ -10,21 +10,15 @@
  */
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { chmodSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { chmodSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { readLockfile } from "../../../lib/load.ts";
 import { discoverSkills } from "../../../lib/fs/discovery/discover.ts";
 import { verifySkills } from "../../../lib/fs/trust/trust.ts";
 import { addSkills } from "../../../lib/fs/lifecycle/_lifecycle.ts";
 import { outdatedSkills, updateSkills } from "../../../lib/fs/lifecycle/_update.ts";
-import { NO_GIT, Repo, tempFolder } from "../../_git.ts";
+import { NO_GIT, project, Repo, tempFolder } from "../../_git.ts";
 import { put, write } from "../../_tree.ts";
-
-function project(): string {
-  const dir = join(tempFolder(), "proj");
-  mkdirSync(dir);
-  return dir;
-}
 
 /** `skillset verify` of the project's lockfile against its install root. */
 async function verified(proj: string): Promise<boolean> {

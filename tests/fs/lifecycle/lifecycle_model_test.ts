@@ -19,7 +19,6 @@ import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import {
   existsSync,
-  lstatSync,
   mkdirSync,
   readdirSync,
   readFileSync,
@@ -37,7 +36,7 @@ import { type LifecycleFs, nodeLifecycleFs } from "../../../lib/fs/lifecycle/_tr
 import { SkillSourceError } from "../../../lib/fs/lifecycle/skill_source_error.ts";
 import { fc, runs } from "../../_fc.ts";
 import { NO_GIT, Repo, tempFolder } from "../../_git.ts";
-import { put } from "../../_tree.ts";
+import { contents, put } from "../../_tree.ts";
 
 /** The skills, each of one source: two git repositories and a folder. */
 const SKILLS = [
@@ -136,25 +135,6 @@ function installPackage(r: Real, version: string): void {
   put(r.proj, `node_modules/${PACKAGE}/package.json`, JSON.stringify({ name: PACKAGE, version }));
 }
 
-/** Every path under the project with what it holds, for a byte-for-byte comparison. */
-function snapshot(dir: string): Map<string, string> {
-  const out = new Map<string, string>();
-  const stack = [dir];
-  while (stack.length > 0) {
-    const at = stack.pop()!;
-    for (const name of readdirSync(at)) {
-      const path = join(at, name);
-      const stat = lstatSync(path);
-      if (stat.isSymbolicLink()) out.set(path, `link ${readlinkSync(path)}`);
-      else if (stat.isDirectory()) {
-        out.set(path, "dir");
-        stack.push(path);
-      } else out.set(path, `${stat.mode.toString(8)} ${readFileSync(path, "latin1")}`);
-    }
-  }
-  return out;
-}
-
 /** A skill is modified: its folder edited here, or its target gone. */
 const modifiedOf = (s: Installed): boolean => s.body !== s.locked || s.targetMissing;
 
@@ -219,7 +199,7 @@ async function change<T>(
   fs: FailingFs,
   run: () => Promise<T>,
 ): Promise<T | undefined> {
-  const before = snapshot(r.proj);
+  const before = contents(r.proj, true);
   try {
     const result = await run();
     assert.ok(!fs.fired, "the injected failure fired, yet the change succeeded");
@@ -231,7 +211,7 @@ async function change<T>(
       e.message,
       `Cannot apply the change (Injected failure at step ${fs.failAt}): the skills and the lockfile are as they were`,
     );
-    assert.deepEqual(snapshot(r.proj), before);
+    assert.deepEqual(contents(r.proj, true), before);
     return undefined;
   }
 }

@@ -5,7 +5,6 @@ import {
   chmodSync,
   existsSync,
   lstatSync,
-  mkdirSync,
   readdirSync,
   readFileSync,
   readlinkSync,
@@ -31,7 +30,7 @@ import {
 import { SKILL_BYTE_LIMIT, SKILL_FILE_LIMIT } from "../../../lib/fs/lifecycle/_source_tree.ts";
 import { SkillSourceError } from "../../../lib/fs/lifecycle/skill_source_error.ts";
 import { fc, runs } from "../../_fc.ts";
-import { git, NO_GIT, Repo, tempFolder } from "../../_git.ts";
+import { git, NO_GIT, project, Repo, tempFolder } from "../../_git.ts";
 import { link, put, write } from "../../_tree.ts";
 
 const D = `sha256:${"0".repeat(64)}`;
@@ -43,13 +42,6 @@ function twoSkills(): Repo {
   repo.skill("skills/web", "web");
   repo.commit("first");
   return repo;
-}
-
-/** A project folder. */
-function project(): string {
-  const dir = join(tempFolder(), "proj");
-  mkdirSync(dir);
-  return dir;
 }
 
 async function refusedWith(p: Promise<unknown>, code: string): Promise<SkillSourceError> {

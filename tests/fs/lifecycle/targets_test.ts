@@ -30,39 +30,8 @@ import { addSkills, removeSkills } from "../../../lib/fs/lifecycle/_lifecycle.ts
 import { outdatedSkills, updateSkills } from "../../../lib/fs/lifecycle/_update.ts";
 import { type LifecycleFs, nodeLifecycleFs } from "../../../lib/fs/lifecycle/_transaction.ts";
 import { SkillSourceError } from "../../../lib/fs/lifecycle/skill_source_error.ts";
-import { NO_GIT, Repo, tempFolder } from "../../_git.ts";
-import { put } from "../../_tree.ts";
-
-/** A repository with pdf and web, and an empty project beside it. */
-function fixture(): { repo: Repo; proj: string; top: string } {
-  const top = tempFolder();
-  const repo = new Repo(join(top, "repo"));
-  repo.skill("skills/pdf", "pdf").skill("skills/web", "web");
-  repo.commit();
-  const proj = join(top, "proj");
-  mkdirSync(proj);
-  return { repo, proj, top };
-}
-
-/** Every path under a folder with what it holds. */
-function contents(dir: string): Map<string, string> {
-  const out = new Map<string, string>();
-  if (!existsSync(dir)) return out;
-  const stack = [dir];
-  while (stack.length > 0) {
-    const at = stack.pop()!;
-    for (const name of readdirSync(at)) {
-      const path = join(at, name);
-      const stat = lstatSync(path);
-      if (stat.isSymbolicLink()) out.set(path, `link ${readlinkSync(path)}`);
-      else if (stat.isDirectory()) {
-        out.set(path, "dir");
-        stack.push(path);
-      } else out.set(path, readFileSync(path, "latin1"));
-    }
-  }
-  return out;
-}
+import { NO_GIT, pdfAndWeb as fixture } from "../../_git.ts";
+import { contents, put } from "../../_tree.ts";
 
 describe("add --agent", { skip: NO_GIT }, () => {
   it("links each skill where Claude Code reads it, records the target, and remove takes every target", async () => {

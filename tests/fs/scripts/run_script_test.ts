@@ -2,9 +2,21 @@
 // @every-runtime: the sandbox and the Deno-permissions fallback are spawned through each runtime's child_process
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { chmodSync, existsSync, readFileSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  chownSync,
+  copyFileSync,
+  existsSync,
+  linkSync,
+  mkdtempSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
+import { tmpdir } from "node:os";
 import { createServer, type Server } from "node:net";
-import { join } from "node:path";
+import { basename, join } from "node:path";
 import process from "node:process";
 import {
   activateSkill,
@@ -30,12 +42,14 @@ import {
   lockSkills,
   recordedPath,
 } from "../../../lib/load.ts";
-import { _setSandboxTools } from "../../../lib/fs/scripts/_sandbox.ts";
+import { _setSandboxTools, isRoot } from "../../../lib/fs/scripts/_sandbox.ts";
 import { type RunScriptOptions, runSkillScript } from "../../../lib/fs/scripts/run_script.ts";
 import { ScriptRunError } from "../../../lib/fs/scripts/script_run_error.ts";
+import { unreachableBy } from "../../../lib/fs/scripts/_run_limits.ts";
 import { link, put } from "../../_tree.ts";
 import { sandboxMissing, skillFolder, tempFolders } from "../../_run.ts";
-import { unreadableBy } from "../../_spawn.ts";
+import { runChild, unreadableBy } from "../../_spawn.ts";
+import { RUNTIME } from "../../_cli.ts";
 
 const ROOT = join(import.meta.dirname ?? ".", "../../..");
 
@@ -404,6 +418,80 @@ describe("runSkillScript: the sandbox", { skip: NO_BWRAP }, () => {
     assert.equal(readFileSync(join(work, "out.txt"), "utf8"), "made");
     assert.equal(run.grants.cwd, work);
   });
+
+  it("refuses, naming the binary, why and how, a runtime binary the sandbox's user cannot reach", {
+    skip: isRoot() ? false : "the sandbox changes user only as root",
+  }, () => {
+    // The runtime running the tests, from a 0700 folder (as Deno or Bun from node_modules in a
+    // clone under a 0700 temporary folder): bubblewrap, run as the sandbox's user, cannot open it.
+    const hidden = mkdtempSync(join(tmpdir(), "skillset-runtime-"));
+    try {
+      const binary = join(hidden, basename(process.execPath));
+      try {
+        linkSync(realpathSync(process.execPath), binary);
+      } catch {
+        copyFileSync(realpathSync(process.execPath), binary);
+      }
+      chmodSync(binary, 0o755);
+      chmodSync(hidden, 0o700);
+      const dir = skill({ "scripts/j.mjs": "console.log('ran');\n" });
+      const outcome = () => {
+        const child = runChild(
+          ["check", "_run.ts", "runOutcome", JSON.stringify([dir, "scripts/j.mjs"])],
+          120_000,
+          { binary },
+        );
+        assert.equal(child.code, 0, child.stderr);
+        return JSON.parse(child.stdout.split("\n").find((l) => l.startsWith("{"))!);
+      };
+      const kind = RUNTIME === "deno" ? "deno" : RUNTIME === "bun" ? "bun" : "node";
+      assert.deepEqual(outcome(), {
+        error: {
+          name: "ScriptRunError",
+          code: "RUNTIME_UNREACHABLE",
+          message:
+            `Cannot run "scripts/j.mjs": the sandbox runs as a user of its own (group 65534) ` +
+            `and cannot reach ${kind}'s binary "${binary}": the folder "${hidden}" above it cannot ` +
+            `be entered by all; run ${kind} from a folder every user may enter and read ` +
+            `(/usr/local/bin, say), or let group 65534 in (chgrp 65534 and chmod g+x on each folder ` +
+            `above it, g+rx on it)`,
+        },
+      });
+      // Once the folder lets everyone in, the same binary runs the script.
+      chmodSync(hidden, 0o755);
+      assert.deepEqual(outcome(), { stdout: "ran\n" });
+    } finally {
+      rmSync(hidden, { recursive: true, force: true });
+    }
+  });
+
+  it(
+    "unreachableBy: every folder above must let the sandbox's user in, the binary let it read and run",
+    {
+      skip: isRoot() ? false : "chown needs root",
+    },
+    () => {
+      const uid = 1_600_000_001;
+      const top = temp();
+      const binary = join(top, "bin", "deno");
+      put(top, "bin/deno", "#!/bin/sh\n");
+      chmodSync(binary, 0o755);
+      assert.equal(unreachableBy(binary, uid), null);
+      chmodSync(binary, 0o711);
+      assert.equal(unreachableBy(binary, uid), "it is not readable and executable by all");
+      // Its own uid, or group 65534, counts as the owner's or the group's bits do.
+      chmodSync(binary, 0o750);
+      assert.equal(unreachableBy(binary, uid), "it is not readable and executable by all");
+      chownSync(binary, 0, 65534);
+      assert.equal(unreachableBy(binary, uid), null);
+      chmodSync(join(top, "bin"), 0o700);
+      assert.equal(
+        unreachableBy(binary, uid),
+        `the folder "${join(top, "bin")}" above it cannot be entered by all`,
+      );
+      chmodSync(join(top, "bin"), 0o755);
+    },
+  );
 
   it("sees no file the gate hides, nor a link's outside target", async () => {
     const outside = temp();
