@@ -208,6 +208,39 @@ export function readRegularFile(path: string, maxBytes: number): Uint8Array {
   }
 }
 
+/** One decoder for every text read here (it keeps no state between whole decodes). */
+const UTF8 = new TextDecoder();
+
+/** The bytes of the last {@linkcode readRegularText}, reused: grown to the largest file read. */
+let scratch = new Uint8Array(64 * 1024);
+
+/**
+ * The text of a regular file of at most `maxBytes` bytes, as
+ * {@linkcode readRegularFile} reads it (one open that follows no final link
+ * and never blocks, a regular file, no further than the size the handle had
+ * when opened), decoded as UTF-8 (a byte-order mark dropped, a malformed
+ * sequence replaced): `null` when the file was larger than `maxBytes` when
+ * opened, which is then not read. The bytes go through one buffer kept
+ * between calls, so reading many small files allocates only their text.
+ *
+ * @param path The file.
+ * @param maxBytes The most bytes a file may have.
+ * @returns Its text, or `null` when it is larger.
+ * @throws {Error} As {@linkcode readRegularFile}.
+ */
+export function readRegularText(path: string, maxBytes: number): string | null {
+  const fd = openSync(path, READ_FLAGS | O_NOFOLLOW);
+  try {
+    const stat = fstatSync(fd);
+    if (!stat.isFile()) throw new Error("not a regular file");
+    if (stat.size > maxBytes) return null;
+    if (stat.size > scratch.length) scratch = new Uint8Array(stat.size);
+    return UTF8.decode(scratch.subarray(0, readFully(fd, scratch.subarray(0, stat.size))));
+  } finally {
+    closeSync(fd);
+  }
+}
+
 /**
  * Open a listed file once and check the handle: a regular file whose real
  * path, resolved after the open, is inside `root` — on Linux the kernel's

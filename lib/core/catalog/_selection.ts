@@ -89,7 +89,9 @@ export function selector(options: SelectionOptions): (skill: SelectedSkill) => S
       if (decided === "out") return { mode: "disabled", out: "profile", detail: profile.name };
       mode = decided;
     }
-    const read = readSkillPaths(s.frontmatter?.paths);
+    const paths = s.frontmatter?.paths;
+    if (paths === undefined || paths === null) return { mode };
+    const read = readSkillPaths(paths);
     // Lenient here: a `paths` that cannot be read lists the skill (validate reports it).
     if ("globs" in read && read.globs !== undefined && read.globs.length > 0) {
       if (host === undefined || !host.matches(read.globs)) {

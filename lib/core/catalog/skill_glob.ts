@@ -29,6 +29,8 @@
 export interface SkillGlob {
   /** The pattern as given. */
   readonly source: string;
+  /** The literal text every matching text starts with (`""` when the pattern starts with a wildcard). */
+  readonly head: string;
   /** Whether `text` matches. */
   matches(text: string): boolean;
 }
@@ -195,6 +197,13 @@ function machine(
   let tail = "";
   for (let k = n - 1; k >= 0 && steps[k]!.op === Op.Char; k--) tail = steps[k]!.char + tail;
   const allLiteral = head.length === n;
+  const tailFolder = `${tail}/`;
+  // A name glob of literal runs and single `*`s, on a text without `/` (where `*` is any run):
+  // its runs in order, each found leftmost — exact then, and without the automaton.
+  const pieces =
+    !prefixes && !allLiteral && steps.every((s) => s.op === Op.Char || s.op === Op.Star)
+      ? literalRuns(steps)
+      : null;
   let current = new Uint8Array(size);
   let next = new Uint8Array(size);
   /** Add state k and what it reaches without reading (skips are forward only). */
@@ -212,8 +221,9 @@ function machine(
     }
     if (!text.startsWith(head)) return false;
     if (!prefixes && !text.endsWith(tail)) return false;
+    if (pieces !== null && text.indexOf("/") < 0) return runsInOrder(pieces, text);
     // A match ends at the end, or (a folder) at a `/`: either way the literal tail is there.
-    if (prefixes && tail !== "" && !text.endsWith(tail) && !text.includes(`${tail}/`)) {
+    if (prefixes && tail !== "" && !text.endsWith(tail) && !text.includes(tailFolder)) {
       return false;
     }
     current.fill(0);
@@ -261,5 +271,42 @@ function machine(
     }
     return folders !== "below" && current[accept] === 1;
   };
-  return Object.freeze({ source, matches });
+  return Object.freeze({ source, head, matches });
+}
+
+/** The literal runs of steps that are only characters and `*`s: before the first `*`, between, after the last. */
+function literalRuns(steps: readonly Step[]): string[] {
+  const runs: string[] = [];
+  let run = "";
+  for (const s of steps) {
+    if (s.op === Op.Star) {
+      runs.push(run);
+      run = "";
+    } else {
+      run += s.char ?? "";
+    }
+  }
+  runs.push(run);
+  return runs;
+}
+
+/**
+ * Whether `text` (without `/`) is the runs with any text between them: the
+ * first at the start, the last at the end, the others in order between,
+ * each found leftmost (which leaves the most room to the rest).
+ */
+function runsInOrder(runs: readonly string[], text: string): boolean {
+  const first = runs[0]!;
+  const last = runs[runs.length - 1]!;
+  const end = text.length - last.length;
+  if (end < first.length || !text.startsWith(first) || !text.endsWith(last)) return false;
+  let at = first.length;
+  for (let k = 1; k < runs.length - 1; k++) {
+    const run = runs[k]!;
+    if (run === "") continue;
+    const found = text.indexOf(run, at);
+    if (found < 0 || found + run.length > end) return false;
+    at = found + run.length;
+  }
+  return true;
 }

@@ -159,6 +159,8 @@ export function readSkillPaths(
 export class HostPaths {
   readonly #paths: readonly string[];
   readonly #answers = new Map<string, boolean>();
+  /** The paths in code-unit order, sorted when a glob is first matched: those sharing a glob's literal head are one run. */
+  #sorted: readonly string[] | undefined;
 
   /**
    * Take the host's paths (a leading `./` or `/` is dropped, `\` read as `/`).
@@ -196,7 +198,12 @@ export class HostPaths {
         answer = false;
         if (globProblem(g) === undefined) {
           const glob = compilePathGlob(g);
-          for (const p of this.#paths) {
+          // Only the paths that start with the glob's literal head can match: one sorted run.
+          const sorted = this.#sorted ??= [...this.#paths].sort();
+          const head = glob.head;
+          for (let i = firstAtLeast(sorted, head); i < sorted.length; i++) {
+            const p = sorted[i]!;
+            if (!p.startsWith(head)) break;
             if (glob.matches(p)) {
               answer = true;
               break;
@@ -209,4 +216,16 @@ export class HostPaths {
     }
     return false;
   }
+}
+
+/** The index of the first of `sorted` (in code-unit order) that is not below `key`: a binary search. */
+function firstAtLeast(sorted: readonly string[], key: string): number {
+  let lo = 0;
+  let hi = sorted.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (sorted[mid]! < key) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
 }

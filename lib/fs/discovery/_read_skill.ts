@@ -30,6 +30,10 @@ import {
 import { MAX_SKILL_MD_BYTES, SKILL_MD_NAMES } from "../load/skill_folder.ts";
 import { parseSkillMd, skillMdBody } from "../load/skill_md.ts";
 import { MAX_BODY } from "../../core/search/_fields.ts";
+import { readRegularFile, readRegularText } from "../_safe_open.ts";
+
+/** One decoder for every SKILL.md (it keeps no state between whole decodes). */
+const UTF8 = new TextDecoder();
 
 /** A skill folder met by the scan. */
 export interface Found {
@@ -156,7 +160,7 @@ export function readSkill(
     );
   }
   try {
-    const md = parseSkillMd(new TextDecoder().decode(bytes), {
+    const md = parseSkillMd(UTF8.decode(bytes), {
       file: skillMd,
       folder: basename(place.alias ? place.real_path : folder.path),
       lenient: true,
@@ -217,11 +221,18 @@ export function withBody<T extends object>(skill: T, read: (() => string) | obje
  * when it can no longer be read or split. Nothing is kept between calls.
  */
 function bodyReader(fs: DiscoveryFileSystem, real: string): () => string {
+  // The default file system's reads go through one buffer, decoded once (no copy per body).
+  const fast = fs.readFile === readRegularFile;
   return () => {
     try {
-      const bytes = fs.readFile(real, MAX_SKILL_MD_BYTES);
-      if (bytes.length > MAX_SKILL_MD_BYTES) return "";
-      const text = new TextDecoder().decode(bytes);
+      let text: string | null;
+      if (fast) {
+        text = readRegularText(real, MAX_SKILL_MD_BYTES);
+      } else {
+        const bytes = fs.readFile(real, MAX_SKILL_MD_BYTES);
+        text = bytes.length > MAX_SKILL_MD_BYTES ? null : UTF8.decode(bytes);
+      }
+      if (text === null) return "";
       const body = skillMdBody(text) ?? "";
       return body.length > MAX_BODY ? body.slice(0, MAX_BODY) : body;
     } catch {

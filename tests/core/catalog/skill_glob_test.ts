@@ -76,6 +76,22 @@ describe("compileNameGlob", () => {
     );
   });
 
+  it("agrees with the reference on names without a slash, for runs and single stars", () => {
+    // The shape profiles write (`code-*`, `*-experimental`, `ops-*-9*`), which is matched without
+    // the automaton: dense over two letters so runs overlap, repeat and crowd the ends.
+    const runsArb = fc.array(fc.constantFrom("a", "b", "ab", "ba", "*"), { maxLength: 7 })
+      .map((parts) => parts.join("").replace(/\*+/g, "*"))
+      .filter((p) => globProblem(p) === undefined);
+    const nameArb = fc.array(fc.constantFrom("a", "b", "ab"), { maxLength: 6 })
+      .map((parts) => parts.join(""));
+    fc.assert(
+      fc.property(runsArb, nameArb, (pattern, name) => {
+        assert.equal(compileNameGlob(pattern).matches(name), reference(pattern, name));
+      }),
+      runs(2000),
+    );
+  });
+
   it("matches names and origins", () => {
     assert.equal(compileNameGlob("code-*").matches("code-review"), true);
     assert.equal(compileNameGlob("*-experimental").matches("git-experimental"), true);

@@ -4,7 +4,9 @@
  */
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
+import { fc, runs } from "../../_fc.ts";
 import {
+  compilePathGlob,
   fitSkillCatalog,
   handleSkillSearchTool,
   HostPaths,
@@ -124,6 +126,27 @@ describe("paths", () => {
     assert.equal(host.matches(["lib/*.ts"]), true);
     assert.equal(host.matches(["**/*.tsx"]), true);
     assert.equal(host.matches(["docs/"]), false);
+  });
+
+  it("matches a glob as trying it on every path does (only the paths sharing its literal head are tried)", () => {
+    // Literal heads that sort next to each other ("a", "a/", "a.", "ab", "b"), and wildcards.
+    const segment = fc.constantFrom("a", "b", "ab", "a.b", "B", "a-b");
+    const pathArb = fc.array(segment, { minLength: 1, maxLength: 4 }).map((s) => s.join("/"));
+    const globArb = fc.array(fc.constantFrom("a", "b", "/", ".", "*", "?", "**/", "ab"), {
+      minLength: 1,
+      maxLength: 6,
+    }).map((parts) => parts.join("")).filter((g) => g !== "/");
+    fc.assert(
+      fc.property(
+        fc.array(pathArb, { maxLength: 12 }),
+        fc.array(globArb, { minLength: 1, maxLength: 3 }),
+        (paths, globs) => {
+          const tried = globs.some((g) => paths.some((p) => compilePathGlob(g).matches(p)));
+          assert.equal(new HostPaths(paths).matches(globs), tried);
+        },
+      ),
+      runs(1000),
+    );
   });
 });
 

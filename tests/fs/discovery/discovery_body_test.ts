@@ -11,6 +11,7 @@ import { runInProcess } from "../../_cli.ts";
 import { link, put } from "../../_tree.ts";
 import { createSkillIndex, searchSkills } from "../../../mod.ts";
 import { discoverSkills } from "../../../lib/load.ts";
+import { readRegularText } from "../../../lib/fs/_safe_open.ts";
 
 const md = (name: string, description: string, body: string) =>
   `---\nname: ${name}\ndescription: ${description}\n---\n${body}`;
@@ -84,6 +85,43 @@ describe("a discovered skill's body", () => {
       assert.equal(found.shadowed[0]!.body, "# Two\nsecondbody\n");
     } finally {
       rmSync(clash, { recursive: true, force: true });
+    }
+  });
+
+  it("holds only its own file's text when read after a larger one (the read buffer is reused)", () => {
+    const dir = realpathSync(mkdtempSync(join(tmpdir(), "skillset-reuse-")));
+    try {
+      put(dir, "big/SKILL.md", md("big", "Big", `# Big\n${"bigword ".repeat(20_000)}\n`));
+      put(dir, "small/SKILL.md", md("small", "Small", "# Small\nsmallword\n"));
+      const found = discoverSkills([{ scope: "project", path: dir }]);
+      const big = found.skill("big")!.body!;
+      assert.equal(big.length, 32 * 1024);
+      assert.equal(found.skill("small")!.body, "# Small\nsmallword\n");
+      assert.ok(found.skill("big")!.body!.startsWith("# Big\nbigword"));
+      assert.equal(found.skill("small")!.body, "# Small\nsmallword\n");
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe("readRegularText", () => {
+  it("reads a regular file whole, and refuses a pipe, a final link and a file over the limit", () => {
+    const dir = realpathSync(mkdtempSync(join(tmpdir(), "skillset-text-")));
+    try {
+      writeFileSync(join(dir, "a.md"), "\uFEFFé\n");
+      assert.equal(readRegularText(join(dir, "a.md"), 100), "é\n");
+      // Six bytes: a byte-order mark (dropped), "é" in two and a line break.
+      assert.equal(readRegularText(join(dir, "a.md"), 6), "é\n");
+      assert.equal(readRegularText(join(dir, "a.md"), 5), null);
+      execFileSync("mkfifo", [join(dir, "pipe")]);
+      assert.throws(() => readRegularText(join(dir, "pipe"), 100), {
+        message: "not a regular file",
+      });
+      link(join(dir, "a.md"), join(dir, "b.md"));
+      assert.throws(() => readRegularText(join(dir, "b.md"), 100), { code: "ELOOP" });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 });
