@@ -7,7 +7,16 @@
  */
 import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
+import process from "node:process";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { runIn } from "../_cli.ts";
@@ -244,6 +253,44 @@ describe("config approval", () => {
       stateDir({ SKILLSET_STATE_DIR: "rel", XDG_STATE_HOME: "rel" }),
       /\.local\/state\/skillset$/,
     );
+  });
+});
+
+describe("a state folder inside the project", () => {
+  it("holds no approval: one the project ships there is not honoured, and config approve refuses (docs/security.md#config-approval)", async () => {
+    const root = project("state-in", { lockfile: "evil.lock.json", agents: ["claude-code"] });
+    const path = join(root, "skillset.json");
+    mkdirSync(t("state-in", "elsewhere"));
+    const link = t("state-in", "elsewhere", "state");
+    symlinkSync(join(root, "ci-cache"), link);
+    // The user points the state at the checkout (a CI cache, by either variable, or a link to
+    // it); the project ships the approval record of its own config there.
+    const envs = [
+      { SKILLSET_STATE_DIR: join(root, "ci-cache", "skillset") },
+      { XDG_STATE_HOME: join(root, "ci-cache") },
+      { SKILLSET_STATE_DIR: join(link, "skillset") },
+    ];
+    for (const env of envs) {
+      approveConfig(path, readConfig(path).digest, env);
+      const decision = honouredConfig(readConfig(path), ["add", "x"], env);
+      assert.deepEqual([decision.approved, decision.ignored], [false, ["lockfile", "agents"]]);
+    }
+    const saved = process.env.SKILLSET_STATE_DIR;
+    process.env.SKILLSET_STATE_DIR = envs[0]!.SKILLSET_STATE_DIR;
+    try {
+      const r = await runIn(root, "config", "approve");
+      assert.equal(r.code, 2, r.out);
+      assert.equal(
+        r.err,
+        `skillset: The state folder ${
+          JSON.stringify(envs[0]!.SKILLSET_STATE_DIR)
+        } lies inside the project ${
+          JSON.stringify(root)
+        }, which could ship approvals and sources there: set SKILLSET_STATE_DIR to a folder outside it\n`,
+      );
+    } finally {
+      process.env.SKILLSET_STATE_DIR = saved;
+    }
   });
 });
 
