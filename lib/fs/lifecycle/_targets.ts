@@ -145,7 +145,7 @@ export function planTargets(
     const staged = area.path(`t-${tx.size}`);
     if (copy) cpSync(at, staged, { recursive: true, verbatimSymlinks: true });
     else symlinkSync(linkText(agent, place, base, name), staged, "dir");
-    tx.put(dir, staged, area);
+    tx.put(dir, staged, area, true);
     out.push(Object.freeze({
       agent: agent.name,
       path: recordedPath(dirname(place.lockfile), dir),
@@ -286,7 +286,7 @@ export function replanTargets(
     const staged = area.path(`t-${tx.size}`);
     if (c.mode === "copy") cpSync(at, staged, { recursive: true, verbatimSymlinks: true });
     else symlinkSync(linkText(agent, place, base, name), staged, "dir");
-    tx.put(c.dir!, staged, area);
+    tx.put(c.dir!, staged, area, c.state === "missing");
   }
 }
 

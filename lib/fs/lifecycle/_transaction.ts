@@ -178,6 +178,8 @@ interface Step {
   readonly dir: string;
   readonly from: string | undefined;
   readonly area: StagingArea;
+  /** Nothing was at `dir` when planned: what appears there meanwhile is not skillset's to move. */
+  readonly fresh: boolean;
 }
 
 /** A temporary name beside `path`. */
@@ -226,9 +228,16 @@ export class Transaction {
    * @param dir A folder of an install root.
    * @param from A staged folder (same file system), or undefined.
    * @param area Where the old folder is kept until the commit: a staging area beside `dir`'s root.
+   * @param fresh Whether `dir` was found empty when planned (an added skill or target): then
+   *   anything there at the commit appeared meanwhile, is left as it is, and fails the change.
    */
-  put(dir: string, from: string | undefined, area: StagingArea = this.#area): void {
-    this.#steps.push({ dir, from, area });
+  put(
+    dir: string,
+    from: string | undefined,
+    area: StagingArea = this.#area,
+    fresh = false,
+  ): void {
+    this.#steps.push({ dir, from, area, fresh });
   }
 
   /**
@@ -273,6 +282,13 @@ export class Transaction {
     try {
       this.#steps.forEach((step, i) => {
         if (present(step.dir)) {
+          if (step.fresh) {
+            throw new Error(
+              `${
+                JSON.stringify(step.dir)
+              } appeared meanwhile, and skillset never moves what it did not install`,
+            );
+          }
           const aside = step.area.path(`old-${i}`);
           fs.rename(step.dir, aside);
           undo.push(() => fs.rename(aside, step.dir));
