@@ -24,7 +24,6 @@ import {
   mkdirSync,
   mkdtempSync,
   openSync,
-  readFileSync,
   renameSync,
   rmdirSync,
   rmSync,
@@ -32,6 +31,8 @@ import {
   writeSync,
 } from "node:fs";
 import { dirname, join, relative, sep } from "node:path";
+import { TrustFileError } from "../../core/trust/trust_file.ts";
+import { readTrustFile } from "../trust/trust_files.ts";
 import { SkillSourceError } from "./skill_source_error.ts";
 
 /**
@@ -173,6 +174,31 @@ export class StagingArea {
   }
 }
 
+/**
+ * The text of a file the transaction replaces, or undefined when nothing is
+ * there; a link, a folder or another kind of file is refused.
+ *
+ * @throws {TrustFileError} `FOREIGN_FILE`; as `readTrustFile` reads.
+ */
+function ownFileText(path: string): string | undefined {
+  let stat;
+  try {
+    stat = lstatSync(path);
+  } catch {
+    return undefined;
+  }
+  if (stat.isSymbolicLink() || !stat.isFile()) {
+    throw new TrustFileError(
+      "FOREIGN_FILE",
+      path,
+      `${
+        stat.isSymbolicLink() ? "The file is a link; name the file itself" : "Not a regular file"
+      }; not replaced (remove it, or name another file)`,
+    );
+  }
+  return readTrustFile(path) ?? undefined;
+}
+
 /** One planned change: `from` (a staged folder) put at `dir`, or `dir` taken out; the old one kept in `area`. */
 interface Step {
   readonly dir: string;
@@ -256,19 +282,23 @@ export class Transaction {
    *
    * @throws {SkillSourceError} `APPLY_FAILED`, the tree and files as they were (or, when even
    *   putting back failed, saying where the old folders are kept).
+   * @throws {TrustFileError} `FOREIGN_FILE` before anything changes, when a file to write (the
+   *   lockfile) is a link, a folder or not a regular file.
    */
   commit(): void {
     const undo: (() => void)[] = [];
     const fs = this.#fs;
-    // What each file holds now, to put back.
+    // What each file holds now, to put back: a regular file, never read or replaced through a
+    // link (docs/security.md#own-files), checked before anything changes.
     const old = new Map<string, string | undefined>();
-    for (const path of this.#files.keys()) {
-      old.set(path, present(path) ? readFileSync(path, "utf8") : undefined);
-    }
-    const replace = (path: string, text: string): void => {
+    for (const path of this.#files.keys()) old.set(path, ownFileText(path));
+    const replace = (path: string, text: string, fresh = false): void => {
       const temp = tempBeside(path);
       try {
         fs.writeFile(temp, text);
+        if (fresh && present(path)) {
+          throw new Error(`${JSON.stringify(path)} appeared meanwhile`);
+        }
         fs.rename(temp, path);
       } catch (e) {
         try {
@@ -299,8 +329,8 @@ export class Transaction {
         }
       });
       for (const [path, text] of this.#files) {
-        replace(path, text);
         const was = old.get(path);
+        replace(path, text, was === undefined);
         undo.push(() => (was === undefined ? unlinkSync(path) : replace(path, was)));
       }
     } catch (e) {

@@ -17,8 +17,10 @@ import {
   mkdirSync,
   mkdtempSync,
   readFileSync,
+  readlinkSync,
   renameSync,
   rmSync,
+  symlinkSync,
   writeFileSync,
 } from "node:fs";
 import { tmpdir } from "node:os";
@@ -101,5 +103,42 @@ describe("a folder that appears while a change is made", () => {
     assert.equal(readFileSync(join(target, "mine.md"), "utf8"), "the user's own\n");
     assert.equal(readFileSync(join(proj, "skills.lock.json"), "utf8"), lock);
     assert.ok(lstatSync(join(proj, ".agents", "skills", "pdf")).isDirectory());
+  });
+});
+
+describe("the lockfile a change writes (docs/security.md#own-files)", () => {
+  it("a lockfile that is a link is refused and left as it was, with its target and the skills", async () => {
+    const { source, proj } = fixture();
+    // The project's lockfile, a link to another one (the user's own, say).
+    const other = join(proj, "..", "other");
+    await addSkills(source, { cwd: other });
+    const target = join(other, "skills.lock.json");
+    const text = readFileSync(target, "utf8");
+    symlinkSync(target, join(proj, "skills.lock.json"));
+    await assert.rejects(addSkills(source, { cwd: proj }), {
+      name: "TrustFileError",
+      code: "FOREIGN_FILE",
+    });
+    assert.equal(readlinkSync(join(proj, "skills.lock.json")), target);
+    assert.equal(readFileSync(target, "utf8"), text);
+    assert.equal(existsSync(join(proj, ".agents", "skills", "pdf")), false);
+  });
+
+  it("a lockfile that appears while a change is made is left as it is", async () => {
+    const { source, proj } = fixture();
+    const lockfile = join(proj, "skills.lock.json");
+    const fs: LifecycleFs = {
+      rename: (from, to) => renameSync(from, to),
+      writeFile(path, text) {
+        nodeLifecycleFs.writeFile(path, text);
+        if (!existsSync(lockfile)) writeFileSync(lockfile, "someone else's\n");
+      },
+    };
+    await assert.rejects(addSkills(source, { cwd: proj, fs }), {
+      name: "SkillSourceError",
+      code: "APPLY_FAILED",
+    });
+    assert.equal(readFileSync(lockfile, "utf8"), "someone else's\n");
+    assert.equal(existsSync(join(proj, ".agents", "skills", "pdf")), false);
   });
 });
