@@ -199,9 +199,19 @@ export function needsApproval(key: string, value: unknown, command: string): boo
     case "skill_safety":
       // Closing the gate is always honoured; opening it is a trust decision.
       return value === false;
-    default:
-      // budget, tool_budget, max_body_tokens, rank, modes, diagnostics shape display; frozen only adds checks.
+    case "budget":
+    case "tool_budget":
+    case "max_body_tokens":
+    case "rank":
+    case "modes":
+    case "profiles":
+    case "diagnostics":
+    // They shape how the project's own skills are shown; frozen only adds checks.
+    case "frozen":
       return false;
+    default:
+      // A key this table does not know yet (one added to the config later) waits for approval.
+      return true;
   }
 }
 

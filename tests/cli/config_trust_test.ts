@@ -101,6 +101,9 @@ describe("config approval", () => {
       ["rank", "usage", "to-prompt", false],
       ["modes", "m.json", "to-prompt", false],
       ["diagnostics", "quiet", "list", false],
+      ["profiles", { p: {} }, "to-prompt", false],
+      ["tool_budget", 10, "serve", false],
+      ["max_body_tokens", 10, "activate", false],
       ["agents", ["claude-code"], "add", true],
       // run's keys: what loosens the sandbox or its limits, or names a path, waits.
       ["run.timeout_ms", 5_000, "run", false],
@@ -127,6 +130,21 @@ describe("config approval", () => {
     ];
     for (const [key, value, command, needs] of cases) {
       assert.equal(needsApproval(key, value, command), needs, `${key} ${command}`);
+    }
+  });
+
+  it("documents every key of the config schema in docs/security.md#config-keys, and an undecided key waits", () => {
+    const text = readFileSync(join(import.meta.dirname ?? ".", "../../docs/security.md"), "utf8");
+    const table = text.slice(text.indexOf("### Config keys"), text.indexOf("### Project paths"));
+    const documented = new Set([...table.matchAll(/`(\w+)`/g)].map((m) => m[1]!));
+    const schema = JSON.parse(
+      readFileSync(join(import.meta.dirname ?? ".", "../../skillset.config.schema.json"), "utf8"),
+    ) as { properties: Record<string, unknown> };
+    const keys = Object.keys(schema.properties).filter((k) => k !== "$schema" && k !== "run");
+    assert.deepEqual(keys.filter((k) => !documented.has(k)), []);
+    // Fail closed: a key the decision does not name is not honoured before approval.
+    for (const command of ["list", "lock", "verify", "add", "run", "serve"]) {
+      assert.equal(needsApproval("a_key_added_later", "x", command), true, command);
     }
   });
 
