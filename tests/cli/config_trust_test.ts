@@ -274,6 +274,27 @@ describe("config approval", () => {
   });
 });
 
+describe("what is approved is what a reader sees", () => {
+  it("a key given twice is refused, at any depth, before any decision (docs/security.md#config-approval)", () => {
+    const root = project("twice", {});
+    const path = join(root, "skillset.json");
+    // A reviewer reads the first "run"; JSON.parse would keep the second, far below.
+    writeFileSync(
+      path,
+      `{\n  "run": { "allow_net": false },\n${"\n".repeat(200)}  "run": { "allow_net": true }\n}\n`,
+    );
+    assert.throws(() => readConfig(path), {
+      name: "UsageError",
+      message: `${path}: The key "run" is given twice (line 203, column 3)`,
+    });
+    writeFileSync(path, '{ "run": { "env": { "A": "1", "A": "2" } } }');
+    assert.throws(() => readConfig(path), {
+      name: "UsageError",
+      message: `${path}: The key "A" is given twice (line 1, column 31)`,
+    });
+  });
+});
+
 describe("a state folder inside the project", () => {
   it("holds no approval: one the project ships there is not honoured, and config approve refuses (docs/security.md#config-approval)", async () => {
     const root = project("state-in", { lockfile: "evil.lock.json", agents: ["claude-code"] });
