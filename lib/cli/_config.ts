@@ -21,6 +21,7 @@ import type { CliIO } from "./_io.ts";
 import { didYouMean } from "./_suggest.ts";
 import { isGitTop } from "./_git_dir.ts";
 import { createHash } from "node:crypto";
+import { JsonSyntaxError, lineColumn, parseJsonNodes } from "../core/trust/_json.ts";
 
 /** The config file's name. */
 export const CONFIG_NAME = "skillset.json";
@@ -341,10 +342,20 @@ export function readConfig(path: string): Config {
   if (statSync(path).size > MAX_CONFIG_BYTES) throw where("larger than 1 MiB; not a config file");
   const bytes = readFileSync(path);
   let data: unknown;
+  const text = new TextDecoder().decode(bytes);
   try {
-    data = JSON.parse(new TextDecoder().decode(bytes));
+    data = JSON.parse(text);
   } catch (e) {
     throw where(`not valid JSON: ${esc((e as Error).message)}`);
+  }
+  try {
+    // What is approved is what a reader sees: a key given twice (JSON.parse keeps the last, a
+    // reviewer may read the first) is refused.
+    parseJsonNodes(text);
+  } catch (e) {
+    if (!(e instanceof JsonSyntaxError)) throw e;
+    const { line, column } = lineColumn(text, e.offset);
+    throw where(`${esc(e.message)} (line ${line}, column ${column})`);
   }
   if (typeof data !== "object" || data === null || Array.isArray(data)) {
     throw where("must hold a JSON object");

@@ -13,9 +13,16 @@
  * @module
  */
 import { createHash } from "node:crypto";
-import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  mkdirSync,
+  readFileSync,
+  realpathSync,
+  renameSync,
+  writeFileSync,
+} from "node:fs";
 import { homedir } from "node:os";
-import { join } from "node:path";
+import { dirname, join, resolve, sep } from "node:path";
 import process from "node:process";
 import { escapeControls as esc } from "../core/_text.ts";
 import { UsageError } from "./_args.ts";
@@ -46,6 +53,66 @@ export function stateDir(env: StateEnv = process.env): string {
   return join(homedir(), ".local", "state", "skillset");
 }
 
+/**
+ * The project a folder belongs to, as far as the state folder is concerned:
+ * the nearest folder at or above it holding `.git` (a clone's top), unless
+ * that folder holds the home too (a home kept in git is the user's own),
+ * else the folder itself.
+ */
+function projectOf(folder: string): string {
+  const start = resolve(folder);
+  const home = resolve(homedir());
+  for (let dir = start;; dir = dirname(dir)) {
+    if (existsSync(join(dir, ".git"))) return within(home, dir) ? start : dir;
+    if (dirname(dir) === dir) return start;
+  }
+}
+
+/** Whether `path` is `folder` or lies below it. */
+function within(path: string, folder: string): boolean {
+  return path === folder || path.startsWith(folder.endsWith(sep) ? folder : folder + sep);
+}
+
+function real(path: string): string {
+  try {
+    return realpathSync(path);
+  } catch {
+    return path;
+  }
+}
+
+/**
+ * The project holding the state folder, when it lies inside the project of
+ * `folder` (by its path, or by its real path through any link): a project
+ * could ship approvals and sources there, so none are read from it
+ * (`docs/security.md#config-approval`).
+ *
+ * @param folder A folder of the project (the config's, or the working folder).
+ * @param env The environment (default: the process's).
+ * @returns The project's folder, or undefined when the state folder lies outside it.
+ */
+export function stateInProject(folder: string, env: StateEnv = process.env): string | undefined {
+  const project = projectOf(folder);
+  const state = stateDir(env);
+  const inside = within(resolve(state), project) || within(real(state), real(project));
+  return inside ? project : undefined;
+}
+
+/**
+ * A usage error for a state folder inside the project (see {@linkcode stateInProject}).
+ *
+ * @param project The project's folder.
+ * @param env The environment.
+ * @returns The error, naming both folders and the fix.
+ */
+export function stateInProjectError(project: string, env: StateEnv = process.env): UsageError {
+  return new UsageError(
+    `The state folder "${esc(stateDir(env))}" lies inside the project "${
+      esc(project)
+    }", which could ship approvals and sources there: set ${STATE_DIR_ENV} to a folder outside it`,
+  );
+}
+
 /** Where the approval of the config file at `path` is recorded. */
 function approvalFile(path: string, env: StateEnv): string {
   const name = createHash("sha256").update(path).digest("hex").slice(0, 32);
@@ -65,6 +132,8 @@ export function isConfigApproved(
   digest: string,
   env: StateEnv = process.env,
 ): boolean {
+  // Records in a state folder the project holds are the project's, not the user's.
+  if (stateInProject(dirname(path), env) !== undefined) return false;
   let text: string;
   try {
     text = readFileSync(approvalFile(path, env), "utf8");
@@ -130,9 +199,19 @@ export function needsApproval(key: string, value: unknown, command: string): boo
     case "skill_safety":
       // Closing the gate is always honoured; opening it is a trust decision.
       return value === false;
-    default:
-      // budget, tool_budget, max_body_tokens, rank, modes, diagnostics shape display; frozen only adds checks.
+    case "budget":
+    case "tool_budget":
+    case "max_body_tokens":
+    case "rank":
+    case "modes":
+    case "profiles":
+    case "diagnostics":
+    // They shape how the project's own skills are shown; frozen only adds checks.
+    case "frozen":
       return false;
+    default:
+      // A key this table does not know yet (one added to the config later) waits for approval.
+      return true;
   }
 }
 
@@ -252,6 +331,8 @@ export function configCommand(
     return 1;
   }
   const config = readConfig(path);
+  const project = stateInProject(dirname(path), env);
+  if (project !== undefined) throw stateInProjectError(project, env);
   const gated = [...config.keys].filter(([key, { value }]) =>
     GATED_COMMANDS.some((command) => needsApproval(key, value, command))
   ).map(([key]) => key);

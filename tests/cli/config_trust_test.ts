@@ -7,7 +7,16 @@
  */
 import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
+import process from "node:process";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { runIn } from "../_cli.ts";
@@ -92,6 +101,9 @@ describe("config approval", () => {
       ["rank", "usage", "to-prompt", false],
       ["modes", "m.json", "to-prompt", false],
       ["diagnostics", "quiet", "list", false],
+      ["profiles", { p: {} }, "to-prompt", false],
+      ["tool_budget", 10, "serve", false],
+      ["max_body_tokens", 10, "activate", false],
       ["agents", ["claude-code"], "add", true],
       // run's keys: what loosens the sandbox or its limits, or names a path, waits.
       ["run.timeout_ms", 5_000, "run", false],
@@ -118,6 +130,21 @@ describe("config approval", () => {
     ];
     for (const [key, value, command, needs] of cases) {
       assert.equal(needsApproval(key, value, command), needs, `${key} ${command}`);
+    }
+  });
+
+  it("documents every key of the config schema in docs/security.md#config-keys, and an undecided key waits", () => {
+    const text = readFileSync(join(import.meta.dirname ?? ".", "../../docs/security.md"), "utf8");
+    const table = text.slice(text.indexOf("### Config keys"), text.indexOf("### Project paths"));
+    const documented = new Set([...table.matchAll(/`(\w+)`/g)].map((m) => m[1]!));
+    const schema = JSON.parse(
+      readFileSync(join(import.meta.dirname ?? ".", "../../skillset.config.schema.json"), "utf8"),
+    ) as { properties: Record<string, unknown> };
+    const keys = Object.keys(schema.properties).filter((k) => k !== "$schema" && k !== "run");
+    assert.deepEqual(keys.filter((k) => !documented.has(k)), []);
+    // Fail closed: a key the decision does not name is not honoured before approval.
+    for (const command of ["list", "lock", "verify", "add", "run", "serve"]) {
+      assert.equal(needsApproval("a_key_added_later", "x", command), true, command);
     }
   });
 
@@ -244,6 +271,65 @@ describe("config approval", () => {
       stateDir({ SKILLSET_STATE_DIR: "rel", XDG_STATE_HOME: "rel" }),
       /\.local\/state\/skillset$/,
     );
+  });
+});
+
+describe("what is approved is what a reader sees", () => {
+  it("a key given twice is refused, at any depth, before any decision (docs/security.md#config-approval)", () => {
+    const root = project("twice", {});
+    const path = join(root, "skillset.json");
+    // A reviewer reads the first "run"; JSON.parse would keep the second, far below.
+    writeFileSync(
+      path,
+      `{\n  "run": { "allow_net": false },\n${"\n".repeat(200)}  "run": { "allow_net": true }\n}\n`,
+    );
+    assert.throws(() => readConfig(path), {
+      name: "UsageError",
+      message: `${path}: The key "run" is given twice (line 203, column 3)`,
+    });
+    writeFileSync(path, '{ "run": { "env": { "A": "1", "A": "2" } } }');
+    assert.throws(() => readConfig(path), {
+      name: "UsageError",
+      message: `${path}: The key "A" is given twice (line 1, column 31)`,
+    });
+  });
+});
+
+describe("a state folder inside the project", () => {
+  it("holds no approval: one the project ships there is not honoured, and config approve refuses (docs/security.md#config-approval)", async () => {
+    const root = project("state-in", { lockfile: "evil.lock.json", agents: ["claude-code"] });
+    const path = join(root, "skillset.json");
+    mkdirSync(t("state-in", "elsewhere"));
+    const link = t("state-in", "elsewhere", "state");
+    symlinkSync(join(root, "ci-cache"), link);
+    // The user points the state at the checkout (a CI cache, by either variable, or a link to
+    // it); the project ships the approval record of its own config there.
+    const envs = [
+      { SKILLSET_STATE_DIR: join(root, "ci-cache", "skillset") },
+      { XDG_STATE_HOME: join(root, "ci-cache") },
+      { SKILLSET_STATE_DIR: join(link, "skillset") },
+    ];
+    for (const env of envs) {
+      approveConfig(path, readConfig(path).digest, env);
+      const decision = honouredConfig(readConfig(path), ["add", "x"], env);
+      assert.deepEqual([decision.approved, decision.ignored], [false, ["lockfile", "agents"]]);
+    }
+    const saved = process.env.SKILLSET_STATE_DIR;
+    process.env.SKILLSET_STATE_DIR = envs[0]!.SKILLSET_STATE_DIR;
+    try {
+      const r = await runIn(root, "config", "approve");
+      assert.equal(r.code, 2, r.out);
+      assert.equal(
+        r.err,
+        `skillset: The state folder ${
+          JSON.stringify(envs[0]!.SKILLSET_STATE_DIR)
+        } lies inside the project ${
+          JSON.stringify(root)
+        }, which could ship approvals and sources there: set SKILLSET_STATE_DIR to a folder outside it\n`,
+      );
+    } finally {
+      process.env.SKILLSET_STATE_DIR = saved;
+    }
   });
 });
 

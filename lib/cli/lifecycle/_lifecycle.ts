@@ -24,6 +24,18 @@ import { agentNames, AGENTS, detectAgents, readsCanonical } from "../../fs/lifec
 import { unknownName } from "../_unknown_name.ts";
 import { sourceOf } from "../../fs/lifecycle/_source_kinds.ts";
 import { isSourceTrusted, trustSource } from "./_trusted_sources.ts";
+import { stateInProject, stateInProjectError } from "../_config_trust.ts";
+
+/**
+ * Refuse to read the sources the user chose from a state folder inside the
+ * project: a project could ship records there (`docs/security.md#lockfile-sources`).
+ *
+ * @throws {UsageError} Naming the state folder and the project.
+ */
+function refuseStateInProject(): void {
+  const project = stateInProject(process.cwd());
+  if (project !== undefined) throw stateInProjectError(project);
+}
 
 /**
  * Run one lifecycle command.
@@ -101,6 +113,7 @@ export async function runLifecycleCli(
       return result.refused.length > 0 ? 1 : 0;
     }
     case "outdated": {
+      refuseStateInProject();
       const skills = await outdatedSkills(options);
       if (args.json) out({ skills });
       else {
@@ -123,6 +136,7 @@ export async function runLifecycleCli(
       return skills.every((s) => s.state === "up_to_date") ? 0 : 1;
     }
     case "update": {
+      refuseStateInProject();
       assertInstalled(args.positional, options);
       const commit = args.flags.get("--commit");
       if (commit !== undefined && !COMMIT_PATTERN.test(commit) && !DIGEST_PATTERN.test(commit)) {

@@ -15,7 +15,7 @@ import { createHash } from "node:crypto";
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import process from "node:process";
-import { stateDir, type StateEnv } from "../_config_trust.ts";
+import { stateDir, type StateEnv, stateInProject } from "../_config_trust.ts";
 
 /** Where the choice of the source at `url` is recorded (one file per URL: no lost writes). */
 function recordOf(url: string, env: StateEnv): string {
@@ -28,9 +28,19 @@ function recordOf(url: string, env: StateEnv): string {
  *
  * @param url The source's URL, as the lockfile's `installed_from.url` records it.
  * @param env The environment (default: the process's; `SKILLSET_STATE_DIR` names the state folder).
- * @returns Whether a record of exactly this URL is in the state folder.
+ * @param project The project the command works in (default: the working folder): a state folder
+ *   inside it is the project's, and no record there counts.
+ * @returns Whether a record of exactly this URL is in the state folder, outside the project.
  */
-export function isSourceTrusted(url: string, env: StateEnv = process.env): boolean {
+export function isSourceTrusted(
+  url: string,
+  env: StateEnv = process.env,
+  project: string = process.cwd(),
+): boolean {
+  return stateInProject(project, env) === undefined && recorded(url, env);
+}
+
+function recorded(url: string, env: StateEnv): boolean {
   try {
     const record = JSON.parse(readFileSync(recordOf(url, env), "utf8")) as { url?: unknown };
     return record.url === url;
@@ -47,7 +57,7 @@ export function isSourceTrusted(url: string, env: StateEnv = process.env): boole
  * @throws {Error} The file system's error when the state folder cannot be written.
  */
 export function trustSource(url: string, env: StateEnv = process.env): void {
-  if (isSourceTrusted(url, env)) return;
+  if (recorded(url, env)) return;
   const file = recordOf(url, env);
   mkdirSync(join(stateDir(env), "sources"), { recursive: true, mode: 0o700 });
   // A new file (created exclusively) renamed into place: a reader sees it whole or not at all.

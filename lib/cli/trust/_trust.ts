@@ -13,6 +13,7 @@
 import { profileFlags } from "../catalog/_profile.ts";
 import { assertModesNameSkills, modesFlag } from "../catalog/_modes.ts";
 import { unknownName } from "../_unknown_name.ts";
+import { realpathSync } from "node:fs";
 import { basename, dirname, join, relative, resolve, sep } from "node:path";
 import { escapeControls as esc } from "../../core/_text.ts";
 import { type Args, type ArgSpec, count, parseArgs, toolList, UsageError } from "../_args.ts";
@@ -139,6 +140,7 @@ export async function runTrustCli(
       const frozen = args.switches.has("--frozen");
       const base = lockBase(lock, file, signed !== undefined, io);
       // The lockfile's own roots, unless others are given (and then they must be the same).
+      assertRootsInside(lock, file, base);
       const locked = (lock.roots ?? []).map((r) => `${r.scope}=${resolve(base, r.path)}`);
       if (rootFlags.length === 0) rootFlags = locked;
       else if (lock.roots !== undefined) {
@@ -341,6 +343,52 @@ function lockBase(lock: Lockfile, file: string, signed: boolean, io: CliIO): str
     );
   }
   return beside;
+}
+
+/**
+ * Refuse a lockfile whose roots lead out of the project
+ * (`docs/security.md#project-paths`): each root, resolved from the base,
+ * must lie inside the repository root or the lockfile's own folder, by its
+ * path and by its real path (that of its deepest existing part), so a
+ * cloned lockfile cannot make `verify` read and name skills elsewhere on
+ * the machine.
+ *
+ * @throws {TrustFileError} `INVALID_FIELD` naming the root.
+ */
+function assertRootsInside(lock: Lockfile, file: string, base: string): void {
+  const folders = [repositoryRoot(), dirname(file)];
+  for (const r of lock.roots ?? []) {
+    const path = resolve(base, r.path);
+    if (!folders.some((f) => within(path, f) && within(realOfDeepest(path), realOfDeepest(f)))) {
+      throw new TrustFileError(
+        "INVALID_FIELD",
+        file,
+        `Root ${JSON.stringify(r.path)} of the lockfile leads out of the project (${
+          JSON.stringify(folders[0])
+        }): a lockfile's roots stay inside it`,
+      );
+    }
+  }
+}
+
+/** Whether `path` is `folder` or lies below it. */
+function within(path: string, folder: string): boolean {
+  return path === folder || path.startsWith(folder.endsWith(sep) ? folder : folder + sep);
+}
+
+/** The real path of a path's deepest existing part, with the rest appended. */
+function realOfDeepest(path: string): string {
+  let existing = path, rest = "";
+  for (;;) {
+    try {
+      return join(realpathSync(existing), rest);
+    } catch {
+      const up = dirname(existing);
+      if (up === existing) return path;
+      rest = join(basename(existing), rest);
+      existing = up;
+    }
+  }
 }
 
 /** The trust options of `--lockfile` and `--approvals`. */

@@ -281,7 +281,7 @@ export async function addSkills(source: string, options: AddOptions = {}): Promi
         refuse(s.path, targets.code, targets.message);
         continue;
       }
-      tx.put(dest, at);
+      tx.put(dest, at, undefined, true);
       entries.push(targets.length === 0 ? entry : Object.freeze({ ...entry, targets }));
       installed.push(
         Object.freeze({

@@ -24,7 +24,14 @@ import type { InstallTarget } from "../../core/trust/installed_from.ts";
 import type { LockEntry } from "../../core/trust/lockfile.ts";
 import { recordedPath } from "../trust/trust_files.ts";
 import { type Agent, agentFolder, agentNamed, agentNames, readsCanonical } from "./_agents.ts";
-import { entryAt, folderOf, type LifecycleOptions, type Place, placeOf } from "./_installed.ts";
+import {
+  entryAt,
+  folderOf,
+  type LifecycleOptions,
+  type Place,
+  placeOf,
+  safeName,
+} from "./_installed.ts";
 import { StagingArea, type Transaction } from "./_transaction.ts";
 import { SkillSourceError } from "./skill_source_error.ts";
 
@@ -145,7 +152,7 @@ export function planTargets(
     const staged = area.path(`t-${tx.size}`);
     if (copy) cpSync(at, staged, { recursive: true, verbatimSymlinks: true });
     else symlinkSync(linkText(agent, place, base, name), staged, "dir");
-    tx.put(dir, staged, area);
+    tx.put(dir, staged, area, true);
     out.push(Object.freeze({
       agent: agent.name,
       path: recordedPath(dirname(place.lockfile), dir),
@@ -178,7 +185,9 @@ export interface TargetCheck {
 
 /**
  * Each recorded target of an entry against what is there now, read without
- * following a link.
+ * following a link. A target is `outside` (never read) unless its agent has
+ * a folder of its own in the scope, the entry's name is a folder name and
+ * the recorded path is `<agent's folder>/<name>`.
  *
  * @param entry The lock entry (its folder checked as the place's).
  * @param place The scope's place.
@@ -193,7 +202,8 @@ export async function checkTargets(
   const out: TargetCheck[] = [];
   for (const t of entry.targets ?? []) {
     const agent = agentNamed(t.agent);
-    const dir = agent === undefined || readsCanonical(agent, place.scope)
+    // A name that is no folder name (`../..`) would put the target anywhere: never looked at.
+    const dir = agent === undefined || readsCanonical(agent, place.scope) || !safeName(entry.name)
       ? undefined
       : join(agentRoot(agent, place, base), entry.name);
     const common = { agent: t.agent, path: t.path, mode: t.mode };
@@ -286,7 +296,7 @@ export function replanTargets(
     const staged = area.path(`t-${tx.size}`);
     if (c.mode === "copy") cpSync(at, staged, { recursive: true, verbatimSymlinks: true });
     else symlinkSync(linkText(agent, place, base, name), staged, "dir");
-    tx.put(c.dir!, staged, area);
+    tx.put(c.dir!, staged, area, c.state === "missing");
   }
 }
 

@@ -24,7 +24,6 @@ import {
   mkdirSync,
   mkdtempSync,
   openSync,
-  readFileSync,
   renameSync,
   rmdirSync,
   rmSync,
@@ -32,6 +31,8 @@ import {
   writeSync,
 } from "node:fs";
 import { dirname, join, relative, sep } from "node:path";
+import { TrustFileError } from "../../core/trust/trust_file.ts";
+import { readTrustFile } from "../trust/trust_files.ts";
 import { SkillSourceError } from "./skill_source_error.ts";
 
 /**
@@ -173,11 +174,38 @@ export class StagingArea {
   }
 }
 
+/**
+ * The text of a file the transaction replaces, or undefined when nothing is
+ * there; a link, a folder or another kind of file is refused.
+ *
+ * @throws {TrustFileError} `FOREIGN_FILE`; as `readTrustFile` reads.
+ */
+function ownFileText(path: string): string | undefined {
+  let stat;
+  try {
+    stat = lstatSync(path);
+  } catch {
+    return undefined;
+  }
+  if (stat.isSymbolicLink() || !stat.isFile()) {
+    throw new TrustFileError(
+      "FOREIGN_FILE",
+      path,
+      `${
+        stat.isSymbolicLink() ? "The file is a link; name the file itself" : "Not a regular file"
+      }; not replaced (remove it, or name another file)`,
+    );
+  }
+  return readTrustFile(path) ?? undefined;
+}
+
 /** One planned change: `from` (a staged folder) put at `dir`, or `dir` taken out; the old one kept in `area`. */
 interface Step {
   readonly dir: string;
   readonly from: string | undefined;
   readonly area: StagingArea;
+  /** Nothing was at `dir` when planned: what appears there meanwhile is not skillset's to move. */
+  readonly fresh: boolean;
 }
 
 /** A temporary name beside `path`. */
@@ -226,9 +254,16 @@ export class Transaction {
    * @param dir A folder of an install root.
    * @param from A staged folder (same file system), or undefined.
    * @param area Where the old folder is kept until the commit: a staging area beside `dir`'s root.
+   * @param fresh Whether `dir` was found empty when planned (an added skill or target): then
+   *   anything there at the commit appeared meanwhile, is left as it is, and fails the change.
    */
-  put(dir: string, from: string | undefined, area: StagingArea = this.#area): void {
-    this.#steps.push({ dir, from, area });
+  put(
+    dir: string,
+    from: string | undefined,
+    area: StagingArea = this.#area,
+    fresh = false,
+  ): void {
+    this.#steps.push({ dir, from, area, fresh });
   }
 
   /**
@@ -247,19 +282,23 @@ export class Transaction {
    *
    * @throws {SkillSourceError} `APPLY_FAILED`, the tree and files as they were (or, when even
    *   putting back failed, saying where the old folders are kept).
+   * @throws {TrustFileError} `FOREIGN_FILE` before anything changes, when a file to write (the
+   *   lockfile) is a link, a folder or not a regular file.
    */
   commit(): void {
     const undo: (() => void)[] = [];
     const fs = this.#fs;
-    // What each file holds now, to put back.
+    // What each file holds now, to put back: a regular file, never read or replaced through a
+    // link (docs/security.md#own-files), checked before anything changes.
     const old = new Map<string, string | undefined>();
-    for (const path of this.#files.keys()) {
-      old.set(path, present(path) ? readFileSync(path, "utf8") : undefined);
-    }
-    const replace = (path: string, text: string): void => {
+    for (const path of this.#files.keys()) old.set(path, ownFileText(path));
+    const replace = (path: string, text: string, fresh = false): void => {
       const temp = tempBeside(path);
       try {
         fs.writeFile(temp, text);
+        if (fresh && present(path)) {
+          throw new Error(`${JSON.stringify(path)} appeared meanwhile`);
+        }
         fs.rename(temp, path);
       } catch (e) {
         try {
@@ -273,6 +312,13 @@ export class Transaction {
     try {
       this.#steps.forEach((step, i) => {
         if (present(step.dir)) {
+          if (step.fresh) {
+            throw new Error(
+              `${
+                JSON.stringify(step.dir)
+              } appeared meanwhile, and skillset never moves what it did not install`,
+            );
+          }
           const aside = step.area.path(`old-${i}`);
           fs.rename(step.dir, aside);
           undo.push(() => fs.rename(aside, step.dir));
@@ -283,8 +329,8 @@ export class Transaction {
         }
       });
       for (const [path, text] of this.#files) {
-        replace(path, text);
         const was = old.get(path);
+        replace(path, text, was === undefined);
         undo.push(() => (was === undefined ? unlinkSync(path) : replace(path, was)));
       }
     } catch (e) {

@@ -523,7 +523,7 @@ export async function updateSkills(
           done.set(s, Object.freeze({ ...common, status: "would_update" as const }));
           continue;
         }
-        tx.put(dir, up.at);
+        tx.put(dir, up.at, undefined, local.missing);
         replanTargets(checks, s.name, up.at, place, areas, targetHome, tx);
         put.push(s.targets === undefined ? next : Object.freeze({ ...next, targets: s.targets }));
         done.set(s, Object.freeze({ ...common, status: "updated" as const }));

@@ -9,7 +9,15 @@
  */
 import { after, describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import process from "node:process";
@@ -176,5 +184,36 @@ describe("the record of chosen sources", () => {
     assert.equal(isSourceTrusted("https://example.com/a.git", env), true);
     assert.equal(isSourceTrusted("https://example.com/a.git/", env), false);
     assert.equal(isSourceTrusted("https://example.com/a.git", other), false);
+  });
+
+  it("a state folder inside the project counts for nothing: records shipped there are refused (docs/security.md#lockfile-sources)", async () => {
+    const { proj, evil } = await hostileProject();
+    mkdirSync(join(proj, ".git"));
+    // The user keeps the state in the checkout (a CI cache, say); the project ships a record
+    // of the hostile source there, and a link to it elsewhere in the project.
+    const inside = join(proj, ".skillset-state");
+    trustSource(evil, { SKILLSET_STATE_DIR: inside });
+    const linked = join(temp(), "state-link");
+    symlinkSync(inside, linked);
+    for (const state of [inside, linked]) {
+      assert.equal(isSourceTrusted(evil, { SKILLSET_STATE_DIR: state }, proj), false);
+      const before = process.env.SKILLSET_STATE_DIR;
+      process.env.SKILLSET_STATE_DIR = state;
+      try {
+        for (const command of [["update", "pdf"], ["outdated"]]) {
+          const r = await runIn(proj, ...command);
+          assert.equal(r.code, 2, r.out);
+          assert.equal(
+            r.err,
+            `skillset: The state folder ${JSON.stringify(state)} lies inside the project ${
+              JSON.stringify(proj)
+            }, which could ship approvals and sources there: set SKILLSET_STATE_DIR to a folder outside it\n`,
+          );
+        }
+      } finally {
+        process.env.SKILLSET_STATE_DIR = before;
+      }
+    }
+    assert.equal(readFileSync(join(proj, ".agents/skills/pdf/SKILL.md"), "utf8"), skillMd("pdf"));
   });
 });

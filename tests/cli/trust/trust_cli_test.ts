@@ -8,10 +8,11 @@ import {
   readFileSync,
   realpathSync,
   rmSync,
+  symlinkSync,
   writeFileSync,
 } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { basename, join } from "node:path";
 import process from "node:process";
 import { spawnSync } from "node:child_process";
 import { main } from "../../../lib/cli.ts";
@@ -72,6 +73,38 @@ describe("skillset lock and verify", () => {
       path: "references/r.md",
       change: "changed",
     }]]);
+  });
+
+  it("verify refuses a cloned lockfile whose roots lead out of the project, never naming what is there (docs/security.md#project-paths)", async () => {
+    const dir = project();
+    mkdirSync(join(dir, ".git"));
+    assert.equal((await run(dir, "lock", ...ROOT)).code, 0);
+    // Skills of the user's, outside the project, and a link to them inside it.
+    const outside = realpathSync(mkdtempSync(join(tmpdir(), "skillset-trust-outside-")));
+    temps.push(outside);
+    mkdirSync(join(outside, "private"));
+    writeFileSync(
+      join(outside, "private", "SKILL.md"),
+      "---\nname: private\ndescription: Mine\n---\n",
+    );
+    symlinkSync(outside, join(dir, "mine"));
+    const file = join(dir, "skills.lock.json");
+    const text = readFileSync(file, "utf8");
+    for (const path of [outside, join("..", basename(outside)), "mine"]) {
+      const lock = JSON.parse(text) as { roots: { scope: string; path: string }[] };
+      lock.roots.push({ scope: "user", path });
+      writeFileSync(file, JSON.stringify(lock));
+      const r = await run(dir, "verify");
+      assert.deepEqual(r, {
+        code: 1,
+        out: "",
+        err: `skillset: error: ${file}: Root ${
+          JSON.stringify(path)
+        } of the lockfile leads out of the project (${
+          JSON.stringify(dir)
+        }): a lockfile's roots stay inside it\n`,
+      });
+    }
   });
 
   it("verify reports a skill not locked, and fails on it only when frozen", async () => {

@@ -27,6 +27,8 @@ import {
 import { join } from "node:path";
 import { readLockfile } from "../../../lib/load.ts";
 import { addSkills, removeSkills } from "../../../lib/fs/lifecycle/_lifecycle.ts";
+import { entryAt } from "../../../lib/fs/lifecycle/_installed.ts";
+import { targetProblems } from "../../../lib/fs/lifecycle/_targets.ts";
 import { outdatedSkills, updateSkills } from "../../../lib/fs/lifecycle/_update.ts";
 import { type LifecycleFs, nodeLifecycleFs } from "../../../lib/fs/lifecycle/_transaction.ts";
 import { SkillSourceError } from "../../../lib/fs/lifecycle/skill_source_error.ts";
@@ -246,5 +248,26 @@ describe("agent targets against a hostile project", { skip: NO_GIT }, () => {
       );
       assert.deepEqual(contents(proj), before, `failure at step ${failAt}`);
     }
+  });
+});
+
+describe("a lockfile's target named by a skill name that climbs", () => {
+  it("is recorded outside and never read, even where the folder it names would match (verify)", async () => {
+    const top = tempFolder();
+    const proj = join(top, "proj");
+    mkdirSync(proj);
+    // A folder outside the project that happens to be (or is guessed to be) a skill.
+    const victim = join(top, "victim");
+    put(victim, "SKILL.md", "---\nname: victim\ndescription: Outside\n---\nSecret.\n");
+    const lockfile = join(proj, "skills.lock.json");
+    const now = await entryAt(victim, "project", "x", undefined);
+    const entry = {
+      ...now,
+      name: "../../../victim",
+      installed_from: { url: join(top, "src"), digest: now.digest, path: "victim" },
+      targets: [{ agent: "claude-code", path: "../victim", mode: "copy" as const }],
+    };
+    const problems = await targetProblems([entry], lockfile, join(top, "home"));
+    assert.deepEqual(problems.map((p) => [p.target.state, p.target.dir]), [["outside", undefined]]);
   });
 });
