@@ -32,7 +32,7 @@ import { targetProblems } from "../../../lib/fs/lifecycle/_targets.ts";
 import { outdatedSkills, updateSkills } from "../../../lib/fs/lifecycle/_update.ts";
 import { type LifecycleFs, nodeLifecycleFs } from "../../../lib/fs/lifecycle/_transaction.ts";
 import { SkillSourceError } from "../../../lib/fs/lifecycle/skill_source_error.ts";
-import { NO_GIT, pdfAndWeb as fixture } from "../../_git.ts";
+import { NO_GIT, pdfAndWeb as fixture, tempFolder } from "../../_git.ts";
 import { contents, put } from "../../_tree.ts";
 
 describe("add --agent", { skip: NO_GIT }, () => {
