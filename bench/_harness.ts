@@ -58,7 +58,9 @@ const OUT = process.env["BENCH_OUT"];
  * @param size Its size.
  * @param cases The cases; one is the baseline.
  * @param options `interleave`: time every case in interleaved rounds with a
- *   collection before each run (for cases whose garbage would land on the next).
+ *   collection before each run (for cases whose garbage would land on the next);
+ *   `samples`: at least this many interleaved runs of each case (for ratios of
+ *   cases of a tenth of a second, whose few default samples swing the median).
  * @returns The rows written.
  */
 export async function timeGroup(
@@ -66,7 +68,7 @@ export async function timeGroup(
   workload: string,
   size: number,
   cases: readonly Case[],
-  options: { readonly interleave?: boolean } = {},
+  options: { readonly interleave?: boolean; readonly samples?: number } = {},
 ): Promise<Row[]> {
   const base = cases.find((c) => c.baseline === true);
   const medians = new Map<string, { median: number; p75: number; p99: number; samples: number }>();
@@ -88,7 +90,8 @@ export async function timeGroup(
   }
   // One method for the whole group, so a ratio never compares two ways of timing:
   // mitata's loop when every case is fast, interleaved rounds when any is slow.
-  const interleave = options.interleave === true || run.some((c) => once.get(c)! >= SLOW_MS);
+  const interleave = options.interleave === true || options.samples !== undefined ||
+    run.some((c) => once.get(c)! >= SLOW_MS);
   if (!interleave) {
     for (const c of run) {
       const stats = await measure(() => do_not_optimize(c.fn()), {
@@ -103,7 +106,7 @@ export async function timeGroup(
       });
     }
   } else {
-    for (const [c, ts] of interleavedRounds(run, once)) {
+    for (const [c, ts] of interleavedRounds(run, once, QUICK ? undefined : options.samples)) {
       ts.sort((a, b) => a - b);
       medians.set(c.name, {
         median: quantile(ts, 0.5),
@@ -222,6 +225,7 @@ const MAX_SAMPLES = QUICK ? 7 : 21;
 function interleavedRounds(
   run: readonly Case[],
   once: ReadonlyMap<Case, number>,
+  least = MIN_SAMPLES,
 ): Map<Case, number[]> {
   // How many samples each case gets in all; past a second, the untimed run is the first of three.
   const wanted = new Map<Case, number>();
@@ -229,7 +233,7 @@ function interleavedRounds(
   for (const c of run) {
     const ms = once.get(c)!;
     const n = Math.round(BUDGET_MS / Math.max(ms, 1e-3));
-    wanted.set(c, ms > 1000 ? 3 : Math.min(MAX_SAMPLES, Math.max(MIN_SAMPLES, n)));
+    wanted.set(c, Math.max(least, ms > 1000 ? 3 : Math.min(MAX_SAMPLES, Math.max(MIN_SAMPLES, n))));
     times.set(c, ms > 1000 ? [ms * 1e6] : []);
   }
   for (let round = 0;; round++) {
