@@ -516,6 +516,8 @@ export const MEMORY_BASELINE = "entries in a Map (peak)";
 /** Skill search (bench/search_bench.ts): quality on the held-out queries, cost on 10,000 skills. */
 export const SEARCH_EVAL_WORKLOAD = "skill search evaluation";
 export const SEARCH_USER_WORKLOAD = "skill search evaluation, user-phrased requests";
+/** The same evaluation's requests no skill serves (size: how many). */
+export const SEARCH_NOMATCH_WORKLOAD = "skill search evaluation, requests no skill serves";
 export const SEARCH_SCALE_WORKLOAD = "skill index build";
 export const SEARCH_BUILD_FLOOR = "floor: tokenize every name, description and body";
 export const SEARCH_BUILD_CASE = "createSkillIndex";
@@ -856,7 +858,7 @@ function userEvaluation(files: readonly ResultsFile[]): string[] {
   const out = [
     `## Skill search on user-phrased requests (${file.runtime}; deterministic)`,
     "",
-    "176 requests written the way users ask for tasks (bench/search_eval/requests.json: 139 plain, 19 in other languages, 18 with typos), over five public collections, each with the skills that would serve it, chosen by reading the skills. The split is fixed by a hash of the query; only the tune split was looked at while choosing parameters. Each collection is its own library. `searchSkills (bodies)` indexes each SKILL.md body; `old ranker` is the index before issue 30 (names and descriptions).",
+    "Requests written the way users ask for tasks (bench/search_eval/requests.json: plain, in other languages, with typos; `n` is how many each row counts), over five public collections, each with the skills that would serve it, chosen by reading the skills; recall and MRR count only requests some skill serves. The split is fixed by a hash of the query; only the tune split was looked at while choosing parameters. Each collection is its own library. `searchSkills (bodies)` indexes each SKILL.md body and applies the no-match threshold; `old ranker` is the index before issue 30 (names and descriptions).",
     "",
     "| split | requests | n | ranker | recall@1 | recall@5 | MRR |",
     "|---|---|---|---|---|---|---|",
@@ -875,6 +877,29 @@ function userEvaluation(files: readonly ResultsFile[]): string[] {
     );
   }
   out.push("");
+  const none = file.rows.filter((r) => r.workload === SEARCH_NOMATCH_WORKLOAD);
+  if (none.length > 0) {
+    out.push(
+      "Requests no skill of the collection serves: `said none` is the share of them answered with nothing, `precision` the share of empty answers that were such requests, `lost` the share of servable requests answered with nothing.",
+      "",
+      "| split | no-match requests | ranker | said none | precision | lost |",
+      "|---|---|---|---|---|---|",
+    );
+    const seenNone = new Set<string>();
+    for (const r of none) {
+      const m = /^(.*) (said none|no-match precision|servable lost) \((eval|tune)\)$/.exec(r.case);
+      if (m === null || seenNone.has(`${m[1]}|${m[3]}`)) continue;
+      seenNone.add(`${m[1]}|${m[3]}`);
+      const get = (metric: string) =>
+        none.find((x) => x.case === `${m[1]} ${metric} (${m[3]})`)?.value ?? NaN;
+      out.push(
+        `| ${m[3]} | ${r.size} | ${m[1]} | ${get("said none").toFixed(2)} | ${
+          get("no-match precision").toFixed(2)
+        } | ${get("servable lost").toFixed(2)} |`,
+      );
+    }
+    out.push("");
+  }
   return out;
 }
 

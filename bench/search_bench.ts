@@ -42,6 +42,7 @@ import {
   SEARCH_BUILD_CASE,
   SEARCH_BUILD_FLOOR,
   SEARCH_EVAL_WORKLOAD,
+  SEARCH_NOMATCH_WORKLOAD,
   SEARCH_QUERY_CASE,
   SEARCH_QUERY_FLOOR,
   SEARCH_QUERY_WORKLOAD,
@@ -167,7 +168,9 @@ if (collections === undefined) {
       ),
     ];
     for (const [group, inGroup] of groups) {
-      const at = chosen.map((r, i) => (inGroup(r) ? i : -1)).filter((i) => i >= 0);
+      // Recall and MRR are over requests some skill serves; the others are counted below.
+      const at = chosen.map((r, i) => (inGroup(r) && r.class !== "nomatch" ? i : -1))
+        .filter((i) => i >= 0);
       for (const [ranker] of RANKERS) {
         const q = userQuality(at.map((i) => ranks.get(ranker)![i]!));
         for (
@@ -180,6 +183,29 @@ if (collections === undefined) {
             valueRow(SEARCH_USER_WORKLOAD, q.n, `${ranker} ${metric} (${split}, ${group})`, value),
           );
         }
+      }
+    }
+    // Requests no skill serves: the share answered with nothing, the share of empty answers
+    // that were such requests (no-match precision), the share of servable ones answered empty.
+    const none = chosen.filter((r) => r.class === "nomatch").length;
+    for (const [ranker] of RANKERS) {
+      const all = ranks.get(ranker)!;
+      let said = 0, lost = 0;
+      chosen.forEach((r, i) => {
+        if (r.class === "nomatch") {
+          if (all[i] === -2) said++;
+        } else if (all[i] === -3) lost++;
+      });
+      for (
+        const [metric, value] of [
+          ["said none", said / Math.max(none, 1)],
+          ["no-match precision", said + lost === 0 ? 1 : said / (said + lost)],
+          ["servable lost", lost / Math.max(chosen.length - none, 1)],
+        ] as const
+      ) {
+        recordValue(
+          valueRow(SEARCH_NOMATCH_WORKLOAD, none, `${ranker} ${metric} (${split})`, value),
+        );
       }
     }
   }
