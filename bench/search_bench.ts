@@ -17,8 +17,8 @@
  * - Cost: building the index of 10,000 skills with bodies (about 5 KB each,
  *   headings included) against tokenizing the same texts (the floor); a query's
  *   p99 against a floor that only walks the
- *   posting lists of the query's terms and sums their counts. Each of the 306
- *   queries (130 of `search_queries.json`, 176 user-phrased) is timed in 25 interleaved rounds (batches of 20 runs, ours then
+ *   posting lists of the query's terms and sums their counts. Each query (the
+ *   130 of `search_queries.json` and every user-phrased request) is timed in 25 interleaved rounds (batches of 20 runs, ours then
  *   the floor's); a query's time is its median over the rounds, and the p99
  *   is over the queries (the p99 of every sample is in the note: on a loaded
  *   machine it measures the machine's pauses).
