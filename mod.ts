@@ -253,6 +253,7 @@ export type {
   ResolvedSkillProfile,
   SkillProfile,
   SkillProfileCode,
+  UnknownProfile,
 } from "./lib/core/catalog/skill_profiles.ts";
 export {
   HostPaths,
