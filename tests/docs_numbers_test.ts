@@ -186,6 +186,8 @@ const NOT_IN_RESULTS: readonly (readonly [string, string, string])[] = [
     ["performance.md", text, "the second of two earlier quiet tool_policy runs"] as const
   ),
   ["performance.md", "10.78×", "a Bun search rerun while tests loaded the machine"],
+  ["performance.md", "5.90×", "an earlier Bun search run of the same stop"],
+  ["performance.md", "137 µs", "a scratch script timing the queries in a fresh Bun process"],
   ["performance.md", "3.54×", "the last stop's Bun search run"],
   ["performance.md", "1.54 s", "author_kit's CPU seconds, a value row without a unit"],
   ["performance.md", "1.11 s", "author_kit's CPU seconds, a value row without a unit"],
