@@ -54,17 +54,19 @@ export function stateDir(env: StateEnv = process.env): string {
 }
 
 /**
- * The project a folder belongs to, as far as the state folder is concerned:
- * the nearest folder at or above it holding `.git` (a clone's top), unless
- * that folder holds the home too (a home kept in git is the user's own),
- * else the folder itself.
+ * The folders a folder's project may be, as far as the state folder is
+ * concerned: the folder itself and every folder above it holding `.git`
+ * (a clone's top) that does not hold the home too (a home kept in git is the
+ * user's own). Every one, not only the nearest: a `.git` the project plants
+ * in a sub-folder must not shrink the project to that sub-folder.
  */
-function projectOf(folder: string): string {
+function projectsOf(folder: string): string[] {
   const start = resolve(folder);
   const home = resolve(homedir());
+  const out = [start];
   for (let dir = start;; dir = dirname(dir)) {
-    if (existsSync(join(dir, ".git"))) return within(home, dir) ? start : dir;
-    if (dirname(dir) === dir) return start;
+    if (dir !== start && existsSync(join(dir, ".git")) && !within(home, dir)) out.push(dir);
+    if (dirname(dir) === dir) return out;
   }
 }
 
@@ -92,10 +94,11 @@ function real(path: string): string {
  * @returns The project's folder, or undefined when the state folder lies outside it.
  */
 export function stateInProject(folder: string, env: StateEnv = process.env): string | undefined {
-  const project = projectOf(folder);
   const state = stateDir(env);
-  const inside = within(resolve(state), project) || within(real(state), real(project));
-  return inside ? project : undefined;
+  const path = resolve(state), realPath = real(state);
+  return projectsOf(folder).findLast((project) =>
+    within(path, project) || within(realPath, real(project))
+  );
 }
 
 /**

@@ -29,6 +29,7 @@ import {
   isConfigApproved,
   needsApproval,
   stateDir,
+  stateInProject,
 } from "../../lib/cli/_config_trust.ts";
 
 let temp = "";
@@ -330,6 +331,28 @@ describe("a state folder inside the project", () => {
     } finally {
       process.env.SKILLSET_STATE_DIR = saved;
     }
+  });
+});
+
+describe("a state folder inside the project, seen from a folder with a .git of its own", () => {
+  it("still lies inside the project: a .git planted in a sub-folder does not shrink it", () => {
+    const root = project("state-nested", {});
+    const sub = join(root, "packages", "tool");
+    // Empty, a bare HEAD, or a whole git directory: each makes `sub` a top for git's walk.
+    for (const plant of [[] as string[], ["HEAD"], ["HEAD", "objects/", "refs/"]]) {
+      rmSync(join(sub, ".git"), { recursive: true, force: true });
+      mkdirSync(join(sub, ".git"), { recursive: true });
+      for (const entry of plant) {
+        if (entry.endsWith("/")) mkdirSync(join(sub, ".git", entry));
+        else write(join(sub, ".git", entry), "ref: refs/heads/main\n");
+      }
+      const env = { SKILLSET_STATE_DIR: join(root, "ci-cache", "skillset") };
+      assert.equal(stateInProject(sub, env), root, `planted: ${JSON.stringify(plant)}`);
+    }
+    assert.equal(
+      stateInProject(sub, { SKILLSET_STATE_DIR: t("state-nested", "state") }),
+      undefined,
+    );
   });
 });
 
