@@ -178,6 +178,24 @@ export const gitKind: SourceKind = Object.freeze({
   revision: (from: InstalledFrom): string | undefined => from.commit,
 });
 
+/** Refuse a ref for a source that has none: `what` says what the source is instead. */
+function refuseRef(from: SourceRef, what: string): void {
+  if (from.ref === undefined) return;
+  throw new SkillSourceError(
+    "REF_NOT_FOUND",
+    `Source ${JSON.stringify(from.url)} is ${what}: it has no ref ${JSON.stringify(from.ref)}`,
+  );
+}
+
+/** What the kinds whose revision is a digest of what they stage share: nothing to peek, the digest recorded. */
+const BY_DIGEST = Object.freeze({
+  peek: (): Promise<undefined> => Promise.resolve(undefined),
+  record(from: SourceRef & { readonly path: string }, staged: Revision): InstalledFrom {
+    return Object.freeze({ url: from.url, digest: staged.revision, path: from.path });
+  },
+  revision: (from: InstalledFrom): string | undefined => from.digest,
+});
+
 /** A plain folder: copied without following links; the revision is the digest of its skill folders. */
 export const folderKind: SourceKind = Object.freeze({
   name: "folder" as const,
@@ -189,14 +207,7 @@ export const folderKind: SourceKind = Object.freeze({
     _options: GitOptions,
     expect?: string,
   ): Promise<StagedSource> {
-    if (from.ref !== undefined) {
-      throw new SkillSourceError(
-        "REF_NOT_FOUND",
-        `Source ${JSON.stringify(from.url)} is a folder, not a git repository: it has no ref ${
-          JSON.stringify(from.ref)
-        }`,
-      );
-    }
+    refuseRef(from, "a folder, not a git repository");
     if (!existsSync(from.url)) {
       throw new SkillSourceError("NO_SKILL", `Source folder ${JSON.stringify(from.url)} is gone`);
     }
@@ -208,11 +219,7 @@ export const folderKind: SourceKind = Object.freeze({
     }
     return Object.freeze({ tree: into, revision, ...staged });
   },
-  peek: (): Promise<undefined> => Promise.resolve(undefined),
-  record(from: SourceRef & { readonly path: string }, staged: Revision): InstalledFrom {
-    return Object.freeze({ url: from.url, digest: staged.revision, path: from.path });
-  },
-  revision: (from: InstalledFrom): string | undefined => from.digest,
+  ...BY_DIGEST,
 });
 
 /**
@@ -230,14 +237,7 @@ export const npmKind: SourceKind = Object.freeze({
     options: SourceOptions,
     expect?: string,
   ): Promise<StagedSource> {
-    if (from.ref !== undefined) {
-      throw new SkillSourceError(
-        "REF_NOT_FOUND",
-        `Source ${
-          JSON.stringify(from.url)
-        } is an npm package installed in the project: it has no ref ${JSON.stringify(from.ref)}`,
-      );
-    }
+    refuseRef(from, "an npm package installed in the project");
     const pkg = findNpmPackage(parseNpmSource(from.url), resolve(options.cwd ?? process.cwd()));
     const staged = await stageSkills(folderSource(join(pkg.root, pkg.folder)), into, undefined);
     const revision = await stagedDigest(into, staged.refused);
@@ -250,7 +250,7 @@ export const npmKind: SourceKind = Object.freeze({
     };
     return Object.freeze({ tree: into, revision, ...staged, package: Object.freeze(installed) });
   },
-  peek: (): Promise<undefined> => Promise.resolve(undefined),
+  peek: BY_DIGEST.peek,
   record(from: SourceRef & { readonly path: string }, staged: Revision): InstalledFrom {
     return Object.freeze({
       url: from.url,
@@ -260,7 +260,7 @@ export const npmKind: SourceKind = Object.freeze({
       path: from.path,
     });
   },
-  revision: (from: InstalledFrom): string | undefined => from.digest,
+  revision: BY_DIGEST.revision,
 });
 
 /**
@@ -279,16 +279,7 @@ export const webKind: SourceKind = Object.freeze({
     options: SourceOptions,
     expect?: string,
   ): Promise<StagedSource> {
-    if (from.ref !== undefined) {
-      throw new SkillSourceError(
-        "REF_NOT_FOUND",
-        `Source ${
-          JSON.stringify(from.url)
-        } is a well-known location, not a git repository: it has no ref ${
-          JSON.stringify(from.ref)
-        }`,
-      );
-    }
+    refuseRef(from, "a well-known location, not a git repository");
     const web = {
       ...options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs },
       ...options.web,
@@ -312,11 +303,7 @@ export const webKind: SourceKind = Object.freeze({
       refused: Object.freeze([]),
     });
   },
-  peek: (): Promise<undefined> => Promise.resolve(undefined),
-  record(from: SourceRef & { readonly path: string }, staged: Revision): InstalledFrom {
-    return Object.freeze({ url: from.url, digest: staged.revision, path: from.path });
-  },
-  revision: (from: InstalledFrom): string | undefined => from.digest,
+  ...BY_DIGEST,
 });
 
 /** The kind of source a lock entry's `installed_from` names: a commit is git, `npm:` npm, an http(s) URL web, else a folder. */
