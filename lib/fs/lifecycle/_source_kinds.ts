@@ -18,8 +18,8 @@ import {
   lstatSync,
   openSync,
   readdirSync,
+  readFileSync,
   readlinkSync,
-  readSync,
   statSync,
 } from "node:fs";
 import { join, resolve } from "node:path";
@@ -369,22 +369,7 @@ export function sourceOf(source: string, cwd: string): { kind: SourceKind; url: 
 function readBytes(path: string): Uint8Array {
   const fd = openSync(path, READ_FLAGS | O_NOFOLLOW);
   try {
-    const chunks: Uint8Array[] = [];
-    let total = 0;
-    for (;;) {
-      const chunk = new Uint8Array(1 << 16);
-      const n = readSync(fd, chunk, 0, chunk.length, null);
-      if (n === 0) break;
-      chunks.push(chunk.subarray(0, n));
-      total += n;
-    }
-    const out = new Uint8Array(total);
-    let at = 0;
-    for (const c of chunks) {
-      out.set(c, at);
-      at += c.length;
-    }
-    return out;
+    return readFileSync(fd);
   } finally {
     closeSync(fd);
   }

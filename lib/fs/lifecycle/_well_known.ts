@@ -20,6 +20,7 @@
  *
  * @module
  */
+import { Buffer } from "node:buffer";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { compareCodeUnits, sha256Digest } from "../../core/trust/digest.ts";
@@ -386,13 +387,7 @@ class Session {
         chunks.push(value);
       }
       this.left -= total;
-      const out = new Uint8Array(total);
-      let offset = 0;
-      for (const c of chunks) {
-        out.set(c, offset);
-        offset += c.length;
-      }
-      return out;
+      return Buffer.concat(chunks, total);
     } finally {
       await reader.cancel().catch(() => {});
     }
