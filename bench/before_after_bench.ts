@@ -18,6 +18,7 @@ import { join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import * as now from "../lib/load.ts";
 import process from "node:process";
+import { skillFolder, skillRoots } from "./_skill_roots.ts";
 import { QUICK, recordValue, timeGroup } from "./_harness.ts";
 import {
   AB_BEFORE_CASE,
@@ -78,18 +79,11 @@ function body(i: number): string {
 
 // 5,000 folders, spread over 3 roots at depths 2 to 4 (discovery), each also named on its own
 // (validate, full loads).
-const roots = ["project", "user", "shared"].map((scope) => ({ scope, path: join(temp, scope) }));
+const roots = skillRoots(temp);
 const folders: string[] = [];
 for (let i = 0; i < SKILLS; i++) {
-  const root = roots[i % 3]!.path;
   const name = `skill-${i}`;
-  const depth = 2 + (i % 3);
-  const parts = depth === 2
-    ? [root, "skills", name]
-    : depth === 3
-    ? [root, "skills", `group-${i % 40}`, name]
-    : [root, "skills", `group-${i % 40}`, `sub-${i % 7}`, name];
-  const dir = join(...parts);
+  const dir = skillFolder(roots, i);
   mkdirSync(join(dir, "references"), { recursive: true });
   mkdirSync(join(dir, "assets"));
   mkdirSync(join(dir, "scripts"));

@@ -9,6 +9,7 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSyn
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { discoverSkills } from "../lib/load.ts";
+import { skillFolder, skillRoots } from "./_skill_roots.ts";
 import { QUICK, timeGroup } from "./_harness.ts";
 import { DISCOVER_BARE_CASE, DISCOVER_CASE, DISCOVER_WORKLOAD } from "./_report.ts";
 
@@ -17,17 +18,10 @@ const SKILLS = QUICK ? 500 : 5000;
 
 // Three roots; skills at depth 2 (root/skills/x), 3 (root/skills/group/x) and 4
 // (root/skills/group/sub/x), each with a references/ folder.
-const roots = ["project", "user", "shared"].map((scope) => ({ scope, path: join(temp, scope) }));
+const roots = skillRoots(temp);
 for (let i = 0; i < SKILLS; i++) {
-  const root = roots[i % 3]!.path;
   const name = `skill-${i}`;
-  const depth = 2 + (i % 3);
-  const parts = depth === 2
-    ? [root, "skills", name]
-    : depth === 3
-    ? [root, "skills", `group-${i % 40}`, name]
-    : [root, "skills", `group-${i % 40}`, `sub-${i % 7}`, name];
-  const dir = join(...parts);
+  const dir = skillFolder(roots, i);
   mkdirSync(join(dir, "references"), { recursive: true });
   writeFileSync(
     join(dir, "SKILL.md"),
