@@ -7,29 +7,17 @@
  * and the others proceed. Folder sources, in-process (no git, no
  * subprocess).
  */
-import { after, describe, it } from "node:test";
+import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import {
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  readFileSync,
-  rmSync,
-  symlinkSync,
-  writeFileSync,
-} from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import process from "node:process";
 import { runIn } from "../../_cli.ts";
 import { put } from "../../_tree.ts";
+import { tempFolder } from "../../_git.ts";
 import { isSourceTrusted, trustSource } from "../../../lib/cli/lifecycle/_trusted_sources.ts";
 
-function temp(): string {
-  const dir = mkdtempSync(join(tmpdir(), "skillset-sources-"));
-  after(() => rmSync(dir, { recursive: true, force: true }));
-  return dir;
-}
+const temp = () => tempFolder("skillset-sources-");
 
 const skillMd = (name: string, body = "Use it.\n") =>
   `---\nname: ${name}\ndescription: The ${name} skill\n---\n${body}`;

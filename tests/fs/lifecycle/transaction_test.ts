@@ -9,13 +9,12 @@
  *
  * @module
  */
-import { after, describe, it } from "node:test";
+import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import {
   existsSync,
   lstatSync,
   mkdirSync,
-  mkdtempSync,
   readFileSync,
   readlinkSync,
   renameSync,
@@ -23,18 +22,14 @@ import {
   symlinkSync,
   writeFileSync,
 } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { addSkills } from "../../../lib/fs/lifecycle/_lifecycle.ts";
 import { updateSkills } from "../../../lib/fs/lifecycle/_update.ts";
 import { type LifecycleFs, nodeLifecycleFs } from "../../../lib/fs/lifecycle/_transaction.ts";
 import { put } from "../../_tree.ts";
+import { tempFolder } from "../../_git.ts";
 
-function temp(): string {
-  const dir = mkdtempSync(join(tmpdir(), "skillset-transaction-"));
-  after(() => rmSync(dir, { recursive: true, force: true }));
-  return dir;
-}
+const temp = () => tempFolder("skillset-transaction-");
 
 const skillMd = (name: string, body = "Use it.\n") =>
   `---\nname: ${name}\ndescription: The ${name} skill\n---\n${body}`;
