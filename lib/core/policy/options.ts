@@ -14,8 +14,9 @@
  *
  * @module
  */
-import { NameIndex } from "./_name_index.ts";
+import { hashOf, hashStep, NameIndex } from "./_name_index.ts";
 import { OPTION_TABLES, type OptionStyle, type OptionTableSpec } from "./option_tables.ts";
+import { isPlainChar, isPlainTail } from "./shell_words.ts";
 
 const DASH = 0x2d;
 
@@ -42,7 +43,6 @@ const UNSAFE = 8;
  */
 const pending: number[] = [];
 let queued = 0;
-
 /** A table, compiled ({@linkcode compileOptionTables}): arities by name. */
 export interface CompiledOptionTable {
   /** How the program's parser reads its options. */
@@ -308,8 +308,10 @@ export function startOptionWalk(
     }
     if (dashed || (i === 1 && t.dashlessFirst)) {
       next = queued = 0;
-      if (dashed) readOption(l, w, 0, w.length, true);
-      else readCluster(l, w, 0, w.length, 0, true);
+      if (dashed) {
+        const eq = w.indexOf("=");
+        readOption(l, w, 0, w.length, true, hashOf(w, 0, w.length), eq, hashOf(w, 0, eq));
+      } else readCluster(l, w, 0, w.length, 0, true);
       continue;
     }
     if (slot) {
@@ -340,7 +342,22 @@ export function approvedAfter(walk: OptionWalk, text: string, separator: string)
   ) {
     return true;
   }
-  return walkFrom(text, separator, from, walk.named, l, walk.slot, 0, null) === undefined;
+  return walkFrom(text, separator, from, walk.named, l, walk.slot, 0, null, false) === undefined;
+}
+
+/**
+ * The policy's fast path for a plain command: whether `text[walk.offset…]`
+ * is plain words separated by single spaces ({@linkcode isPlainTail}) and
+ * {@linkcode approvedAfter} approves them, read in one pass.
+ *
+ * @internal
+ */
+export function approvedPlainTail(walk: OptionWalk, text: string): boolean {
+  const from = walk.offset;
+  if (from >= text.length) return false;
+  if (walk.free) return isPlainTail(text, from);
+  return walkFrom(text, " ", from, walk.named, walk.lookup, walk.slot, 0, null, true) ===
+    undefined;
 }
 
 const NUL_DASH = NUL + "-";
@@ -363,7 +380,17 @@ export function unapprovedIn(
   if (end < 0) return undefined;
   const slash = text.lastIndexOf("/", end);
   const l = lookupOf(tables.get(text.slice(slash < 0 ? 0 : slash + 1, end)) ?? EMPTY);
-  return walkFrom(text, separator, end + 1, 1, l, l.subcommands !== null, named, namedWords);
+  return walkFrom(
+    text,
+    separator,
+    end + 1,
+    1,
+    l,
+    l.subcommands !== null,
+    named,
+    namedWords,
+    false,
+  );
 }
 
 /** Whether `text[start…end)` holds a `:`. */
@@ -386,13 +413,28 @@ function walkFrom(
   slot: boolean,
   named: number,
   namedWords: ReadonlySet<string> | null,
+  plain: boolean,
 ): string | undefined {
   const n = text.length;
+  const sep = separator.charCodeAt(0);
   let next = 0;
   queued = 0;
   for (let end = start; start <= n; i++, start = end + 1) {
-    end = text.indexOf(separator, start);
-    if (end < 0) end = n;
+    // The word's end, its hash, and where its first "=" is with the hash before it.
+    let hash = 0;
+    let eq = -1;
+    let eqHash = 0;
+    for (end = start; end < n; end++) {
+      const c = text.charCodeAt(end);
+      if (c === sep) break;
+      if (plain && !isPlainChar(c)) return NOT_PLAIN;
+      if (c === 0x3d && eq < 0) {
+        eq = end;
+        eqHash = hash;
+      }
+      hash = hashStep(hash, c);
+    }
+    if (plain && end === start) return NOT_PLAIN;
     const t = l.table;
     const dashed = end - start > 1 && text.charCodeAt(start) === DASH;
     // A pattern names options only (words starting with "-").
@@ -407,16 +449,16 @@ function walkFrom(
       continue;
     }
     if (end - start === 2 && dashed && text.charCodeAt(start + 1) === DASH) {
-      if (t.dashDashEnds) return undefined;
+      if (t.dashDashEnds) return approvedRest(text, end, plain);
       continue;
     }
     if (!dashed && !slot && !(i === 1 && t.dashlessFirst)) {
       // An operand.
-      if (t.operandEnds) return undefined;
+      if (t.operandEnds) return approvedRest(text, end, plain);
       continue;
     }
     if (slot) {
-      const sub = l.subcommands!.get(text, start, end);
+      const sub = l.subcommands!.getHashed(text, start, end, hash);
       if (sub !== undefined) {
         l = sub;
         slot = sub.subcommands !== null;
@@ -425,7 +467,9 @@ function walkFrom(
     }
     if (dashed) {
       next = queued = 0;
-      if (!readOption(l, text, start, end, isNamed) && !isNamed) return text.slice(start, end);
+      if (!readOption(l, text, start, end, isNamed, hash, eq, eqHash) && !isNamed) {
+        return text.slice(start, end);
+      }
       continue;
     }
     if (i === 1 && t.dashlessFirst) {
@@ -443,9 +487,20 @@ function walkFrom(
       }
     }
     // An interpreter's first operand is the program: the words after it are its arguments.
-    if (l.table.operandEnds) return undefined;
+    if (l.table.operandEnds) return approvedRest(text, end, plain);
   }
   return undefined;
+}
+
+/** What a plain walk returns for a command that is not plain words: not approved by the fast path. */
+const NOT_PLAIN = "\u0000";
+
+/**
+ * The walk's answer when the words from `end` on are free: approved, and
+ * for a plain walk only when they are plain words too.
+ */
+function approvedRest(text: string, end: number, plain: boolean): string | undefined {
+  return !plain || end === text.length || isPlainTail(text, end + 1) ? undefined : NOT_PLAIN;
 }
 
 /** The index of the first `=` in `text[start…end)`, or -1. */
@@ -465,6 +520,9 @@ function readOption(
   start: number,
   end: number,
   isNamed: boolean,
+  hash: number,
+  eqAt: number,
+  eqHash: number,
 ): boolean {
   switch (l.table.style) {
     case "getopt": {
@@ -473,10 +531,10 @@ function readOption(
         return readCluster(l, text, start, end, 1, isNamed);
       }
       // A name holds no "=": the whole word first, then the name before its "=".
-      const arity = l.long.get(text, start, end);
+      const arity = l.long.getHashed(text, start, end, hash);
       if (arity !== undefined) return readLong(arity, text, -1, end, isNamed);
-      const eq = equalsIn(text, start, end);
-      return eq >= 0 && readLong(l.long.get(text, start, eq), text, eq, end, isNamed);
+      const eq = eqAt;
+      return eq >= 0 && readLong(l.long.getHashed(text, start, eq, eqHash), text, eq, end, isNamed);
     }
     case "npm": {
       // nopt's reading of a name: the word is cut out here, and normalized.

@@ -40,6 +40,7 @@ import {
   WORD_SEPARATOR,
 } from "./allowed_tools.ts";
 import { isPlainCommand, isPlainTail, isWordStart, readWords } from "./shell_words.ts";
+import { approvedPlainTail } from "./options.ts";
 
 /** How `allowed-tools` is applied. */
 export type ToolPolicyMode = "advisory" | "preapprove" | "restrict";
@@ -386,8 +387,10 @@ export class ToolPolicy {
       if (quick !== null) {
         if (subject === p.prefix) return p.decision;
         if (
-          subject.startsWith(quick.spaced) && isPlainTail(subject, quick.spaced.length) &&
-          approvesIn(p, subject, " ")
+          subject.startsWith(quick.spaced) &&
+          (p.walk !== null
+            ? approvedPlainTail(p.walk, subject)
+            : isPlainTail(subject, quick.spaced.length) && approvesIn(p, subject, " "))
         ) {
           return p.decision;
         }

@@ -16,9 +16,11 @@ import {
   compileCommandPattern,
   WORD_SEPARATOR,
 } from "../../../lib/core/policy/allowed_tools.ts";
-import { NameIndex } from "../../../lib/core/policy/_name_index.ts";
+import { hashOf, NameIndex } from "../../../lib/core/policy/_name_index.ts";
+import { isPlainTail } from "../../../lib/core/policy/shell_words.ts";
 import { OPTION_TABLES, type OptionTableSpec } from "../../../lib/core/policy/option_tables.ts";
 import {
+  approvedPlainTail,
   type CompiledOptionTable,
   compileOptionTables,
   DEFAULT_OPTION_TABLES,
@@ -305,8 +307,51 @@ describe("the compiled option walk", () => {
     );
   });
 
-  it("NameIndex matches whole names only: a word in the same bucket that starts with a name is not it", () => {
-    // "ab" and "ab[" share a bucket (7 × length + last character, modulo 64).
+  it(`reads a plain command's tail in one pass as the plain test and the walk do in two (seed ${seed})`, () => {
+    const compiled = PATTERNS.map((pattern) => [pattern, compileCommandPattern(pattern)] as const)
+      .filter(([, p]) => p.walk !== null);
+    // Words, and raw text that is not plain words: quotes, operators, blanks, empty words, non-ASCII.
+    const raw = fc.constantFrom(
+      "'x'",
+      '"',
+      "$HOME",
+      ";",
+      "|",
+      "a\tb",
+      "",
+      " ",
+      "é",
+      "~",
+      "=",
+      "a=b",
+    );
+    const piece = fc.oneof({ weight: 4, arbitrary: word }, { weight: 1, arbitrary: raw });
+    fc.assert(
+      fc.property(fc.array(piece, { maxLength: 8 }), fc.boolean(), (tail, trailing) => {
+        for (const [pattern, p] of compiled) {
+          const head = pattern.replace(/:\*$/, "").split(" ").slice(0, p.head).join(" ");
+          const text = `${head} ${tail.join(" ")}${trailing ? " " : ""}`;
+          const expected = isPlainTail(text, p.walk!.offset) && approvesIn(p, text, " ");
+          assert.equal(
+            approvedPlainTail(p.walk!, text),
+            expected,
+            `${pattern}: ${JSON.stringify(text)}`,
+          );
+        }
+      }),
+      runs(1000),
+    );
+  });
+
+  it("NameIndex compares the characters of a name whose hash a word shares", () => {
+    // "Aa" and "BB" have the same hash (65 × 31 + 97 = 66 × 31 + 66).
+    const index = new NameIndex(new Map([["Aa", 1]]));
+    assert.equal(index.get("BB", 0, 2), undefined);
+    assert.equal(index.get("x Aa", 2, 4), 1);
+    assert.equal(index.getHashed("BB", 0, 2, hashOf("Aa", 0, 2)), undefined);
+  });
+
+  it("NameIndex matches whole names only: a word that starts with a name is not it", () => {
     const index = new NameIndex(new Map([["ab", 1]]));
     assert.equal(index.get("ab[", 0, 3), undefined);
     assert.equal(index.get("x ab", 2, 4), 1);
