@@ -3,7 +3,12 @@
  * walk asks whether `text[start…end)` is one of a table's names without
  * cutting the word out (no string made). The walk hashes each word while it
  * looks for the word's end ({@linkcode hashStep}), so a lookup compares the
- * characters of at most the names that share the word's hash.
+ * characters of a name only when it shares the word's hash.
+ *
+ * The table is a plain record read by a top-level function (open addressing
+ * over flat arrays): the walk runs once per option word of every call the
+ * policy decides, and a small function over flat arrays is what every
+ * runtime's compiler inlines into it.
  *
  * Folder `lib/core/policy/` — the tool policy: allowed-tools patterns, the shell grammar, decisions.
  *
@@ -32,82 +37,90 @@ export function hashOf(text: string, start: number, end: number): number {
 }
 
 /**
- * Names and their values, bucketed by hash.
+ * Names and their values in open addressing: slot `hash & mask` and the
+ * slots after it, up to an empty one (`undefined` name).
  *
- * | operation | cost                                                  |
- * | --------- | ----------------------------------------------------- |
- * | build     | O(names)                                              |
- * | `get`     | O(the word's length + the names sharing its bucket's) |
+ * | operation          | cost                                            |
+ * | ------------------ | ----------------------------------------------- |
+ * | {@linkcode nameIndex} | O(names)                                     |
+ * | {@linkcode nameAt}    | O(the word's length), + a probe per collision |
  *
+ * @internal
+ */
+export interface NameIndex<T> {
+  /** The number of slots less one: a power of two less one, so a hash is masked. */
+  readonly mask: number;
+  /** The names by slot; `undefined` for an empty slot. */
+  readonly names: readonly (string | undefined)[];
+  /** The hashes of the names, by slot. */
+  readonly hashes: Int32Array;
+  /** The values, by slot. */
+  readonly values: readonly (T | undefined)[];
+}
+
+/**
+ * Build an index of names (an empty name is left out: no word is empty
+ * where the walk looks one up).
+ *
+ * @param entries The names and their values; a name given twice keeps its first value.
+ * @returns The index.
  * @example
  * ```ts
- * import { NameIndex } from "./_name_index.ts";
+ * import { nameAt, nameIndex } from "./_name_index.ts";
  * import { assert } from "../_assert.ts";
  *
- * const index = new NameIndex(new Map([["--stat", 1], ["log", 2]]));
- * assert.equal(index.get("git log --stat", 4, 7), 2);
- * assert.equal(index.get("git log --stat", 8, 14), 1);
- * assert.equal(index.get("git log --stats", 8, 15), undefined);
+ * const index = nameIndex(new Map([["--stat", 1], ["log", 2]]));
+ * assert.equal(nameAt(index, "git log --stat", 4, 7), 2);
+ * assert.equal(nameAt(index, "git log --stat", 8, 14), 1);
+ * assert.equal(nameAt(index, "git log --stats", 8, 15), undefined);
  * ```
  */
-export class NameIndex<T> {
-  readonly #mask: number;
-  /** By bucket: the names, their hashes and their values, in step. */
-  readonly #names: (string[] | undefined)[];
-  readonly #hashes: (number[] | undefined)[];
-  readonly #values: (T[] | undefined)[];
-
-  /** @param entries The names and their values. */
-  constructor(entries: Iterable<readonly [string, T]>) {
-    const list = [...entries].filter(([name]) => name !== "");
-    // At least twice as many buckets as names, a power of two so a hash is masked.
-    let size = 16;
-    while (size < 2 * list.length) size *= 2;
-    this.#mask = size - 1;
-    this.#names = Array.from({ length: size }, () => undefined);
-    this.#hashes = Array.from({ length: size }, () => undefined);
-    this.#values = Array.from({ length: size }, () => undefined);
-    for (const [name, value] of list) {
-      const h = hashOf(name, 0, name.length);
-      const b = h & this.#mask;
-      (this.#names[b] ??= []).push(name);
-      (this.#hashes[b] ??= []).push(h);
-      (this.#values[b] ??= []).push(value);
-    }
+export function nameIndex<T>(entries: Iterable<readonly [string, T]>): NameIndex<T> {
+  const list = [...entries].filter(([name]) => name !== "");
+  // At most half the slots full, so a probe ends soon at an empty one.
+  let size = 16;
+  while (size < 2 * list.length) size *= 2;
+  const mask = size - 1;
+  const names: (string | undefined)[] = Array.from({ length: size }, () => undefined);
+  const values: (T | undefined)[] = Array.from({ length: size }, () => undefined);
+  const hashes = new Int32Array(size);
+  for (const [name, value] of list) {
+    const h = hashOf(name, 0, name.length);
+    let b = h & mask;
+    while (names[b] !== undefined && names[b] !== name) b = (b + 1) & mask;
+    if (names[b] === name) continue;
+    names[b] = name;
+    hashes[b] = h;
+    values[b] = value;
   }
+  return Object.freeze({ mask, names, hashes, values });
+}
 
-  /**
-   * The value of the name `text[start…end)`.
-   *
-   * @param text The text the name is in.
-   * @param start Where it starts.
-   * @param end Where it ends (exclusive).
-   * @returns Its value, or `undefined` for a name not in the index.
-   */
-  get(text: string, start: number, end: number): T | undefined {
-    return this.getHashed(text, start, end, hashOf(text, start, end));
-  }
-
-  /**
-   * {@linkcode get} with the name's hash already known (the walk's).
-   *
-   * @param text The text the name is in.
-   * @param start Where it starts.
-   * @param end Where it ends (exclusive).
-   * @param hash The hash of `text[start…end)`, {@linkcode hashStep} folded over it.
-   * @returns Its value, or `undefined` for a name not in the index.
-   */
-  getHashed(text: string, start: number, end: number, hash: number): T | undefined {
-    const b = hash & this.#mask;
-    const hashes = this.#hashes[b];
-    if (hashes === undefined) return undefined;
-    const length = end - start;
-    for (let i = 0; i < hashes.length; i++) {
-      if (hashes[i] !== hash) continue;
-      const name = this.#names[b]![i]!;
-      if (name.length === length && sameAt(text, start, name)) return this.#values[b]![i];
+/**
+ * The value of the name `text[start…end)`.
+ *
+ * @param index The index.
+ * @param text The text the name is in.
+ * @param start Where it starts.
+ * @param end Where it ends (exclusive).
+ * @param hash The hash of `text[start…end)` when the caller has it ({@linkcode hashOf}).
+ * @returns Its value, or `undefined` for a name not in the index.
+ */
+export function nameAt<T>(
+  index: NameIndex<T>,
+  text: string,
+  start: number,
+  end: number,
+  hash: number = hashOf(text, start, end),
+): T | undefined {
+  const { mask, names, hashes } = index;
+  const length = end - start;
+  for (let b = hash & mask;; b = (b + 1) & mask) {
+    const name = names[b];
+    if (name === undefined) return undefined;
+    if (hashes[b] === hash && name.length === length && sameAt(text, start, name)) {
+      return index.values[b];
     }
-    return undefined;
   }
 }
 

@@ -14,7 +14,7 @@
  *
  * @module
  */
-import { hashOf, hashStep, NameIndex } from "./_name_index.ts";
+import { hashOf, hashStep, nameAt, type NameIndex, nameIndex } from "./_name_index.ts";
 import { OPTION_TABLES, type OptionStyle, type OptionTableSpec } from "./option_tables.ts";
 import { isPlainChar, isPlainTail } from "./shell_words.ts";
 
@@ -231,8 +231,8 @@ function lookupOf(t: CompiledOptionTable): OptionLookup {
     }
     const subcommands = t.subcommands === null
       ? null
-      : new NameIndex([...t.subcommands].map(([word, sub]) => [word, lookupOf(sub)] as const));
-    found = { table: t, long: new NameIndex(t.long), short, subcommands };
+      : nameIndex([...t.subcommands].map(([word, sub]) => [word, lookupOf(sub)] as const));
+    found = { table: t, long: nameIndex(t.long), short, subcommands };
     lookups.set(t, found);
   }
   return found;
@@ -260,6 +260,8 @@ export interface OptionWalk {
   readonly named: number;
   /** The literal words' length with one separator each: where the walk resumes in a command's text. */
   readonly offset: number;
+  /** The literal words joined by single spaces, and a space: how a plain command that they lead starts. */
+  readonly spaced: string;
 }
 
 /**
@@ -299,7 +301,7 @@ export function startOptionWalk(
       continue;
     }
     if (slot) {
-      const sub = l.subcommands!.get(w, 0, w.length);
+      const sub = nameAt(l.subcommands!, w, 0, w.length);
       if (sub !== undefined) {
         l = sub;
         slot = sub.subcommands !== null;
@@ -321,7 +323,8 @@ export function startOptionWalk(
     free = l.table.operandEnds;
   }
   if (!free && next < queued) return null;
-  return { lookup: l, slot, free, named: words.length, offset: words.join(" ").length + 1 };
+  const spaced = words.join(" ") + " ";
+  return { lookup: l, slot, free, named: words.length, offset: spaced.length, spaced };
 }
 
 /**
@@ -346,15 +349,18 @@ export function approvedAfter(walk: OptionWalk, text: string, separator: string)
 }
 
 /**
- * The policy's fast path for a plain command: whether `text[walk.offset…]`
- * is plain words separated by single spaces ({@linkcode isPlainTail}) and
- * {@linkcode approvedAfter} approves them, read in one pass.
+ * The policy's fast path for a plain command: whether `text` starts with
+ * the walk's literal words and a space ({@linkcode OptionWalk.spaced}), the
+ * rest is plain words separated by single spaces ({@linkcode isPlainTail}),
+ * and {@linkcode approvedAfter} approves them, all read in one pass.
  *
  * @internal
  */
 export function approvedPlainTail(walk: OptionWalk, text: string): boolean {
-  const from = walk.offset;
+  const head = walk.spaced;
+  const from = head.length;
   if (from >= text.length) return false;
+  for (let k = 0; k < from; k++) if (text.charCodeAt(k) !== head.charCodeAt(k)) return false;
   if (walk.free) return isPlainTail(text, from);
   return walkFrom(text, " ", from, walk.named, walk.lookup, walk.slot, 0, null, true) ===
     undefined;
@@ -458,7 +464,7 @@ function walkFrom(
       continue;
     }
     if (slot) {
-      const sub = l.subcommands!.getHashed(text, start, end, hash);
+      const sub = nameAt(l.subcommands!, text, start, end, hash);
       if (sub !== undefined) {
         l = sub;
         slot = sub.subcommands !== null;
@@ -531,10 +537,10 @@ function readOption(
         return readCluster(l, text, start, end, 1, isNamed);
       }
       // A name holds no "=": the whole word first, then the name before its "=".
-      const arity = l.long.getHashed(text, start, end, hash);
+      const arity = nameAt(l.long, text, start, end, hash);
       if (arity !== undefined) return readLong(arity, text, -1, end, isNamed);
       const eq = eqAt;
-      return eq >= 0 && readLong(l.long.getHashed(text, start, eq, eqHash), text, eq, end, isNamed);
+      return eq >= 0 && readLong(nameAt(l.long, text, start, eq, eqHash), text, eq, end, isNamed);
     }
     case "npm": {
       // nopt's reading of a name: the word is cut out here, and normalized.
@@ -546,13 +552,13 @@ function readOption(
       const from = text.charCodeAt(start + 1) === DASH ? start + 2 : start + 1;
       if (text.charCodeAt(from) === DASH) return false;
       const eq = equalsIn(text, start, end);
-      const arity = l.long.get(text, from, eq < 0 ? end : eq);
+      const arity = nameAt(l.long, text, from, eq < 0 ? end : eq);
       // A boolean flag of Go's may be written `-v=true`.
       if (arity === FLAG && eq >= 0) return /^=(?:true|false|1|0)$/.test(text.slice(eq, end));
       return readLong(arity, text, eq, end, isNamed);
     }
     case "word":
-      return readLong(l.long.get(text, start, end), text, -1, end, isNamed);
+      return readLong(nameAt(l.long, text, start, end), text, -1, end, isNamed);
   }
 }
 

@@ -387,10 +387,10 @@ export class ToolPolicy {
       if (quick !== null) {
         if (subject === p.prefix) return p.decision;
         if (
-          subject.startsWith(quick.spaced) &&
-          (p.walk !== null
+          p.walk !== null
             ? approvedPlainTail(p.walk, subject)
-            : isPlainTail(subject, quick.spaced.length) && approvesIn(p, subject, " "))
+            : subject.startsWith(quick.spaced) && isPlainTail(subject, quick.spaced.length) &&
+              approvesIn(p, subject, " ")
         ) {
           return p.decision;
         }

@@ -16,7 +16,7 @@ import {
   compileCommandPattern,
   WORD_SEPARATOR,
 } from "../../../lib/core/policy/allowed_tools.ts";
-import { hashOf, NameIndex } from "../../../lib/core/policy/_name_index.ts";
+import { hashOf, nameAt, nameIndex } from "../../../lib/core/policy/_name_index.ts";
 import { isPlainTail } from "../../../lib/core/policy/shell_words.ts";
 import { OPTION_TABLES, type OptionTableSpec } from "../../../lib/core/policy/option_tables.ts";
 import {
@@ -327,11 +327,14 @@ describe("the compiled option walk", () => {
     );
     const piece = fc.oneof({ weight: 4, arbitrary: word }, { weight: 1, arbitrary: raw });
     fc.assert(
-      fc.property(fc.array(piece, { maxLength: 8 }), fc.boolean(), (tail, trailing) => {
+      fc.property(fc.array(piece, { maxLength: 8 }), fc.boolean(), fc.nat(), (tail, trailing, other) => {
         for (const [pattern, p] of compiled) {
-          const head = pattern.replace(/:\*$/, "").split(" ").slice(0, p.head).join(" ");
-          const text = `${head} ${tail.join(" ")}${trailing ? " " : ""}`;
-          const expected = isPlainTail(text, p.walk!.offset) && approvesIn(p, text, " ");
+          // Mostly the pattern's own head; now and then another pattern's (which it must not take for its own).
+          const [, q] = other % 4 === 0 ? compiled[other % compiled.length]! : [pattern, p];
+          const head = q.walk!.spaced;
+          const text = `${head}${tail.join(" ")}${trailing ? " " : ""}`;
+          const expected = text.startsWith(p.walk!.spaced) && isPlainTail(text, p.walk!.offset) &&
+            approvesIn(p, text, " ");
           assert.equal(
             approvedPlainTail(p.walk!, text),
             expected,
@@ -343,20 +346,42 @@ describe("the compiled option walk", () => {
     );
   });
 
-  it("NameIndex compares the characters of a name whose hash a word shares", () => {
+  it("the name index compares the characters of a name whose hash a word shares", () => {
     // "Aa" and "BB" have the same hash (65 × 31 + 97 = 66 × 31 + 66).
-    const index = new NameIndex(new Map([["Aa", 1]]));
-    assert.equal(index.get("BB", 0, 2), undefined);
-    assert.equal(index.get("x Aa", 2, 4), 1);
-    assert.equal(index.getHashed("BB", 0, 2, hashOf("Aa", 0, 2)), undefined);
+    const index = nameIndex(new Map([["Aa", 1]]));
+    assert.equal(nameAt(index, "BB", 0, 2), undefined);
+    assert.equal(nameAt(index, "x Aa", 2, 4), 1);
+    assert.equal(nameAt(index, "BB", 0, 2, hashOf("Aa", 0, 2)), undefined);
+    // Both in one index: each found in its own slot, past the other's.
+    const both = nameIndex(new Map([["Aa", 1], ["BB", 2]]));
+    assert.equal(nameAt(both, "BB", 0, 2), 2);
+    assert.equal(nameAt(both, "Aa", 0, 2), 1);
   });
 
-  it("NameIndex matches whole names only: a word that starts with a name is not it", () => {
-    const index = new NameIndex(new Map([["ab", 1]]));
-    assert.equal(index.get("ab[", 0, 3), undefined);
-    assert.equal(index.get("x ab", 2, 4), 1);
-    assert.equal(index.get("x abc", 2, 4), 1);
-    assert.equal(index.get("x a", 2, 3), undefined);
+  it("the name index matches whole names only: a word that starts with a name is not it", () => {
+    const index = nameIndex(new Map([["ab", 1]]));
+    assert.equal(nameAt(index, "ab[", 0, 3), undefined);
+    assert.equal(nameAt(index, "x ab", 2, 4), 1);
+    assert.equal(nameAt(index, "x abc", 2, 4), 1);
+    assert.equal(nameAt(index, "x a", 2, 3), undefined);
+  });
+
+  it(`the name index answers as a Map does, collisions and full runs of slots included (seed ${seed})`, () => {
+    // Few letters: many names share a hash or a slot, and probes run past each other.
+    const name = fc.string({ unit: fc.constantFrom("A", "a", "B", "-", "="), minLength: 0, maxLength: 4 });
+    fc.assert(
+      fc.property(fc.array(fc.tuple(name, fc.nat()), { maxLength: 60 }), fc.array(name), (entries, words) => {
+        const index = nameIndex(entries);
+        const map = new Map<string, number>();
+        for (const [n, v] of entries) if (n !== "" && !map.has(n)) map.set(n, v);
+        for (const w of [...words, ...map.keys()]) {
+          const text = `x ${w} y`;
+          const expected = w === "" ? undefined : map.get(w);
+          assert.equal(nameAt(index, text, 2, 2 + w.length), expected, JSON.stringify(w));
+        }
+      }),
+      runs(300),
+    );
   });
 
   it("the reference refuses what the issue's attacks use, so agreement is about something", () => {
