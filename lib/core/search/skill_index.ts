@@ -38,7 +38,7 @@
 import { tokenize, tokenizeQuery } from "./tokenize.ts";
 import { stem } from "./stem.ts";
 import { siftDown, siftUp } from "./_top_k.ts";
-import { FIELDS, readSkill, type SkillField } from "./_fields.ts";
+import { FIELDS, readSkill, type SkillField, type SkillTexts } from "./_fields.ts";
 import { isEnglishWord } from "./_english_words.ts";
 import { groupOf, letterMask, nearestTerm, type TypoVocabulary } from "./_fuzzy.ts";
 import { type EmbedFunction, embedTexts, fuse, nearest } from "./_fusion.ts";
@@ -493,6 +493,194 @@ export class SkillIndex {
 }
 
 /**
+ * The first pass of {@linkcode createSkillIndex}: term ids, document
+ * frequencies and each skill's postings in skill order, one skill at a time.
+ *
+ * One builder serves every build ({@linkcode BUILDER}; a fresh one only for
+ * a build started while another is under way, from a skill's getter): its
+ * shape and the runtime's optimised code for its methods then outlive a
+ * build. A builder made per build dies with it, and a collection in between
+ * takes its shape and that code away, so each build would start cold.
+ * {@linkcode IndexBuilder.start} gives it fresh state, {@linkcode IndexBuilder.finish}
+ * hands the state over and keeps nothing.
+ */
+class IndexBuilder {
+  busy = false;
+  stemming = true;
+  /** Term id by raw term (each raw term stemmed once), and by stem. */
+  rawIds = new Map<string, number>();
+  stemIds = new Map<string, number>();
+  terms = 0;
+  // Per term: skills holding it; in a name; in a name, description or heading; scratch.
+  df = EMPTY;
+  nameDf = EMPTY;
+  shownDf = EMPTY;
+  mark = EMPTY;
+  scratch = EMPTY;
+  // Postings in skill order: term, skill, 4 counts each.
+  pTerm = EMPTY;
+  pSkill = EMPTY;
+  pCounts = new Uint16Array(0);
+  postings = 0;
+  /** Per skill, the length of each of its 4 fields. */
+  lengths: number[] = [];
+  /** The terms of the skill being added, each once. */
+  local: number[] = [];
+  skills = 0;
+
+  /** Begin a build. */
+  start(stemming: boolean): void {
+    this.busy = true;
+    this.stemming = stemming;
+    this.rawIds = new Map();
+    this.stemIds = new Map();
+    this.terms = 0;
+    this.df = new Int32Array(1024);
+    this.nameDf = new Int32Array(1024);
+    this.shownDf = new Int32Array(1024);
+    this.mark = new Int32Array(1024);
+    this.scratch = new Int32Array(4 * 1024);
+    this.pTerm = new Int32Array(1 << 14);
+    this.pSkill = new Int32Array(1 << 14);
+    this.pCounts = new Uint16Array(4 << 14);
+    this.postings = 0;
+    this.lengths = [];
+    this.local = [];
+    this.skills = 0;
+  }
+
+  /** End a build: what it counted, the builder left holding nothing of it. */
+  finish(): BuiltTerms {
+    const { rawIds, stemIds, terms, df, nameDf, shownDf, lengths, pTerm, pSkill, pCounts } = this;
+    const out = { rawIds, stemIds, terms, df, nameDf, shownDf, lengths, pTerm, pSkill, pCounts };
+    const postings = this.postings;
+    this.release();
+    return { ...out, postings };
+  }
+
+  /** Drop the state of a build (finished, or ended by an error). */
+  release(): void {
+    this.busy = false;
+    this.rawIds = new Map();
+    this.stemIds = new Map();
+    this.df =
+      this.nameDf =
+      this.shownDf =
+      this.mark =
+      this.scratch =
+        EMPTY;
+    this.pTerm = this.pSkill = EMPTY;
+    this.pCounts = new Uint16Array(0);
+    this.lengths = [];
+    this.local = [];
+  }
+
+  /** The id of a raw term, a new one for a new stem. */
+  idOf(term: string): number {
+    let id = this.rawIds.get(term);
+    if (id !== undefined) return id;
+    const key = this.stemming ? stem(term) : term;
+    id = this.stemIds.get(key);
+    if (id === undefined) {
+      id = this.terms++;
+      this.stemIds.set(key, id);
+      if (id >= this.df.length) {
+        const n = this.df.length * 2;
+        this.df = grown(this.df, n);
+        this.nameDf = grown(this.nameDf, n);
+        this.shownDf = grown(this.shownDf, n);
+        this.mark = grown(this.mark, n);
+        this.scratch = grown(this.scratch, 4 * n);
+      }
+    }
+    this.rawIds.set(term, id);
+    return id;
+  }
+
+  /** Count the terms of a text in field `f` of skill `d` (each new one noted in `local`): how many there are. */
+  count(text: string, f: number, d: number): number {
+    const list = tokenize(text);
+    const local = this.local;
+    for (let k = 0; k < list.length; k++) {
+      const id = this.idOf(list[k]!);
+      if (this.mark[id] !== d + 1) {
+        this.mark[id] = d + 1;
+        local.push(id);
+      }
+      this.scratch[4 * id + f]!++;
+    }
+    return list.length;
+  }
+
+  /** Add the next skill: its fields' lengths and its postings. */
+  add(s: SkillTexts): void {
+    const d = this.skills++;
+    this.local.length = 0;
+    const lengths = this.lengths;
+    lengths.push(this.count(s.name, 0, d));
+    let described = 0;
+    for (const text of s.descriptions) described += this.count(text, 1, d);
+    lengths.push(described);
+    let headed = 0;
+    for (const h of s.headings) headed += this.count(h, 2, d);
+    lengths.push(headed, this.count(s.body, 3, d));
+    const local = this.local;
+    let postings = this.postings;
+    if (postings + local.length > this.pTerm.length) {
+      const n = Math.max(this.pTerm.length * 2, postings + local.length);
+      this.pTerm = grown(this.pTerm, n);
+      this.pSkill = grown(this.pSkill, n);
+      const c = new Uint16Array(4 * n);
+      c.set(this.pCounts);
+      this.pCounts = c;
+    }
+    const { pTerm, pSkill, pCounts, scratch, df, nameDf, shownDf } = this;
+    for (const id of local) {
+      pTerm[postings] = id;
+      pSkill[postings] = d;
+      for (let f = 0; f < 4; f++) {
+        pCounts[4 * postings + f] = Math.min(scratch[4 * id + f]!, 65535);
+        scratch[4 * id + f] = 0;
+      }
+      df[id]!++;
+      if (pCounts[4 * postings]! > 0) nameDf[id]!++;
+      if (pCounts[4 * postings]! + pCounts[4 * postings + 1]! + pCounts[4 * postings + 2]! > 0) {
+        shownDf[id]!++;
+      }
+      postings++;
+    }
+    this.postings = postings;
+  }
+}
+
+const EMPTY = new Int32Array(0);
+
+/** What {@linkcode IndexBuilder.finish} hands over. */
+interface BuiltTerms {
+  readonly rawIds: Map<string, number>;
+  readonly stemIds: Map<string, number>;
+  readonly terms: number;
+  readonly df: Int32Array;
+  readonly nameDf: Int32Array;
+  readonly shownDf: Int32Array;
+  readonly lengths: readonly number[];
+  readonly pTerm: Int32Array;
+  readonly pSkill: Int32Array;
+  readonly pCounts: Uint16Array;
+  readonly postings: number;
+}
+
+/** The builder every build uses unless one is under way. */
+const BUILDER = new IndexBuilder();
+
+/** A copy of `a` in a longer array of `n` elements. */
+function grown(a: Int32Array, n: number): Int32Array<ArrayBuffer> {
+  const b = new Int32Array(n);
+  b.set(a);
+  return b;
+}
+
+/**
  * Build a BM25F index over skills: the name (×3, each word scaled by its
  * rarity among the names), the description and its `description-<lang>`
  * translations (×1), the headings of the SKILL.md (×0.5) and its body (the
@@ -538,99 +726,31 @@ export function createSkillIndex(
   const stemming = options.stem !== false;
   const headingsOn = options.headings !== false;
   const bodyOn = options.body !== false;
+  const embedding = options.embed !== undefined;
+  // A build started from a skill's getter while another is under way gets a builder of its own.
+  const b = BUILDER.busy ? new IndexBuilder() : BUILDER;
   const names: string[] = [];
   const descriptions: string[] = [];
   const embedTextsOf: string[] = [];
   const seenNames = new Set<string>();
-  /** Term id by raw term (each raw term stemmed once), and by stem. */
-  const rawIds = new Map<string, number>();
-  const stemIds = new Map<string, number>();
-  let terms = 0;
-  // Per term: skills holding it; in a name; in a name, description or heading; scratch.
-  let df = new Int32Array(1024);
-  let nameDf = new Int32Array(1024);
-  let shownDf = new Int32Array(1024);
-  let mark = new Int32Array(1024);
-  let scratch = new Int32Array(4 * 1024);
-  const grow = (a: Int32Array, n: number): Int32Array<ArrayBuffer> => {
-    const b = new Int32Array(n);
-    b.set(a);
-    return b;
-  };
-  const idOf = (term: string): number => {
-    let id = rawIds.get(term);
-    if (id !== undefined) return id;
-    const key = stemming ? stem(term) : term;
-    id = stemIds.get(key);
-    if (id === undefined) {
-      id = terms++;
-      stemIds.set(key, id);
-      if (id >= df.length) {
-        const n = df.length * 2;
-        df = grow(df, n);
-        nameDf = grow(nameDf, n);
-        shownDf = grow(shownDf, n);
-        mark = grow(mark, n);
-        scratch = grow(scratch, 4 * n);
-      }
+  let built: BuiltTerms;
+  b.start(stemming);
+  try {
+    for (const input of skills) {
+      const s = readSkill(input, lang, headingsOn, bodyOn);
+      if (seenNames.has(s.name)) continue;
+      seenNames.add(s.name);
+      names.push(s.name);
+      descriptions.push(s.shown);
+      if (embedding) embedTextsOf.push(`${s.name}: ${s.descriptions[0]}`);
+      b.add(s);
     }
-    rawIds.set(term, id);
-    return id;
-  };
-  // Postings in skill order: term, skill, 4 counts each.
-  let pTerm = new Int32Array(1 << 14);
-  let pSkill = new Int32Array(1 << 14);
-  let pCounts = new Uint16Array(4 << 14);
-  let postings = 0;
-  const lengths: number[] = [];
-  const local: number[] = [];
-  for (const input of skills) {
-    const s = readSkill(input, lang, headingsOn, bodyOn);
-    if (seenNames.has(s.name)) continue;
-    seenNames.add(s.name);
-    const d = names.length;
-    names.push(s.name);
-    descriptions.push(s.shown);
-    embedTextsOf.push(`${s.name}: ${s.descriptions[0]}`);
-    const fields: string[][] = [tokenize(s.name), [], [], tokenize(s.body)];
-    for (const text of s.descriptions) for (const t of tokenize(text)) fields[1]!.push(t);
-    for (const h of s.headings) for (const t of tokenize(h)) fields[2]!.push(t);
-    local.length = 0;
-    for (let f = 0; f < 4; f++) {
-      const list = fields[f]!;
-      lengths.push(list.length);
-      for (const term of list) {
-        const id = idOf(term);
-        if (mark[id] !== d + 1) {
-          mark[id] = d + 1;
-          local.push(id);
-        }
-        scratch[4 * id + f]!++;
-      }
-    }
-    if (postings + local.length > pTerm.length) {
-      const n = Math.max(pTerm.length * 2, postings + local.length);
-      pTerm = grow(pTerm, n);
-      pSkill = grow(pSkill, n);
-      const c = new Uint16Array(4 * n);
-      c.set(pCounts);
-      pCounts = c;
-    }
-    for (const id of local) {
-      pTerm[postings] = id;
-      pSkill[postings] = d;
-      for (let f = 0; f < 4; f++) {
-        pCounts[4 * postings + f] = Math.min(scratch[4 * id + f]!, 65535);
-        scratch[4 * id + f] = 0;
-      }
-      df[id]!++;
-      if (pCounts[4 * postings]! > 0) nameDf[id]!++;
-      if (pCounts[4 * postings]! + pCounts[4 * postings + 1]! + pCounts[4 * postings + 2]! > 0) {
-        shownDf[id]!++;
-      }
-      postings++;
-    }
+    built = b.finish();
+  } finally {
+    if (b.busy) b.release();
   }
+  const { rawIds, stemIds, terms, df, nameDf, shownDf, lengths, pTerm, pSkill, pCounts, postings } =
+    built;
   const n = names.length;
   const statistics = options.statistics === undefined
     ? measured(n, lengths)

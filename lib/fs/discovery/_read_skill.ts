@@ -198,6 +198,21 @@ export function readSkill(
   }
 }
 
+/** The reader of each skill's body, by skill: what {@linkcode readBody} calls. */
+const BODY_READERS = new WeakMap<object, () => string>();
+
+/**
+ * The one `body` getter of every discovered skill: its reader, found by the
+ * skill. One getter for all keeps the skills alike to the runtime (objects
+ * with the same properties and the same accessor share a shape), so code
+ * that reads many skills stays fast; a getter per skill would give each its
+ * own shape.
+ */
+function readBody(this: object): string {
+  const read = BODY_READERS.get(this);
+  return read === undefined ? "" : read();
+}
+
 /**
  * Give a skill its lazy `body`: not enumerable (JSON and spreads leave it
  * out), read through `read` each time it is asked.
@@ -207,10 +222,20 @@ export function readSkill(
  * @returns The same object.
  */
 export function withBody<T extends object>(skill: T, read: (() => string) | object): T {
-  const get = typeof read === "function"
-    ? read as () => string
-    : Object.getOwnPropertyDescriptor(read, "body")?.get;
-  if (get !== undefined) Object.defineProperty(skill, "body", { get, enumerable: false });
+  let reader: (() => string) | undefined;
+  if (typeof read === "function") {
+    reader = read as () => string;
+  } else {
+    reader = BODY_READERS.get(read);
+    if (reader === undefined) {
+      // Another object's own getter: carried over as it is.
+      const get = Object.getOwnPropertyDescriptor(read, "body")?.get;
+      if (get !== undefined) Object.defineProperty(skill, "body", { get, enumerable: false });
+      return skill;
+    }
+  }
+  BODY_READERS.set(skill, reader);
+  Object.defineProperty(skill, "body", { get: readBody, enumerable: false });
   return skill;
 }
 

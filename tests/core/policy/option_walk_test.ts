@@ -327,21 +327,26 @@ describe("the compiled option walk", () => {
     );
     const piece = fc.oneof({ weight: 4, arbitrary: word }, { weight: 1, arbitrary: raw });
     fc.assert(
-      fc.property(fc.array(piece, { maxLength: 8 }), fc.boolean(), fc.nat(), (tail, trailing, other) => {
-        for (const [pattern, p] of compiled) {
-          // Mostly the pattern's own head; now and then another pattern's (which it must not take for its own).
-          const [, q] = other % 4 === 0 ? compiled[other % compiled.length]! : [pattern, p];
-          const head = q.walk!.spaced;
-          const text = `${head}${tail.join(" ")}${trailing ? " " : ""}`;
-          const expected = text.startsWith(p.walk!.spaced) && isPlainTail(text, p.walk!.offset) &&
-            approvesIn(p, text, " ");
-          assert.equal(
-            approvedPlainTail(p.walk!, text),
-            expected,
-            `${pattern}: ${JSON.stringify(text)}`,
-          );
-        }
-      }),
+      fc.property(
+        fc.array(piece, { maxLength: 8 }),
+        fc.boolean(),
+        fc.nat(),
+        (tail, trailing, other) => {
+          for (const [pattern, p] of compiled) {
+            // Mostly the pattern's own head; now and then another pattern's (which it must not take for its own).
+            const [, q] = other % 4 === 0 ? compiled[other % compiled.length]! : [pattern, p];
+            const head = q.walk!.spaced;
+            const text = `${head}${tail.join(" ")}${trailing ? " " : ""}`;
+            const expected = text.startsWith(p.walk!.spaced) && isPlainTail(text, p.walk!.offset) &&
+              approvesIn(p, text, " ");
+            assert.equal(
+              approvedPlainTail(p.walk!, text),
+              expected,
+              `${pattern}: ${JSON.stringify(text)}`,
+            );
+          }
+        },
+      ),
       runs(1000),
     );
   });
@@ -368,18 +373,26 @@ describe("the compiled option walk", () => {
 
   it(`the name index answers as a Map does, collisions and full runs of slots included (seed ${seed})`, () => {
     // Few letters: many names share a hash or a slot, and probes run past each other.
-    const name = fc.string({ unit: fc.constantFrom("A", "a", "B", "-", "="), minLength: 0, maxLength: 4 });
+    const name = fc.string({
+      unit: fc.constantFrom("A", "a", "B", "-", "="),
+      minLength: 0,
+      maxLength: 4,
+    });
     fc.assert(
-      fc.property(fc.array(fc.tuple(name, fc.nat()), { maxLength: 60 }), fc.array(name), (entries, words) => {
-        const index = nameIndex(entries);
-        const map = new Map<string, number>();
-        for (const [n, v] of entries) if (n !== "" && !map.has(n)) map.set(n, v);
-        for (const w of [...words, ...map.keys()]) {
-          const text = `x ${w} y`;
-          const expected = w === "" ? undefined : map.get(w);
-          assert.equal(nameAt(index, text, 2, 2 + w.length), expected, JSON.stringify(w));
-        }
-      }),
+      fc.property(
+        fc.array(fc.tuple(name, fc.nat()), { maxLength: 60 }),
+        fc.array(name),
+        (entries, words) => {
+          const index = nameIndex(entries);
+          const map = new Map<string, number>();
+          for (const [n, v] of entries) if (n !== "" && !map.has(n)) map.set(n, v);
+          for (const w of [...words, ...map.keys()]) {
+            const text = `x ${w} y`;
+            const expected = w === "" ? undefined : map.get(w);
+            assert.equal(nameAt(index, text, 2, 2 + w.length), expected, JSON.stringify(w));
+          }
+        },
+      ),
       runs(300),
     );
   });

@@ -249,6 +249,41 @@ describe("searchSkills", () => {
     }
   });
 
+  it("builds as a fresh build does inside another build (from a skill's getter) and after one that failed", () => {
+    // One builder serves every build; a build started while it is busy needs its own, and a
+    // build that throws must leave it clean.
+    const queries = ["pdf forms", "join csv", "état", "tests", "技"];
+    const answers = (index: ReturnType<typeof createSkillIndex>) =>
+      queries.map((q) =>
+        searchSkills(index, q, { threshold: false }).map((r) => [r.name, r.score])
+      );
+    fc.assert(
+      fc.property(skillsArb, skillsArb, fc.nat(), (a, b, at) => {
+        const alone = [answers(createSkillIndex(a)), answers(createSkillIndex(b))];
+        let inner: ReturnType<typeof createSkillIndex> | undefined;
+        const nested = a.map((s, i) =>
+          i === at % Math.max(a.length, 1)
+            ? {
+              ...s,
+              get body() {
+                inner = createSkillIndex(b);
+                return "";
+              },
+            }
+            : s
+        );
+        const outer = createSkillIndex(nested);
+        if (a.length > 0) assert.deepEqual(answers(inner!), alone[1]);
+        assert.deepEqual(answers(outer), alone[0]);
+        // A build that fails part way (a skill without a description), then the same builds again.
+        assert.throws(() => createSkillIndex([...a, { name: "broken" } as never, ...b]), TypeError);
+        assert.deepEqual(answers(createSkillIndex(b)), alone[1]);
+        assert.deepEqual(answers(createSkillIndex(a)), alone[0]);
+      }),
+      runs(100),
+    );
+  });
+
   it("walks a query's postings for the floor, and grows past 65,536 indexed terms", () => {
     const long = { name: "long", description: "alpha beta ".repeat(40_000) };
     const index = createSkillIndex([long, { name: "pdf", description: "alpha pdf pdf" }]);

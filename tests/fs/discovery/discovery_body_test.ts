@@ -88,6 +88,20 @@ describe("a discovered skill's body", () => {
     }
   });
 
+  it("is one getter for every skill, each reading its own file, copies included", () => {
+    // One getter keeps discovered skills alike in shape to the runtime; the reader is found by the skill.
+    const found = discoverSkills([{ scope: "project", path: root }]);
+    const getters = new Set(
+      found.skills.map((s) => Object.getOwnPropertyDescriptor(s, "body")?.get),
+    );
+    assert.equal(getters.size, 1);
+    assert.equal(found.skill("pdf")!.body, "# Stamps\nAdd a signature stamp.\n");
+    assert.equal(found.skill("csv")!.body, "# Charts\nPlot a column as a chart.\n");
+    // The getter called on anything but a discovered skill reads nothing.
+    const get = [...getters][0]!;
+    assert.equal(get.call({}), "");
+  });
+
   it("holds only its own file's text when read after a larger one (the read buffer is reused)", () => {
     const dir = realpathSync(mkdtempSync(join(tmpdir(), "skillset-reuse-")));
     try {
