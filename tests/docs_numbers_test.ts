@@ -74,7 +74,7 @@ function quotedFigures(doc: string): Quoted[] {
   const text = read(`docs/${doc}`);
   const out: Quoted[] = [];
   const figure = doc === "performance.md"
-    ? /(?<![\w.×])(\d+(?:\.\d+)?)(?:–(\d+(?:\.\d+)?))?(?: ?(×)| (ms|s|µs)\b)/g
+    ? /(?<![\w.×])(\d+(?:\.\d+)?)(?:–(\d+(?:\.\d+)?))?(?: ?(×)|\s(ms|s|µs)\b)/g
     : /(?<![\w.×])(\d+(?:\.\d+)?)(?:–(\d+(?:\.\d+)?))?(×)/g;
   // Node / Deno / Bun ratios of the same case: `0.99 / 0.81 / 0.91`.
   const triple = /(?<![\w.])(\d+\.\d+) \/ (\d+\.\d+) \/ (\d+\.\d+)(?![\d.])/g;
@@ -100,7 +100,7 @@ function quotedFigures(doc: string): Quoted[] {
       out.push({
         doc,
         line: text.slice(0, offset + m.index!).split("\n").length,
-        text: m[0],
+        text: m[0].replace(/\s+/g, " "),
         numbers,
         unit,
         bound: /≤\s*$/.test(before),
@@ -157,16 +157,15 @@ const NOT_IN_RESULTS: readonly (readonly [string, string, string])[] = [
       "tool policy in CPU time (bench/_tool_policy_cpu.ts), not a bench",
     ] as const
   ),
-  [
-    "performance.md",
-    "2.93×",
-    "the first of two wall-clock tool_policy runs; the second is committed",
-  ],
-  [
-    "performance.md",
-    "4.57×",
-    "the first of two wall-clock tool_policy runs; the second is committed",
-  ],
+  ...["3.54×", "4.85×", "3.17×"].map((text) =>
+    ["performance.md", text, "the last stop's committed tool_policy run"] as const
+  ),
+  ["performance.md", "9.43×", "the last stop's Bun search run, a collection before each round"],
+  ["performance.md", "497 µs", "the last stop's Bun search run, a collection before each round"],
+  ["performance.md", "8.44×", "a Bun search run of this stop with a collection before each round"],
+  ...["4.41×", "3.15×", "3.29×"].map((text) =>
+    ["performance.md", text, "the last stop's committed author_kit run"] as const
+  ),
   ["performance.md", "1.23–1.50×", "discovery before it entered skill folders"],
   ["performance.md", "70–110 ms", "the catalog's three runs on a shared machine"],
   ["performance.md", "4.25×", "an earlier search run, before typo candidates were grouped"],
@@ -182,25 +181,13 @@ const NOT_IN_RESULTS: readonly (readonly [string, string, string])[] = [
   ["usage.md", "0.61–0.98×", "four catalog_usage runs, ranges over them"],
   ["performance.md", "0.85–1.08×", "the catalog's three runs on a shared machine"],
   ["performance.md", "0.89–1.42×", "the catalog's three runs on a shared machine"],
-  ...["3.04×", "4.72×", "3.12×"].map((text) =>
-    ["performance.md", text, "the second of two earlier quiet tool_policy runs"] as const
-  ),
-  ["performance.md", "10.78×", "a Bun search rerun while tests loaded the machine"],
-  ["performance.md", "5.90×", "an earlier Bun search run of the same stop"],
   ["performance.md", "137 µs", "a scratch script timing the queries in a fresh Bun process"],
-  ["performance.md", "3.54×", "the last stop's Bun search run"],
-  ["performance.md", "1.54 s", "author_kit's CPU seconds, a value row without a unit"],
-  ["performance.md", "1.11 s", "author_kit's CPU seconds, a value row without a unit"],
+  ...["1.56 s", "1.84 s", "2.41 s"].map((text) =>
+    ["performance.md", text, "author_kit's CPU seconds, a value row without a unit"] as const
+  ),
   ["performance.md", "1.13×", "validate on bodies with no missing path, a one-off A/B profile"],
   ...["0.13–0.25×", "0.04–0.11×"].map((text) =>
     ["performance.md", text, "the catalog's selection alone, a CPU-time scratch script"] as const
-  ),
-  ...["0.38×", "0.50×", "0.40×", "0.49×", "0.59×", "0.66–0.83×"].map((text) =>
-    [
-      "performance.md",
-      text,
-      "reading 1,000 bodies ÷ tokenizing them, a CPU-time scratch script",
-    ] as const
   ),
 ];
 
