@@ -43,6 +43,7 @@ const UNSAFE = 8;
  */
 const pending: number[] = [];
 let queued = 0;
+
 /** A table, compiled ({@linkcode compileOptionTables}): arities by name. */
 export interface CompiledOptionTable {
   /** How the program's parser reads its options. */
@@ -313,7 +314,9 @@ export function startOptionWalk(
       if (dashed) {
         const eq = w.indexOf("=");
         readOption(l, w, 0, w.length, true, hashOf(w, 0, w.length), eq, hashOf(w, 0, eq));
-      } else readCluster(l, w, 0, w.length, 0, true);
+      } else {
+        readCluster(l, w, 0, w.length, 0, true);
+      }
       continue;
     }
     if (slot) {
@@ -408,7 +411,10 @@ function hasColon(text: string, start: number, end: number): boolean {
 /**
  * The walk: word `i` of the command starts at `start` in `text`, `l` is the
  * table in force and `slot` whether the next operand may be a subcommand.
- * Words are read in place; only the word returned is cut out.
+ * Words are read in place; only the word returned is cut out. A `plain`
+ * walk (words joined by single spaces) also checks that every word, to the
+ * last, is plain word characters and not empty, and answers
+ * {@linkcode NOT_PLAIN} for a command that is not.
  */
 function walkFrom(
   text: string,
@@ -509,16 +515,12 @@ function approvedRest(text: string, end: number, plain: boolean): string | undef
   return !plain || end === text.length || isPlainTail(text, end + 1) ? undefined : NOT_PLAIN;
 }
 
-/** The index of the first `=` in `text[start…end)`, or -1. */
-function equalsIn(text: string, start: number, end: number): number {
-  for (let k = start; k < end; k++) if (text.charCodeAt(k) === 0x3d) return k;
-  return -1;
-}
-
 /**
  * Whether the option word `text[start…end)` is approved by the table,
  * queueing the arities of values it takes from the next words. A named word
- * is read for its arity only.
+ * is read for its arity only. `hash` is the word's hash, `eqAt` the index of
+ * its first `=` (-1: none) and `eqHash` the hash of the name before it, as
+ * the walk found them.
  */
 function readOption(
   l: OptionLookup,
@@ -539,19 +541,19 @@ function readOption(
       // A name holds no "=": the whole word first, then the name before its "=".
       const arity = nameAt(l.long, text, start, end, hash);
       if (arity !== undefined) return readLong(arity, text, -1, end, isNamed);
-      const eq = eqAt;
-      return eq >= 0 && readLong(nameAt(l.long, text, start, eq, eqHash), text, eq, end, isNamed);
+      return eqAt >= 0 &&
+        readLong(nameAt(l.long, text, start, eqAt, eqHash), text, eqAt, end, isNamed);
     }
     case "npm": {
       // nopt's reading of a name: the word is cut out here, and normalized.
-      const eq = equalsIn(text, start, end);
+      const eq = eqAt;
       const name = normalizeNpm(text.slice(start, eq < 0 ? end : eq));
       return readLong(l.table.long.get(name), text, eq, end, isNamed);
     }
     case "go": {
       const from = text.charCodeAt(start + 1) === DASH ? start + 2 : start + 1;
       if (text.charCodeAt(from) === DASH) return false;
-      const eq = equalsIn(text, start, end);
+      const eq = eqAt;
       const arity = nameAt(l.long, text, from, eq < 0 ? end : eq);
       // A boolean flag of Go's may be written `-v=true`.
       if (arity === FLAG && eq >= 0) return /^=(?:true|false|1|0)$/.test(text.slice(eq, end));
