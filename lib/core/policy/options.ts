@@ -10,6 +10,11 @@
  * approve (an unknown option, an abbreviation, a subcommand not listed, a
  * value that looks like an option) makes the command not match.
  *
+ * One file: the queue of values an option takes from the next words is state
+ * of this module that every step of reading a word shares (starting a walk,
+ * the walk, an option, a cluster), and the tables are compiled for that walk
+ * alone; split, the queue would have to be shared across files.
+ *
  * Folder `lib/core/policy/` — the tool policy: allowed-tools patterns, the shell grammar, decisions.
  *
  * @module
