@@ -385,7 +385,8 @@ export class ToolPolicy {
       const p = fast[0]!;
       const quick = p.quick;
       if (quick !== null) {
-        if (subject === p.prefix) return p.decision;
+        // The pattern's words exactly (its words joined by single spaces: `npm test`).
+        if (subject === p.plain?.prefix) return p.decision;
         if (
           p.walk !== null
             ? approvedPlainTail(p.walk, subject)

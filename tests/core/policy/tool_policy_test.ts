@@ -461,6 +461,30 @@ describe("decideToolCall and compileToolPolicy", () => {
     }
   });
 
+  it("allows a command that is exactly a prefix pattern's words, and nothing that only starts like them", () => {
+    const policy = compileToolPolicy({
+      active: [{ name: "a", allowed_tools: "Bash(npm run test:*) Bash(git log:*) Bash(ls:*)" }],
+      mode: "restrict",
+      trusted: true,
+    });
+    const verdict = (command: string) => policy.decide({ name: "Bash", input: command }).verdict;
+    for (const exact of ["npm run test", "git log", "ls", "npm  run test", "'npm' run test"]) {
+      assert.equal(verdict(exact), "allow", exact);
+    }
+    for (
+      const other of [
+        "npm run tests",
+        "npm run tes",
+        "npm run",
+        "git logs",
+        "lsof",
+        "npm run test;",
+      ]
+    ) {
+      assert.equal(verdict(other), "deny", other);
+    }
+  });
+
   it("decides correctly past the memo of names, and a long command in one pass", () => {
     const policy = compileToolPolicy({
       active: [{ name: "a", allowed_tools: "t1* Bash(git:*)" }],
