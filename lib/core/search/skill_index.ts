@@ -551,11 +551,33 @@ class IndexBuilder {
 
   /** End a build: what it counted, the builder left holding nothing of it. */
   finish(): BuiltTerms {
-    const { rawIds, stemIds, terms, df, nameDf, shownDf, lengths, pTerm, pSkill, pCounts } = this;
-    const out = { rawIds, stemIds, terms, df, nameDf, shownDf, lengths, pTerm, pSkill, pCounts };
-    const postings = this.postings;
+    const {
+      rawIds,
+      stemIds,
+      terms,
+      df,
+      nameDf,
+      shownDf,
+      lengths,
+      pTerm,
+      pSkill,
+      pCounts,
+      postings,
+    } = this;
     this.release();
-    return { ...out, postings };
+    return {
+      rawIds,
+      stemIds,
+      terms,
+      df,
+      nameDf,
+      shownDf,
+      lengths,
+      pTerm,
+      pSkill,
+      pCounts,
+      postings,
+    };
   }
 
   /** Drop the state of a build (finished, or ended by an error). */
