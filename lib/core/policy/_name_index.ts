@@ -56,6 +56,10 @@ export interface NameIndex<T> {
   readonly hashes: Int32Array;
   /** The values, by slot. */
   readonly values: readonly (T | undefined)[];
+  /** The names' character codes, one after another: a lookup compares a word with them. */
+  readonly codes: Uint16Array;
+  /** Where each slot's name starts in `codes`, by slot. */
+  readonly at: Int32Array;
 }
 
 /**
@@ -84,6 +88,9 @@ export function nameIndex<T>(entries: Iterable<readonly [string, T]>): NameIndex
   const names: (string | undefined)[] = Array.from({ length: size }, () => undefined);
   const values: (T | undefined)[] = Array.from({ length: size }, () => undefined);
   const hashes = new Int32Array(size);
+  const at = new Int32Array(size);
+  const codes = new Uint16Array(list.reduce((n, [name]) => n + name.length, 0));
+  let used = 0;
   for (const [name, value] of list) {
     const h = hashOf(name, 0, name.length);
     let b = h & mask;
@@ -92,8 +99,10 @@ export function nameIndex<T>(entries: Iterable<readonly [string, T]>): NameIndex
     names[b] = name;
     hashes[b] = h;
     values[b] = value;
+    at[b] = used;
+    for (let k = 0; k < name.length; k++) codes[used++] = name.charCodeAt(k);
   }
-  return Object.freeze({ mask, names, hashes, values });
+  return Object.freeze({ mask, names, hashes, values, codes, at });
 }
 
 /**
@@ -118,16 +127,25 @@ export function nameAt<T>(
   for (let b = hash & mask;; b = (b + 1) & mask) {
     const name = names[b];
     if (name === undefined) return undefined;
-    if (hashes[b] === hash && name.length === length && sameAt(text, start, name)) {
+    if (
+      hashes[b] === hash && name.length === length &&
+      sameAt(text, start, length, index.codes, index.at[b]!)
+    ) {
       return index.values[b];
     }
   }
 }
 
-/** Whether `text` holds `name` at `start`. */
-function sameAt(text: string, start: number, name: string): boolean {
-  for (let k = 0; k < name.length; k++) {
-    if (text.charCodeAt(start + k) !== name.charCodeAt(k)) return false;
+/** Whether `text` holds at `start` the `length` codes of `codes` from `from`. */
+export function sameAt(
+  text: string,
+  start: number,
+  length: number,
+  codes: Uint16Array,
+  from: number,
+): boolean {
+  for (let k = 0; k < length; k++) {
+    if (text.charCodeAt(start + k) !== codes[from + k]) return false;
   }
   return true;
 }

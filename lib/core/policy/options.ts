@@ -19,7 +19,7 @@
  *
  * @module
  */
-import { hashOf, hashStep, nameAt, type NameIndex, nameIndex } from "./_name_index.ts";
+import { hashOf, hashStep, nameAt, type NameIndex, nameIndex, sameAt } from "./_name_index.ts";
 import { OPTION_TABLES, type OptionStyle, type OptionTableSpec } from "./option_tables.ts";
 import { isPlainChar, isPlainTail } from "./shell_words.ts";
 
@@ -268,6 +268,8 @@ export interface OptionWalk {
   readonly offset: number;
   /** The literal words joined by single spaces, and a space: how a plain command that they lead starts. */
   readonly spaced: string;
+  /** The character codes of `spaced`. */
+  readonly codes: Uint16Array;
 }
 
 /**
@@ -332,7 +334,8 @@ export function startOptionWalk(
   }
   if (!free && next < queued) return null;
   const spaced = words.join(" ") + " ";
-  return { lookup: l, slot, free, named: words.length, offset: spaced.length, spaced };
+  const codes = Uint16Array.from(spaced, (c) => c.charCodeAt(0));
+  return { lookup: l, slot, free, named: words.length, offset: spaced.length, spaced, codes };
 }
 
 /**
@@ -365,10 +368,9 @@ export function approvedAfter(walk: OptionWalk, text: string, separator: string)
  * @internal
  */
 export function approvedPlainTail(walk: OptionWalk, text: string): boolean {
-  const head = walk.spaced;
-  const from = head.length;
+  const from = walk.spaced.length;
   if (from >= text.length) return false;
-  for (let k = 0; k < from; k++) if (text.charCodeAt(k) !== head.charCodeAt(k)) return false;
+  if (!sameAt(text, 0, from, walk.codes, 0)) return false;
   if (walk.free) return isPlainTail(text, from);
   return walkFrom(text, " ", from, walk.named, walk.lookup, walk.slot, 0, null, true) ===
     undefined;
@@ -433,7 +435,8 @@ function walkFrom(
   plain: boolean,
 ): string | undefined {
   const n = text.length;
-  const sep = separator.charCodeAt(0);
+  const classes = plain ? PLAIN_CLASSES : separator === NUL ? NUL_CLASSES : classesOf(separator);
+  const wide = plain ? NOT_IN_WORD : IN_WORD;
   let next = 0;
   queued = 0;
   for (let end = start; start <= n; i++, start = end + 1) {
@@ -443,11 +446,14 @@ function walkFrom(
     let eqHash = 0;
     for (end = start; end < n; end++) {
       const c = text.charCodeAt(end);
-      if (c === sep) break;
-      if (plain && !isPlainChar(c)) return NOT_PLAIN;
-      if (c === 0x3d && eq < 0) {
-        eq = end;
-        eqHash = hash;
+      const k = c < 128 ? classes[c]! : wide;
+      if (k !== IN_WORD) {
+        if (k === ENDS_WORD) break;
+        if (k === NOT_IN_WORD) return NOT_PLAIN;
+        if (eq < 0) {
+          eq = end;
+          eqHash = hash;
+        }
       }
       hash = hashStep(hash, c);
     }
@@ -509,6 +515,29 @@ function walkFrom(
   return undefined;
 }
 
+/** The walk's classes of ASCII characters: a word's own, its end, an `=`, and one no plain word holds. */
+const IN_WORD = 0;
+const ENDS_WORD = 1;
+const EQUALS = 2;
+const NOT_IN_WORD = 3;
+
+/** The classes for words joined by `separator`: every character but it is a word's. */
+function classesOf(separator: string): Uint8Array {
+  const table = new Uint8Array(128);
+  table[0x3d] = EQUALS;
+  table[separator.charCodeAt(0)] = ENDS_WORD;
+  return table;
+}
+
+const NUL_CLASSES = classesOf(NUL);
+
+/** The classes of a plain walk: words of plain characters joined by single spaces. */
+const PLAIN_CLASSES = (() => {
+  const table = classesOf(" ");
+  for (let c = 0; c < 128; c++) if (table[c] === IN_WORD && !isPlainChar(c)) table[c] = NOT_IN_WORD;
+  return table;
+})();
+
 /** What a plain walk returns for a command that is not plain words: not approved by the fast path. */
 const NOT_PLAIN = "\u0000";
 
@@ -537,36 +566,46 @@ function readOption(
   eqAt: number,
   eqHash: number,
 ): boolean {
-  switch (l.table.style) {
-    case "getopt": {
-      if (text.charCodeAt(start + 1) !== DASH) {
-        if (l.table.number && isNumber(text, start, end)) return true;
-        return readCluster(l, text, start, end, 1, isNamed);
-      }
-      // A name holds no "=": the whole word first, then the name before its "=".
-      const arity = nameAt(l.long, text, start, end, hash);
-      if (arity !== undefined) return readLong(arity, text, -1, end, isNamed);
-      return eqAt >= 0 &&
-        readLong(nameAt(l.long, text, start, eqAt, eqHash), text, eqAt, end, isNamed);
+  const t = l.table;
+  if (t.style === "getopt") {
+    if (text.charCodeAt(start + 1) !== DASH) {
+      if (t.number && isNumber(text, start, end)) return true;
+      return readCluster(l, text, start, end, 1, isNamed);
     }
-    case "npm": {
-      // nopt's reading of a name: the word is cut out here, and normalized.
-      const eq = eqAt;
-      const name = normalizeNpm(text.slice(start, eq < 0 ? end : eq));
-      return readLong(l.table.long.get(name), text, eq, end, isNamed);
-    }
-    case "go": {
-      const from = text.charCodeAt(start + 1) === DASH ? start + 2 : start + 1;
-      if (text.charCodeAt(from) === DASH) return false;
-      const eq = eqAt;
-      const arity = nameAt(l.long, text, from, eq < 0 ? end : eq);
-      // A boolean flag of Go's may be written `-v=true`.
-      if (arity === FLAG && eq >= 0) return /^=(?:true|false|1|0)$/.test(text.slice(eq, end));
-      return readLong(arity, text, eq, end, isNamed);
-    }
-    case "word":
-      return readLong(nameAt(l.long, text, start, end), text, -1, end, isNamed);
+    // A name holds no "=": the whole word first, then the name before its "=".
+    const arity = nameAt(l.long, text, start, end, hash);
+    if (arity !== undefined) return readLong(arity, text, -1, end, isNamed);
+    return eqAt >= 0 &&
+      readLong(nameAt(l.long, text, start, eqAt, eqHash), text, eqAt, end, isNamed);
   }
+  return readOtherOption(l, text, start, end, isNamed, eqAt);
+}
+
+/** {@linkcode readOption} for a program whose parser is not getopt's: npm's, go's, or whole words. */
+function readOtherOption(
+  l: OptionLookup,
+  text: string,
+  start: number,
+  end: number,
+  isNamed: boolean,
+  eq: number,
+): boolean {
+  const style = l.table.style;
+  if (style === "npm") {
+    // nopt's reading of a name: the word is cut out here, and normalized.
+    const name = normalizeNpm(text.slice(start, eq < 0 ? end : eq));
+    return readLong(l.table.long.get(name), text, eq, end, isNamed);
+  }
+  if (style === "go") {
+    const from = text.charCodeAt(start + 1) === DASH ? start + 2 : start + 1;
+    if (text.charCodeAt(from) === DASH) return false;
+    const arity = nameAt(l.long, text, from, eq < 0 ? end : eq);
+    // A boolean flag of Go's may be written `-v=true`.
+    if (arity === FLAG && eq >= 0) return /^=(?:true|false|1|0)$/.test(text.slice(eq, end));
+    return readLong(arity, text, eq, end, isNamed);
+  }
+  // "word": the whole word is the name.
+  return readLong(nameAt(l.long, text, start, end), text, -1, end, isNamed);
 }
 
 /** A long option of arity `arity` (undefined: not in the table), with its `=` at `eq` (-1: none) of a word ending at `end`. */

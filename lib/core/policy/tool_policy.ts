@@ -362,14 +362,23 @@ export class ToolPolicy {
   decide(call: ToolCall): ToolCallDecision {
     const name = call?.name;
     if (typeof name !== "string") throw new TypeError("call.name must be a string");
-    let rule = this.#memo.get(name);
-    if (rule === undefined) {
-      rule = this.#rule(name);
-      if (this.#memo.size < MEMO_LIMIT) this.#memo.set(name, rule);
-    }
-    const patterns = rule.patterns;
-    if (patterns === null) return rule.decision;
-    const subject = callSubject(call.input);
+    const rule = this.#memo.get(name) ?? this.#remember(name);
+    // Small, so a caller's loop takes it in whole: most calls only name a tool.
+    return rule.patterns === null
+      ? rule.decision
+      : this.#decideInput(rule, rule.patterns, call.input);
+  }
+
+  /** The rule of a name not met before, kept while there is room. */
+  #remember(name: string): NameRule {
+    const rule = this.#rule(name);
+    if (this.#memo.size < MEMO_LIMIT) this.#memo.set(name, rule);
+    return rule;
+  }
+
+  /** The decision on the input of a call whose tool has patterns. */
+  #decideInput(rule: NameRule, patterns: PatternIndex, input: unknown): ToolCallDecision {
+    const subject = callSubject(input);
     if (subject === undefined) return rule.decision;
     // No pattern can match a command whose first character (a plain one) leads none.
     const lead = subject.charCodeAt(0);
@@ -385,8 +394,6 @@ export class ToolPolicy {
       const p = fast[0]!;
       const quick = p.quick;
       if (quick !== null) {
-        // The pattern's words exactly (its words joined by single spaces: `npm test`).
-        if (subject === p.plain?.prefix) return p.decision;
         if (
           p.walk !== null
             ? approvedPlainTail(p.walk, subject)
@@ -395,6 +402,8 @@ export class ToolPolicy {
         ) {
           return p.decision;
         }
+        // The pattern's words exactly (its words joined by single spaces: `npm test`).
+        if (subject === p.plain?.prefix) return p.decision;
       }
     }
     // A pattern matches only one simple command of literal words, and matches its words.
