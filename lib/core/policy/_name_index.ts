@@ -3,7 +3,9 @@
  * walk asks whether `text[start…end)` is one of a table's names without
  * cutting the word out (no string made). The walk hashes each word while it
  * looks for the word's end ({@linkcode hashStep}), so a lookup compares the
- * characters of a name only when it shares the word's hash.
+ * characters of a name only when it shares the word's hash, and then with
+ * the name's character codes kept in a typed array ({@linkcode sameAt}):
+ * only the word's side is read from a string.
  *
  * The table is a plain record read by a top-level function (open addressing
  * over flat arrays): the walk runs once per option word of every call the
@@ -136,7 +138,12 @@ export function nameAt<T>(
   }
 }
 
-/** Whether `text` holds at `start` the `length` codes of `codes` from `from`. */
+/**
+ * Whether `text` holds at `start` the `length` codes of `codes` from `from`
+ * (a name of an index, or a walk's literal words).
+ *
+ * @internal
+ */
 export function sameAt(
   text: string,
   start: number,

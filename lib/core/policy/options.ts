@@ -21,7 +21,7 @@
  */
 import { hashOf, hashStep, nameAt, type NameIndex, nameIndex, sameAt } from "./_name_index.ts";
 import { OPTION_TABLES, type OptionStyle, type OptionTableSpec } from "./option_tables.ts";
-import { isPlainChar, isPlainTail } from "./shell_words.ts";
+import { isPlainTail, isWordStart } from "./shell_words.ts";
 
 const DASH = 0x2d;
 
@@ -534,7 +534,7 @@ const NUL_CLASSES = classesOf(NUL);
 /** The classes of a plain walk: words of plain characters joined by single spaces. */
 const PLAIN_CLASSES = (() => {
   const table = classesOf(" ");
-  for (let c = 0; c < 128; c++) if (table[c] === IN_WORD && !isPlainChar(c)) table[c] = NOT_IN_WORD;
+  for (let c = 0; c < 128; c++) if (table[c] === IN_WORD && !isWordStart(c)) table[c] = NOT_IN_WORD;
   return table;
 })();
 

@@ -370,18 +370,9 @@ export function isPlainTail(command: string, from: number): boolean {
 }
 
 /**
- * Whether a character code is a plain word character: an unquoted word
- * character of ASCII ({@linkcode isPlainTail}'s words are made of these).
- *
- * @internal
- */
-export function isPlainChar(code: number): boolean {
-  return code < 128 && UNQUOTED[code] === WORD;
-}
-
-/**
  * Whether an ASCII character is an unquoted word character: a command
- * starting with it has a first word starting with it too.
+ * starting with it has a first word starting with it too, and
+ * {@linkcode isPlainTail}'s words are made of these.
  *
  * @internal
  */
