@@ -435,7 +435,13 @@ function walkFrom(
   plain: boolean,
 ): string | undefined {
   const n = text.length;
-  const classes = plain ? PLAIN_CLASSES : separator === NUL ? NUL_CLASSES : classesOf(separator);
+  const classes = plain
+    ? PLAIN_CLASSES
+    : separator === NUL
+    ? NUL_CLASSES
+    : separator === " "
+    ? SPACE_CLASSES
+    : classesOf(separator);
   const wide = plain ? NOT_IN_WORD : IN_WORD;
   let next = 0;
   queued = 0;
@@ -530,6 +536,7 @@ function classesOf(separator: string): Uint8Array {
 }
 
 const NUL_CLASSES = classesOf(NUL);
+const SPACE_CLASSES = classesOf(" ");
 
 /** The classes of a plain walk: words of plain characters joined by single spaces. */
 const PLAIN_CLASSES = (() => {
