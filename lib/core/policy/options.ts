@@ -334,7 +334,8 @@ export function startOptionWalk(
   }
   if (!free && next < queued) return null;
   const spaced = words.join(" ") + " ";
-  const codes = Uint16Array.from(spaced, (c) => c.charCodeAt(0));
+  // By code unit, as the walk reads a command (a pair of surrogates is two).
+  const codes = Uint16Array.from({ length: spaced.length }, (_, k) => spaced.charCodeAt(k));
   return { lookup: l, slot, free, named: words.length, offset: spaced.length, spaced, codes };
 }
 
@@ -527,8 +528,19 @@ const ENDS_WORD = 1;
 const EQUALS = 2;
 const NOT_IN_WORD = 3;
 
-/** The classes for words joined by `separator`: every character but it is a word's. */
+/**
+ * The classes for words joined by `separator`: every character but it is a
+ * word's. The table holds ASCII only (a character past it is a word's), so
+ * a separator past ASCII, or of more than one character, is refused.
+ *
+ * @throws {RangeError} When `separator` is not one ASCII character.
+ */
 function classesOf(separator: string): Uint8Array {
+  if (separator.length !== 1 || separator.charCodeAt(0) >= 128) {
+    throw new RangeError(
+      `A walk's separator must be one ASCII character, got ${JSON.stringify(separator)}`,
+    );
+  }
   const table = new Uint8Array(128);
   table[0x3d] = EQUALS;
   table[separator.charCodeAt(0)] = ENDS_WORD;

@@ -25,6 +25,8 @@ import {
   compileOptionTables,
   DEFAULT_OPTION_TABLES,
   type OptionTables,
+  startOptionWalk,
+  unapprovedIn,
 } from "../../../lib/core/policy/options.ts";
 
 // The reference: the walk before it was compiled, over words. Arities as the compiled tables hold them.
@@ -349,6 +351,25 @@ describe("the compiled option walk", () => {
       ),
       runs(1000),
     );
+  });
+
+  it("compares a head past the BMP by code unit, as it reads the command", () => {
+    const walk = startOptionWalk(["echo", "😀"])!;
+    assert.equal(walk.codes.length, walk.spaced.length);
+    assert.equal(approvedPlainTail(walk, "echo 😀 x"), true);
+    assert.equal(approvedPlainTail(walk, "echo 😁 x"), false);
+  });
+
+  it("refuses a separator its class table cannot hold, rather than reading past it", () => {
+    // A separator past ASCII would never end a word: the option after it would go unread.
+    for (const separator of ["é", "\u2028", "  ", ""]) {
+      assert.throws(
+        () => unapprovedIn(`git${separator}log${separator}--output=x`, separator, 2, null),
+        RangeError,
+        JSON.stringify(separator),
+      );
+    }
+    assert.equal(unapprovedIn("git\nlog\n--output=x", "\n", 2, null), "--output=x");
   });
 
   it("the name index compares the characters of a name whose hash a word shares", () => {
