@@ -32,6 +32,21 @@ function running(marker: string): number[] {
   return out;
 }
 
+/**
+ * The pids with `marker` still running once up to `ms` have passed: a
+ * process sent `SIGKILL` goes a moment after the run that killed it ends
+ * (a loaded machine delays its exit), while one never killed stays for
+ * its whole `sleep 300`.
+ */
+async function left(marker: string, ms = 5_000): Promise<number[]> {
+  const end = Date.now() + ms;
+  for (;;) {
+    const pids = running(marker);
+    if (pids.length === 0 || Date.now() >= end) return pids;
+    await new Promise((wake) => setTimeout(wake, 20));
+  }
+}
+
 /** A shell that starts `sleep` in a session of its own (out of its group), then does `then`. */
 function escaper(marker: string, then: string): string[] {
   return [
@@ -63,7 +78,7 @@ describe("cappedSpawn: the whole tree goes", { skip: NO_PROC }, () => {
     try {
       const run = await spawnOnce(escaper(marker, "echo done"), 10_000);
       assert.equal(run.stdout, "done\n");
-      assert.deepEqual(running(marker), []);
+      assert.deepEqual(await left(marker), []);
     } finally {
       cleanUp(marker);
     }
@@ -74,7 +89,7 @@ describe("cappedSpawn: the whole tree goes", { skip: NO_PROC }, () => {
     try {
       const run = await spawnOnce(escaper(marker, "sleep 300"), 1_000);
       assert.equal(run.timedOut, true);
-      assert.deepEqual(running(marker), []);
+      assert.deepEqual(await left(marker), []);
     } finally {
       cleanUp(marker);
     }
@@ -86,7 +101,7 @@ describe("cappedSpawn: the whole tree goes", { skip: NO_PROC }, () => {
     try {
       const run = await spawnOnce(escaper(marker, "sleep 300"), 1_000);
       assert.equal(run.timedOut, true);
-      assert.deepEqual(running(marker), []);
+      assert.deepEqual(await left(marker), []);
     } finally {
       restore();
       cleanUp(marker);
