@@ -551,33 +551,21 @@ class IndexBuilder {
 
   /** End a build: what it counted, the builder left holding nothing of it. */
   finish(): BuiltTerms {
-    const {
-      rawIds,
-      stemIds,
-      terms,
-      df,
-      nameDf,
-      shownDf,
-      lengths,
-      pTerm,
-      pSkill,
-      pCounts,
-      postings,
-    } = this;
-    this.release();
-    return {
-      rawIds,
-      stemIds,
-      terms,
-      df,
-      nameDf,
-      shownDf,
-      lengths,
-      pTerm,
-      pSkill,
-      pCounts,
-      postings,
+    const built: BuiltTerms = {
+      rawIds: this.rawIds,
+      stemIds: this.stemIds,
+      terms: this.terms,
+      df: this.df,
+      nameDf: this.nameDf,
+      shownDf: this.shownDf,
+      lengths: this.lengths,
+      pTerm: this.pTerm,
+      pSkill: this.pSkill,
+      pCounts: this.pCounts,
+      postings: this.postings,
     };
+    this.release();
+    return built;
   }
 
   /** Drop the state of a build (finished, or ended by an error). */
