@@ -364,9 +364,7 @@ export class ToolPolicy {
     if (typeof name !== "string") throw new TypeError("call.name must be a string");
     const rule = this.#memo.get(name) ?? this.#remember(name);
     // Small, so a caller's loop takes it in whole: most calls only name a tool.
-    return rule.patterns === null
-      ? rule.decision
-      : this.#decideInput(rule, rule.patterns, call.input);
+    return rule.patterns === null ? rule.decision : this.#decideInput(rule, call.input);
   }
 
   /** The rule of a name not met before, kept while there is room. */
@@ -377,7 +375,8 @@ export class ToolPolicy {
   }
 
   /** The decision on the input of a call whose tool has patterns. */
-  #decideInput(rule: NameRule, patterns: PatternIndex, input: unknown): ToolCallDecision {
+  #decideInput(rule: NameRule, input: unknown): ToolCallDecision {
+    const patterns = rule.patterns!;
     const subject = callSubject(input);
     if (subject === undefined) return rule.decision;
     // No pattern can match a command whose first character (a plain one) leads none.
