@@ -20,7 +20,19 @@
  * @module
  */
 import { hashOf, hashStep, nameAt, type NameIndex, nameIndex, sameAt } from "./_name_index.ts";
-import { OPTION_TABLES, type OptionStyle, type OptionTableSpec } from "./option_tables.ts";
+import {
+  APPROVED,
+  type CompiledOptionTable,
+  FLAG,
+  OPTIONAL,
+  PATH,
+  plainWalkStart,
+  runPlainWalk,
+  UNKNOWN,
+  UNSAFE,
+  VALUE,
+} from "./_plain_walk.ts";
+import { OPTION_TABLES, type OptionTableSpec } from "./option_tables.ts";
 import { isPlainTail, isWordStart } from "./shell_words.ts";
 
 const DASH = 0x2d;
@@ -33,12 +45,6 @@ function isNumber(text: string, start: number, end: number): boolean {
   }
   return end - start > 1;
 }
-const FLAG = 0;
-const VALUE = 1;
-const OPTIONAL = 2;
-const PATH = 3;
-/** Set on an option listed only for its arity (`!-c=`): approved only when named. */
-const UNSAFE = 8;
 
 /**
  * The values the words after an option are (tar's `cfC out.tar dir` queues
@@ -49,27 +55,7 @@ const UNSAFE = 8;
 const pending: number[] = [];
 let queued = 0;
 
-/** A table, compiled ({@linkcode compileOptionTables}): arities by name. */
-export interface CompiledOptionTable {
-  /** How the program's parser reads its options. */
-  readonly style: OptionStyle;
-  /** Long options (getopt: the name after `--`; npm, go, word: the normalized word). */
-  readonly long: ReadonlyMap<string, number>;
-  /** Short options (getopt), by letter. */
-  readonly short: ReadonlyMap<string, number>;
-  /** Whether `-NUM` is an option (`head -20`). */
-  readonly number: boolean;
-  /** The subcommands' own tables, by word (`git log`), or `null`. */
-  readonly subcommands: ReadonlyMap<string, CompiledOptionTable> | null;
-  /** Whether a subcommand not in the table is refused. */
-  readonly closed: boolean;
-  /** Whether the first word is read as options without a dash (tar's `czf`). */
-  readonly dashlessFirst: boolean;
-  /** Whether the first operand ends option reading (an interpreter's program). */
-  readonly operandEnds: boolean;
-  /** Whether `--` ends the options. */
-  readonly dashDashEnds: boolean;
-}
+export type { CompiledOptionTable };
 
 type Table = CompiledOptionTable;
 
@@ -270,6 +256,8 @@ export interface OptionWalk {
   readonly spaced: string;
   /** The character codes of `spaced`. */
   readonly codes: Uint16Array;
+  /** The state of the walk's automaton (`./_plain_walk.ts`) before the words after `spaced`. */
+  readonly start: number;
 }
 
 /**
@@ -336,7 +324,17 @@ export function startOptionWalk(
   const spaced = words.join(" ") + " ";
   // By code unit, as the walk reads a command (a pair of surrogates is two).
   const codes = Uint16Array.from({ length: spaced.length }, (_, k) => spaced.charCodeAt(k));
-  return { lookup: l, slot, free, named: words.length, offset: spaced.length, spaced, codes };
+  const start = plainWalkStart(l.table, slot, words.length === 1);
+  return {
+    lookup: l,
+    slot,
+    free,
+    named: words.length,
+    offset: spaced.length,
+    spaced,
+    codes,
+    start,
+  };
 }
 
 /**
@@ -364,7 +362,9 @@ export function approvedAfter(walk: OptionWalk, text: string, separator: string)
  * The policy's fast path for a plain command: whether `text` starts with
  * the walk's literal words and a space ({@linkcode OptionWalk.spaced}), the
  * rest is plain words separated by single spaces ({@linkcode isPlainTail}),
- * and {@linkcode approvedAfter} approves them, all read in one pass.
+ * and {@linkcode approvedAfter} approves them. The rest is read once, by
+ * the walk's automaton (`./_plain_walk.ts`), or by the walk itself where
+ * the automaton leaves a command to it.
  *
  * @internal
  */
@@ -373,6 +373,8 @@ export function approvedPlainTail(walk: OptionWalk, text: string): boolean {
   if (from >= text.length) return false;
   if (!sameAt(text, 0, from, walk.codes, 0)) return false;
   if (walk.free) return isPlainTail(text, from);
+  const answer = runPlainWalk(walk.start, text, from);
+  if (answer !== UNKNOWN) return answer === APPROVED;
   return walkFrom(text, " ", from, walk.named, walk.lookup, walk.slot, 0, null, true) ===
     undefined;
 }

@@ -17,6 +17,14 @@ import {
   WORD_SEPARATOR,
 } from "../../../lib/core/policy/allowed_tools.ts";
 import { hashOf, nameAt, nameIndex } from "../../../lib/core/policy/_name_index.ts";
+import {
+  APPROVED,
+  MAX_STATES,
+  plainWalkStates,
+  REFUSED,
+  runPlainWalk,
+  UNKNOWN as LEFT_TO_WALK,
+} from "../../../lib/core/policy/_plain_walk.ts";
 import { isPlainTail } from "../../../lib/core/policy/shell_words.ts";
 import { OPTION_TABLES, type OptionTableSpec } from "../../../lib/core/policy/option_tables.ts";
 import {
@@ -427,5 +435,142 @@ describe("the compiled option walk", () => {
     assert.ok(refused(["tar", "xIf", "prog", "a.tar"]));
     assert.ok(!refused(["git", "log", "--oneline", "-5"]));
     assert.ok(!refused(["tar", "-czf", "out.tgz", "dir"]));
+  });
+});
+
+/** Every table a walk may reach from `t`: itself and its subcommands', to any depth. */
+function tablesFrom(t: CompiledOptionTable): CompiledOptionTable[] {
+  const out = [t];
+  for (let i = 0; i < out.length; i++) {
+    for (const sub of out[i]!.subcommands?.values() ?? []) if (!out.includes(sub)) out.push(sub);
+  }
+  return out;
+}
+
+/**
+ * Words aimed at the tables a walk reaches: each long option whole, cut
+ * short, run on, and with a value attached (one holding `:`); each short
+ * letter alone, in clusters, and with a value attached; subcommands whole,
+ * cut short and run on; numbers, `--`, `-`, operands and unknown letters.
+ */
+function vocabulary(t: CompiledOptionTable): string[] {
+  const words = new Set<string>(["--", "-", "x", "a.txt", "host:file", "-5", "-5x", "-9", "--=x"]);
+  for (const table of tablesFrom(t)) {
+    for (const name of table.long.keys()) {
+      const long = name.startsWith("-") ? name : `--${name}`;
+      const bare = name.replace(/^-+/, "");
+      words.add(long).add(long.slice(0, -1)).add(`${long}x`).add(`${long}=v`).add(`${long}=h:p`)
+        .add(`-${bare}`).add(`---${bare}`).add(`--${bare.replaceAll("-", "_").toUpperCase()}`)
+        .add(`-${bare}=true`).add(`-${bare}=tru`);
+    }
+    const letters = [...table.short.keys()];
+    for (const [k, letter] of letters.entries()) {
+      const other = letters[(k * 7 + 3) % letters.length]!;
+      words.add(`-${letter}`).add(`-${letter}${other}`).add(`-${other}${letter}`)
+        .add(`-${letter}v`).add(`-${letter}h:p`).add(`-${letter}:p`).add(`-${letter}=`);
+    }
+    for (const word of table.subcommands?.keys() ?? []) {
+      words.add(word).add(word.slice(0, -1)).add(`${word}x`);
+    }
+  }
+  words.add("-Q").add("-\u007e").delete("");
+  return [...words].sort();
+}
+
+describe("the fast path's automaton", () => {
+  const compiled = PATTERNS.map((pattern) => [pattern, compileCommandPattern(pattern)] as const)
+    .filter(([, p]) => p.walk !== null && !p.walk.free);
+
+  it(`answers as the reference walk does, or leaves the command to the walk (seed ${seed})`, () => {
+    let answered = 0;
+    let asked = 0;
+    for (const [pattern, p] of compiled) {
+      const walk = p.walk!;
+      const head = pattern.replace(/:\*$/, "").split(" ").slice(0, p.head);
+      const pool = vocabulary(walk.lookup.table);
+      fc.assert(
+        fc.property(fc.array(fc.constantFrom(...pool), { minLength: 1, maxLength: 6 }), (tail) => {
+          const text = `${walk.spaced}${tail.join(" ")}`;
+          const expected = isPlainTail(text, walk.offset) &&
+            referenceUnapproved([...head, ...tail], p.head, null) === undefined;
+          const answer = runPlainWalk(walk.start, text, walk.offset);
+          asked++;
+          if (answer === LEFT_TO_WALK) return;
+          answered++;
+          assert.equal(
+            answer,
+            expected ? APPROVED : REFUSED,
+            `${pattern}: ${JSON.stringify(text)}`,
+          );
+        }),
+        runs(200),
+      );
+    }
+    // Most commands are answered by the automaton, so the agreement is about it, not the walk it leaves them to.
+    assert.ok(answered >= 0.8 * asked, `${answered} of ${asked} answered`);
+    assert.ok(plainWalkStates() <= MAX_STATES, `${plainWalkStates()} states`);
+  });
+
+  it("reads everyday commands itself, and refuses the issue's attacks itself", () => {
+    const answer = (pattern: string, command: string) => {
+      const walk = compileCommandPattern(pattern).walk!;
+      return runPlainWalk(walk.start, command, walk.offset);
+    };
+    for (
+      const [pattern, command] of [
+        ["git:*", "git log --oneline -5"],
+        ["git:*", "git log -n 5 --stat"],
+        ["git diff:*", "git diff --stat HEAD"],
+        ["git:*", "git --no-pager log --format=%h"],
+        ["npm test:*", "npm test -- --watch=false"],
+        ["npm run test:*", "npm run test -- --grep x"],
+        ["sort:*", "sort -k 2,2 -t , data.csv"],
+        ["rg:*", "rg -n TODO src"],
+        ["ls:*", "ls -la"],
+        ["grep:*", "grep -rn x src"],
+        ["cargo:*", "cargo test --release"],
+        ["find:*", "find src -type f"],
+      ]
+    ) {
+      assert.equal(answer(pattern!, command!), APPROVED, command);
+    }
+    for (
+      const [pattern, command] of [
+        ["zip:*", "zip -T -TT cmd out.zip a.txt"],
+        ["sort:*", "sort -S 1K --compress-program=sh a"],
+        ["git:*", "git -c core.pager=sh log"],
+        ["git:*", "git -Chost:x log"],
+        ["git:*", "git log --output=x"],
+        ["rg:*", "rg --pre sh x"],
+        ["npm:*", "npm exec x"],
+      ]
+    ) {
+      assert.equal(answer(pattern!, command!), REFUSED, command);
+    }
+  });
+
+  it("keeps at most MAX_STATES states and, once full, leaves new commands to the walk", () => {
+    // A table of 20,000 long options: more prefixes than the automaton has room for. (Last: it fills the automaton.)
+    const names = Array.from({ length: 20_000 }, (_, i) => `--n${i}`);
+    const tables = compileOptionTables(
+      new Map([["big", { style: "getopt", options: names.join(" "), manual: "" }]]),
+    );
+    const walk = startOptionWalk(["big"], tables)!;
+    const first = `big ${names[1]} x`;
+    assert.equal(runPlainWalk(walk.start, first, walk.offset), APPROVED);
+    let left = 0;
+    for (const name of names) {
+      const text = `big ${name} x`;
+      const answer = runPlainWalk(walk.start, text, walk.offset);
+      if (answer === LEFT_TO_WALK) left++;
+      else assert.equal(answer, APPROVED, text);
+      assert.equal(approvedPlainTail(walk, text), true, text);
+      assert.equal(approvedPlainTail(walk, `big ${name}9x x`), false, text);
+    }
+    assert.equal(plainWalkStates(), MAX_STATES);
+    assert.ok(left > 0, "the automaton filled up");
+    // What it holds it still answers; a refusal it can make without a new state, it makes.
+    assert.equal(runPlainWalk(walk.start, first, walk.offset), APPROVED);
+    assert.equal(runPlainWalk(walk.start, "big --zz x", walk.offset), REFUSED);
   });
 });
