@@ -140,7 +140,11 @@ const stateIds = new Map<string, number>();
 const configs = new Map<string, Config>();
 const tableIds = new WeakMap<CompiledOptionTable, number>();
 let nextTableId = 0;
-/** The one state before a word once options are over (after `--`, or an interpreter's program). */
+/**
+ * The one state before a word once options are over (after `--`, or an
+ * interpreter's program): the first state made, so every code below a
+ * state's and it are told apart from the others by one comparison.
+ */
 const FREE_STATE = stateOf(FREE_START, null);
 
 function configOf(
@@ -212,10 +216,12 @@ export function runPlainWalk(start: number, text: string, from: number): number 
     // Past ASCII: not a plain word's character.
     if (c >= 128) return REFUSED;
     const t = transitions[(s << 7) | c]!;
-    // Making a transition is a call, kept out of this loop: the compilers would keep it in every turn.
-    if (t < FIRST_STATE) return t === NO ? REFUSED : t === UNSURE ? UNKNOWN : makingRun(s, k, text);
-    // Options are over: the rest need only be plain words, which a loop without states reads faster.
-    if (t === FREE_STATE) return isPlainTail(text, k + 1) ? APPROVED : REFUSED;
+    if (t <= FREE_STATE) {
+      // Options are over: the rest need only be plain words, which a loop without states reads faster.
+      if (t === FREE_STATE) return isPlainTail(text, k + 1) ? APPROVED : REFUSED;
+      // Making a transition is a call, kept out of this loop: the compilers would keep it in every turn.
+      return t === NO ? REFUSED : t === UNSURE ? UNKNOWN : makingRun(s, k, text);
+    }
     s = t;
   }
   return ends[s]!;

@@ -172,6 +172,12 @@ interface CompiledPattern extends CommandPattern {
 interface PatternIndex {
   readonly heads: readonly (readonly CompiledPattern[] | undefined)[];
   readonly rest: readonly CompiledPattern[];
+  /**
+   * By first character, when no pattern stands in `rest`: the first pattern
+   * of its bucket when it has a compiled walk (the fast path reads a plain
+   * command with it), or `null`.
+   */
+  readonly walks: readonly (CompiledPattern | null)[];
 }
 
 /** What a name comes to: a fixed decision, or patterns to try on the input first. */
@@ -388,16 +394,16 @@ export class ToolPolicy {
       return rule.decision;
     }
     // The fast path: a plain command that the first pattern of its bucket surely approves.
+    const walked = lead < 128 ? patterns.walks[lead]! : null;
+    if (walked !== null && approvedPlainTail(walked.walk!, subject)) return walked.decision;
     const fast = patterns.rest.length === 0 && lead < 128 ? patterns.heads[lead] : undefined;
     if (fast !== undefined) {
       const p = fast[0]!;
       const quick = p.quick;
       if (quick !== null) {
         if (
-          p.walk !== null
-            ? approvedPlainTail(p.walk, subject)
-            : subject.startsWith(quick.spaced) && isPlainTail(subject, quick.spaced.length) &&
-              approvesIn(p, subject, " ")
+          p.walk === null && subject.startsWith(quick.spaced) &&
+          isPlainTail(subject, quick.spaced.length) && approvesIn(p, subject, " ")
         ) {
           return p.decision;
         }
@@ -523,7 +529,15 @@ export class ToolPolicy {
         ]),
       });
     }
-    const index: PatternIndex = { heads: Array.from({ length: 128 }, (_, c) => heads[c]), rest };
+    const walks = Array.from({ length: 128 }, (_, c) => {
+      const p = rest.length === 0 ? heads[c]?.[0] : undefined;
+      return p !== undefined && p.quick !== null && p.walk !== null ? p : null;
+    });
+    const index: PatternIndex = {
+      heads: Array.from({ length: 128 }, (_, c) => heads[c]),
+      rest,
+      walks,
+    };
     return { decision: fallback, patterns: index };
   }
 }
