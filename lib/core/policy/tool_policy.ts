@@ -385,17 +385,17 @@ export class ToolPolicy {
     const patterns = rule.patterns!;
     const subject = callSubject(input);
     if (subject === undefined) return rule.decision;
-    // No pattern can match a command whose first character (a plain one) leads none.
     const lead = subject.charCodeAt(0);
+    // The fast path: a plain command that the first pattern of its bucket surely approves.
+    const walked = lead < 128 ? patterns.walks[lead]! : null;
+    if (walked !== null && approvedPlainTail(walked.walk!, subject)) return walked.decision;
+    // No pattern can match a command whose first character (a plain one) leads none.
     if (
       patterns.rest.length === 0 && lead < 128 && isWordStart(lead) &&
       patterns.heads[lead] === undefined
     ) {
       return rule.decision;
     }
-    // The fast path: a plain command that the first pattern of its bucket surely approves.
-    const walked = lead < 128 ? patterns.walks[lead]! : null;
-    if (walked !== null && approvedPlainTail(walked.walk!, subject)) return walked.decision;
     const fast = patterns.rest.length === 0 && lead < 128 ? patterns.heads[lead] : undefined;
     if (fast !== undefined) {
       const p = fast[0]!;
