@@ -150,23 +150,10 @@ const NOT_IN_RESULTS: readonly (readonly [string, string, string])[] = [
   ["performance.md", "1.51–1.56×", "one earlier full run at 10^6"],
   ["performance.md", "0.37 s", 'mcp_connect: its target row reads "not measured"'],
   ["performance.md", "3.4×", 'mcp_connect: its target row reads "not measured"'],
-  ...["3.30×", "3.87×", "3.15×", "4.9×", "8.2×", "6.8×"].map((text) =>
-    [
-      "performance.md",
-      text,
-      "tool policy in CPU time (bench/_tool_policy_cpu.ts), not a bench",
-    ] as const
-  ),
-  ...["2.59×", "4.15×", "2.69×"].map((text) =>
+  ...["2.46×", "3.70×", "2.91×"].map((text) =>
     ["performance.md", text, "the last stop's committed tool_policy run"] as const
   ),
-  ...["1.2–1.3×", "2.1–2.4×", "2.2–2.4×", "3.1×"].map((text) =>
-    [
-      "performance.md",
-      text,
-      "Deno's decide with parts taken away, copies timed in one process",
-    ] as const
-  ),
+  ["performance.md", "2.86–2.92×", "five Deno-only tool_policy runs of the final code"],
   ["performance.md", "9.43×", "the last stop's Bun search run, a collection before each round"],
   ["performance.md", "497 µs", "the last stop's Bun search run, a collection before each round"],
   ["performance.md", "8.44×", "a Bun search run of this stop with a collection before each round"],
