@@ -181,7 +181,9 @@ function stateOf(kind: number, config: Config | null, text = "", at = 0): number
   const state: State = { kind, config, text, at };
   states.push(state);
   stateIds.set(key, id);
-  ends[id] = ending(state);
+  // Computed first: it may make states, and so grow `ends` (a write would go to the old array).
+  const end = ending(state);
+  ends[id] = end;
   return id;
 }
 
