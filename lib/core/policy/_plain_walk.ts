@@ -137,9 +137,9 @@ let transitions = new Uint16Array(64 << 7);
 let ends = new Uint8Array(64);
 const states: State[] = [null!, null!, null!];
 const stateIds = new Map<string, number>();
-const configs = new Map<string, Config>();
-const tableIds = new WeakMap<CompiledOptionTable, number>();
-let nextTableId = 0;
+/** The configurations, by table (a table no longer used takes its own with it). */
+const configs = new WeakMap<CompiledOptionTable, Map<string, Config>>();
+let nextConfigId = 0;
 /**
  * The one state before a word once options are over (after `--`, or an
  * interpreter's program): the first state made, so every code below a
@@ -155,11 +155,11 @@ function configOf(
 ): Config {
   // Only a dashless first word makes the first word differ: one configuration for the others.
   first &&= table.dashlessFirst;
-  let id = tableIds.get(table);
-  if (id === undefined) tableIds.set(table, id = nextTableId++);
-  const key = `${id} ${slot} ${first} ${pending}`;
-  let c = configs.get(key);
-  if (c === undefined) configs.set(key, c = { id: configs.size, table, slot, first, pending });
+  let mine = configs.get(table);
+  if (mine === undefined) configs.set(table, mine = new Map());
+  const key = `${slot} ${first} ${pending}`;
+  let c = mine.get(key);
+  if (c === undefined) mine.set(key, c = { id: nextConfigId++, table, slot, first, pending });
   return c;
 }
 
