@@ -433,7 +433,7 @@ function wordEnd(state: State): WordEnd {
       return t.operandEnds ? null : configOf(t, false, false, 0);
     case SUB: {
       const sub = t.subcommands!.get(text);
-      if (sub !== undefined) return configOf(sub, sub.subcommands !== null, false, 0);
+      if (sub !== undefined) return subcommandConfig(sub);
       return notSub(t);
     }
     case NOT_SUB:
@@ -444,12 +444,17 @@ function wordEnd(state: State): WordEnd {
       return BOOLEANS.includes(text) ? configOf(t, cfg.slot, false, 0) : NO;
     case DASHED_SUB: {
       const sub = text === "--" ? undefined : t.subcommands!.get(text);
-      if (sub !== undefined) return configOf(sub, sub.subcommands !== null, false, 0);
+      if (sub !== undefined) return subcommandConfig(sub);
       const s = asOption(cfg, text);
       return s >= FIRST_STATE ? wordEnd(states[s]!) : s === NO ? NO : UNSURE;
     }
   }
   return UNSURE;
+}
+
+/** Where a subcommand leaves the walk: its table, and its own subcommands' place if it has some. */
+function subcommandConfig(sub: CompiledOptionTable): Config {
+  return configOf(sub, sub.subcommands !== null, false, 0);
 }
 
 /** A word in a subcommand's place that is none: refused by a closed table, else an operand. */
