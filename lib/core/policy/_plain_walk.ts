@@ -74,7 +74,8 @@ export const MAX_STATES = 16381;
 const UNMADE = 0;
 const NO = 1;
 const UNSURE = 2;
-const FIRST_STATE = 3;
+/** The first state's number: a transition below it is a code. @internal */
+export const FIRST_STATE = 3;
 
 /** Where the walk is between two words: the table, a subcommand may come next, the first word, a value pending. */
 interface Config {
@@ -243,8 +244,14 @@ function makingRun(s: number, k: number, text: string): number {
   return ends[s]!;
 }
 
-/** Make (and keep) the transition of state `s` on ASCII character `c`. */
-function transitionOf(s: number, c: number): number {
+/**
+ * Make (and keep) the transition of state `s` on ASCII character `c`: the
+ * next state, or a code below every state's. Exported for the test that
+ * counts the states a command can reach.
+ *
+ * @internal
+ */
+export function transitionOf(s: number, c: number): number {
   const t = step(states[s]!, c);
   transitions[(s << 7) | c] = t;
   return t;

@@ -19,10 +19,13 @@ import {
 import { hashOf, nameAt, nameIndex } from "../../../lib/core/policy/_name_index.ts";
 import {
   APPROVED,
+  FIRST_STATE,
   MAX_STATES,
+  plainWalkStart,
   plainWalkStates,
   REFUSED,
   runPlainWalk,
+  transitionOf,
   UNKNOWN as LEFT_TO_WALK,
 } from "../../../lib/core/policy/_plain_walk.ts";
 import { isPlainTail } from "../../../lib/core/policy/shell_words.ts";
@@ -281,6 +284,42 @@ const PATTERNS = [
 ];
 
 describe("the compiled option walk", () => {
+  it("keeps a state's answer when making it grows the automaton", (t) => {
+    // Ending `t -v` reads it as an option past the dashed subcommand `-vv`, which makes states
+    // (its first dash's, then its cluster's): made as the arrays double, the answer must land in
+    // the new ones. Each fresh one-table walk adds one state, so a state can be put anywhere.
+    const pad = () =>
+      startOptionWalk(
+        ["p"],
+        compileOptionTables(new Map([["p", { style: "getopt", options: "", manual: "" }]])),
+      );
+    const spec = {
+      style: "getopt" as const,
+      options: "-v",
+      manual: "",
+      subcommands: new Map([["-vv", { style: "getopt" as const, options: "", manual: "" }]]),
+    };
+    // The arrays double at 64, 128, … states (3 codes counted), the last time below the cap.
+    // `before`: how far before a doubling the command's first state falls (2 and 4 make a state there).
+    let capacity = 64;
+    const tried: number[] = [];
+    for (const before of [2, 4, 1, 3]) {
+      while (capacity <= plainWalkStates() + 3 + before) capacity *= 2;
+      // Room left for the states of the tests after it (every one the project's tables can reach).
+      if (capacity > 1024) break;
+      while (plainWalkStates() + 3 < capacity - before) pad();
+      const walk = startOptionWalk(["t"], compileOptionTables(new Map([["t", spec]])))!;
+      assert.equal(runPlainWalk(walk.start, "t -v", walk.offset), APPROVED, `${before} before`);
+      assert.equal(approvedPlainTail(walk, "t -v"), true, `${before} before`);
+      // `t -` ends where `-v` passed: a lone `-`, left to the walk (which takes it as an operand).
+      assert.equal(runPlainWalk(walk.start, "t -", walk.offset), LEFT_TO_WALK, `${before} before`);
+      assert.equal(approvedPlainTail(walk, "t -"), true, `${before} before`);
+      tried.push(before);
+    }
+    // Node runs each file alone, this test first; a runtime that shares the automaton across files may be past it.
+    if (tried.length < 4) t.skip(`the automaton already holds ${plainWalkStates()} states`);
+  });
+
   it("resolves the walk at compile time for the patterns that fix it", () => {
     assert.notEqual(compileCommandPattern("git:*").walk, null);
     assert.notEqual(compileCommandPattern("npm run test:*").walk, null);
@@ -492,6 +531,45 @@ describe("the fast path's automaton", () => {
   const compiled = PATTERNS.map((pattern) => [pattern, compileCommandPattern(pattern)] as const)
     .filter(([, p]) => p.walk !== null && !p.walk.free);
 
+  it("holds every state the project's tables can reach, so no stream of commands fills it", (t) => {
+    // The states made before, as this process's other tests made them: they must leave room.
+    const before = plainWalkStates();
+    if (before > 4_500) {
+      // Node runs each file alone; a runtime that shares the automaton across files may have filled it.
+      t.skip(`the automaton holds ${before} states already`);
+      return;
+    }
+    // Every table, at every place a walk can start in it, then every ASCII character from every state.
+    const tables = new Set<CompiledOptionTable>();
+    const add = (table: CompiledOptionTable) => {
+      if (tables.has(table)) return;
+      tables.add(table);
+      for (const sub of table.subcommands?.values() ?? []) add(sub);
+    };
+    for (const table of DEFAULT_OPTION_TABLES.values()) add(table);
+    const seen = new Set<number>();
+    const queue: number[] = [];
+    const visit = (s: number) => {
+      // Codes (refused, left to the walk) are below the first state.
+      if (s >= FIRST_STATE && !seen.has(s)) {
+        seen.add(s);
+        queue.push(s);
+      }
+    };
+    for (const table of tables) {
+      for (const slot of table.subcommands === null ? [false] : [false, true]) {
+        for (const first of [false, true]) visit(plainWalkStart(table, slot, first));
+      }
+    }
+    while (queue.length > 0) {
+      const s = queue.pop()!;
+      for (let c = 0; c < 128; c++) visit(transitionOf(s, c));
+    }
+    // Below the cap, every transition was made: none was left to the walk for want of room.
+    assert.ok(plainWalkStates() < MAX_STATES, `${plainWalkStates()} states, ${before} before`);
+    assert.ok(seen.size > 10_000 && seen.size < MAX_STATES, `${seen.size} reached`);
+  });
+
   it("answers as the reference walk does on tables shaped as none of the project's are", () => {
     // Nested closed subcommands, a dashed one, an interpreter with options, `--` not ending options.
     const getopt = (options: string, more: Partial<OptionTableSpec> = {}): OptionTableSpec => ({
@@ -532,38 +610,6 @@ describe("the fast path's automaton", () => {
         }
       }
     }
-  });
-
-  it("keeps a state's answer when making it grows the automaton", (t) => {
-    // Ending `t -v` reads it as an option past the dashed subcommand `-vv`, which makes states
-    // (its first dash's, then its cluster's): made as the arrays double, the answer must land in
-    // the new ones. Each fresh one-table walk adds one state, so a state can be put anywhere.
-    const pad = () =>
-      startOptionWalk(
-        ["p"],
-        compileOptionTables(new Map([["p", { style: "getopt", options: "", manual: "" }]])),
-      );
-    const spec = {
-      style: "getopt" as const,
-      options: "-v",
-      manual: "",
-      subcommands: new Map([["-vv", { style: "getopt" as const, options: "", manual: "" }]]),
-    };
-    // The arrays double at 64, 128, … states (3 codes counted), the last time below the cap.
-    // `before`: how far before a doubling the command's first state falls (2 and 4 make a state there).
-    let capacity = 64;
-    const tried: number[] = [];
-    for (const before of [2, 4, 1, 3]) {
-      while (capacity <= plainWalkStates() + 3 + before) capacity *= 2;
-      if (capacity >= MAX_STATES + 3) break;
-      while (plainWalkStates() + 3 < capacity - before) pad();
-      const walk = startOptionWalk(["t"], compileOptionTables(new Map([["t", spec]])))!;
-      assert.equal(runPlainWalk(walk.start, "t -v", walk.offset), APPROVED, `${before} before`);
-      assert.equal(approvedPlainTail(walk, "t -v"), true, `${before} before`);
-      tried.push(before);
-    }
-    // Node runs each file alone; a runtime that shares the automaton across files may have passed the last doubling.
-    if (tried.length === 0) t.skip(`the automaton already holds ${plainWalkStates()} states`);
   });
 
   it(`answers as the reference walk does, or leaves the command to the walk (seed ${seed})`, () => {
